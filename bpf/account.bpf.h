@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The accounting routine shared by every tmabpf BPF program.
+ *
+ * Counters are opened system-wide, one per (event, CPU), in the `counters`
+ * PERF_EVENT_ARRAY at index event * nr_cpus + cpu.  Each CPU keeps a snapshot
+ * of its last reading and the thread it belongs to.  At every hook (sched_switch
+ * now; uprobe entry/exit and samples later) account_fold() adds the delta since
+ * that snapshot to the current thread's sums and re-snapshots.  Threads thus
+ * carry virtualised counters that stay right across migrations: a thread only
+ * ever receives deltas taken on the CPU it was running on, between two of its
+ * own accounting points.
+ *
+ * Programs that include this header share its maps; loaders after the first
+ * reuse the map fds (bpf_map__reuse_fd).
+ */
+#ifndef TMABPF_ACCOUNT_BPF_H
+#define TMABPF_ACCOUNT_BPF_H
+
+#include "tmabpf.h"
+
+const volatile __u32 cfg_nr_events = 0;
+const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u32 cfg_filter = FILTER_ALL;
+const volatile bool cfg_follow_fork = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters SEC(".maps");	/* max_entries = nr_events * nr_cpus, set by the loader */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* --max-threads */
+	__type(key, __u32);		/* tid */
+	__type(value, struct thread_stats);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);	/* --max-pids */
+	__type(key, __u32);		/* tgid or tid, per cfg_filter */
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_snap);
+} snaps SEC(".maps");
+
+struct reading {
+	struct counter_val c[TMABPF_MAX_EVENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);		/* 0: current reading, 1: delta out */
+	__type(key, __u32);
+	__type(value, struct reading);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct thread_stats);
+} new_thread SEC(".maps");	/* zeroed template for inserts (too big for the stack) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* final sums of exited threads */
+} exits SEC(".maps");
+
+static __always_inline void stat_inc(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += 1;
+}
+
+/* Is this task one we account for?  Idle (tid 0) never is. */
+static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
+{
+	if (tid == 0)
+		return false;
+	if (cfg_filter == FILTER_ALL)
+		return true;
+	if (cfg_filter == FILTER_TGID)
+		return bpf_map_lookup_elem(&pids, &tgid) != NULL;
+	return bpf_map_lookup_elem(&pids, &tid) != NULL;
+}
+
+/* The thread's stats entry, created on first sight when the task is tracked. */
+static __always_inline struct thread_stats *thread_get(struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid), tgid = BPF_CORE_READ(task, tgid), zero = 0;
+	struct thread_stats *t, *tmpl;
+
+	if (!task_tracked(tgid, tid))
+		return NULL;
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t)
+		return t;
+	/* an exiting task was already reported by sched_process_exit */
+	if (BPF_CORE_READ(task, flags) & 0x00000004 /* PF_EXITING */)
+		return NULL;
+	tmpl = bpf_map_lookup_elem(&new_thread, &zero);
+	if (!tmpl)
+		return NULL;
+	tmpl->pid = tgid;
+	tmpl->tid = tid;
+	bpf_probe_read_kernel_str(tmpl->comm, sizeof(tmpl->comm), task->comm);
+	tmpl->first_seen_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&threads, &tid, tmpl, BPF_NOEXIST) && bpf_map_lookup_elem(&threads, &tid) == NULL) {
+		stat_inc(STAT_THREADS_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* Read every selected counter on this CPU.  A failed read repeats the
+ * snapshot's value so that it contributes a zero delta (and is counted). */
+static __always_inline struct reading *account_read(struct cpu_snap *snap)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct reading *r = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!r)
+		return NULL;
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		struct bpf_perf_event_value v;
+
+		if (e >= cfg_nr_events)
+			break;
+		if (bpf_perf_event_read_value(&counters, (__u64)(e * cfg_nr_cpus + cpu), &v, sizeof(v))) {
+			stat_inc(STAT_READ_ERRORS);
+			r->c[e] = snap->c[e];
+			continue;
+		}
+		r->c[e].value = v.counter;
+		r->c[e].enabled = v.enabled;
+		r->c[e].running = v.running;
+	}
+	return r;
+}
+
+static __always_inline __u64 sub_clamped(__u64 now, __u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+/*
+ * THE accounting routine.  Fold the delta between reading `now` and this CPU's
+ * snapshot into thread t when the snapshot belongs to t, store the delta in
+ * `delta` when non-NULL (zeros when nothing was folded), then make `now` the
+ * snapshot, owned by `next_owner` (0: nobody).
+ */
+static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,
+					 const struct reading *now, struct reading *delta,
+					 __u32 next_owner)
+{
+	bool own = t && snap->tid == t->tid && snap->tid != 0;
+
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		struct counter_val d = {};
+
+		if (e >= cfg_nr_events)
+			break;
+		if (own) {
+			d.value = sub_clamped(now->c[e].value, snap->c[e].value);
+			d.enabled = sub_clamped(now->c[e].enabled, snap->c[e].enabled);
+			d.running = sub_clamped(now->c[e].running, snap->c[e].running);
+			t->c[e].value += d.value;
+			t->c[e].enabled += d.enabled;
+			t->c[e].running += d.running;
+		}
+		if (delta)
+			delta->c[e] = d;
+		snap->c[e] = now->c[e];
+	}
+	snap->tid = next_owner;
+	snap->ts = bpf_ktime_get_ns();
+}
+
+/* Accounting point for the thread running now (uprobes, samples, exit):
+ * read, fold into t, keep t as the snapshot's owner.  Returns the delta
+ * (per-CPU scratch, valid until the next call) or NULL. */
+static __always_inline struct reading *account_current(struct thread_stats *t)
+{
+	__u32 zero = 0, one = 1;
+	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+	struct reading *now, *delta = bpf_map_lookup_elem(&scratch, &one);
+
+	if (!snap || !delta)
+		return NULL;
+	now = account_read(snap);
+	if (!now)
+		return NULL;
+	account_fold(t, snap, now, delta, t ? t->tid : 0);
+	return delta;
+}
+
+#endif

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Per-thread accounting at sched_switch: virtualised counters (account.bpf.h),
+ * on-CPU time, off-CPU time split by the state at switch-out (blocked vs
+ * runqueue), voluntary/involuntary switches, migrations.  Follows forks of
+ * tracked processes and hands the final sums of exiting threads to user space.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "account.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* task->__state (>= 5.14) or task->state (older), via CO-RE. */
+struct task_struct___o {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+struct task_struct___x {
+	unsigned int __state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *task)
+{
+	struct task_struct___x *t = (void *)task;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___o *)task, state);
+}
+
+static __always_inline void switch_out(struct thread_stats *t, bool preempt, long state, __u64 now, __u32 cpu)
+{
+	/* Same rule as the kernel's nvcsw/nivcsw in __schedule(). */
+	bool blocked = !preempt && state != 0;
+
+	if (t->last_in_ns)
+		t->oncpu_ns += sub_clamped(now, t->last_in_ns);
+	t->last_in_ns = 0;
+	t->last_out_ns = now;
+	t->out_blocked = blocked;
+	t->last_cpu = cpu;
+	if (blocked)
+		t->switches_voluntary++;
+	else
+		t->switches_involuntary++;
+}
+
+static __always_inline void switch_in(struct thread_stats *t, __u64 now, __u32 cpu)
+{
+	if (t->last_out_ns) {
+		__u64 off = sub_clamped(now, t->last_out_ns);
+
+		if (t->out_blocked)
+			t->offcpu_blocked_ns += off;
+		else
+			t->offcpu_runqueue_ns += off;
+		if (t->last_cpu != cpu)
+			t->migrations++;
+	}
+	t->last_in_ns = now;
+	t->last_cpu = cpu;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct thread_stats *pt = thread_get(prev);
+	struct thread_stats *nt = thread_get(next);
+	__u32 zero = 0, cpu;
+	struct cpu_snap *snap;
+	struct reading *now;
+	__u64 ts;
+
+	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
+	if (!pt) {
+		barrier_var(nt);
+		if (!nt)
+			return 0;
+	}
+	snap = bpf_map_lookup_elem(&snaps, &zero);
+	if (!snap)
+		return 0;
+	now = account_read(snap);
+	if (!now)
+		return 0;
+	account_fold(pt, snap, now, NULL, nt ? nt->tid : 0);
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	if (pt)
+		switch_out(pt, preempt, task_state(prev), ts, cpu);
+	if (nt)
+		switch_in(nt, ts, cpu);
+	stat_inc(STAT_SWITCHES);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (!cfg_follow_fork || cfg_filter != FILTER_TGID || ptgid == ctgid)
+		return 0;
+	if (!bpf_map_lookup_elem(&pids, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY))
+		stat_inc(STAT_PIDS_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid);
+	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!t)
+		return 0;
+	account_current(t);
+	if (t->last_in_ns)
+		t->oncpu_ns += sub_clamped(now, t->last_in_ns);
+	t->last_in_ns = 0;
+	t->exited = 1;
+	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), task->comm);
+	if (bpf_ringbuf_output(&exits, t, sizeof(*t), 0))
+		stat_inc(STAT_EXIT_DROPS);
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Shared between the BPF programs and user space: map values and limits. */
+#ifndef TMABPF_H
+#define TMABPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define TMABPF_MAX_EVENTS 24	/* counters virtualised per thread */
+#define TMABPF_COMM_LEN 16
+
+/* Filter modes (rodata cfg.filter). */
+enum tmabpf_filter {
+	FILTER_ALL = 0,		/* every non-idle thread */
+	FILTER_TGID = 1,	/* tgids in the pids map (children followed when cfg.follow_fork) */
+	FILTER_TID = 2,		/* tids in the pids map */
+};
+
+/* One counter reading or delta: value plus perf's enabled/running times. */
+struct counter_val {
+	__u64 value;
+	__u64 enabled;
+	__u64 running;
+};
+
+/* Per-CPU snapshot: the reading taken at the last accounting point on this CPU. */
+struct cpu_snap {
+	__u32 tid;		/* thread the snapshot belongs to; 0 = none */
+	__u32 pad;
+	__u64 ts;
+	struct counter_val c[TMABPF_MAX_EVENTS];
+};
+
+/* Per-thread sums (value of the threads hash map). */
+struct thread_stats {
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	char comm[TMABPF_COMM_LEN];
+	__u64 oncpu_ns;
+	__u64 offcpu_blocked_ns;
+	__u64 offcpu_runqueue_ns;
+	__u64 switches_voluntary;	/* switched out while not runnable */
+	__u64 switches_involuntary;	/* preempted while runnable */
+	__u64 migrations;		/* switched in on another CPU than last time */
+	__u64 first_seen_ns;
+	__u64 last_in_ns;		/* 0 when off-CPU or never seen on CPU */
+	__u64 last_out_ns;		/* 0 when never switched out */
+	__u32 last_cpu;
+	__u32 out_blocked;		/* state at last switch-out: 1 blocked, 0 runnable */
+	__u32 exited;
+	__u32 pad;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
+};
+
+/* Self-accounting slots (per-CPU array "stats"). */
+enum tmabpf_stat {
+	STAT_THREADS_FULL = 0,	/* threads map full: thread not tracked */
+	STAT_PIDS_FULL,		/* pids map full: forked child not followed */
+	STAT_EXIT_DROPS,	/* exit ring buffer full: final sums of a thread lost */
+	STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
+	STAT_SWITCHES,		/* sched_switch hits that did accounting */
+	STAT_MAX,
+};
+
+#endif

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "report.h"
+#include "warn.h"
+
+enum {
+	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
+	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "tma", optional_argument, NULL, OPT_TMA },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+void cli_usage(FILE *f)
+{
+	fputs("usage: tmabpf [options] [-p PID | -t TID | -a | -- COMMAND [ARGS...]]\n"
+	      "       tmabpf list [--cpu NAME]\n"
+	      "       tmabpf analyze FILE.csv [--cpu NAME] [--json] [--tma=N]\n"
+	      "Per-thread counters, on-CPU and off-CPU (blocked/runqueue) time, from eBPF.\n"
+	      "  -p, --pid PID[,PID]   profile these processes (threads created later included)\n"
+	      "  -t, --tid TID[,TID]   profile these threads only\n"
+	      "  -a, --all-cpus        system-wide (the default when no target is given)\n"
+	      "  -- COMMAND ARGS       run COMMAND, profile it, stop at its exit; its exit status is returned\n"
+	      "  -d, --duration SEC    stop after SEC seconds\n"
+	      "  -e, --event E[,E]     counters: page-faults, task-clock, cpu-clock, context-switches,\n"
+	      "                        cpu-migrations, minor-faults, major-faults, msr/tsc/, cycles,\n"
+	      "                        instructions, rHEX, pmu/event=..,umask=../, libpfm4 names\n"
+	      "                        (default: the CPU's TMA recipe on PMU hosts, else task-clock,page-faults)\n"
+	      "  -I, --interval MS     print a top-style summary every MS milliseconds\n"
+	      "      --json FILE       write the final report as JSON ('-' for stdout)\n"
+	      "      --top N           rows per table (default 20)\n"
+	      "      --quiet           no final text report\n"
+	      "      --max-threads N   size of the per-thread map (default 16384; overflow is counted)\n"
+	      "      --max-pids N      size of the pid filter (default 4096)\n"
+	      "      --no-inherit      do not follow processes forked by the target\n"
+	      "      --cpu NAME        use NAME's TMA recipe (skylake, skylakex, cascadelakex, icelakex,\n"
+	      "                        sapphirerapids, amdzen4, amdzen5, neoverse-v1, neoverse-n2, neoverse-v2)\n"
+	      "      --tma[=N]         TMA level 1-3 (default 1 on PMU hosts)\n"
+	      "      --dry-run         print every perf_event_attr that would be opened; open nothing\n"
+	      "      --verbose         show libbpf's log (verifier output) on errors\n"
+	      "  -h, --help, -V, --version\n"
+	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
+	      f);
+}
+
+static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		die_msg("bad %s '%s': expected an integer in [%ld, %ld]", what, s, lo, hi);
+		return EXIT_USAGE;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
+		die_msg("bad duration '%s': expected seconds > 0, e.g. -d 10 or -d 0.5", s);
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static void defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_threads = 16384;
+	o->max_pids = 4096;
+	o->follow_fork = true;
+	o->top = 20;
+	o->target.go_fd = -1;
+	o->target.exec_err_fd = -1;
+	for (int i = 0; i < TARGET_MAX_IDS; i++)
+		o->target.pidfds[i] = -1;
+}
+
+static int parse_one(int c, struct options *o)
+{
+	char err[256];
+
+	switch (c) {
+	case 'p':
+		if (target_parse_ids(optarg, o->target.pids, &o->target.nr_pids, err, sizeof(err)))
+			goto bad;
+		return 0;
+	case 't':
+		if (target_parse_ids(optarg, o->target.tids, &o->target.nr_tids, err, sizeof(err)))
+			goto bad;
+		return 0;
+	case 'a': o->system_wide = true; return 0;
+	case 'd': return parse_duration(optarg, &o->duration_s);
+	case 'e': o->events = optarg; return 0;
+	case 'I': return parse_int(optarg, "interval (ms)", 10, 3600000, &o->interval_ms);
+	case OPT_JSON: o->json_path = optarg; return 0;
+	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
+	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
+	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
+	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
+	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_DRY_RUN: o->dry_run = true; return 0;
+	case OPT_VERBOSE: o->verbose = true; return 0;
+	case OPT_CPU: o->cpu_name = optarg; return 0;
+	case OPT_TMA:
+		if (!optarg) {
+			o->tma_level = 1;
+			return 0;
+		}
+		return parse_int(optarg, "--tma level", 1, 3, &o->tma_level);
+	case 'h': cli_usage(stdout); return -1;
+	case 'V': printf("tmabpf %s\n", TMABPF_VERSION); return -1;
+	default:
+		fputs("tmabpf: error: unknown or incomplete option (see 'tmabpf --help')\n", stderr);
+		return EXIT_USAGE;
+	}
+bad:
+	die_msg("%s", err);
+	return EXIT_USAGE;
+}
+
+int cli_parse(int argc, char **argv, struct options *o)
+{
+	int c, r;
+
+	defaults(o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
+		if (c == '?' && optopt) {
+			die_msg("option '-%c' needs an argument or is unknown (see 'tmabpf --help')", optopt);
+			return EXIT_USAGE;
+		}
+		if (c == '?') {
+			die_msg("unknown option '%s' (see 'tmabpf --help')", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		if ((r = parse_one(c, o)))
+			return r;
+	}
+	if (optind < argc)
+		o->target.argv = &argv[optind];
+	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {
+		die_msg("choose one target: -p, -t, -a or -- COMMAND");
+		return EXIT_USAGE;
+	}
+	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
+		o->system_wide = true;
+	return 0;
+}

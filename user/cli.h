@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line options of the profiling run. */
+#ifndef TMABPF_CLI_H
+#define TMABPF_CLI_H
+#include <stdbool.h>
+#include "target.h"
+
+#define EXIT_USAGE 2
+
+struct options {
+	struct target target;
+	bool system_wide;
+	double duration_s;		/* -d; 0 = until target exit / Ctrl-C */
+	const char *events;		/* -e */
+	int interval_ms;		/* -I; 0 = only the final report */
+	const char *json_path;		/* --json */
+	int max_threads;
+	int max_pids;
+	bool follow_fork;
+	int top;
+	bool quiet;			/* no final text report */
+	bool dry_run;
+	const char *cpu_name;		/* --cpu */
+	int tma_level;			/* --tma=N (default 1 when a PMU exists) */
+	bool verbose;			/* libbpf's own log */
+};
+
+/* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,
+ * or -1 when --help/--version was handled (exit 0). */
+int cli_parse(int argc, char **argv, struct options *o);
+void cli_usage(FILE *f);
+
+#endif

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event specifications: perf-style names to perf_event_attr.
+ *   software names (page-faults, cpu-clock, ...), generic hardware names
+ *   (cycles, instructions, ...), raw rUUEE, and pmu/term=val,.../ resolved
+ *   through /sys/bus/event_source/devices/PMU/{type,format,events}.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "events.h"
+
+#define SYSFS_PMUS "/sys/bus/event_source/devices"
+
+struct named_event {
+	const char *name;
+	const char *alias;
+	__u32 type;
+	__u64 config;
+};
+
+static const struct named_event named_events[] = {
+	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "dummy", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+const char *events_type_name(__u32 type)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE: return "hardware";
+	case PERF_TYPE_SOFTWARE: return "software";
+	case PERF_TYPE_TRACEPOINT: return "tracepoint";
+	case PERF_TYPE_HW_CACHE: return "hw_cache";
+	case PERF_TYPE_RAW: return "raw";
+	case PERF_TYPE_BREAKPOINT: return "breakpoint";
+	default: return "dynamic";
+	}
+}
+
+static void desc_init(struct event_desc *d, const char *name, const char *pmu, __u32 type, __u64 config)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->pmu, sizeof(d->pmu), "%s", pmu);
+	d->attr.size = sizeof(d->attr);
+	d->attr.type = type;
+	d->attr.config = config;
+	d->group = -1;
+}
+
+static int parse_named(const char *tok, struct event_desc *d)
+{
+	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
+		const struct named_event *n = &named_events[i];
+
+		if (strcmp(tok, n->name) && (!n->alias || strcmp(tok, n->alias)))
+			continue;
+		desc_init(d, n->name, n->type == PERF_TYPE_SOFTWARE ? "software" : "hardware",
+			  n->type, n->config);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* rNNN: raw hardware event, hex. */
+static int parse_raw(const char *tok, struct event_desc *d, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long long v;
+
+	if (tok[0] != 'r' || !isxdigit((unsigned char)tok[1]))
+		return -ENOENT;
+	errno = 0;
+	v = strtoull(tok + 1, &end, 16);
+	if (errno || *end) {
+		snprintf(err, errlen, "bad raw event '%s': expected rHEX, e.g. r01c2", tok);
+		return -EINVAL;
+	}
+	desc_init(d, tok, "raw", PERF_TYPE_RAW, v);
+	return 0;
+}
+
+static int read_sysfs_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* Apply value v to the bit ranges in a format string like "config:0-7,32-35" or "config1:3". */
+static int apply_format(struct perf_event_attr *a, const char *fmt, __u64 v, char *err, size_t errlen)
+{
+	char field[16];
+	const char *p = strchr(fmt, ':');
+	int shift = 0;
+
+	if (!p || (size_t)(p - fmt) >= sizeof(field))
+		goto bad;
+	memcpy(field, fmt, p - fmt);
+	field[p - fmt] = 0;
+	__u64 *dst = !strcmp(field, "config") ? &a->config :
+		     !strcmp(field, "config1") ? &a->config1 :
+		     !strcmp(field, "config2") ? &a->config2 : NULL;
+	if (!dst)
+		goto bad;
+	for (p++; *p;) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			goto bad;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (lo < 0 || hi > 63 || hi < lo)
+			goto bad;
+		int width = (int)(hi - lo + 1);
+		__u64 mask = width == 64 ? ~0ULL : ((1ULL << width) - 1);
+		*dst |= ((v >> shift) & mask) << lo;
+		shift += width;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "cannot use PMU format '%s'", fmt);
+	return -EINVAL;
+}
+
+static int apply_term(const char *pmu, struct perf_event_attr *a, const char *term, char *err, size_t errlen);
+
+/* A sysfs alias (pmu/events/NAME) holds terms like "event=0x3c,umask=0x1". */
+static int apply_terms(const char *pmu, struct perf_event_attr *a, char *terms, char *err, size_t errlen)
+{
+	char *save = NULL;
+
+	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int r = apply_term(pmu, a, t, err, errlen);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int apply_term(const char *pmu, struct perf_event_attr *a, const char *term, char *err, size_t errlen)
+{
+	char path[512], fmt[128], name[64];
+	const char *eq = strchr(term, '=');
+	unsigned long long v = 1;
+	size_t nlen = eq ? (size_t)(eq - term) : strlen(term);
+
+	if (nlen == 0 || nlen >= sizeof(name)) {
+		snprintf(err, errlen, "malformed term '%s' in %s/.../", term, pmu);
+		return -EINVAL;
+	}
+	memcpy(name, term, nlen);
+	name[nlen] = 0;
+	if (eq) {
+		char *end;
+
+		errno = 0;
+		v = strtoull(eq + 1, &end, 0);
+		if (errno || end == eq + 1 || *end) {
+			snprintf(err, errlen, "bad value in term '%s' of %s/.../: expected a number", term, pmu);
+			return -EINVAL;
+		}
+	}
+	if (!strcmp(name, "config")) { a->config = v; return 0; }
+	if (!strcmp(name, "config1")) { a->config1 = v; return 0; }
+	if (!strcmp(name, "config2")) { a->config2 = v; return 0; }
+	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/format/%s", pmu, name);
+	if (read_sysfs_line(path, fmt, sizeof(fmt)) == 0)
+		return apply_format(a, fmt, v, err, errlen);
+	if (!eq) { /* a named event of that PMU, e.g. msr/tsc/ */
+		char terms[256];
+
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/events/%s", pmu, name);
+		if (read_sysfs_line(path, terms, sizeof(terms)) == 0)
+			return apply_terms(pmu, a, terms, err, errlen);
+	}
+	snprintf(err, errlen, "PMU '%s' has no term or event '%s' (see %s/%s/format and events)",
+		 pmu, name, SYSFS_PMUS, pmu);
+	return -ENOENT;
+}
+
+/* pmu/term,term=val,.../ */
+static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size_t errlen)
+{
+	const char *slash = strchr(tok, '/');
+	char pmu[32], path[256], buf[64], terms[EVENT_NAME_LEN];
+	size_t len = strlen(tok);
+
+	if (!slash)
+		return -ENOENT;
+	if (slash == tok || (size_t)(slash - tok) >= sizeof(pmu) || len < 2 || tok[len - 1] != '/' ||
+	    tok + len - 1 == slash) {
+		snprintf(err, errlen, "malformed event '%s': expected pmu/term=value,.../", tok);
+		return -EINVAL;
+	}
+	memcpy(pmu, tok, slash - tok);
+	pmu[slash - tok] = 0;
+	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", pmu);
+	if (read_sysfs_line(path, buf, sizeof(buf))) {
+		snprintf(err, errlen, "unknown PMU '%s' in '%s' (no %s; list: ls %s)", pmu, tok, path, SYSFS_PMUS);
+		return -ENOENT;
+	}
+	desc_init(d, tok, pmu, (__u32)strtoul(buf, NULL, 10), 0);
+	snprintf(terms, sizeof(terms), "%.*s", (int)(len - (slash - tok) - 2), slash + 1);
+	if (!terms[0]) {
+		snprintf(err, errlen, "malformed event '%s': no terms between the slashes", tok);
+		return -EINVAL;
+	}
+	return apply_terms(pmu, &d->attr, terms, err, errlen);
+}
+
+int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen)
+{
+	int r;
+
+	if (!tok[0]) {
+		snprintf(err, errlen, "empty event name");
+		return -EINVAL;
+	}
+	if (strlen(tok) >= EVENT_NAME_LEN) {
+		snprintf(err, errlen, "event name too long: '%.40s...'", tok);
+		return -EINVAL;
+	}
+	if (strchr(tok, '/'))
+		return parse_pmu_spec(tok, d, err, errlen);
+	if (parse_named(tok, d) == 0)
+		return 0;
+	r = parse_raw(tok, d, err, errlen);
+	if (r != -ENOENT)
+		return r;
+	snprintf(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
+		 "context-switches, msr/tsc/, rHEX, pmu/event=..,umask=../)", tok);
+	return -ENOENT;
+}
+
+int events_find(const struct event_list *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->ev[i].name, name))
+			return i;
+	return -1;
+}
+
+int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen)
+{
+	for (int i = 0; i < l->n; i++) {
+		const struct perf_event_attr *a = &l->ev[i].attr;
+
+		if (a->type == d->attr.type && a->config == d->attr.config &&
+		    a->config1 == d->attr.config1 && a->config2 == d->attr.config2 &&
+		    l->ev[i].group == d->group)
+			return i;
+	}
+	if (l->n >= TMABPF_MAX_EVENTS) {
+		snprintf(err, errlen, "too many events: at most %d (TMABPF_MAX_EVENTS)", TMABPF_MAX_EVENTS);
+		return -E2BIG;
+	}
+	l->ev[l->n] = *d;
+	return l->n++;
+}
+
+int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen)
+{
+	const char *p = spec;
+
+	if (!spec || !*spec) {
+		snprintf(err, errlen, "empty event list");
+		return -EINVAL;
+	}
+	while (*p) {
+		char tok[EVENT_NAME_LEN * 2];
+		size_t n = 0;
+		int slashes = 0;
+
+		/* a comma ends the token only outside pmu/.../ */
+		for (; *p && !(*p == ',' && slashes % 2 == 0); p++) {
+			if (*p == '/')
+				slashes++;
+			if (n + 1 < sizeof(tok))
+				tok[n++] = *p;
+		}
+		tok[n] = 0;
+		if (*p == ',')
+			p++;
+		struct event_desc d;
+		int r = events_parse_one(tok, &d, err, errlen);
+
+		if (r)
+			return r;
+		d.from_user = true;
+		r = events_add(l, &d, err, errlen);
+		if (r < 0)
+			return r;
+		if (*p == 0 && p > spec && p[-1] == ',') {
+			snprintf(err, errlen, "empty event name after ',' in '%s'", spec);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+bool events_host_has_pmu(char *why, size_t whylen)
+{
+	static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3",
+						 "armv8_pmuv3_0", "armv8_neoverse_v1", "armv8_neoverse_n2" };
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(core_pmus) / sizeof(core_pmus[0]); i++) {
+		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", core_pmus[i]);
+		if (access(path, R_OK) == 0) {
+			snprintf(why, whylen, "hardware PMU '%s'", core_pmus[i]);
+			return true;
+		}
+	}
+	snprintf(why, whylen, "no core PMU under " SYSFS_PMUS " (virtualised host without a vPMU?)");
+	return false;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Event specifications: names -> perf_event_attr, grouping. */
+#ifndef TMABPF_EVENTS_H
+#define TMABPF_EVENTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_event.h>
+#include "../bpf/tmabpf.h"
+
+#define EVENT_NAME_LEN 128
+
+struct event_desc {
+	char name[EVENT_NAME_LEN];	/* name shown in reports (as the user wrote it, or canonical) */
+	char pmu[32];			/* "software", "msr", "cpu", "raw", ... */
+	struct perf_event_attr attr;	/* type, config, config1, config2, exclude_* */
+	int group;			/* events with the same group >= 0 are opened as one group; -1 alone */
+	bool leader;			/* first event of its group */
+	bool from_user;			/* given with -e */
+	char need[128];			/* which metric(s) need it (dry-run); "" when user-selected */
+};
+
+struct event_list {
+	int n;
+	struct event_desc ev[TMABPF_MAX_EVENTS];
+};
+
+/* Parse one event token (no list separators). 0 or -errno with err filled. */
+int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen);
+/* Parse "a,b,pmu/x=1,y=2/,c" (commas inside pmu/.../ do not split); appends to l. */
+int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen);
+/* Append d unless an event with identical type/config/config1/config2 exists; returns its index. */
+int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen);
+/* Index of the event named name, or -1. */
+int events_find(const struct event_list *l, const char *name);
+/* True when the host has a hardware (cpu/cpu_core/armv8...) PMU registered. */
+bool events_host_has_pmu(char *why, size_t whylen);
+const char *events_type_name(__u32 type);
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One profiling run:
+ *   options -> event list -> (spawn command, stopped) -> per-CPU perf events
+ *   -> BPF load + pid filter -> attach -> release command -> poll loop
+ *   (exits via ring buffer, -I summaries) -> detach -> drain -> reports.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <bpf/libbpf.h>
+#include "events.h"
+#include "host.h"
+#include "perf_open.h"
+#include "report.h"
+#include "report_text.h"
+#include "run.h"
+#include "thread_table.h"
+#include "threads_loader.h"
+#include "warn.h"
+
+#define DEFAULT_SW_EVENTS "task-clock,page-faults"
+#define POLL_MS 50
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!libbpf_verbose && level != LIBBPF_WARN)
+		return 0;
+	if (!libbpf_verbose)
+		return 0;	/* our own one-line errors say what failed; --verbose shows this log */
+	return vfprintf(stderr, fmt, ap);
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct run_state {
+	struct options *o;
+	struct host_info host;
+	struct event_list evs;
+	struct perf_counters pc;
+	struct threads_prog prog;
+	struct thread_table tt;
+	struct report rep;
+	struct text_view view;
+	unsigned long long t0;
+	bool loaded;
+};
+
+static void on_thread_exit(void *ctx, const struct thread_stats *s)
+{
+	struct run_state *st = ctx;
+
+	if (thread_table_add_exited(&st->tt, s))
+		warn_add("out of memory keeping an exited thread's sums");
+}
+
+/* Event list: -e, else the default for this host; says so when hardware is missing. */
+static int choose_events(struct run_state *st)
+{
+	char err[256];
+	int r;
+
+	if (!st->host.pmu)
+		warn_add("hardware counters unavailable: %s; TMA skipped, counting software events only "
+			 "(fix: run on bare metal or a VM with a virtual PMU)", st->host.pmu_why);
+	r = events_parse_list(st->o->events ? st->o->events : DEFAULT_SW_EVENTS, &st->evs, err, sizeof(err));
+	if (r) {
+		die_msg("-e: %s", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int setup_bpf(struct run_state *st)
+{
+	struct threads_cfg cfg = {
+		.filter = st->o->system_wide ? FILTER_ALL : st->o->target.nr_tids ? FILTER_TID : FILTER_TGID,
+		.follow_fork = st->o->follow_fork,
+		.max_threads = st->o->max_threads,
+		.max_pids = st->o->max_pids,
+	};
+	char err[512];
+	int r;
+
+	r = perf_counters_open(&st->pc, &st->evs, st->host.ncpus, err, sizeof(err));
+	if (r) {
+		die_msg("%s", err);
+		return 1;
+	}
+	thread_table_init(&st->tt, st->evs.n);
+	r = threads_load(&st->prog, &cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
+	if (r) {
+		die_msg("%s", err);
+		return 1;
+	}
+	st->loaded = true;
+	if (st->o->target.child && (r = threads_track(&st->prog, st->o->target.child, err, sizeof(err)))) {
+		die_msg("%s", err);
+		return 1;
+	}
+	if (st->prog.stats_fd < 0)
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
+			 strerror(errno));
+	r = threads_attach(&st->prog, err, sizeof(err));
+	if (r) {
+		die_msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
+static void refresh(struct run_state *st)
+{
+	struct thread_stats *live = NULL;
+	size_t n = 0;
+
+	threads_poll(&st->prog, 0);
+	if (threads_read(&st->prog, &live, &n) == 0)
+		thread_table_set_live(&st->tt, live, n);
+	threads_self_stats(&st->prog, &st->rep.self);
+	st->rep.duration_ns = now_ns() - st->t0;
+}
+
+static const char *wait_loop(struct run_state *st)
+{
+	unsigned long long deadline = st->o->duration_s > 0 ? st->t0 + (unsigned long long)(st->o->duration_s * 1e9) : 0;
+	unsigned long long next_iv = st->o->interval_ms ? st->t0 + st->o->interval_ms * 1000000ULL : 0;
+
+	for (;;) {
+		unsigned long long t;
+
+		threads_poll(&st->prog, POLL_MS);
+		if (stop_signal)
+			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+		t = now_ns();
+		if (deadline && t >= deadline)
+			return "duration";
+		if (target_gone(&st->o->target))
+			return "target exited";
+		if (next_iv && t >= next_iv) {
+			refresh(st);
+			report_text_interval(&st->view, &st->rep, stdout);
+			next_iv += st->o->interval_ms * 1000000ULL;
+			if (next_iv < t)
+				next_iv = t + st->o->interval_ms * 1000000ULL;
+		}
+	}
+}
+
+static int finish(struct run_state *st, const char *why)
+{
+	char err[512];
+	int rc = 0;
+
+	st->rep.duration_ns = now_ns() - st->t0;
+	threads_self_stats(&st->prog, &st->rep.self);	/* before detach: programs still exist after */
+	threads_detach(&st->prog);
+	refresh(st);
+	st->rep.duration_ns = now_ns() - st->t0;
+	st->rep.stop_reason = why;
+	if (st->rep.self.stat[STAT_THREADS_FULL])
+		warn_add("threads map full: %llu thread switches not accounted (raise --max-threads)",
+			 st->rep.self.stat[STAT_THREADS_FULL]);
+	if (st->rep.self.stat[STAT_EXIT_DROPS])
+		warn_add("%llu exited threads' final sums lost (ring buffer full)", st->rep.self.stat[STAT_EXIT_DROPS]);
+	if (st->rep.self.stat[STAT_PIDS_FULL])
+		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
+			 st->rep.self.stat[STAT_PIDS_FULL]);
+	if (!st->o->quiet)
+		report_text_final(&st->rep, stdout, st->o->top);
+	if (st->o->json_path && report_json_write(&st->rep, st->o->json_path, err, sizeof(err))) {
+		die_msg("%s", err);
+		rc = 1;
+	}
+	return rc;
+}
+
+static void cleanup(struct run_state *st)
+{
+	if (st->loaded)
+		threads_destroy(&st->prog);
+	perf_counters_close(&st->pc);
+	thread_table_free(&st->tt);
+	text_view_free(&st->view);
+	for (int i = 0; i < st->o->target.nr_pids; i++)
+		if (st->o->target.pidfds[i] >= 0)
+			close(st->o->target.pidfds[i]);
+}
+
+int run_profile(struct options *o)
+{
+	struct run_state st = { .o = o };
+	char err[512];
+	const char *why;
+	int r;
+
+	libbpf_verbose = o->verbose;
+	libbpf_set_print(libbpf_print);
+	if (host_check_privilege(err, sizeof(err))) {
+		die_msg("%s", err);
+		return EXIT_USAGE;
+	}
+	host_info_read(&st.host);
+	if ((r = choose_events(&st)))
+		return r;
+	if (target_check(&o->target, err, sizeof(err))) {
+		die_msg("%s", err);
+		return EXIT_USAGE;
+	}
+	if (o->target.argv && target_spawn(&o->target, err, sizeof(err))) {
+		die_msg("%s", err);
+		return EXIT_USAGE;
+	}
+	install_signals();
+	if ((r = setup_bpf(&st))) {
+		target_abort(&o->target);
+		cleanup(&st);
+		return r;
+	}
+	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt };
+	text_view_init(&st.view, o->top);
+	st.t0 = now_ns();
+	if (target_release(&o->target, err, sizeof(err))) {
+		die_msg("%s", err);
+		cleanup(&st);
+		return EXIT_USAGE;
+	}
+	target_describe(&o->target, st.rep.target, sizeof(st.rep.target));
+	why = wait_loop(&st);
+	if (o->target.child && !o->target.child_reaped && stop_signal)
+		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
+	r = finish(&st, why);
+	cleanup(&st);
+	if (o->target.child)
+		return r ? r : target_exit_code(&o->target);
+	return r;
+}

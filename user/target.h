@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* What to profile: pids, tids, a launched command; knowing when they are gone. */
+#ifndef TMABPF_TARGET_H
+#define TMABPF_TARGET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define TARGET_MAX_IDS 64
+
+struct target {
+	int nr_pids;
+	pid_t pids[TARGET_MAX_IDS];	/* -p */
+	int nr_tids;
+	pid_t tids[TARGET_MAX_IDS];	/* -t */
+	char **argv;			/* -- cmd args */
+	pid_t child;			/* launched command, 0 if none */
+	int go_fd;			/* write end: releases the child to exec */
+	int exec_err_fd;		/* read end: errno of a failed exec */
+	int pidfds[TARGET_MAX_IDS];	/* one per -p pid, for exit detection */
+	bool child_reaped;
+	int child_status;		/* wait status of the command */
+};
+
+/* Parse "1,2,3" into ids. 0 or -EINVAL with err. */
+int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen);
+/* Check that every -p pid and -t tid exists; open pidfds. */
+int target_check(struct target *t, char *err, size_t errlen);
+/* Fork the command, stopped before exec until target_release(). */
+int target_spawn(struct target *t, char *err, size_t errlen);
+/* Let the spawned command exec; -errno and err when exec failed. */
+int target_release(struct target *t, char *err, size_t errlen);
+/* True when every target is gone (no-op false for system-wide). Reaps the child. */
+bool target_gone(struct target *t);
+/* Exit code to return: the command's, passed through (128+signal when killed). */
+int target_exit_code(struct target *t);
+/* Kill and reap a command that was spawned but never released. */
+void target_abort(struct target *t);
+void target_describe(const struct target *t, char *buf, size_t len);
+
+#endif

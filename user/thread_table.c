@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "thread_table.h"
+
+void thread_table_init(struct thread_table *tt, int nr_events)
+{
+	memset(tt, 0, sizeof(*tt));
+	tt->nr_events = nr_events;
+}
+
+void thread_table_free(struct thread_table *tt)
+{
+	free(tt->exited);
+	free(tt->live);
+	memset(tt, 0, sizeof(*tt));
+}
+
+int thread_table_add_exited(struct thread_table *tt, const struct thread_stats *s)
+{
+	if (tt->n_exited == tt->cap_exited) {
+		size_t cap = tt->cap_exited ? tt->cap_exited * 2 : 64;
+		struct thread_stats *n = realloc(tt->exited, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tt->exited = n;
+		tt->cap_exited = cap;
+	}
+	tt->exited[tt->n_exited++] = *s;
+	return 0;
+}
+
+int thread_stats_cmp(const void *a, const void *b)
+{
+	const struct thread_stats *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->first_seen_ns != y->first_seen_ns)
+		return x->first_seen_ns < y->first_seen_ns ? -1 : 1;
+	return 0;
+}
+
+void thread_table_set_live(struct thread_table *tt, struct thread_stats *arr, size_t n)
+{
+	free(tt->live);
+	qsort(arr, n, sizeof(*arr), thread_stats_cmp);
+	tt->live = arr;
+	tt->n_live = n;
+}
+
+const struct thread_stats *thread_find(const struct thread_stats *arr, size_t n, const struct thread_stats *key)
+{
+	return bsearch(key, arr, n, sizeof(*arr), thread_stats_cmp);
+}
+
+size_t thread_table_all(const struct thread_table *tt, const struct thread_stats ***out)
+{
+	size_t n = tt->n_exited + tt->n_live, k = 0;
+	const struct thread_stats **v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v) {
+		*out = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < tt->n_exited; i++)
+		v[k++] = &tt->exited[i];
+	for (size_t i = 0; i < tt->n_live; i++)
+		v[k++] = &tt->live[i];
+	*out = v;
+	return k;
+}
+
+void thread_stats_add(struct thread_stats *a, const struct thread_stats *b, int nr_events)
+{
+	a->oncpu_ns += b->oncpu_ns;
+	a->offcpu_blocked_ns += b->offcpu_blocked_ns;
+	a->offcpu_runqueue_ns += b->offcpu_runqueue_ns;
+	a->switches_voluntary += b->switches_voluntary;
+	a->switches_involuntary += b->switches_involuntary;
+	a->migrations += b->migrations;
+	for (int e = 0; e < nr_events; e++) {
+		a->c[e].value += b->c[e].value;
+		a->c[e].enabled += b->c[e].enabled;
+		a->c[e].running += b->c[e].running;
+	}
+}
+
+static __u64 sub0(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+void thread_stats_sub(struct thread_stats *out, const struct thread_stats *a, const struct thread_stats *b,
+		      int nr_events)
+{
+	*out = *a;
+	if (!b)
+		return;
+	out->oncpu_ns = sub0(a->oncpu_ns, b->oncpu_ns);
+	out->offcpu_blocked_ns = sub0(a->offcpu_blocked_ns, b->offcpu_blocked_ns);
+	out->offcpu_runqueue_ns = sub0(a->offcpu_runqueue_ns, b->offcpu_runqueue_ns);
+	out->switches_voluntary = sub0(a->switches_voluntary, b->switches_voluntary);
+	out->switches_involuntary = sub0(a->switches_involuntary, b->switches_involuntary);
+	out->migrations = sub0(a->migrations, b->migrations);
+	for (int e = 0; e < nr_events; e++) {
+		out->c[e].value = sub0(a->c[e].value, b->c[e].value);
+		out->c[e].enabled = sub0(a->c[e].enabled, b->c[e].enabled);
+		out->c[e].running = sub0(a->c[e].running, b->c[e].running);
+	}
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct thread_stats *x = *(const struct thread_stats *const *)a;
+	const struct thread_stats *y = *(const struct thread_stats *const *)b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+size_t thread_table_processes(const struct thread_table *tt, struct thread_stats **out)
+{
+	const struct thread_stats **all;
+	size_t n = thread_table_all(tt, &all), np = 0;
+	struct thread_stats *procs = calloc(n ? n : 1, sizeof(*procs));
+
+	if (!procs || !all) {
+		free(all);
+		free(procs);
+		*out = NULL;
+		return 0;
+	}
+	qsort(all, n, sizeof(*all), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		struct thread_stats *p = np ? &procs[np - 1] : NULL;
+
+		if (!p || p->pid != all[i]->pid) {
+			p = &procs[np++];
+			memset(p, 0, sizeof(*p));
+			p->pid = all[i]->pid;
+			p->tid = all[i]->pid;
+			memcpy(p->comm, all[i]->comm, sizeof(p->comm));
+			p->first_seen_ns = all[i]->first_seen_ns;
+		}
+		if (all[i]->tid == all[i]->pid)
+			memcpy(p->comm, all[i]->comm, sizeof(p->comm));
+		thread_stats_add(p, all[i], tt->nr_events);
+	}
+	free(all);
+	*out = procs;
+	return np;
+}
+
+void thread_table_total(const struct thread_table *tt, struct thread_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < tt->n_exited; i++)
+		thread_stats_add(sum, &tt->exited[i], tt->nr_events);
+	for (size_t i = 0; i < tt->n_live; i++)
+		thread_stats_add(sum, &tt->live[i], tt->nr_events);
+}
+
+double counter_scaled(const struct counter_val *c)
+{
+	if (c->running == 0 || c->running >= c->enabled)
+		return (double)c->value;
+	return (double)c->value * (double)c->enabled / (double)c->running;
+}
+
+double counter_running_share(const struct counter_val *c)
+{
+	if (c->enabled == 0)
+		return 1.0;
+	return c->running >= c->enabled ? 1.0 : (double)c->running / (double)c->enabled;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "threads.skel.h"
+#include "threads_loader.h"
+
+static int on_ringbuf(void *ctx, void *data, size_t size)
+{
+	struct threads_prog *p = ctx;
+
+	if (size >= sizeof(struct thread_stats) && p->on_exit)
+		p->on_exit(p->ctx, data);
+	return 0;
+}
+
+static int load_hint(int err, char *buf, size_t len, const char *what)
+{
+	const char *hint = err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
+			   err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
+			   err == -ENOENT || err == -ESRCH ? "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint" :
+			   err == -E2BIG || err == -ENOMEM ? "map too large: lower --max-threads or raise RLIMIT_MEMLOCK" :
+			   "see 'bpftool prog' and the kernel log";
+	snprintf(buf, len, "%s: %s (%s)", what, strerror(-err), hint);
+	return err;
+}
+
+static unsigned int ringbuf_size(int max_threads)
+{
+	unsigned long want = (unsigned long)max_threads / 8 * sizeof(struct thread_stats);
+	unsigned int sz = 1u << 20;
+
+	while (sz < want && sz < (1u << 28))
+		sz <<= 1;
+	return sz;
+}
+
+int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
+		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->stats_fd = -1;
+	p->nr_cpus = pc->nr_cpus;
+	p->max_threads = cfg->max_threads;
+	p->on_exit = on_exit;
+	p->ctx = ctx;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	p->skel = threads_bpf__open();
+	if (!p->skel)
+		return load_hint(-errno, err, errlen, "opening BPF object");
+	p->skel->rodata->cfg_nr_events = pc->nr_events;
+	p->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
+	p->skel->rodata->cfg_filter = cfg->filter;
+	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
+	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
+	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);
+	bpf_map__set_max_entries(p->skel->maps.pids, cfg->max_pids);
+	bpf_map__set_max_entries(p->skel->maps.exits, ringbuf_size(cfg->max_threads));
+	r = threads_bpf__load(p->skel);
+	if (r)
+		return load_hint(r, err, errlen, "loading BPF programs");
+	for (int e = 0; e < pc->nr_events; e++)
+		for (int cpu = 0; cpu < pc->nr_cpus; cpu++) {
+			__u32 idx = e * pc->nr_cpus + cpu;
+			int fd = pc->fds[idx];
+
+			if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.counters), &idx, &fd, BPF_ANY))
+				return load_hint(-errno, err, errlen, "filling the counters map");
+		}
+	for (int i = 0; t && i < t->nr_pids; i++)
+		if ((r = threads_track(p, t->pids[i], err, errlen)))
+			return r;
+	for (int i = 0; t && i < t->nr_tids; i++)
+		if ((r = threads_track(p, t->tids[i], err, errlen)))
+			return r;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.exits), on_ringbuf, p, NULL);
+	if (!p->rb)
+		return load_hint(-errno, err, errlen, "creating the exit ring buffer");
+	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
+	return 0;
+}
+
+int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pids), &id, &one, BPF_ANY))
+		return load_hint(-errno, err, errlen, "adding to the pid filter");
+	return 0;
+}
+
+int threads_attach(struct threads_prog *p, char *err, size_t errlen)
+{
+	int r = threads_bpf__attach(p->skel);
+
+	if (r)
+		return load_hint(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
+	return 0;
+}
+
+int threads_poll(struct threads_prog *p, int timeout_ms)
+{
+	return ring_buffer__poll(p->rb, timeout_ms);
+}
+
+/* Batched read (one syscall per chunk) with a key-by-key fallback for old kernels. */
+static int read_batch(int fd, struct thread_stats *vals, __u32 *keys, size_t cap, size_t *n)
+{
+	__u32 out_batch, count;
+	void *in = NULL;
+	int r;
+
+	*n = 0;
+	for (;;) {
+		count = (__u32)(cap - *n);
+		if (!count)
+			return 0;
+		r = bpf_map_lookup_batch(fd, in, &out_batch, keys + *n, vals + *n, &count, NULL);
+		*n += count;
+		if (r) {
+			if (errno == ENOENT)
+				return 0;
+			return -errno;
+		}
+		in = &out_batch;
+	}
+}
+
+static int read_each(int fd, struct thread_stats *vals, size_t cap, size_t *n)
+{
+	__u32 key, next;
+	__u32 *prev = NULL;
+
+	*n = 0;
+	while (*n < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &vals[*n]) == 0)
+			(*n)++;
+		key = next;
+		prev = &key;
+	}
+	return 0;
+}
+
+int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
+{
+	int fd = bpf_map__fd(p->skel->maps.threads);
+	size_t cap = (size_t)p->max_threads;
+	struct thread_stats *vals = calloc(cap, sizeof(*vals));
+	__u32 *keys = calloc(cap, sizeof(*keys));
+	int r;
+
+	if (!vals || !keys) {
+		free(vals);
+		free(keys);
+		return -ENOMEM;
+	}
+	r = read_batch(fd, vals, keys, cap, n);
+	if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP)
+		r = read_each(fd, vals, cap, n);
+	free(keys);
+	if (r) {
+		free(vals);
+		return r;
+	}
+	*out = vals;
+	return 0;
+}
+
+static void prog_stats(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
+	}
+}
+
+void threads_self_stats(struct threads_prog *p, struct self_stats *s)
+{
+	int ncpu = p->nr_cpus;
+	__u64 vals[ncpu];
+	struct bpf_program *prog;
+
+	memset(s, 0, sizeof(*s));
+	s->run_stats = p->stats_fd >= 0;
+	bpf_object__for_each_program(prog, p->skel->obj)
+		prog_stats(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
+	prog_stats(p->skel->progs.on_switch, &s->switch_run_ns, &s->switch_run_cnt);
+	for (__u32 k = 0; k < STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			s->stat[k] += vals[c];
+	}
+	s->max_threads = p->max_threads;
+}
+
+void threads_detach(struct threads_prog *p)
+{
+	if (p->skel)
+		threads_bpf__detach(p->skel);
+}
+
+void threads_destroy(struct threads_prog *p)
+{
+	ring_buffer__free(p->rb);
+	p->rb = NULL;
+	threads_bpf__destroy(p->skel);
+	p->skel = NULL;
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
+	p->stats_fd = -1;
+}

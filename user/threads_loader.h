@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* Loader for bpf/threads.bpf.c: per-thread accounting at sched_switch. */
+#ifndef TMABPF_THREADS_LOADER_H
+#define TMABPF_THREADS_LOADER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "../bpf/tmabpf.h"
+#include "perf_open.h"
+#include "target.h"
+
+struct threads_cfg {
+	enum tmabpf_filter filter;
+	bool follow_fork;
+	int max_threads;	/* threads map entries */
+	int max_pids;		/* pids map entries */
+};
+
+/* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */
+struct self_stats {
+	unsigned long long bpf_run_ns;	/* all tmabpf programs */
+	unsigned long long bpf_run_cnt;
+	unsigned long long switch_run_ns;	/* sched_switch program alone */
+	unsigned long long switch_run_cnt;
+	bool run_stats;			/* kernel BPF stats were enabled */
+	unsigned long long stat[STAT_MAX];	/* summed over CPUs */
+	unsigned long long threads_in_map;
+	unsigned long long max_threads;
+};
+
+typedef void (*thread_exit_fn)(void *ctx, const struct thread_stats *s);
+
+struct threads_bpf;
+struct ring_buffer;
+
+struct threads_prog {
+	struct threads_bpf *skel;
+	struct ring_buffer *rb;
+	int stats_fd;
+	int nr_cpus;
+	int max_threads;
+	thread_exit_fn on_exit;
+	void *ctx;
+};
+
+int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
+		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
+int threads_attach(struct threads_prog *p, char *err, size_t errlen);
+/* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */
+int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen);
+/* Deliver exited threads to on_exit; returns the count or -errno. */
+int threads_poll(struct threads_prog *p, int timeout_ms);
+/* Current sums of live threads; *out is malloc'd. */
+int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n);
+void threads_self_stats(struct threads_prog *p, struct self_stats *s);
+/* Stop accounting: destroy the links (nothing stays attached). */
+void threads_detach(struct threads_prog *p);
+void threads_destroy(struct threads_prog *p);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics: one clear line on stderr, kept for the report's "warnings". */
+#ifndef TMABPF_WARN_H
+#define TMABPF_WARN_H
+#include <stddef.h>
+
+#define WARN_MAX 64
+
+/* Print "tmabpf: <msg>" on stderr and keep msg for the report. */
+void warn_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+size_t warn_count(void);
+const char *warn_get(size_t i);
+/* Print "tmabpf: error: <msg>" on stderr. */
+void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
