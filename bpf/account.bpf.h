@@ -160,27 +160,47 @@ static __always_inline __u64 sub_clamped(__u64 now, __u64 then)
 	return now > then ? now - then : 0;
 }
 
+/* x * num / den without overflow for the magnitudes we meet (num <= den). */
+static __always_inline __u64 scale_share(__u64 x, __u64 num, __u64 den)
+{
+	if (num >= den)
+		return x;
+	num >>= 10;	/* ~us: counter values stay far below 2^64 / 2^33 */
+	den >>= 10;
+	return den ? x * num / den : 0;
+}
+
 /*
  * THE accounting routine.  Fold the delta between reading `now` and this CPU's
  * snapshot into thread t when the snapshot belongs to t, store the delta in
  * `delta` when non-NULL (zeros when nothing was folded), then make `now` the
  * snapshot, owned by `next_owner` (0: nobody).
+ *
+ * share_num/share_den: when t does not own the snapshot but is known to have
+ * run share_num ns of the share_den ns since it (a switch-in the kernel never
+ * traced), t receives that share of the delta.  0/0 otherwise.
  */
-static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,
-					 const struct reading *now, struct reading *delta,
-					 __u32 next_owner)
+static __always_inline void account_fold_share(struct thread_stats *t, struct cpu_snap *snap,
+					       const struct reading *now, struct reading *delta,
+					       __u32 next_owner, __u64 share_num, __u64 share_den)
 {
-	bool own = t && snap->tid == t->tid && snap->tid != 0;
+	bool own = t && snap->tid != 0 && (snap->tid == t->tid || snap->tid == SNAP_ATTACH);
+	bool share = t && !own && share_den;
 
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		struct counter_val d = {};
 
 		if (e >= cfg_nr_events)
 			break;
-		if (own) {
+		if (own || share) {
 			d.value = sub_clamped(now->c[e].value, snap->c[e].value);
 			d.enabled = sub_clamped(now->c[e].enabled, snap->c[e].enabled);
 			d.running = sub_clamped(now->c[e].running, snap->c[e].running);
+			if (share) {
+				d.value = scale_share(d.value, share_num, share_den);
+				d.enabled = scale_share(d.enabled, share_num, share_den);
+				d.running = scale_share(d.running, share_num, share_den);
+			}
 			t->c[e].value += d.value;
 			t->c[e].enabled += d.enabled;
 			t->c[e].running += d.running;
@@ -191,6 +211,12 @@ static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap
 	}
 	snap->tid = next_owner;
 	snap->ts = bpf_ktime_get_ns();
+}
+
+static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,
+					 const struct reading *now, struct reading *delta, __u32 next_owner)
+{
+	account_fold_share(t, snap, now, delta, next_owner, 0, 0);
 }
 
 /* Accounting point for the thread running now (uprobes, samples, exit):

@@ -31,13 +31,49 @@ static __always_inline long task_state(struct task_struct *task)
 	return BPF_CORE_READ((struct task_struct___o *)task, state);
 }
 
-static __always_inline void switch_out(struct thread_stats *t, bool preempt, long state, __u64 now, __u32 cpu)
+static __always_inline __u64 task_exec_ns(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, se.sum_exec_runtime);
+}
+
+/*
+ * Switch-out of t.  On-CPU time comes from se.sum_exec_runtime (what
+ * CLOCK_THREAD_CPUTIME_ID reports), so it stays exact when the kernel does
+ * not trace a switch-in: some hosts never emit sched_switch for switches away
+ * from certain tasks (seen: a sandbox agent's threads), which leaves a
+ * switch-out with no switch-in before it.  Such a slice is detected
+ * (last_in_ns == 0), counted in missed_switch_in, and its start inferred as
+ * now - (exec time of the slice), so off-CPU time still adds up.
+ * since_ns: the last accounting point on this CPU (the latest t can have
+ * started running), used when t is seen for the first time.
+ */
+static __always_inline void switch_out(struct thread_stats *t, struct task_struct *prev, bool preempt,
+				       __u64 now, __u32 cpu, __u64 since_ns)
 {
 	/* Same rule as the kernel's nvcsw/nivcsw in __schedule(). */
-	bool blocked = !preempt && state != 0;
+	bool blocked = !preempt && task_state(prev) != 0;
+	__u64 exec = task_exec_ns(prev);
 
-	if (t->last_in_ns)
-		t->oncpu_ns += sub_clamped(now, t->last_in_ns);
+	if (!t->last_in_ns) {
+		if (!t->last_out_ns) {
+			/* first sight, running since at most since_ns */
+			__u64 ran = sub_clamped(now, since_ns);
+
+			t->exec_base = exec > ran ? exec - ran : 0;
+		} else {
+			__u64 slice = sub_clamped(exec, t->exec_out);
+			__u64 in = sub_clamped(now, slice);
+			__u64 off = in > t->last_out_ns ? in - t->last_out_ns : 0;
+
+			if (t->out_blocked)
+				t->offcpu_blocked_ns += off;
+			else
+				t->offcpu_runqueue_ns += off;
+			t->missed_switch_in++;
+		}
+	}
+	t->oncpu_ns = sub_clamped(exec, t->exec_base);
+	t->exec_out = exec;
 	t->last_in_ns = 0;
 	t->last_out_ns = now;
 	t->out_blocked = blocked;
@@ -48,8 +84,10 @@ static __always_inline void switch_out(struct thread_stats *t, bool preempt, lon
 		t->switches_involuntary++;
 }
 
-static __always_inline void switch_in(struct thread_stats *t, __u64 now, __u32 cpu)
+static __always_inline void switch_in(struct thread_stats *t, struct task_struct *next, __u64 now, __u32 cpu)
 {
+	__u64 exec = task_exec_ns(next);
+
 	if (t->last_out_ns) {
 		__u64 off = sub_clamped(now, t->last_out_ns);
 
@@ -59,20 +97,32 @@ static __always_inline void switch_in(struct thread_stats *t, __u64 now, __u32 c
 			t->offcpu_runqueue_ns += off;
 		if (t->last_cpu != cpu)
 			t->migrations++;
+	} else if (!t->last_in_ns) {
+		t->exec_base = exec;	/* first sight: accounting starts now */
 	}
+	t->exec_in = exec;
 	t->last_in_ns = now;
 	t->last_cpu = cpu;
 }
 
+/* Share of the time since the CPU's last accounting point that t ran, when
+ * t's switch-in was not traced (see switch_out); 0 when it was. */
+static __always_inline __u64 untraced_slice(struct thread_stats *t, struct task_struct *prev)
+{
+	if (!t || t->last_in_ns || !t->last_out_ns)
+		return 0;
+	return sub_clamped(task_exec_ns(prev), t->exec_out);
+}
+
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct thread_stats *pt = thread_get(prev);
 	struct thread_stats *nt = thread_get(next);
 	__u32 zero = 0, cpu;
 	struct cpu_snap *snap;
 	struct reading *now;
-	__u64 ts;
+	__u64 ts, since, slice;
 
 	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
 	if (!pt) {
@@ -86,19 +136,21 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	now = account_read(snap);
 	if (!now)
 		return 0;
-	account_fold(pt, snap, now, NULL, nt ? nt->tid : 0);
+	since = snap->ts;
 	ts = bpf_ktime_get_ns();
+	slice = untraced_slice(pt, prev);
+	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0);
 	cpu = bpf_get_smp_processor_id();
 	if (pt)
-		switch_out(pt, preempt, task_state(prev), ts, cpu);
+		switch_out(pt, prev, preempt, ts, cpu, since);
 	if (nt)
-		switch_in(nt, ts, cpu);
+		switch_in(nt, next, ts, cpu);
 	stat_inc(STAT_SWITCHES);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
@@ -113,7 +165,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *task)
+int BPF_PROG(tmabpf_exit, struct task_struct *task)
 {
 	__u32 tid = BPF_CORE_READ(task, pid);
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
@@ -122,10 +174,14 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	if (!t)
 		return 0;
 	account_current(t);
+	/* sum_exec_runtime is not updated mid-slice: exec at switch-in + time since */
 	if (t->last_in_ns)
-		t->oncpu_ns += sub_clamped(now, t->last_in_ns);
+		t->oncpu_ns = sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);
+	else
+		t->oncpu_ns = sub_clamped(task_exec_ns(task), t->exec_base);
 	t->last_in_ns = 0;
 	t->exited = 1;
+	t->exit_ns = now;
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), task->comm);
 	if (bpf_ringbuf_output(&exits, t, sizeof(*t), 0))
 		stat_inc(STAT_EXIT_DROPS);

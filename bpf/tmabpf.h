@@ -24,6 +24,10 @@ struct counter_val {
 	__u64 running;
 };
 
+/* cpu_snap.tid of the snapshot user space seeds just before attaching: it
+ * belongs to whichever thread is running on that CPU at attach time. */
+#define SNAP_ATTACH 0xffffffffu
+
 /* Per-CPU snapshot: the reading taken at the last accounting point on this CPU. */
 struct cpu_snap {
 	__u32 tid;		/* thread the snapshot belongs to; 0 = none */
@@ -44,12 +48,16 @@ struct thread_stats {
 	__u64 switches_involuntary;	/* preempted while runnable */
 	__u64 migrations;		/* switched in on another CPU than last time */
 	__u64 first_seen_ns;
+	__u64 exit_ns;			/* sched_process_exit time, 0 while alive */
 	__u64 last_in_ns;		/* 0 when off-CPU or never seen on CPU */
 	__u64 last_out_ns;		/* 0 when never switched out */
 	__u32 last_cpu;
 	__u32 out_blocked;		/* state at last switch-out: 1 blocked, 0 runnable */
 	__u32 exited;
-	__u32 pad;
+	__u32 missed_switch_in;		/* switch-outs whose switch-in the kernel never traced (inferred) */
+	__u64 exec_base;		/* se.sum_exec_runtime when accounting started */
+	__u64 exec_in;			/* se.sum_exec_runtime at the last switch-in */
+	__u64 exec_out;			/* se.sum_exec_runtime at the last switch-out */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
 };
 

@@ -95,6 +95,9 @@ static void write_threads(const struct report *r, struct json *j)
 		json_u64(j, "pid", all[i]->pid);
 		json_u64(j, "tid", all[i]->tid);
 		json_bool(j, "exited", all[i]->exited);
+		json_u64(j, "first_seen_ns", all[i]->first_seen_ns);
+		json_u64(j, "exit_ns", all[i]->exit_ns);
+		json_u64(j, "missed_switch_in", all[i]->missed_switch_in);
 		write_sums(r, all[i], j);
 		json_obj_end(j);
 	}

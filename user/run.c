@@ -84,21 +84,26 @@ static void on_thread_exit(void *ctx, const struct thread_stats *s)
 		warn_add("out of memory keeping an exited thread's sums");
 }
 
-/* Event list: -e, else the default for this host; says so when hardware is missing. */
+/* Event list: -e, else the default for this host. */
 static int choose_events(struct run_state *st)
 {
 	char err[256];
 	int r;
 
-	if (!st->host.pmu)
-		warn_add("hardware counters unavailable: %s; TMA skipped, counting software events only "
-			 "(fix: run on bare metal or a VM with a virtual PMU)", st->host.pmu_why);
 	r = events_parse_list(st->o->events ? st->o->events : DEFAULT_SW_EVENTS, &st->evs, err, sizeof(err));
 	if (r) {
 		die_msg("-e: %s", err);
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* Never fall back silently: say once what is missing and what still runs. */
+static void announce_capabilities(struct run_state *st)
+{
+	if (!st->host.pmu)
+		warn_add("hardware counters unavailable: %s; TMA skipped, counting software events only "
+			 "(fix: run on bare metal or a VM with a virtual PMU)", st->host.pmu_why);
 }
 
 static int setup_bpf(struct run_state *st)
@@ -131,7 +136,7 @@ static int setup_bpf(struct run_state *st)
 	if (st->prog.stats_fd < 0)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
 			 strerror(errno));
-	r = threads_attach(&st->prog, err, sizeof(err));
+	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
 		return 1;
@@ -230,7 +235,6 @@ int run_profile(struct options *o)
 		die_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	host_info_read(&st.host);
 	if ((r = choose_events(&st)))
 		return r;
 	if (target_check(&o->target, err, sizeof(err))) {
@@ -241,6 +245,8 @@ int run_profile(struct options *o)
 		die_msg("%s", err);
 		return EXIT_USAGE;
 	}
+	host_info_read(&st.host);
+	announce_capabilities(&st);
 	install_signals();
 	if ((r = setup_bpf(&st))) {
 		target_abort(&o->target);

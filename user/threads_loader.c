@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -98,9 +99,48 @@ int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t err
 	return 0;
 }
 
-int threads_attach(struct threads_prog *p, char *err, size_t errlen)
+/*
+ * Seed every CPU's snapshot with the counters as they are now, owned by
+ * SNAP_ATTACH: the first switch-out on each CPU then folds the slice of the
+ * thread that was already running when we attached, instead of losing it.
+ */
+static int seed_snapshots(struct threads_prog *p, const struct perf_counters *pc)
 {
-	int r = threads_bpf__attach(p->skel);
+	struct cpu_snap *snaps = calloc(p->nr_cpus, sizeof(*snaps));
+	struct timespec ts;
+	__u32 zero = 0;
+	int r = 0;
+
+	if (!snaps)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
+		snaps[cpu].tid = SNAP_ATTACH;
+		snaps[cpu].ts = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		for (int e = 0; e < pc->nr_events; e++) {
+			__u64 v[3];
+			int fd = pc->fds[e * pc->nr_cpus + cpu];
+
+			if (fd < 0 || read(fd, v, sizeof(v)) != sizeof(v)) {
+				snaps[cpu].tid = 0;	/* offline or unreadable: nothing to seed */
+				break;
+			}
+			snaps[cpu].c[e] = (struct counter_val){ .value = v[0], .enabled = v[1], .running = v[2] };
+		}
+	}
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.snaps), &zero, snaps, BPF_ANY))
+		r = -errno;
+	free(snaps);
+	return r;
+}
+
+int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen)
+{
+	int r = seed_snapshots(p, pc);
+
+	if (r)
+		return load_hint(r, err, errlen, "seeding the per-CPU snapshots");
+	r = threads_bpf__attach(p->skel);
 
 	if (r)
 		return load_hint(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
@@ -196,7 +236,7 @@ void threads_self_stats(struct threads_prog *p, struct self_stats *s)
 	s->run_stats = p->stats_fd >= 0;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		prog_stats(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
-	prog_stats(p->skel->progs.on_switch, &s->switch_run_ns, &s->switch_run_cnt);
+	prog_stats(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);
 	for (__u32 k = 0; k < STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &k, vals))
 			continue;

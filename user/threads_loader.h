@@ -44,7 +44,8 @@ struct threads_prog {
 
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
-int threads_attach(struct threads_prog *p, char *err, size_t errlen);
+/* Seed the per-CPU snapshots (see SNAP_ATTACH) and attach. */
+int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen);
 /* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */
 int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen);
 /* Deliver exited threads to on_exit; returns the count or -errno. */
