@@ -102,9 +102,11 @@ static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
 }
 
 /* The thread's stats entry, created on first sight when the task is tracked. */
+/* task must be a trusted BTF pointer (tp_btf arguments, bpf_get_current_task_btf()):
+ * fields are then plain loads, far cheaper than bpf_probe_read_kernel. */
 static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 {
-	__u32 tid = BPF_CORE_READ(task, pid), tgid = BPF_CORE_READ(task, tgid), zero = 0;
+	__u32 tid = task->pid, tgid = task->tgid, zero = 0;
 	struct thread_stats *t, *tmpl;
 
 	if (!task_tracked(tgid, tid))
@@ -113,7 +115,7 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	if (t)
 		return t;
 	/* an exiting task was already reported by sched_process_exit */
-	if (BPF_CORE_READ(task, flags) & 0x00000004 /* PF_EXITING */)
+	if (task->flags & 0x00000004 /* PF_EXITING */)
 		return NULL;
 	tmpl = bpf_map_lookup_elem(&new_thread, &zero);
 	if (!tmpl)

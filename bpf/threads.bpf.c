@@ -27,13 +27,13 @@ static __always_inline long task_state(struct task_struct *task)
 	struct task_struct___x *t = (void *)task;
 
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___o *)task, state);
+		return t->__state;
+	return ((struct task_struct___o *)task)->state;
 }
 
 static __always_inline __u64 task_exec_ns(struct task_struct *task)
 {
-	return BPF_CORE_READ(task, se.sum_exec_runtime);
+	return task->se.sum_exec_runtime;
 }
 
 /*
@@ -74,6 +74,7 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 	}
 	t->oncpu_ns = sub_clamped(exec, t->exec_base);
 	t->exec_out = exec;
+	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
 	t->last_in_ns = 0;
 	t->last_out_ns = now;
 	t->out_blocked = blocked;
@@ -145,14 +146,13 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		switch_out(pt, prev, preempt, ts, cpu, since);
 	if (nt)
 		switch_in(nt, next, ts, cpu);
-	stat_inc(STAT_SWITCHES);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
 	if (!cfg_follow_fork || cfg_filter != FILTER_TGID || ptgid == ctgid)
@@ -167,7 +167,7 @@ int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_exit, struct task_struct *task)
 {
-	__u32 tid = BPF_CORE_READ(task, pid);
+	__u32 tid = task->pid;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
 	__u64 now = bpf_ktime_get_ns();
 

@@ -67,7 +67,6 @@ enum tmabpf_stat {
 	STAT_PIDS_FULL,		/* pids map full: forked child not followed */
 	STAT_EXIT_DROPS,	/* exit ring buffer full: final sums of a thread lost */
 	STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
-	STAT_SWITCHES,		/* sched_switch hits that did accounting */
 	STAT_MAX,
 };
 

@@ -195,7 +195,7 @@ def test_system_wide_duration(tmp_path):
     assert tm["stop_reason"] == "duration"
     assert 0.9e9 < tm["duration_ns"] < 3e9
     assert tm["threads"] and all(t["tid"] != 0 for t in tm["threads"]), "idle must be excluded"
-    assert tm["self"]["accounted_switches"] > 0
+    assert tm["self"]["switch_run_count"] > 0
 
 
 def test_default_target_is_system_wide(tmp_path):

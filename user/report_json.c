@@ -136,7 +136,6 @@ static void write_self(const struct report *r, struct json *j)
 	json_u64(j, "pids_map_full", s->stat[STAT_PIDS_FULL]);
 	json_u64(j, "exit_records_lost", s->stat[STAT_EXIT_DROPS]);
 	json_u64(j, "counter_read_errors", s->stat[STAT_READ_ERRORS]);
-	json_u64(j, "accounted_switches", s->stat[STAT_SWITCHES]);
 	json_u64(j, "max_threads", s->max_threads);
 	json_obj_end(j);
 }

@@ -1,0 +1,12 @@
+#!/bin/sh
+# The README's demo: profile the bundled OpenBLAS transformer decoder with tmabpf.
+set -eu
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then
+	echo "demo: tmabpf loads BPF programs: run as root (sudo make demo)" >&2
+	exit 2
+fi
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-2} OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+echo "== tmabpf -I 1000 --json build/demo.json -- build/tools/decoder --layers 8 --gen 192"
+build/tmabpf -I 1000 --top 8 --json build/demo.json -- build/tools/decoder --layers 8 --gen 192
+echo "== JSON report: build/demo.json ($(wc -c < build/demo.json) bytes)"
