@@ -61,12 +61,60 @@ struct thread_stats {
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
 };
 
+/* ---- uprobes (per-function deltas) ---- */
+#define TMABPF_MAX_DEPTH 32	/* active calls kept per thread */
+
+/* One active call on a thread's stack. */
+struct call_frame {
+	__u32 fn;		/* function id (the uprobe cookie) */
+	__u32 outermost;	/* 1 unless fn is already active deeper in the stack */
+	__u64 sp;		/* stack pointer at entry: its return has sp + 8 */
+	__u64 entry_ns;
+	__u64 oncpu_ns;		/* thread sums at entry */
+	__u64 blocked_ns;
+	__u64 runq_ns;
+	struct counter_val c[TMABPF_MAX_EVENTS];
+	struct counter_val child[TMABPF_MAX_EVENTS];	/* inclusive sums of returned callees */
+	__u64 child_oncpu_ns;
+};
+
+struct call_stack {
+	__u32 depth;
+	__u32 overflow;		/* calls not tracked because the stack was full */
+	struct call_frame f[TMABPF_MAX_DEPTH];
+};
+
+struct func_key {
+	__u32 fn;
+	__u32 tid;
+};
+
+/* Per (function, thread) sums. */
+struct func_stats {
+	__u32 pid;
+	__u32 pad;
+	__u64 calls;		/* entries */
+	__u64 returns;		/* matched returns */
+	__u64 unmatched;	/* frames whose return never came (longjmp, exception, thread exit) */
+	__u64 wall_ns;		/* inclusive, outermost calls only */
+	__u64 oncpu_ns;
+	__u64 self_oncpu_ns;
+	__u64 offcpu_blocked_ns;
+	__u64 offcpu_runqueue_ns;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* inclusive */
+	struct counter_val self[TMABPF_MAX_EVENTS];	/* exclusive: minus callees */
+};
+
 /* Self-accounting slots (per-CPU array "stats"). */
 enum tmabpf_stat {
 	STAT_THREADS_FULL = 0,	/* threads map full: thread not tracked */
 	STAT_PIDS_FULL,		/* pids map full: forked child not followed */
 	STAT_EXIT_DROPS,	/* exit ring buffer full: final sums of a thread lost */
 	STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
+	STAT_STACKS_FULL,	/* call-stack map full: thread's calls not tracked */
+	STAT_FUNCS_FULL,	/* per-function map full: a (function, thread) pair lost */
+	STAT_DEPTH_OVERFLOW,	/* calls deeper than TMABPF_MAX_DEPTH */
+	STAT_RET_NO_ENTRY,	/* return without a matching entry (attached mid-call) */
 	STAT_MAX,
 };
 

@@ -10,7 +10,7 @@
 
 enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
-	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE,
+	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +30,10 @@ static const struct option long_opts[] = {
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "tma", optional_argument, NULL, OPT_TMA },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -61,6 +65,14 @@ void cli_usage(FILE *f)
 	      "                        sapphirerapids, amdzen4, amdzen5, neoverse-v1, neoverse-n2, neoverse-v2)\n"
 	      "      --tma[=N]         TMA level 1-3 (default 1 on PMU hosts)\n"
 	      "      --dry-run         print every perf_event_attr that would be opened; open nothing\n"
+	      "      --uprobe LIB:GLOB per-function calls, wall/on-CPU/off-CPU time and counter deltas\n"
+	      "                        (inclusive and self) of the functions matching GLOB in LIB; LIB is\n"
+	      "                        a path, file name, SONAME, versioned-name prefix, or empty for the\n"
+	      "                        main program (':main_loop'); repeatable\n"
+	      "      --max-rate N      detach a probed function firing more than N calls/s (uprobes cost\n"
+	      "                        ~1-10 us per hit)\n"
+	      "      --max-stacks N    threads with a call stack (default 4096)\n"
+	      "      --max-funcs N     (function, thread) pairs (default 16384)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -104,6 +116,8 @@ static void defaults(struct options *o)
 	o->max_pids = 4096;
 	o->follow_fork = true;
 	o->top = 20;
+	o->max_stacks = 4096;
+	o->max_funcs = 16384;
 	o->target.go_fd = -1;
 	o->target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
@@ -135,6 +149,25 @@ static int parse_one(int c, struct options *o)
 	case OPT_QUIET: o->quiet = true; return 0;
 	case OPT_DRY_RUN: o->dry_run = true; return 0;
 	case OPT_VERBOSE: o->verbose = true; return 0;
+	case OPT_UPROBE:
+		if (o->nr_uprobe_specs >= 16) {
+			die_msg("too many --uprobe options (at most 16)");
+			return EXIT_USAGE;
+		}
+		o->uprobe_specs[o->nr_uprobe_specs++] = optarg;
+		return 0;
+	case OPT_MAX_RATE: {
+		char *end;
+
+		o->max_rate = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->max_rate > 0)) {
+			die_msg("bad --max-rate '%s': expected calls per second > 0", optarg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
+	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
 	case OPT_TMA:
 		if (!optarg) {

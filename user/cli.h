@@ -23,6 +23,11 @@ struct options {
 	const char *cpu_name;		/* --cpu */
 	int tma_level;			/* --tma=N (default 1 when a PMU exists) */
 	bool verbose;			/* libbpf's own log */
+	const char *uprobe_specs[16];	/* --uprobe LIB:GLOB */
+	int nr_uprobe_specs;
+	double max_rate;		/* --max-rate: calls/s above which a function is detached; 0 = off */
+	int max_stacks;
+	int max_funcs;
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "thread_table.h"
 #include "threads_loader.h"
+#include "uprobes_loader.h"
 
 #define TMABPF_VERSION "0.1.0"
 #define TMABPF_SCHEMA 1
@@ -27,7 +28,29 @@ struct report {
 	const char *stop_reason;	/* "target exited", "duration", "SIGINT", ... */
 	report_tma_fn tma_json;
 	void *tma_ctx;
+	/* per-function deltas (--uprobe); NULL/0 when none */
+	const struct uprobe_set *uset;
+	const struct func_row *frows;
+	size_t nfrows;
+	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long uprobe_attach_ns;
 };
+
+/* One row of the functions table: a function's sums for one thread, or for
+ * all threads of a process (tid < 0). */
+struct func_sum {
+	int fn;
+	unsigned int pid;
+	long long tid;
+	struct func_stats s;
+};
+
+/* Rows per (function, pid) aggregate and per (function, thread); malloc'd. */
+size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread);
+void report_functions_json(const struct report *r, struct json *j);
+/* Text table of functions over the period since prev (NULL: whole run). */
+void report_functions_text(const struct report *r, FILE *f, int top, const struct func_sum *prev, size_t nprev,
+			   unsigned long long period_ns);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);

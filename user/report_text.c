@@ -16,6 +16,7 @@ void text_view_init(struct text_view *v, int top)
 void text_view_free(struct text_view *v)
 {
 	free(v->prev);
+	free(v->fprev);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -120,6 +121,11 @@ void report_text_interval(struct text_view *v, const struct report *r, FILE *f)
 		print_row(r, f, &rows[i], period, false);
 	if ((int)nrows > v->top)
 		fprintf(f, "  ... %zu more threads\n", nrows - v->top);
+	if (r->uset) {
+		report_functions_text(r, f, v->top, v->fprev, v->nfprev, period);
+		free(v->fprev);
+		v->nfprev = report_func_sums(r, &v->fprev, false);
+	}
 	fputc('\n', f);
 	fflush(f);
 	free(rows);
@@ -146,6 +152,7 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	qsort(procs, np, sizeof(*procs), cmp_oncpu_desc);
 	for (size_t i = 0; i < np && (int)i < top; i++)
 		print_row(r, f, &procs[i], r->duration_ns, true);
+	report_functions_text(r, f, top, NULL, 0, r->duration_ns);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled)\n");
 	fflush(f);
 	free(all);

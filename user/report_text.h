@@ -10,6 +10,8 @@ struct text_view {
 	size_t nprev;
 	unsigned long long prev_ns;	/* run time at the previous interval */
 	int top;			/* rows shown */
+	struct func_sum *fprev;		/* functions at the previous interval, sorted */
+	size_t nfprev;
 };
 
 void text_view_init(struct text_view *v, int top);

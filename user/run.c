@@ -22,6 +22,8 @@
 #include "run.h"
 #include "thread_table.h"
 #include "threads_loader.h"
+#include "uprobe_targets.h"
+#include "uprobes_loader.h"
 #include "warn.h"
 
 #define DEFAULT_SW_EVENTS "task-clock,page-faults"
@@ -69,6 +71,14 @@ struct run_state {
 	struct event_list evs;
 	struct perf_counters pc;
 	struct threads_prog prog;
+	struct threads_cfg tcfg;
+	struct uprobe_set uset;
+	struct uprobes_prog uprobes;
+	bool uprobes_loaded;
+	struct func_row *frows;
+	size_t nfrows;
+	unsigned long long *rate_calls;	/* per function, at the last --max-rate check */
+	unsigned long long rate_ts;
 	struct thread_table tt;
 	struct report rep;
 	struct text_view view;
@@ -108,12 +118,7 @@ static void announce_capabilities(struct run_state *st)
 
 static int setup_bpf(struct run_state *st)
 {
-	struct threads_cfg cfg = {
-		.filter = st->o->system_wide ? FILTER_ALL : st->o->target.nr_tids ? FILTER_TID : FILTER_TGID,
-		.follow_fork = st->o->follow_fork,
-		.max_threads = st->o->max_threads,
-		.max_pids = st->o->max_pids,
-	};
+	struct threads_cfg *cfg = &st->tcfg;
 	char err[512];
 	int r;
 
@@ -123,7 +128,13 @@ static int setup_bpf(struct run_state *st)
 		return 1;
 	}
 	thread_table_init(&st->tt, st->evs.n);
-	r = threads_load(&st->prog, &cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
+	*cfg = (struct threads_cfg){
+		.filter = st->o->system_wide ? FILTER_ALL : st->o->target.nr_tids ? FILTER_TID : FILTER_TGID,
+		.follow_fork = st->o->follow_fork,
+		.max_threads = st->o->max_threads,
+		.max_pids = st->o->max_pids,
+	};
+	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
 		return 1;
@@ -136,12 +147,80 @@ static int setup_bpf(struct run_state *st)
 	if (st->prog.stats_fd < 0)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
 			 strerror(errno));
+	if (st->uset.nr_funcs) {
+		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs };
+
+		r = uprobes_load(&st->uprobes, &st->prog, &st->pc, cfg, &ucfg, err, sizeof(err));
+		if (r) {
+			die_msg("%s", err);
+			return 1;
+		}
+		st->uprobes_loaded = true;
+	}
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
 		return 1;
 	}
+	if (st->uprobes_loaded) {
+		r = uprobes_attach(&st->uprobes, &st->uset, err, sizeof(err));
+		if (r) {
+			die_msg("%s", err);
+			return 1;
+		}
+		for (int i = 0; i < st->uset.nr_libs; i++)
+			fprintf(stderr, "tmabpf: uprobe: %s\n", st->uset.libs[i].note);
+		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs,
+			st->uprobes.attach_ns / 1e6, st->uprobes.multi ? "uprobe_multi" : "classic uprobes");
+	}
 	return 0;
+}
+
+/* --uprobe specs, resolved before anything is loaded so bad input fails cleanly. */
+static int resolve_uprobes(struct run_state *st)
+{
+	struct options *o = st->o;
+	int pid = o->target.nr_pids ? o->target.pids[0] : -1;
+	char err[1024];
+
+	for (int i = 0; i < o->nr_uprobe_specs; i++)
+		if (uprobe_set_add_spec(&st->uset, o->uprobe_specs[i], pid, o->target.argv ? o->target.argv[0] : NULL,
+					err, sizeof(err))) {
+			die_msg("%s", err);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
+/* --max-rate: detach functions firing faster than allowed, and say so. */
+static void enforce_max_rate(struct run_state *st, unsigned long long t)
+{
+	double dt = (t - st->rate_ts) / 1e9;
+	unsigned long long *calls;
+	char err[512];
+
+	if (!st->o->max_rate || !st->uprobes_loaded || dt < 1.0)
+		return;
+	calls = calloc(st->uset.nr_funcs, sizeof(*calls));
+	if (!calls)
+		return;
+	for (size_t i = 0; i < st->nfrows; i++)
+		if ((int)st->frows[i].key.fn < st->uset.nr_funcs)
+			calls[st->frows[i].key.fn] += st->frows[i].s.calls;
+	for (int fn = 0; st->rate_calls && fn < st->uset.nr_funcs; fn++) {
+		double rate = (calls[fn] - st->rate_calls[fn]) / dt;
+		struct uprobe_func *f = &st->uset.funcs[fn];
+
+		if (f->detached || rate <= st->o->max_rate)
+			continue;
+		f->detached = true;
+		warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, st->o->max_rate);
+		if (uprobes_reattach_lib(&st->uprobes, &st->uset, f->lib, err, sizeof(err)))
+			warn_add("re-attaching after --max-rate: %s", err);
+	}
+	free(st->rate_calls);
+	st->rate_calls = calls;
+	st->rate_ts = t;
 }
 
 static void refresh(struct run_state *st)
@@ -153,6 +232,16 @@ static void refresh(struct run_state *st)
 	if (threads_read(&st->prog, &live, &n) == 0)
 		thread_table_set_live(&st->tt, live, n);
 	threads_self_stats(&st->prog, &st->rep.self);
+	if (st->uprobes_loaded) {
+		free(st->frows);
+		st->frows = NULL;
+		st->nfrows = 0;
+		uprobes_read(&st->uprobes, &st->frows, &st->nfrows);
+		st->rep.frows = st->frows;
+		st->rep.nfrows = st->nfrows;
+		uprobes_run_stats(&st->uprobes, &st->rep.uprobe_run_ns, &st->rep.uprobe_run_cnt);
+		st->rep.uprobe_attach_ns = st->uprobes.attach_ns;
+	}
 	st->rep.duration_ns = now_ns() - st->t0;
 }
 
@@ -172,6 +261,10 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
+		if (st->o->max_rate && t - st->rate_ts >= 1000000000ULL) {
+			refresh(st);
+			enforce_max_rate(st, t);
+		}
 		if (next_iv && t >= next_iv) {
 			refresh(st);
 			report_text_interval(&st->view, &st->rep, stdout);
@@ -188,6 +281,8 @@ static int finish(struct run_state *st, const char *why)
 	int rc = 0;
 
 	st->rep.duration_ns = now_ns() - st->t0;
+	if (st->uprobes_loaded)
+		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
 	threads_self_stats(&st->prog, &st->rep.self);	/* before detach: programs still exist after */
 	threads_detach(&st->prog);
 	refresh(st);
@@ -212,6 +307,11 @@ static int finish(struct run_state *st, const char *why)
 
 static void cleanup(struct run_state *st)
 {
+	if (st->uprobes_loaded)
+		uprobes_destroy(&st->uprobes);
+	uprobe_set_free(&st->uset);
+	free(st->frows);
+	free(st->rate_calls);
 	if (st->loaded)
 		threads_destroy(&st->prog);
 	perf_counters_close(&st->pc);
@@ -241,6 +341,10 @@ int run_profile(struct options *o)
 		die_msg("%s", err);
 		return EXIT_USAGE;
 	}
+	if ((r = resolve_uprobes(&st))) {
+		uprobe_set_free(&st.uset);
+		return r;
+	}
 	if (o->target.argv && target_spawn(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		return EXIT_USAGE;
@@ -253,9 +357,11 @@ int run_profile(struct options *o)
 		cleanup(&st);
 		return r;
 	}
-	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt };
+	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt,
+				  .uset = st.uset.nr_funcs ? &st.uset : NULL };
 	text_view_init(&st.view, o->top);
 	st.t0 = now_ns();
+	st.rate_ts = st.t0;
 	if (target_release(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		cleanup(&st);

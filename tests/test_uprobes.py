@@ -1,0 +1,237 @@
+"""Per-function deltas (--uprobe) against ground truth, OpenBLAS and bpftrace;
+bad input; nothing left attached."""
+import glob
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import (BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, load_json, run_tmabpf, within)
+
+OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
+
+
+def funcs(report, tid=None):
+    """{symbol: row} for the all-threads aggregate (tid None) or one thread."""
+    return {f["symbol"]: f for f in report["functions"] if f["tid"] == tid}
+
+
+@pytest.fixture(scope="module")
+def gt_uprobe_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("gtu")
+    gt_out, tm_out = str(d / "gt.json"), str(d / "tm.json")
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
+                    "outer:400:200", "sleep:300", "recurse:6:20", "longjmp:30", "migrate:200", "multi:3:4:100"])
+    assert r.returncode == 0, r.stderr
+    return load_json(gt_out), load_json(tm_out)
+
+
+def gt_thread(gt, comm):
+    return next(t for t in gt["threads"] if t["comm"] == comm)
+
+
+def test_exact_call_counts(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    f = funcs(tm)
+    expected = {}
+    for t in gt["threads"]:
+        for name, v in t["functions"].items():
+            expected[name] = expected.get(name, 0) + v["calls"]
+    assert expected["gt_fault_pages"] == 1 + 3 * 4 and expected["gt_recurse"] == 6
+    for name, calls in expected.items():
+        assert f[name]["calls"] == calls, name
+
+
+def test_nested_inclusive_and_self(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    f = funcs(tm, gt_thread(gt, "gt-outer")["tid"])
+    outer = gt_thread(gt, "gt-outer")["functions"]["gt_outer"]
+    # inclusive: the nested gt_fault_pages' 400 faults; self: none of its own
+    assert within(f["gt_outer"]["counters"]["page-faults"], outer["minflt"], 0.01, 1)
+    assert f["gt_outer"]["self_counters"]["page-faults"] <= 2
+    assert within(f["gt_fault_pages"]["counters"]["page-faults"], 400, 0.01, 1)
+    assert f["gt_fault_pages"]["self_counters"]["page-faults"] == f["gt_fault_pages"]["counters"]["page-faults"]
+    # on-CPU inside, against CLOCK_THREAD_CPUTIME_ID measured around the call
+    assert within(f["gt_outer"]["oncpu_ns"], outer["cpu_ns"], 0.02)
+    assert within(f["gt_spin"]["oncpu_ns"], 200e6, 0.02)
+    assert f["gt_outer"]["self_oncpu_ns"] < 0.05 * f["gt_outer"]["oncpu_ns"]
+
+
+def test_sleeping_function_blocked_time(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    f = funcs(tm, gt_thread(gt, "gt-sleep")["tid"])["gt_sleep"]
+    assert within(f["offcpu_blocked_ns"], 300e6, 0.02)
+    assert f["oncpu_ns"] < 5e6
+    assert within(f["wall_ns"], f["oncpu_ns"] + f["offcpu_blocked_ns"] + f["offcpu_runqueue_ns"], 0.02)
+
+
+def test_migrating_function(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    t = gt_thread(gt, "gt-migrate")
+    f = funcs(tm, t["tid"])["gt_migrate"]
+    assert t["migrations"] >= 1, "the workload did not migrate"
+    assert within(f["oncpu_ns"], t["functions"]["gt_migrate"]["cpu_ns"], 0.02)
+    assert within(f["counters"]["task-clock"], f["oncpu_ns"], 0.02)
+
+
+def test_recursion_counts_each_call_once(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    t = gt_thread(gt, "gt-recurse")
+    f = funcs(tm, t["tid"])["gt_recurse"]
+    assert f["calls"] == 6 and f["returns"] == 6
+    # inclusive time of the outermost call only, not 6 nested inclusive times
+    assert within(f["oncpu_ns"], t["functions"]["gt_recurse"]["cpu_ns"], 0.02)
+    assert within(f["self_oncpu_ns"], f["oncpu_ns"], 0.02)
+
+
+def test_longjmp_frames_are_unmatched_not_garbage(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    f = funcs(tm)
+    assert f["gt_longjmp_leaf"]["calls"] == 30 and f["gt_longjmp_leaf"]["unmatched"] == 30
+    assert f["gt_longjmp_leaf"]["returns"] == 0 and f["gt_longjmp_leaf"]["oncpu_ns"] == 0
+    assert f["gt_longjmp_outer"]["returns"] == 30 and f["gt_longjmp_outer"]["unmatched"] == 0
+    assert f["gt_longjmp_outer"]["oncpu_ns"] < 1e9
+
+
+def test_several_threads_same_function(gt_uprobe_run):
+    gt, tm = gt_uprobe_run
+    for i in range(3):
+        t = gt_thread(gt, f"gt-multi{i}")
+        f = funcs(tm, t["tid"])["gt_fault_pages"]
+        assert f["calls"] == 4
+        assert within(f["counters"]["page-faults"], 400, 0.01, 1)
+    agg = funcs(tm)["gt_fault_pages"]
+    assert agg["tid"] is None and within(agg["counters"]["page-faults"], 400 + 3 * 400, 0.01, 2)
+
+
+def test_json_function_contract(gt_uprobe_run):
+    _, tm = gt_uprobe_run
+    keys = {"module", "symbol", "pid", "tid", "calls", "wall_ns", "oncpu_ns", "offcpu_blocked_ns",
+            "offcpu_runqueue_ns", "unmatched", "counters", "self_counters", "tma"}
+    assert tm["functions"] and all(keys <= f.keys() for f in tm["functions"])
+    assert tm["uprobes"]["functions"] == 8 and tm["uprobes"]["bpf_run_count"] > 0
+
+
+@pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
+def test_openblas_sgemm_calls(tmp_path):
+    """The decoder calls cblas_sgemm 6 times per layer per step: 6 * L * (G + 1) (prefill + G decode steps)."""
+    tm_out = str(tmp_path / "tm.json")
+    layers, gen = 3, 10
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", "libopenblas.so.0:cblas_sgemm", "--",
+                    DECODER, "--layers", str(layers), "--gen", str(gen)], env=OPENBLAS_ENV)
+    assert r.returncode == 0, r.stderr
+    f = funcs(load_json(tm_out))["cblas_sgemm"]
+    assert f["calls"] == 6 * layers * (gen + 1)
+    assert "libopenblas" in f["module"]
+    assert f["oncpu_ns"] > 0 and f["returns"] == f["calls"]
+
+
+def openblas_path():
+    return os.path.realpath("/usr/lib/x86_64-linux-gnu/libopenblas.so.0")
+
+
+@pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
+def test_bpftrace_counts_same_probe(tmp_path):
+    tm_out = str(tmp_path / "tm.json")
+    bt = subprocess.Popen(["bpftrace", "-e", f"uprobe:{openblas_path()}:cblas_sgemm {{ @calls = count(); }}"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = ""
+    while "Attaching" not in line:  # skip warnings (e.g. RLIMIT_MEMLOCK in containers)
+        line = bt.stdout.readline()
+        assert line, "bpftrace exited before attaching"
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", "libopenblas.so.0:cblas_sgemm", "--",
+                    DECODER, "--layers", "2", "--gen", "7"], env=OPENBLAS_ENV)
+    bt.send_signal(signal.SIGINT)
+    out = bt.communicate(timeout=30)[0]
+    assert r.returncode == 0, r.stderr
+    bt_calls = int(out.split("@calls:")[1].split()[0])
+    assert funcs(load_json(tm_out))["cblas_sgemm"]["calls"] == bt_calls == 6 * 2 * 8
+
+
+@pytest.fixture(scope="module")
+def manyfuncs(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("many"))
+    subprocess.run([os.path.join(ROOT, "tools", "gen_manyfuncs.sh"), "1000", d], check=True,
+                   capture_output=True)
+    return d
+
+
+def test_thousand_functions_all_attach_all_counted(manyfuncs, tmp_path):
+    tm_out = str(tmp_path / "tm.json")
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", f"{manyfuncs}/libmanyfuncs.so:manyf_*", "--",
+                    f"{manyfuncs}/manyfuncs_driver", "3"])
+    assert r.returncode == 0, r.stderr
+    tm = load_json(tm_out)
+    f = funcs(tm)
+    assert tm["uprobes"]["functions"] == 1000
+    assert len(f) == 1000 and all(v["calls"] == 3 for v in f.values())
+
+
+def uprobe_events():
+    p = "/sys/kernel/tracing/uprobe_events"
+    return open(p).read().strip() if os.path.exists(p) else ""
+
+
+def test_ctrl_c_during_heavy_probing_leaves_nothing(manyfuncs):
+    drv = subprocess.Popen(["sh", "-c", f"while :; do {manyfuncs}/manyfuncs_driver 50 >/dev/null; done"])
+    try:
+        p = subprocess.Popen([TMABPF, "--quiet", "-a", "--uprobe", f"{manyfuncs}/libmanyfuncs.so:manyf_*"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t0 = time.time()
+        p.send_signal(signal.SIGINT)
+        err = p.communicate(timeout=60)[1]
+        assert p.returncode == 0, err
+        assert time.time() - t0 < 10, "detaching took too long"
+    finally:
+        drv.kill()
+        drv.wait()
+    assert uprobe_events() == ""
+
+
+def test_attach_to_running_pid(tmp_path):
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    gt = subprocess.Popen([GROUNDTRUTH, "--delay-ms", "1200", "--out", gt_out, "multi:2:5:20"],
+                          stderr=subprocess.DEVNULL)
+    r = run_tmabpf(["--quiet", "--json", tm_out, "-p", str(gt.pid), "--uprobe", f"{GROUNDTRUTH}:gt_fault_pages"])
+    gt.wait()
+    assert r.returncode == 0, r.stderr
+    assert funcs(load_json(tm_out))["gt_fault_pages"]["calls"] == 10
+
+
+def assert_one_line_exit2(r, needle):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ("libnosuchlib.so.7:foo", "libnosuchlib.so.7"),
+    ("libopenblas.so.0", "expected LIB:"),
+    ("libopenblas.so.0:", "empty function glob"),
+    ("libopenblas.so.0:sgemm_no_such_kernel_*", "stripped"),
+    ("libc.so.6:mallocc", "near matches"),
+])
+def test_bad_uprobe_specs(spec, needle):
+    assert_one_line_exit2(run_tmabpf(["-d", "1", "--uprobe", spec]), needle)
+
+
+def test_jit_address_rejected():
+    # an anonymous executable mapping, as a JIT makes (PROT_RWX, MAP_PRIVATE|MAP_ANONYMOUS)
+    code = ("import ctypes,time\n"
+            "libc=ctypes.CDLL(None); libc.mmap.restype=ctypes.c_void_p\n"
+            "a=libc.mmap(None,4096,7,0x22,-1,0)\n"
+            "print(flush=True); time.sleep(30)\n")
+    p = subprocess.Popen(["/usr/bin/python3", "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        p.stdout.readline()
+        jit = [l.split()[0].split("-")[0] for l in open(f"/proc/{p.pid}/maps")
+               if l.split()[1] == "rwxp" and len(l.split()) == 5]
+        assert jit, "no anonymous executable mapping"
+        r = run_tmabpf(["-p", str(p.pid), "-d", "1", "--uprobe", f"0x{jit[0]}:*"])
+        assert_one_line_exit2(r, "JIT")
+    finally:
+        p.kill()
+        p.wait()

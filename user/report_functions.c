@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/* The functions section of the reports (--uprobe): JSON rows and the text table. */
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+
+static int cmp_sum(const void *a, const void *b)
+{
+	const struct func_sum *x = a, *y = b;
+
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events)
+{
+	a->calls += b->calls;
+	a->returns += b->returns;
+	a->unmatched += b->unmatched;
+	a->wall_ns += b->wall_ns;
+	a->oncpu_ns += b->oncpu_ns;
+	a->self_oncpu_ns += b->self_oncpu_ns;
+	a->offcpu_blocked_ns += b->offcpu_blocked_ns;
+	a->offcpu_runqueue_ns += b->offcpu_runqueue_ns;
+	for (int e = 0; e < nr_events; e++) {
+		a->c[e].value += b->c[e].value;
+		a->c[e].enabled += b->c[e].enabled;
+		a->c[e].running += b->c[e].running;
+		a->self[e].value += b->self[e].value;
+		a->self[e].enabled += b->self[e].enabled;
+		a->self[e].running += b->self[e].running;
+	}
+}
+
+size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread)
+{
+	struct func_sum *v = calloc(r->nfrows ? r->nfrows : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v) {
+		*out = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < r->nfrows; i++)
+		v[i] = (struct func_sum){ .fn = (int)r->frows[i].key.fn, .pid = r->frows[i].s.pid,
+					   .tid = per_thread ? (long long)r->frows[i].key.tid : -1,
+					   .s = r->frows[i].s };
+	qsort(v, r->nfrows, sizeof(*v), cmp_sum);
+	for (size_t i = 0; i < r->nfrows; i++) {
+		if (n && !cmp_sum(&v[n - 1], &v[i])) {
+			func_stats_add(&v[n - 1].s, &v[i].s, r->evs->n);
+			continue;
+		}
+		v[n++] = v[i];
+	}
+	*out = v;
+	return n;
+}
+
+static void counters_json(const struct report *r, struct json *j, const char *key, const struct counter_val *c)
+{
+	json_obj_begin(j, key);
+	for (int e = 0; e < r->evs->n; e++)
+		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&c[e]) + 0.5));
+	json_obj_end(j);
+}
+
+static void tma_json(const struct report *r, struct json *j, const struct func_sum *f)
+{
+	struct thread_stats t = {};
+
+	if (!r->tma_json) {
+		json_obj_begin(j, "tma");
+		json_obj_end(j);
+		return;
+	}
+	memcpy(t.c, f->s.c, sizeof(t.c));
+	t.oncpu_ns = f->s.oncpu_ns;
+	r->tma_json(r, &t, j);
+}
+
+static void row_json(const struct report *r, struct json *j, const struct func_sum *f)
+{
+	const struct uprobe_func *uf = &r->uset->funcs[f->fn];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "module", r->uset->libs[uf->lib].module);
+	json_str(j, "symbol", uf->symbol);
+	json_u64(j, "offset", uf->offset);
+	json_u64(j, "pid", f->pid);
+	if (f->tid < 0)
+		json_null(j, "tid");
+	else
+		json_u64(j, "tid", (uint64_t)f->tid);
+	json_u64(j, "calls", f->s.calls);
+	json_u64(j, "returns", f->s.returns);
+	json_u64(j, "unmatched", f->s.unmatched);
+	json_u64(j, "wall_ns", f->s.wall_ns);
+	json_u64(j, "oncpu_ns", f->s.oncpu_ns);
+	json_u64(j, "self_oncpu_ns", f->s.self_oncpu_ns);
+	json_u64(j, "offcpu_blocked_ns", f->s.offcpu_blocked_ns);
+	json_u64(j, "offcpu_runqueue_ns", f->s.offcpu_runqueue_ns);
+	json_double(j, "calls_per_s", r->duration_ns ? f->s.calls * 1e9 / r->duration_ns : 0.0);
+	json_bool(j, "detached", uf->detached);
+	counters_json(r, j, "counters", f->s.c);
+	counters_json(r, j, "self_counters", f->s.self);
+	tma_json(r, j, f);
+	json_obj_end(j);
+}
+
+void report_functions_json(const struct report *r, struct json *j)
+{
+	struct func_sum *agg, *thr;
+	size_t na, nt;
+
+	json_arr_begin(j, "functions");
+	if (!r->uset) {
+		json_arr_end(j);
+		return;
+	}
+	na = report_func_sums(r, &agg, false);
+	nt = report_func_sums(r, &thr, true);
+	for (size_t i = 0; i < na; i++)
+		row_json(r, j, &agg[i]);
+	for (size_t i = 0; i < nt; i++)
+		row_json(r, j, &thr[i]);
+	json_arr_end(j);
+	free(agg);
+	free(thr);
+	json_obj_begin(j, "uprobes");
+	json_u64(j, "functions", (uint64_t)r->uset->nr_funcs);
+	json_u64(j, "libraries", (uint64_t)r->uset->nr_libs);
+	json_u64(j, "attach_ns", r->uprobe_attach_ns);
+	json_u64(j, "bpf_run_ns", r->uprobe_run_ns);
+	json_u64(j, "bpf_run_count", r->uprobe_run_cnt);
+	json_double(j, "bpf_ns_per_hit", r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0);
+	json_obj_end(j);
+}
+
+static int cmp_time_desc(const void *a, const void *b)
+{
+	const struct func_sum *x = a, *y = b;
+
+	if (x->s.oncpu_ns != y->s.oncpu_ns)
+		return x->s.oncpu_ns > y->s.oncpu_ns ? -1 : 1;
+	return x->s.calls > y->s.calls ? -1 : x->s.calls < y->s.calls;
+}
+
+static const struct func_sum *find_prev(const struct func_sum *prev, size_t nprev, const struct func_sum *k)
+{
+	return prev ? bsearch(k, prev, nprev, sizeof(*prev), cmp_sum) : NULL;
+}
+
+void report_functions_text(const struct report *r, FILE *f, int top, const struct func_sum *prev, size_t nprev,
+			   unsigned long long period_ns)
+{
+	struct func_sum *agg;
+	size_t n;
+
+	if (!r->uset)
+		return;
+	n = report_func_sums(r, &agg, false);
+	for (size_t i = 0; i < n; i++) {
+		const struct func_sum *p = find_prev(prev, nprev, &agg[i]);
+
+		if (!p)
+			continue;
+		agg[i].s.calls -= p->s.calls;
+		agg[i].s.wall_ns -= p->s.wall_ns;
+		agg[i].s.oncpu_ns -= p->s.oncpu_ns;
+		agg[i].s.self_oncpu_ns -= p->s.self_oncpu_ns;
+		agg[i].s.offcpu_blocked_ns -= p->s.offcpu_blocked_ns;
+		agg[i].s.offcpu_runqueue_ns -= p->s.offcpu_runqueue_ns;
+		for (int e = 0; e < r->evs->n; e++) {
+			agg[i].s.c[e].value -= p->s.c[e].value;
+			agg[i].s.self[e].value -= p->s.self[e].value;
+		}
+	}
+	qsort(agg, n, sizeof(*agg), cmp_time_desc);
+	fprintf(f, "functions (uprobes: %d in %d files, %.0f ns BPF per hit):\n", r->uset->nr_funcs, r->uset->nr_libs,
+		r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0);
+	fprintf(f, "%7s %-28s %9s %9s %10s %10s %10s %9s %9s", "PID", "FUNCTION", "CALLS", "CALLS/s", "WALL ms",
+		"ONCPU ms", "SELF ms", "BLOCK ms", "RUNQ ms");
+	for (int e = 0; e < r->evs->n; e++)
+		fprintf(f, " %14.14s", r->evs->ev[e].name);
+	fputc('\n', f);
+	for (size_t i = 0; i < n && (int)i < top; i++) {
+		const struct func_stats *s = &agg[i].s;
+
+		if (!s->calls && !s->oncpu_ns)
+			continue;
+		fprintf(f, "%7u %-28.28s %9llu %9.0f %10.2f %10.2f %10.2f %9.2f %9.2f", agg[i].pid,
+			r->uset->funcs[agg[i].fn].symbol, (unsigned long long)s->calls,
+			period_ns ? s->calls * 1e9 / period_ns : 0.0, s->wall_ns / 1e6, s->oncpu_ns / 1e6,
+			s->self_oncpu_ns / 1e6, s->offcpu_blocked_ns / 1e6, s->offcpu_runqueue_ns / 1e6);
+		for (int e = 0; e < r->evs->n; e++)
+			fprintf(f, " %14.0f", counter_scaled(&s->c[e]));
+		fputc('\n', f);
+	}
+	free(agg);
+}

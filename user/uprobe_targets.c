@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "elfsyms.h"
+#include "libresolve.h"
+#include "procmaps.h"
+#include "uprobe_targets.h"
+#include "warn.h"
+
+/* LIB given as an address ("0x7f12...:*"): only legal when it lies in a file mapping. */
+static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
+{
+	struct procmaps m;
+	const struct procmaps_entry *e;
+	unsigned long long addr;
+	char *end;
+
+	if (strncmp(lib, "0x", 2))
+		return 0;
+	addr = strtoull(lib, &end, 16);
+	if (*end) {
+		snprintf(err, errlen, "malformed address '%s' in --uprobe", lib);
+		return -EINVAL;
+	}
+	if (pid <= 0) {
+		snprintf(err, errlen, "--uprobe %s: an address needs a target pid (-p)", lib);
+		return -EINVAL;
+	}
+	if (procmaps_load(pid, &m, err, errlen))
+		return -ESRCH;
+	e = procmaps_find(&m, addr);
+	if (!e)
+		snprintf(err, errlen, "--uprobe: address %s is not mapped in pid %d", lib, pid);
+	else if (!(e->flags & PROCMAPS_F_FILE))
+		snprintf(err, errlen, "--uprobe: address %s is in %s code with no file (JIT or anonymous "
+			 "memory): uprobes need a file; use sampling with /tmp/perf-%d.map instead",
+			 lib, e->flags & PROCMAPS_F_JIT ? "JIT" : "anonymous", pid);
+	else
+		snprintf(err, errlen, "--uprobe: address %s is in %s: give that file's name as LIB", lib, e->path);
+	procmaps_free(&m);
+	return -EINVAL;
+}
+
+static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
+		   char *err, size_t errlen)
+{
+	for (int i = 0; i < s->nr_libs; i++)
+		if (!strcmp(s->libs[i].attach_path, attach_path))
+			return i;
+	if (s->nr_libs >= UPROBE_MAX_LIBS) {
+		snprintf(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	s->libs[s->nr_libs].attach_path = strdup(attach_path);
+	s->libs[s->nr_libs].module = strdup(module);
+	s->libs[s->nr_libs].note = strdup(note);
+	return s->nr_libs++;
+}
+
+static bool already_probed(const struct uprobe_set *s, int lib, unsigned long offset)
+{
+	for (int i = 0; i < s->nr_funcs; i++)
+		if (s->funcs[i].lib == lib && s->funcs[i].offset == offset)
+			return true;
+	return false;
+}
+
+static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
+		       char *err, size_t errlen)
+{
+	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
+
+	if (!f)
+		return -ENOMEM;
+	s->funcs = f;
+	for (int i = 0; i < n; i++) {
+		char w[512];
+
+		if ((m[i]->flags & ELFSYMS_F_NO_OFFSET) || already_probed(s, lib, m[i]->offset))
+			continue;
+		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
+			snprintf(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
+			return -E2BIG;
+		}
+		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
+			warn_add("%s", w);
+		s->funcs[s->nr_funcs++] = (struct uprobe_func){
+			.symbol = strdup(elfsyms_display_name(m[i])),
+			.offset = m[i]->offset,
+			.lib = lib,
+			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
+		};
+	}
+	return 0;
+}
+
+static int no_match_error(const struct elfsyms *syms, const char *glob, const char *path, char *err, size_t errlen)
+{
+	char near[512] = "";
+
+	elfsyms_near_matches(syms, glob, near, sizeof(near));
+	snprintf(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
+		 syms->has_symtab ? "" : " (stripped: only exported .dynsym names can be probed)",
+		 near[0] ? "; near matches: " : "", near);
+	return -ENOENT;
+}
+
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	struct libresolve_result res;
+	const struct elfsym **m = NULL;
+	struct elfsyms syms;
+	int r, n, li;
+
+	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+	if (r)
+		return r;
+	if ((r = check_address_lib(lib, pid, err, errlen)))
+		return r;
+	if (!lib[0] && pid <= 0 && main_exe)
+		snprintf(lib, sizeof(lib), "%s", main_exe);
+	r = libresolve_find(pid, lib, &res, err, errlen);
+	if (r)
+		return r;
+	r = elfsyms_load(res.path, &syms, err, errlen);
+	if (r)
+		return r;
+	n = elfsyms_match_all(&syms, glob, &m);
+	if (n <= 0) {
+		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
+		goto out;
+	}
+	li = add_lib(s, res.path, res.realpath, res.msg, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, &syms, m, n, err, errlen);
+out:
+	free(m);
+	elfsyms_free(&syms);
+	return r;
+}
+
+void uprobe_set_free(struct uprobe_set *s)
+{
+	for (int i = 0; i < s->nr_funcs; i++)
+		free(s->funcs[i].symbol);
+	for (int i = 0; i < s->nr_libs; i++) {
+		free(s->libs[i].attach_path);
+		free(s->libs[i].module);
+		free(s->libs[i].note);
+	}
+	free(s->funcs);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* --uprobe LIB:GLOB specs resolved to (file, offset) pairs, one per probed function. */
+#ifndef TMABPF_UPROBE_TARGETS_H
+#define TMABPF_UPROBE_TARGETS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#define UPROBE_MAX_LIBS 32
+#define UPROBE_MAX_FUNCS 65536
+
+struct uprobe_func {
+	char *symbol;			/* display name (demangled for C++) */
+	unsigned long offset;		/* file offset */
+	int lib;			/* index in uprobe_set.libs */
+	bool ifunc;
+	bool detached;			/* by --max-rate */
+};
+
+struct uprobe_lib {
+	char *attach_path;		/* path libbpf attaches to */
+	char *module;			/* canonical path shown in reports */
+	char *note;			/* which file was chosen and why, shown once attached */
+};
+
+struct uprobe_set {
+	int nr_libs;
+	struct uprobe_lib libs[UPROBE_MAX_LIBS];
+	int nr_funcs;
+	struct uprobe_func *funcs;	/* index = function id = BPF cookie */
+};
+
+/*
+ * Resolve one SPEC (LIB:GLOB, split on the last colon) for target pid (-1:
+ * none) and append the matching functions.  main_exe names the program for
+ * "':GLOB'" when there is no running pid (launched command).  0, or -errno
+ * with one line in err (library not found, no match with near matches, JIT
+ * address, malformed spec).
+ */
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen);
+void uprobe_set_free(struct uprobe_set *s);
+
+#endif

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "threads.skel.h"
+#include "uprobes.skel.h"
+#include "uprobes_loader.h"
+#include "warn.h"
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The accounting routine's maps are the spine's: reuse its fds. */
+static int share_maps(struct uprobes_bpf *u, struct threads_bpf *t)
+{
+	struct { struct bpf_map *mine, *theirs; } pairs[] = {
+		{ u->maps.counters, t->maps.counters }, { u->maps.threads, t->maps.threads },
+		{ u->maps.pids, t->maps.pids }, { u->maps.snaps, t->maps.snaps },
+		{ u->maps.scratch, t->maps.scratch }, { u->maps.new_thread, t->maps.new_thread },
+		{ u->maps.stats, t->maps.stats }, { u->maps.exits, t->maps.exits },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
+			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, bool multi)
+{
+	int r;
+
+	u->skel = uprobes_bpf__open();
+	if (!u->skel)
+		return -errno;
+	u->skel->rodata->cfg_nr_events = pc->nr_events;
+	u->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
+	u->skel->rodata->cfg_filter = tcfg->filter;
+	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
+	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, multi);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit, multi);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry1, !multi);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit1, !multi);
+	r = share_maps(u->skel, tp->skel);
+	if (!r)
+		r = uprobes_bpf__load(u->skel);
+	if (r) {
+		uprobes_bpf__destroy(u->skel);
+		u->skel = NULL;
+	}
+	return r;
+}
+
+int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
+		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen)
+{
+	int r;
+
+	memset(u, 0, sizeof(*u));
+	u->max_funcs = cfg->max_funcs;
+	u->multi = true;
+	r = open_and_load(u, tp, pc, tcfg, cfg, true);
+	if (r) {
+		u->multi = false;
+		r = open_and_load(u, tp, pc, tcfg, cfg, false);
+		if (!r)
+			warn_add("this kernel lacks uprobe_multi links: using classic uprobes, at most %d "
+				 "functions, slower to attach and detach", UPROBE_CLASSIC_CAP);
+	}
+	if (r) {
+		snprintf(err, errlen, "loading the uprobe programs: %s (rerun with --verbose for libbpf's log)",
+			 strerror(-r));
+		return r;
+	}
+	u->skel->links.tmabpf_uthrexit = bpf_program__attach(u->skel->progs.tmabpf_uthrexit);
+	if (!u->skel->links.tmabpf_uthrexit) {
+		r = -errno;
+		snprintf(err, errlen, "attaching sched_process_exit for uprobes: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs, __u64 *cookies)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->nr_funcs; i++) {
+		if (set->funcs[i].lib != lib || set->funcs[i].detached)
+			continue;
+		offs[n] = set->funcs[i].offset;
+		cookies[n++] = (__u64)i;
+	}
+	return n;
+}
+
+static int attach_multi(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen)
+{
+	unsigned long *offs = calloc(set->nr_funcs, sizeof(*offs));
+	__u64 *cookies = calloc(set->nr_funcs, sizeof(*cookies));
+	int n = offs && cookies ? lib_funcs(set, lib, offs, cookies) : -ENOMEM, r = 0;
+
+	for (int ret = 0; n > 0 && ret < 2; ret++) {
+		LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = offs, .cookies = cookies, .cnt = n, .retprobe = ret);
+		struct bpf_program *p = ret ? u->skel->progs.tmabpf_uexit : u->skel->progs.tmabpf_uentry;
+		struct bpf_link *l = bpf_program__attach_uprobe_multi(p, -1, set->libs[lib].attach_path, NULL, &o);
+
+		if (!l) {
+			r = -errno;
+			snprintf(err, errlen, "attaching %d uprobes to %s: %s", n, set->libs[lib].module, strerror(-r));
+			break;
+		}
+		u->links[2 * lib + ret] = l;
+	}
+	free(offs);
+	free(cookies);
+	return n < 0 ? n : r;
+}
+
+static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen)
+{
+	int k = 0;
+
+	for (int i = 0; i < set->nr_funcs; i++) {
+		if (set->funcs[i].detached)
+			continue;
+		if (k / 2 >= UPROBE_CLASSIC_CAP) {
+			snprintf(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "
+				 "uprobe_multi): narrow the glob", set->nr_funcs, UPROBE_CLASSIC_CAP);
+			return -E2BIG;
+		}
+		for (int ret = 0; ret < 2; ret++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = (__u64)i, .retprobe = ret);
+			struct bpf_program *p = ret ? u->skel->progs.tmabpf_uexit1 : u->skel->progs.tmabpf_uentry1;
+			struct bpf_link *l = bpf_program__attach_uprobe_opts(p, -1, set->libs[set->funcs[i].lib].attach_path,
+									     set->funcs[i].offset, &o);
+
+			if (!l) {
+				snprintf(err, errlen, "attaching uprobe %s: %s", set->funcs[i].symbol, strerror(errno));
+				return -errno;
+			}
+			u->links[k++] = l;
+		}
+	}
+	u->nr_links = k;
+	return 0;
+}
+
+int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen)
+{
+	unsigned long long t0 = mono_ns();
+	int r = 0;
+
+	u->nr_links = u->multi ? 2 * set->nr_libs : 2 * set->nr_funcs;
+	u->links = calloc(u->nr_links ? u->nr_links : 1, sizeof(*u->links));
+	if (!u->links)
+		return -ENOMEM;
+	if (u->multi)
+		for (int lib = 0; lib < set->nr_libs && !r; lib++)
+			r = attach_multi(u, set, lib, err, errlen);
+	else
+		r = attach_classic(u, set, err, errlen);
+	u->attach_ns = mono_ns() - t0;
+	return r;
+}
+
+int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen)
+{
+	if (!u->multi) {
+		snprintf(err, errlen, "detaching single functions needs uprobe_multi");
+		return -EOPNOTSUPP;
+	}
+	for (int ret = 0; ret < 2; ret++) {
+		bpf_link__destroy(u->links[2 * lib + ret]);
+		u->links[2 * lib + ret] = NULL;
+	}
+	return attach_multi(u, set, lib, err, errlen);
+}
+
+int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
+{
+	int fd = bpf_map__fd(u->skel->maps.funcs);
+	size_t cap = (size_t)u->max_funcs;
+	struct func_row *out = calloc(cap ? cap : 1, sizeof(*out));
+	struct func_key key, next, *prev = NULL;
+
+	if (!out)
+		return -ENOMEM;
+	*n = 0;
+	while (*n < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &out[*n].s) == 0)
+			out[(*n)++].key = next;
+		key = next;
+		prev = &key;
+	}
+	*rows = out;
+	return 0;
+}
+
+void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt)
+{
+	struct bpf_program *prog;
+
+	*ns = *cnt = 0;
+	if (!u->skel)
+		return;
+	bpf_object__for_each_program(prog, u->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(prog) >= 0 && bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+			*ns += info.run_time_ns;
+			*cnt += info.run_cnt;
+		}
+	}
+}
+
+void uprobes_detach(struct uprobes_prog *u)
+{
+	for (int i = 0; i < u->nr_links; i++)
+		bpf_link__destroy(u->links[i]);
+	free(u->links);
+	u->links = NULL;
+	u->nr_links = 0;
+}
+
+void uprobes_destroy(struct uprobes_prog *u)
+{
+	uprobes_detach(u);
+	uprobes_bpf__destroy(u->skel);
+	u->skel = NULL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Loader for bpf/uprobes.bpf.c: per-function deltas, sharing the spine's maps. */
+#ifndef TMABPF_UPROBES_LOADER_H
+#define TMABPF_UPROBES_LOADER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "../bpf/tmabpf.h"
+#include "threads_loader.h"
+#include "uprobe_targets.h"
+
+#define UPROBE_CLASSIC_CAP 256	/* functions attachable without uprobe_multi */
+
+struct uprobes_bpf;
+struct bpf_link;
+
+struct uprobes_cfg {
+	int max_stacks;		/* threads with a call stack */
+	int max_funcs;		/* (function, thread) pairs */
+};
+
+struct uprobes_prog {
+	struct uprobes_bpf *skel;
+	bool multi;			/* uprobe_multi links (else classic, capped) */
+	struct bpf_link **links;	/* per lib: [2*lib] entry, [2*lib+1] return (multi) */
+	int nr_links;
+	int max_funcs;
+	unsigned long long attach_ns;	/* time taken by the last attach */
+};
+
+struct func_row {
+	struct func_key key;
+	struct func_stats s;
+};
+
+int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
+		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen);
+int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen);
+/* Re-create the links of one library (after --max-rate detached functions). */
+int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen);
+int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
+/* BPF run time of the uprobe programs (kernel BPF stats). */
+void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
+void uprobes_detach(struct uprobes_prog *u);
+void uprobes_destroy(struct uprobes_prog *u);
+
+#endif
