@@ -81,6 +81,8 @@ struct call_frame {
 struct call_stack {
 	__u32 depth;
 	__u32 overflow;		/* calls not tracked because the stack was full */
+	__u32 pid;		/* tgid of the thread */
+	__u32 pad;
 	struct call_frame f[TMABPF_MAX_DEPTH];
 };
 

@@ -77,9 +77,9 @@ static __always_inline struct call_stack *stack_get(__u32 tid, bool create)
 	return bpf_map_lookup_elem(&stacks, &tid);
 }
 
-static __always_inline struct func_stats *func_get(__u32 fn, const struct thread_stats *t)
+static __always_inline struct func_stats *func_get_ids(__u32 fn, __u32 tid, __u32 pid)
 {
-	struct func_key key = { .fn = fn, .tid = t->tid };
+	struct func_key key = { .fn = fn, .tid = tid };
 	struct func_stats *fs = bpf_map_lookup_elem(&funcs, &key);
 	__u32 zero = 0;
 
@@ -88,12 +88,17 @@ static __always_inline struct func_stats *func_get(__u32 fn, const struct thread
 	fs = bpf_map_lookup_elem(&func_zero, &zero);
 	if (!fs)
 		return NULL;
-	fs->pid = t->pid;
+	fs->pid = pid;
 	if (bpf_map_update_elem(&funcs, &key, fs, BPF_NOEXIST) && !bpf_map_lookup_elem(&funcs, &key)) {
 		stat_inc(STAT_FUNCS_FULL);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&funcs, &key);
+}
+
+static __always_inline struct func_stats *func_get(__u32 fn, const struct thread_stats *t)
+{
+	return func_get_ids(fn, t->tid, t->pid);
 }
 
 static __always_inline void frame_push(struct call_stack *st, struct thread_stats *t, __u32 fn, __u64 sp, __u64 now)
@@ -102,6 +107,10 @@ static __always_inline void frame_push(struct call_stack *st, struct thread_stat
 	struct call_frame *f;
 
 	if (d >= TMABPF_MAX_DEPTH) {
+		struct func_stats *fs = func_get(fn, t);
+
+		if (fs)
+			fs->calls++;	/* not tracked further: counted here */
 		st->overflow++;
 		stat_inc(STAT_DEPTH_OVERFLOW);
 		return;
@@ -160,6 +169,7 @@ static __always_inline void frame_pop(struct call_stack *st, struct thread_stats
 	if (!fs)
 		return;
 	fs->returns++;
+	fs->calls++;
 	fs->self_oncpu_ns += sub_clamped(oncpu, st->f[top].child_oncpu_ns);
 	if (outermost) {
 		fs->wall_ns += sub_clamped(now, st->f[top].entry_ns);
@@ -188,8 +198,10 @@ static __always_inline void count_unmatched(struct thread_stats *t, __u32 fn)
 {
 	struct func_stats *fs = func_get(fn, t);
 
-	if (fs)
+	if (fs) {
 		fs->unmatched++;
+		fs->calls++;
+	}
 }
 
 static __always_inline int on_entry(__u64 sp, __u32 fn)
@@ -197,19 +209,24 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct thread_stats *t = thread_get(task);
 	struct call_stack *st;
-	struct func_stats *fs;
 	__u64 now;
 
 	if (!t)
 		return 0;
 	account_current(t);
 	now = bpf_ktime_get_ns();
-	fs = func_get(fn, t);
-	if (fs)
-		fs->calls++;
+	/* calls are counted where the frame ends (return, unmatched, exit) or overflows:
+	 * one hash lookup less per entry; the reader adds frames still open */
 	st = stack_get(t->tid, true);
-	if (st)
+	if (st) {
+		st->pid = t->pid;
 		frame_push(st, t, fn, sp, now);
+	} else {
+		struct func_stats *fs = func_get(fn, t);
+
+		if (fs)
+			fs->calls++;
+	}
 	return 0;
 }
 
@@ -296,9 +313,8 @@ int tmabpf_uexit1(struct pt_regs *ctx)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 {
-	__u32 tid = task->pid;
+	__u32 tid = task->pid, pid = task->tgid;
 	struct call_stack *st = bpf_map_lookup_elem(&stacks, &tid);
-	struct func_key key = { .tid = tid };
 
 	if (!st)
 		return 0;
@@ -307,10 +323,11 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 
 		if (i >= st->depth)
 			break;
-		key.fn = st->f[i].fn;
-		fs = bpf_map_lookup_elem(&funcs, &key);
-		if (fs)
+		fs = func_get_ids(st->f[i].fn, tid, pid);
+		if (fs) {
 			fs->unmatched++;
+			fs->calls++;
+		}
 	}
 	bpf_map_delete_elem(&stacks, &tid);
 	return 0;

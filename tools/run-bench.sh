@@ -5,3 +5,9 @@ cd "$(dirname "$0")/.."
 echo "== host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo "== switch cost (issue: spine)"
 build/bench/switch_cost build/bench build/tmabpf
+echo "== uprobe cost (issue: per-function deltas)"
+many=$(mktemp -d)
+tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
+build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
+rm -rf "$many"
+tools/bench-decoder-overhead.sh

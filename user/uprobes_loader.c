@@ -192,6 +192,38 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 	return attach_multi(u, set, lib, err, errlen);
 }
 
+/* Calls still in progress (their frames are open) count as calls too. */
+static void add_open_frames(struct uprobes_prog *u, struct func_row *rows, size_t *n, size_t cap)
+{
+	int fd = bpf_map__fd(u->skel->maps.stacks);
+	struct call_stack *st = malloc(sizeof(*st));
+	__u32 key, next, *prev = NULL;
+
+	while (st && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		for (__u32 i = 0; i < st->depth && i < TMABPF_MAX_DEPTH; i++) {
+			size_t k;
+
+			for (k = 0; k < *n; k++)
+				if (rows[k].key.fn == st->f[i].fn && rows[k].key.tid == key)
+					break;
+			if (k == *n) {
+				if (*n >= cap)
+					break;
+				memset(&rows[k], 0, sizeof(rows[k]));
+				rows[k].key = (struct func_key){ .fn = st->f[i].fn, .tid = key };
+				rows[k].s.pid = st->pid;
+				(*n)++;
+			}
+			rows[k].s.calls++;
+		}
+	}
+	free(st);
+}
+
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 {
 	int fd = bpf_map__fd(u->skel->maps.funcs);
@@ -208,6 +240,7 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 		key = next;
 		prev = &key;
 	}
+	add_open_frames(u, out, n, cap);
 	*rows = out;
 	return 0;
 }

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uprobe_cost: what a probed call costs, measured in one run.
+ *   per call on a tiny function (bench_tiny, in this binary):
+ *     none | empty entry+return pair | hand-minimal pair with tmabpf's counter reads | tmabpf --uprobe
+ *   attach/detach of 1000 functions (uprobe_multi, empty programs)
+ *   BPF ns per hit (kernel BPF stats): tmabpf vs hand-minimal, goal <= 1.15x
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "elfsyms.h"
+#include "events.h"
+#include "min_uprobe.skel.h"
+#include "perf_open.h"
+
+#define EVENTS "task-clock,page-faults"
+#define CALLS 200000
+
+__attribute__((noinline, used)) int bench_tiny(int x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double ns_per_call(void)
+{
+	volatile int acc = 0;
+	unsigned long long t0 = mono_ns();
+
+	for (int i = 0; i < CALLS; i++)
+		acc += bench_tiny(i);
+	return (double)(mono_ns() - t0) / CALLS;
+}
+
+static void prog_stats(struct bpf_program *p, unsigned long long *ns, unsigned long long *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
+	}
+}
+
+static struct bpf_link *attach(struct bpf_program *p, const char *exe, unsigned long *offs, int n, bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = offs, .cnt = n, .retprobe = ret);
+
+	return bpf_program__attach_uprobe_multi(p, -1, exe, NULL, &o);
+}
+
+/* Per-call cost under a pair of programs; BPF ns per hit from run stats. */
+static double pair_cost(struct bpf_program *in, struct bpf_program *out, const char *exe, unsigned long off,
+			double *bpf_ns_hit)
+{
+	struct bpf_link *a = attach(in, exe, &off, 1, false), *b = attach(out, exe, &off, 1, true);
+	unsigned long long ns = 0, cnt = 0;
+	double r;
+
+	if (!a || !b) {
+		fprintf(stderr, "uprobe_cost: attach: %s\n", strerror(errno));
+		exit(1);
+	}
+	r = ns_per_call();
+	prog_stats(in, &ns, &cnt);
+	prog_stats(out, &ns, &cnt);
+	*bpf_ns_hit = cnt ? (double)ns / cnt * 2 : 0;	/* per call: entry + return */
+	bpf_link__destroy(a);
+	bpf_link__destroy(b);
+	return r;
+}
+
+static void tmabpf_stats(unsigned long long *ns, unsigned long long *cnt)
+{
+	FILE *p = popen("bpftool prog show 2>/dev/null | grep -E 'name tmabpf_u(entry|exit) '", "r");
+	char line[512];
+
+	*ns = *cnt = 0;
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long a, b;
+		char *s = strstr(line, "run_time_ns ");
+
+		if (s && sscanf(s, "run_time_ns %llu run_cnt %llu", &a, &b) == 2) {
+			*ns += a;
+			*cnt += b;
+		}
+	}
+	if (p)
+		pclose(p);
+}
+
+static double tmabpf_cost(const char *tmabpf, const char *exe, double *bpf_ns_hit)
+{
+	char pid[16], spec[4200];
+	unsigned long long ns0, c0, ns1, c1;
+	double r;
+	pid_t child;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(spec, sizeof(spec), "%s:bench_tiny", exe);
+	child = fork();
+	if (child == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		tmabpf_stats(&ns0, &c0);
+		if (c0 || (i > 20 && system("bpftool prog show 2>/dev/null | grep -q tmabpf_uentry") == 0))
+			break;
+		ns_per_call();	/* hits show up once attached */
+		usleep(50000);
+	}
+	tmabpf_stats(&ns0, &c0);
+	r = ns_per_call();
+	tmabpf_stats(&ns1, &c1);
+	*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;
+	kill(child, SIGINT);
+	waitpid(child, NULL, 0);
+	return r;
+}
+
+/* Attach/detach of the 1000 functions of a generated library (tools/gen_manyfuncs.sh), empty programs. */
+static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
+{
+	struct elfsyms s;
+	unsigned long offs[1000];
+	unsigned long long t0, t1, t2;
+	struct bpf_link *a, *b;
+	char err[256];
+	int n = 0;
+
+	if (elfsyms_load(libc, &s, err, sizeof(err))) {
+		fprintf(stderr, "uprobe_cost: %s\n", err);
+		return;
+	}
+	for (size_t i = 0; i < s.nr_syms && n < 1000; i++)
+		if (!(s.syms[i].flags & (ELFSYMS_F_NO_OFFSET | ELFSYMS_F_IFUNC)) && !strncmp(s.syms[i].name, "manyf_", 6))
+			offs[n++] = s.syms[i].offset;
+	t0 = mono_ns();
+	a = attach(skel->progs.empty_entry, libc, offs, n, false);
+	b = attach(skel->progs.empty_exit, libc, offs, n, true);
+	t1 = mono_ns();
+	if (!a || !b)
+		fprintf(stderr, "uprobe_cost: attach %d probes to %s: %s\n", n, libc, strerror(errno));
+	bpf_link__destroy(a);
+	bpf_link__destroy(b);
+	t2 = mono_ns();
+	printf("uprobe_multi, %d functions (entry+return links): attach %.1f ms (goal <= 30), detach %.1f ms "
+	       "(goal <= 50)%s\n", n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, a && b ? "" : " [attach FAILED]");
+	elfsyms_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tmabpf = argc > 1 ? argv[1] : "build/tmabpf";
+	char exe[4096];
+	struct event_list evs = {};
+	struct perf_counters pc = {};
+	struct min_uprobe_bpf *skel;
+	struct elfsyms s;
+	const struct elfsym **m = NULL;
+	double none, empty, minimal, tm, b_empty, b_min, b_tm;
+	char err[256];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (len < 0)
+		return 1;
+	exe[len] = 0;
+	libbpf_set_print(NULL);
+	if (bpf_enable_stats(BPF_STATS_RUN_TIME) < 0)
+		fprintf(stderr, "uprobe_cost: kernel BPF stats unavailable\n");
+	if (elfsyms_load(exe, &s, err, sizeof(err)) || elfsyms_match_all(&s, "bench_tiny", &m) != 1) {
+		fprintf(stderr, "uprobe_cost: cannot find bench_tiny in %s\n", exe);
+		return 1;
+	}
+	if (events_parse_list(EVENTS, &evs, err, sizeof(err)) ||
+	    perf_counters_open(&pc, &evs, libbpf_num_possible_cpus(), err, sizeof(err)))
+		return 1;
+	skel = min_uprobe_bpf__open();
+	skel->rodata->nr_events = pc.nr_events;
+	skel->rodata->nr_cpus = pc.nr_cpus;
+	bpf_map__set_max_entries(skel->maps.counters, pc.nr_events * pc.nr_cpus);
+	if (min_uprobe_bpf__load(skel))
+		return 1;
+	for (int e = 0; e < pc.nr_events; e++)
+		for (int c = 0; c < pc.nr_cpus; c++) {
+			__u32 idx = e * pc.nr_cpus + c;
+
+			if (pc.fds[idx] >= 0)
+				bpf_map_update_elem(bpf_map__fd(skel->maps.counters), &idx, &pc.fds[idx], BPF_ANY);
+		}
+	none = ns_per_call();
+	empty = pair_cost(skel->progs.empty_entry, skel->progs.empty_exit, exe, m[0]->offset, &b_empty);
+	minimal = pair_cost(skel->progs.minimal_entry, skel->progs.minimal_exit, exe, m[0]->offset, &b_min);
+	tm = tmabpf_cost(tmabpf, exe, &b_tm);
+	printf("tiny function bench_tiny, %d calls, events %s\n", CALLS, EVENTS);
+	printf("%-26s %12s %14s %18s\n", "config", "ns/call", "added ns/call", "BPF ns/call (2 hits)");
+	printf("%-26s %12.0f %14s %18s\n", "no probe", none, "-", "-");
+	printf("%-26s %12.0f %14.0f %18.0f\n", "empty entry+return", empty, empty - none, b_empty);
+	printf("%-26s %12.0f %14.0f %18.0f\n", "hand-minimal reads", minimal, minimal - none, b_min);
+	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe", tm, tm - none, b_tm);
+	printf("ratio tmabpf/hand-minimal BPF time per call: %.2f (goal <= 1.15)\n", b_min ? b_tm / b_min : 0);
+	printf("ratio tmabpf/empty pair, whole call: %.2f\n", empty - none > 0 ? (tm - none) / (empty - none) : 0);
+	if (argc > 2)
+		attach_detach_1000(skel, argv[2]);
+	free(m);
+	elfsyms_free(&s);
+	min_uprobe_bpf__destroy(skel);
+	perf_counters_close(&pc);
+	return 0;
+}
