@@ -82,7 +82,7 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) | $(O)/fuzz
+$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) | $(O)/fuzz
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
 		-o $@ $(LDLIBS_TMABPF)
 

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
+#include "cpu_detect.h"
+#include "pfm_enc.h"
+#include "tma.h"
+#include "tma_recipes.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 
@@ -102,6 +106,128 @@ static int parse_raw(const char *tok, struct event_desc *d, char *err, size_t er
 	return 0;
 }
 
+static const struct tma_cpu *target_cpu;
+static bool target_set;
+
+void events_set_target_cpu(const struct tma_cpu *c)
+{
+	target_cpu = c;
+	target_set = c != NULL;
+}
+
+const struct tma_cpu *events_target_cpu(void)
+{
+	if (!target_set) {
+		char desc[256], why[256];
+		target_cpu = tma_cpu_detect(desc, sizeof(desc), why, sizeof(why));
+		target_set = true;
+	}
+	return target_cpu;
+}
+
+/* perf's sysfs format files for the core PMU, per vendor (used when the host
+ * has no cpu PMU, or when --cpu names another machine's CPU) */
+struct builtin_format { const char *term, *fmt; };
+static const struct builtin_format intel_formats[] = {
+	{ "event", "config:0-7" }, { "umask", "config:8-15" }, { "edge", "config:18" }, { "pc", "config:19" },
+	{ "any", "config:21" }, { "inv", "config:23" }, { "cmask", "config:24-31" }, { "in_tx", "config:32" },
+	{ "in_tx_cp", "config:33" }, { "offcore_rsp", "config1:0-63" }, { "ldlat", "config1:0-15" },
+	{ "frontend", "config1:0-23" }, { NULL, NULL },
+};
+static const struct builtin_format amd_formats[] = {
+	{ "event", "config:0-7,32-35" }, { "umask", "config:8-15" }, { "edge", "config:18" }, { "inv", "config:23" },
+	{ "cmask", "config:24-31" }, { NULL, NULL },
+};
+static const struct builtin_format arm_formats[] = {
+	{ "event", "config:0-15" }, { "long", "config1:0" }, { NULL, NULL },
+};
+
+/* vendor of the target CPU, or of the host when it has no recipe; -1 unknown */
+static int target_vendor(void)
+{
+	static int host = -2;
+	const struct tma_cpu *c = events_target_cpu();
+
+	if (c)
+		return (int)c->vendor;
+	if (host == -2) {
+		char line[256];
+		FILE *f = fopen("/proc/cpuinfo", "r");
+		host = -1;
+		while (f && fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "vendor_id", 9)) {
+				host = strstr(line, "GenuineIntel") ? TMA_INTEL : strstr(line, "AuthenticAMD") ? TMA_AMD : -1;
+				break;
+			}
+			if (!strncmp(line, "CPU implementer", 15)) {
+				host = TMA_ARM;
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	return host;
+}
+
+static const char *builtin_format(const char *term)
+{
+	const struct builtin_format *t;
+	int v = target_vendor();
+
+	if (v < 0)
+		return NULL;
+	t = v == TMA_INTEL ? intel_formats : v == TMA_AMD ? amd_formats : arm_formats;
+	for (; t->term; t++)
+		if (!strcmp(t->term, term))
+			return t->fmt;
+	return NULL;
+}
+
+static bool is_core_pmu(const char *pmu)
+{
+	return !strcmp(pmu, "cpu") || !strcmp(pmu, "cpu_core") || !strncmp(pmu, "armv8_pmuv3", 11);
+}
+
+static bool use_builtin(const char *pmu)
+{
+	char path[256];
+
+	if (!is_core_pmu(pmu))
+		return false;
+	if (target_set && target_cpu) /* --cpu NAME: encode for that CPU, not the host */
+		return true;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	return access(path, R_OK) != 0;
+}
+
+/* A hardware event name for the target CPU: the TMA recipe's table, then libpfm4. */
+static int parse_hw_name(const char *tok, struct event_desc *d, char *err, size_t errlen)
+{
+	const struct tma_cpu *c = events_target_cpu();
+	char key[TMA_KEY_LEN], e2[256];
+	struct pfm_enc_out o;
+
+	if (!c)
+		return -ENOENT;
+	desc_init(d, tok, "cpu", PERF_TYPE_RAW, 0);
+	if (!tma_event_key(tok, key, sizeof(key)) && !tma_encode_key(c, key, &d->attr, e2, sizeof(e2))) {
+		for (int i = 0; i < c->nev; i++)	/* only the recipe's explicit entries; the rest via libpfm4 */
+			if (!strcmp(c->ev[i].key, key))
+				return 0;
+	}
+	if (!c->pfm_pmu)
+		return -ENOENT;
+	if (pfm_enc_event(c->pfm_pmu, tok, &o, NULL, 0, err, errlen))
+		return -ENOENT;
+	d->attr.type = o.type;
+	d->attr.config = o.config;
+	d->attr.config1 = o.config1;
+	d->attr.config2 = o.config2;
+	d->attr.exclude_guest = 1;
+	return 0;
+}
+
 static int read_sysfs_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -145,6 +271,7 @@ static int apply_format(struct perf_event_attr *a, const char *fmt, __u64 v, cha
 			goto bad;
 		int width = (int)(hi - lo + 1);
 		__u64 mask = width == 64 ? ~0ULL : ((1ULL << width) - 1);
+		*dst &= ~(mask << lo);	/* a later term overrides, e.g. cpu/EV,cmask=2/ */
 		*dst |= ((v >> shift) & mask) << lo;
 		shift += width;
 		p = *end == ',' ? end + 1 : end;
@@ -199,6 +326,15 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 	if (!strcmp(name, "config")) { a->config = v; return 0; }
 	if (!strcmp(name, "config1")) { a->config1 = v; return 0; }
 	if (!strcmp(name, "config2")) { a->config2 = v; return 0; }
+	if (use_builtin(pmu)) {
+		const char *bf = builtin_format(name);
+		if (bf)
+			return apply_format(a, bf, v, err, errlen);
+		const struct tma_cpu *c = events_target_cpu();
+		snprintf(err, errlen, "unknown term '%s' in %s/.../ for %s (terms: event, umask, cmask, edge, inv%s)",
+			 name, pmu, c ? tma_cpu_name(c) : "this CPU", target_vendor() == TMA_INTEL ? ", any, ldlat, offcore_rsp" : "");
+		return -ENOENT;
+	}
 	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/format/%s", pmu, name);
 	if (read_sysfs_line(path, fmt, sizeof(fmt)) == 0)
 		return apply_format(a, fmt, v, err, errlen);
@@ -230,13 +366,36 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 	}
 	memcpy(pmu, tok, slash - tok);
 	pmu[slash - tok] = 0;
+	snprintf(terms, sizeof(terms), "%.*s", (int)(len - (slash - tok) - 2), slash + 1);
+	if (use_builtin(pmu) && target_vendor() >= 0) {
+		/* cpu/NAME[,term=v...]/ with a named event first, or cpu/event=..,umask=../ */
+		char first[EVENT_NAME_LEN];
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(terms, ","), terms);
+		if (!strchr(first, '=') && builtin_format(first) == NULL) {
+			int r = parse_hw_name(first, d, err, errlen);
+			if (r) {
+				snprintf(err, errlen, "unknown event '%s' in '%s' for CPU %s (see tmabpf list%s)", first, tok,
+					 tma_cpu_name(events_target_cpu()), events_target_cpu() ? "" : "; --cpu NAME");
+				return -ENOENT;
+			}
+			snprintf(d->name, sizeof(d->name), "%s", tok);
+			char *rest = strchr(terms, ',');
+			return rest ? apply_terms(pmu, &d->attr, rest + 1, err, errlen) : 0;
+		}
+		desc_init(d, tok, pmu, PERF_TYPE_RAW, 0);
+		d->attr.exclude_guest = 1;
+		if (!terms[0]) {
+			snprintf(err, errlen, "malformed event '%s': no terms between the slashes", tok);
+			return -EINVAL;
+		}
+		return apply_terms(pmu, &d->attr, terms, err, errlen);
+	}
 	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", pmu);
 	if (read_sysfs_line(path, buf, sizeof(buf))) {
 		snprintf(err, errlen, "unknown PMU '%s' in '%s' (no %s; list: ls %s)", pmu, tok, path, SYSFS_PMUS);
 		return -ENOENT;
 	}
 	desc_init(d, tok, pmu, (__u32)strtoul(buf, NULL, 10), 0);
-	snprintf(terms, sizeof(terms), "%.*s", (int)(len - (slash - tok) - 2), slash + 1);
 	if (!terms[0]) {
 		snprintf(err, errlen, "malformed event '%s': no terms between the slashes", tok);
 		return -EINVAL;
@@ -263,8 +422,18 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 	r = parse_raw(tok, d, err, errlen);
 	if (r != -ENOENT)
 		return r;
-	snprintf(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
-		 "context-switches, msr/tsc/, rHEX, pmu/event=..,umask=../)", tok);
+	char e2[256];
+	if (parse_hw_name(tok, d, e2, sizeof(e2)) == 0)
+		return 0;
+	const struct tma_cpu *c = events_target_cpu();
+	if (c)
+		snprintf(err, errlen, "unknown event '%s' for CPU %s (not a software name, rHEX, pmu/.../, "
+			 "or %s event; see tmabpf list --cpu %s)", tok, tma_cpu_name(c),
+			 c->pfm_pmu ? "libpfm4" : "recipe", tma_cpu_name(c));
+	else
+		snprintf(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
+			 "context-switches, msr/tsc/, rHEX, pmu/event=..,umask=../; hardware names need a "
+			 "known CPU: --cpu NAME)", tok);
 	return -ENOENT;
 }
 
@@ -303,6 +472,7 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 		return -EINVAL;
 	}
 	while (*p) {
+		const char *tstart = p;
 		char tok[EVENT_NAME_LEN * 2];
 		size_t n = 0;
 		int slashes = 0;
@@ -318,10 +488,13 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 		if (*p == ',')
 			p++;
 		struct event_desc d;
-		int r = events_parse_one(tok, &d, err, errlen);
+		char e1[384];
+		int r = events_parse_one(tok, &d, e1, sizeof(e1));
 
-		if (r)
+		if (r) {
+			snprintf(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
 			return r;
+		}
 		d.from_user = true;
 		r = events_add(l, &d, err, errlen);
 		if (r < 0)

@@ -36,4 +36,13 @@ int events_find(const struct event_list *l, const char *name);
 bool events_host_has_pmu(char *why, size_t whylen);
 const char *events_type_name(__u32 type);
 
+struct tma_cpu;
+/* CPU whose event names/formats -e uses (--cpu NAME); NULL = the detected host CPU.
+ * Hardware names resolve through libpfm4 for that CPU (perf JSON dotted names or
+ * libpfm4 NAME:UMASK, case-insensitive), then the TMA recipe's own table; cpu/../
+ * terms use sysfs when the host has a cpu PMU, else a built-in format table for
+ * the CPU's vendor (Intel, AMD, Arm). */
+void events_set_target_cpu(const struct tma_cpu *c);
+const struct tma_cpu *events_target_cpu(void);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "cmd_analyze.h"
 #include "run.h"
 
 int main(int argc, char **argv)
@@ -11,6 +12,10 @@ int main(int argc, char **argv)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "analyze"))
+		return cmd_analyze(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
 	r = cli_parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -17,6 +17,9 @@ struct report;
 /* Writes the TMA object (key "tma") for one set of sums; NULL when TMA is off. */
 typedef void (*report_tma_fn)(const struct report *r, const struct thread_stats *s, struct json *j);
 
+/* Writes the TMA bottleneck path of one set of sums into buf; 0 when there is one. */
+typedef int (*report_tma_path_fn)(const struct report *r, const struct thread_stats *s, char *buf, size_t len);
+
 struct report {
 	const struct host_info *host;
 	const char *recipe;		/* TMA recipe, NULL when none */
@@ -27,6 +30,7 @@ struct report {
 	char target[256];
 	const char *stop_reason;	/* "target exited", "duration", "SIGINT", ... */
 	report_tma_fn tma_json;
+	report_tma_path_fn tma_path;
 	void *tma_ctx;
 	/* per-function deltas (--uprobe); NULL/0 when none */
 	const struct uprobe_set *uset;

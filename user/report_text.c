@@ -152,6 +152,14 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	qsort(procs, np, sizeof(*procs), cmp_oncpu_desc);
 	for (size_t i = 0; i < np && (int)i < top; i++)
 		print_row(r, f, &procs[i], r->duration_ns, true);
+	if (r->tma_path) {
+		char path[512];
+
+		fprintf(f, "TMA bottleneck path (recipe %s):\n", r->recipe);
+		for (size_t i = 0; i < np && (int)i < top; i++)
+			if (r->tma_path(r, &procs[i], path, sizeof(path)) == 0)
+				fprintf(f, "  %7u %-16.16s %s\n", procs[i].pid, procs[i].comm, path);
+	}
 	report_functions_text(r, f, top, NULL, 0, r->duration_ns);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled)\n");
 	fflush(f);

@@ -14,8 +14,11 @@
 #include <unistd.h>
 #include <stdarg.h>
 #include <bpf/libbpf.h>
+#include "cpu_detect.h"
+#include "dryrun.h"
 #include "events.h"
 #include "host.h"
+#include "tma.h"
 #include "perf_open.h"
 #include "report.h"
 #include "report_text.h"
@@ -67,6 +70,9 @@ static unsigned long long now_ns(void)
 
 struct run_state {
 	struct options *o;
+	const struct tma_cpu *cpu;	/* TMA recipe: --cpu NAME or detected; NULL when none */
+	int tma_level;			/* 0: TMA off */
+	char cpu_desc[256];
 	struct host_info host;
 	struct event_list evs;
 	struct perf_counters pc;
@@ -94,18 +100,90 @@ static void on_thread_exit(void *ctx, const struct thread_stats *s)
 		warn_add("out of memory keeping an exited thread's sums");
 }
 
-/* Event list: -e, else the default for this host. */
-static int choose_events(struct run_state *st)
+/* --cpu NAME, else the recipe for this host's CPU (NULL when there is none). */
+static int choose_cpu(struct run_state *st)
+{
+	char why[256];
+
+	if (st->o->cpu_name) {
+		st->cpu = tma_cpu_by_name(st->o->cpu_name);
+		if (!st->cpu) {
+			die_msg("--cpu: unknown CPU '%s' (known: %s)", st->o->cpu_name, tma_cpu_names());
+			return EXIT_USAGE;
+		}
+		snprintf(st->cpu_desc, sizeof(st->cpu_desc), "%s (--cpu)", tma_cpu_name(st->cpu));
+	} else {
+		st->cpu = tma_cpu_detect(st->cpu_desc, sizeof(st->cpu_desc), why, sizeof(why));
+	}
+	if (st->cpu)
+		events_set_target_cpu(st->cpu);
+	return 0;
+}
+
+/* Event list: -e first, then the TMA recipe's events when TMA runs (PMU host or --dry-run). */
+static int choose_events(struct run_state *st, bool pmu)
 {
 	char err[256];
 	int r;
 
-	r = events_parse_list(st->o->events ? st->o->events : DEFAULT_SW_EVENTS, &st->evs, err, sizeof(err));
+	if (st->o->events || !st->cpu || !(pmu || st->o->dry_run)) {
+		r = events_parse_list(st->o->events ? st->o->events : DEFAULT_SW_EVENTS, &st->evs, err, sizeof(err));
+		if (r) {
+			die_msg("-e: %s", err);
+			return EXIT_USAGE;
+		}
+	}
+	st->tma_level = st->o->tma_level ? st->o->tma_level : ((pmu || st->o->dry_run) && !st->o->events ? 1 : 0);
+	if (!st->tma_level || !st->cpu || !(pmu || st->o->dry_run)) {
+		st->tma_level = 0;
+		return 0;
+	}
+	struct tma_env env;
+
+	tma_env_host(&env);
+	tma_set_env(&env);
+	r = tma_plan_events(st->cpu, st->tma_level, &st->evs, err, sizeof(err));
 	if (r) {
-		die_msg("-e: %s", err);
+		die_msg("TMA level %d on %s: %s", st->tma_level, tma_cpu_name(st->cpu), err);
 		return EXIT_USAGE;
 	}
+	if (tma_plan_note() && tma_plan_note()[0] && !st->o->dry_run)
+		warn_add("TMA: %s", tma_plan_note());
 	return 0;
+}
+
+/* The "tma" object of one set of sums (threads, processes, functions). */
+static void tma_json_hook(const struct report *r, const struct thread_stats *s, struct json *j)
+{
+	const struct run_state *st = r->tma_ctx;
+	static struct tma_result res;
+	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+
+	for (int e = 0; e < r->evs->n; e++) {
+		scaled[e] = counter_scaled(&s->c[e]);
+		pct[e] = 100.0 * counter_running_share(&s->c[e]);
+	}
+	if (tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, &res)) {
+		json_obj_begin(j, "tma");
+		json_obj_end(j);
+		return;
+	}
+	tma_result_json(&res, j, "tma");
+}
+
+static int tma_path_hook(const struct report *r, const struct thread_stats *s, char *buf, size_t len)
+{
+	const struct run_state *st = r->tma_ctx;
+	static struct tma_result res;
+	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+
+	for (int e = 0; e < r->evs->n; e++) {
+		scaled[e] = counter_scaled(&s->c[e]);
+		pct[e] = 100.0 * counter_running_share(&s->c[e]);
+	}
+	if (tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, &res))
+		return -1;
+	return tma_bottleneck_path(&res, buf, len) < 0 ? -1 : 0;
 }
 
 /* Never fall back silently: say once what is missing and what still runs. */
@@ -114,6 +192,9 @@ static void announce_capabilities(struct run_state *st)
 	if (!st->host.pmu)
 		warn_add("hardware counters unavailable: %s; TMA skipped, counting software events only "
 			 "(fix: run on bare metal or a VM with a virtual PMU)", st->host.pmu_why);
+	else if (!st->cpu)
+		warn_add("no TMA recipe for this CPU (%s); counting the selected events only (see 'tmabpf list')",
+			 st->cpu_desc);
 }
 
 static int setup_bpf(struct run_state *st)
@@ -331,12 +412,17 @@ int run_profile(struct options *o)
 
 	libbpf_verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
+	if ((r = choose_cpu(&st)))
+		return r;
+	st.host.pmu = events_host_has_pmu(st.host.pmu_why, sizeof(st.host.pmu_why));
+	if ((r = choose_events(&st, st.host.pmu)))
+		return r;
+	if (o->dry_run)
+		return dryrun_print(st.cpu, st.tma_level, &st.evs, stdout) ? 1 : 0;
 	if (host_check_privilege(err, sizeof(err))) {
 		die_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	if ((r = choose_events(&st)))
-		return r;
 	if (target_check(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		return EXIT_USAGE;
@@ -358,7 +444,10 @@ int run_profile(struct options *o)
 		return r;
 	}
 	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt,
-				  .uset = st.uset.nr_funcs ? &st.uset : NULL };
+				  .uset = st.uset.nr_funcs ? &st.uset : NULL,
+				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
+				  .tma_json = st.tma_level ? tma_json_hook : NULL,
+				  .tma_path = st.tma_level ? tma_path_hook : NULL, .tma_ctx = &st };
 	text_view_init(&st.view, o->top);
 	st.t0 = now_ns();
 	st.rate_ts = st.t0;

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer target: -e event-spec parser (lists, pmu/terms/, raw, names) and
+ * the metric-expression evaluator on the same bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "events.h"
+#include "cpu_detect.h"
+#include "tma.h"
+#include "tma_expr.h"
+
+static int resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id, struct tma_expr_val *out)
+{
+	out->v = (double)(strlen(id) % 7);
+	out->cnst = k == TMA_EXPR_LITERAL;
+	out->ids = 0;
+	int b = tma_expr_id_index(x, id);
+	if (b >= 0)
+		out->ids = 1ULL << b;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct event_list l;
+	static int init;
+	char buf[1024], err[512], key[TMA_KEY_LEN];
+
+	if (!init) {
+		/* libpfm4 names need a CPU; the built-in cpu/ formats too */
+		events_set_target_cpu(tma_cpu_by_name("skylakex"));
+		init = 1;
+	}
+	if (size >= sizeof(buf))
+		size = sizeof(buf) - 1;
+	memcpy(buf, data, size);
+	buf[size] = 0;
+	l.n = 0;
+	events_parse_list(buf, &l, err, sizeof(err));
+	tma_event_key(buf, key, sizeof(key));
+	struct tma_expr_ctx x;
+	struct tma_expr_val v;
+	memset(&x, 0, sizeof(x));
+	x.resolve = resolve;
+	x.planning = size & 1;
+	tma_expr_eval(&x, buf, &v, err, sizeof(err));
+	return 0;
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/* -e parsing: software names, rHEX, sysfs pmu/terms/, libpfm4 names for a
+ * chosen CPU (perf JSON dotted and libpfm4 NAME:UMASK spellings), built-in
+ * cpu/ formats when the host has no cpu PMU, errors with positions. */
+#include <unistd.h>
+#include "test_tma_refjson.h"
+#include "events.h"
+#include "cpu_detect.h"
+
+static struct event_desc d;
+static char err[512];
+
+static int one(const char *tok)
+{
+	memset(&d, 0, sizeof(d));
+	err[0] = 0;
+	return events_parse_one(tok, &d, err, sizeof(err));
+}
+
+int main(void)
+{
+	static struct event_list l;
+
+	CHECK(one("page-faults") == 0 && d.attr.type == PERF_TYPE_SOFTWARE && d.attr.config == PERF_COUNT_SW_PAGE_FAULTS, "software name");
+	CHECK(one("cs") == 0 && d.attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES, "software alias");
+	CHECK(one("r01c2") == 0 && d.attr.type == PERF_TYPE_RAW && d.attr.config == 0x1c2, "raw rUUEE");
+	CHECK(one("r01zz") != 0 && strstr(err, "rHEX"), "bad raw: %s", err);
+	if (access("/sys/bus/event_source/devices/msr/type", R_OK) == 0)
+		CHECK(one("msr/tsc/") == 0 && !strcmp(d.pmu, "msr"), "msr/tsc/ through sysfs");
+
+	events_set_target_cpu(tma_cpu_by_name("skylakex"));
+	CHECK(one("core_power.lvl2_turbo_license") == 0 && d.attr.type == PERF_TYPE_RAW && d.attr.config == 0x2028 &&
+	      d.attr.exclude_guest && !d.attr.exclude_kernel && !d.attr.exclude_user,
+	      "libpfm4: core_power.lvl2_turbo_license on skylakex = 0x2028 (%s)", err);
+	CHECK(one("mem_load_l3_miss_retired.local_dram") == 0 && d.attr.config == 0x1d3, "libpfm4: perf JSON dotted name, lower case");
+	CHECK(one("MEM_LOAD_L3_MISS_RETIRED:LOCAL_DRAM") == 0 && d.attr.config == 0x1d3, "libpfm4: NAME:UMASK spelling");
+	CHECK(one("Mem_Load_L3_Miss_Retired.Local_Dram") == 0 && d.attr.config == 0x1d3, "case-insensitive");
+	CHECK(one("UOPS_RETIRED.MACRO_FUSED") == 0 && d.attr.config == 0x4c2, "recipe table covers libpfm4 gaps (MACRO_FUSED)");
+	CHECK(one("cpu/event=0x3c,umask=0x0,cmask=1,inv/") == 0 && d.attr.type == PERF_TYPE_RAW &&
+	      d.attr.config == (0x3c | 1ULL << 24 | 1ULL << 23), "built-in Intel cpu/ format (--cpu set, no sysfs needed)");
+	CHECK(one("cpu/event=0xd1,umask=0x1,any=1,edge/") == 0 && d.attr.config == (0x1d1 | 1ULL << 21 | 1ULL << 18), "any/edge terms");
+	CHECK(one("cpu/CYCLE_ACTIVITY.STALLS_L1D_MISS,cmask=2/") == 0 && d.attr.config == (0xca3 | 2ULL << 24),
+	      "cpu/NAME,cmask=N/: named event with an overriding term (0x%llx)", (unsigned long long)d.attr.config);
+	CHECK(one("cpu/bogus=1/") != 0 && strstr(err, "unknown term 'bogus'"), "unknown term: %s", err);
+	CHECK(one("not_an_event.at_all") != 0 && strstr(err, "unknown event 'not_an_event.at_all' for CPU skylakex"), "unknown event names the CPU: %s", err);
+	l.n = 0;
+	int r = events_parse_list("page-faults,bogus_ev,cycles", &l, err, sizeof(err));
+	CHECK(r != 0 && strstr(err, "character 13") && strstr(err, "bogus_ev"), "-e list error gives the position: %s", err);
+	l.n = 0;
+	r = events_parse_list("cpu/event=0x3c,umask=0x0/,page-faults", &l, err, sizeof(err));
+	CHECK(r == 0 && l.n == 2 && !strcmp(l.ev[0].name, "cpu/event=0x3c,umask=0x0/"), "commas inside cpu/../ do not split the list");
+
+	events_set_target_cpu(tma_cpu_by_name("amdzen4"));
+	CHECK(one("cpu/event=0x1a0,umask=0x1/") == 0 && d.attr.config == 0x1000001a0ULL, "built-in AMD format: event bits 32-35");
+	CHECK(one("ls_not_halted_cyc") == 0 && d.attr.config == 0x76, "AMD recipe name (perf spelling) -> libpfm4 CYCLES_NOT_IN_HALT");
+	CHECK(one("RETIRED_OPS") == 0 && d.attr.config == 0xc1, "AMD libpfm4 name");
+	events_set_target_cpu(tma_cpu_by_name("amdzen5"));
+	CHECK(one("de_no_dispatch_per_slot.backend_stalls") == 0 && d.attr.config == 0x100001ea0ULL, "Zen 5 (no libpfm4 table): recipe raw encoding");
+	events_set_target_cpu(tma_cpu_by_name("neoverse-v2"));
+	CHECK(one("cpu/event=0x11/") == 0 && d.attr.config == 0x11, "built-in Arm format");
+	CHECK(one("STALL_SLOT_BACKEND") == 0 && d.attr.config == 0x3d, "Arm architected name");
+	events_set_target_cpu(tma_cpu_by_name("sapphirerapids"));
+	CHECK(one("topdown.backend_bound_slots") == 0 && d.attr.config == 0x2a4, "SPR TOPDOWN.BACKEND_BOUND_SLOTS = 0xa4/0x02 (JSON), not libpfm4's 0x0200");
+	CHECK(one("slots") != 0, "perf-metrics pseudo event 'slots' is refused");
+	return t_done();
+}

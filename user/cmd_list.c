@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* tmabpf list [--cpu NAME]: CPU, recipe, counters, TMA events and libpfm4 events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd_analyze.h"
+#include "cpu_detect.h"
+#include "pfm_enc.h"
+#include "tma.h"
+#include "tma_recipes.h"
+
+static void print_name(const char *name, const char *desc, void *arg)
+{
+	int *col = arg;
+	int l = (int)strlen(name) + 2;
+	if (*col + l > 100) {
+		printf("\n   ");
+		*col = 3;
+	}
+	printf(" %s", name);
+	*col += l;
+	(void)desc;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	const char *cpuname = NULL;
+	char desc[256] = "", why[256] = "", pwhy[256];
+	const struct tma_cpu *c;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--cpu=", 6))
+			cpuname = argv[i] + 6;
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpuname = argv[++i];
+		else {
+			fprintf(stderr, "tmabpf list: unknown argument '%s' (usage: tmabpf list [--cpu NAME])\n", argv[i]);
+			return 2;
+		}
+	}
+	const struct tma_cpu *host = tma_cpu_detect(desc, sizeof(desc), why, sizeof(why));
+	bool pmu = events_host_has_pmu(pwhy, sizeof(pwhy));
+	printf("host CPU: %s\n", desc);
+	printf("host PMU: %s\n", pmu ? pwhy : "hardware counters are unavailable (virtualised, no cpu PMU); TMA skipped, software events only");
+	if (cpuname) {
+		c = tma_cpu_by_name(cpuname);
+		if (!c) {
+			fprintf(stderr, "tmabpf list: unknown CPU name '%s' (known: %s)\n", cpuname, tma_cpu_names());
+			return 2;
+		}
+	} else {
+		c = host;
+		if (!c)
+			printf("recipe: none (%s)\n", why);
+	}
+	printf("recipes: %s\n", tma_cpu_names());
+	if (!c)
+		return 0;
+	struct tma_env env;
+	tma_env_host(&env);
+	tma_set_env(&env);
+	int wd = -1;
+	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "r");
+	if (f) {
+		if (fscanf(f, "%d", &wd) != 1)
+			wd = -1;
+		fclose(f);
+	}
+	printf("recipe: %s (%s), TMA levels 1..%d, pipeline width %d slots\n", c->name, c->desc, c->max_level, c->slots);
+	printf("counters: %d fixed + %d general per thread (%d with SMT off)%s; %s\n", c->fixed_counters, c->gp_counters,
+	       c->gp_counters_smt_off, wd > 0 ? "; NMI watchdog on: it holds one" : "", c->notes);
+	printf("encodings: %s\n", c->pfm_pmu ? c->pfm_pmu : "built-in raw table (libpfm4 4.13 has no PMU for it)");
+	for (int lvl = 1; lvl <= c->max_level; lvl++) {
+		char keys[64][TMA_KEY_LEN];
+		int n = tma_needed_events(c, true, lvl, keys, 64);
+		printf("TMA level %d needs %d events%s:", lvl, n, c->gc ? " (general-counter formulation)" : "");
+		for (int k = 0; k < n; k++)
+			printf("%s %s", k ? "," : "", keys[k]);
+		printf("\n");
+	}
+	if (c->pfm_pmu) {
+		int col = 3;
+		printf("libpfm4 events for %s (use with -e, e.g. -e inst_retired.any_p or INST_RETIRED:ANY_P):\n   ", c->pfm_pmu);
+		int n = pfm_enc_list(c->pfm_pmu, print_name, &col);
+		printf("\n(%d events)\n", n < 0 ? 0 : n);
+	}
+	return 0;
+}
