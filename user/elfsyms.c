@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "warn.h"
 #include "elfsyms.h"
 
 /* libstdc++ (link -lstdc++) */
@@ -37,20 +38,6 @@ struct rawvec {
 	size_t n, cap;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- opening ---------------------------------------------------------- */
 
 static int elf_open(const char *path, int *fdp, Elf **elfp, char *err, size_t errlen)
@@ -59,24 +46,24 @@ static int elf_open(const char *path, int *fdp, Elf **elfp, char *err, size_t er
 	int fd, ret;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
+		err_set(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "open %s: %s%s", path, strerror(-ret),
+		err_set(err, errlen, "open %s: %s%s", path, strerror(-ret),
 			ret == -EACCES || ret == -EPERM ? " (run as root)" : " (check the library path)");
 		return ret;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
-		set_err(err, errlen, "%s: elf_begin: %s", path, elf_errmsg(-1));
+		err_set(err, errlen, "%s: elf_begin: %s", path, elf_errmsg(-1));
 		close(fd);
 		return -EINVAL;
 	}
 	if (elf_kind(elf) != ELF_K_ELF) {
-		set_err(err, errlen, "%s: not an ELF file (a linker script or text file?)", path);
+		err_set(err, errlen, "%s: not an ELF file (a linker script or text file?)", path);
 		elf_end(elf);
 		close(fd);
 		return -ENOEXEC;
@@ -100,7 +87,7 @@ static int load_segments(Elf *elf, struct elfsyms *s, char *err, size_t errlen)
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(elf, &n)) {
-		set_err(err, errlen, "%s: cannot read program headers: %s", s->path, elf_errmsg(-1));
+		err_set(err, errlen, "%s: cannot read program headers: %s", s->path, elf_errmsg(-1));
 		return -EINVAL;
 	}
 	s->segs = calloc(n ? n : 1, sizeof(*s->segs));
@@ -447,7 +434,7 @@ static int read_all_symbols(Elf *elf, struct elfsyms *s, struct rawvec *rv,
 out:
 	versions_free(&ver);
 	if (ret == -ENOMEM)
-		set_err(err, errlen, "%s: out of memory reading symbols", s->path);
+		err_set(err, errlen, "%s: out of memory reading symbols", s->path);
 	return ret;
 }
 
@@ -659,14 +646,14 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	if (ret)
 		goto fail;
 	if (!gelf_getehdr(elf, &eh)) {
-		set_err(err, errlen, "%s: cannot read ELF header: %s", path, elf_errmsg(-1));
+		err_set(err, errlen, "%s: cannot read ELF header: %s", path, elf_errmsg(-1));
 		ret = -EINVAL;
 		goto out;
 	}
 	out->e_type = eh.e_type;
 	out->e_machine = eh.e_machine;
 	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
-		set_err(err, errlen, "%s: ELF type %u is not an executable or shared library",
+		err_set(err, errlen, "%s: ELF type %u is not an executable or shared library",
 			path, eh.e_type);
 		ret = -ENOEXEC;
 		goto out;
@@ -681,14 +668,14 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 		goto out;
 	ret = merge_symbols(out, &rv);
 	if (ret == -ENOMEM)
-		set_err(err, errlen, "%s: out of memory merging symbols", path);
+		err_set(err, errlen, "%s: out of memory merging symbols", path);
 out:
 	rawvec_free(&rv);
 	elf_close(fd, elf);
 fail:
 	if (ret) {
 		if (ret == -ENOMEM && err && errlen && !err[0])
-			set_err(err, errlen, "%s: out of memory", path);
+			err_set(err, errlen, "%s: out of memory", path);
 		elfsyms_free(out);
 	}
 	return ret;

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "warn.h"
 #include "elfsyms.h"
 #include "libresolve.h"
 #include "procmaps.h"
@@ -53,20 +54,6 @@ enum how {
 	HOW_LDCACHE, HOW_DIR, HOW_DIR_PREFIX, HOW_LDCACHE_PREFIX, HOW_EXE,
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static int copy_str(char *dst, size_t len, const char *src)
 {
 	int n = snprintf(dst, len, "%s", src);
@@ -97,7 +84,7 @@ int libresolve_split_spec(const char *spec, char *lib, size_t liblen, char *glob
 	size_t run;
 
 	if (!spec || !spec[0]) {
-		set_err(err, errlen, "empty uprobe spec: expected LIB:FUNC_GLOB (e.g. libc.so.6:malloc)");
+		err_set(err, errlen, "empty uprobe spec: expected LIB:FUNC_GLOB (e.g. libc.so.6:malloc)");
 		return -EINVAL;
 	}
 	/* a run of colons of odd length starts with a separator; "::" pairs are C++ scope */
@@ -109,17 +96,17 @@ int libresolve_split_spec(const char *spec, char *lib, size_t liblen, char *glob
 		p += run;
 	}
 	if (!sep) {
-		set_err(err, errlen, "'%s': no ':' separating library and function glob "
+		err_set(err, errlen, "'%s': no ':' separating library and function glob "
 			"(expected LIB:FUNC_GLOB, e.g. libc.so.6:malloc or :main_loop)", spec);
 		return -EINVAL;
 	}
 	if (!sep[1]) {
-		set_err(err, errlen, "'%s': empty function glob after ':' "
+		err_set(err, errlen, "'%s': empty function glob after ':' "
 			"(expected LIB:FUNC_GLOB, e.g. %.*s:malloc*)", spec, (int)(sep - spec), spec);
 		return -EINVAL;
 	}
 	if ((size_t)(sep - spec) >= liblen || strlen(sep + 1) >= globlen) {
-		set_err(err, errlen, "'%s': library or glob too long", spec);
+		err_set(err, errlen, "'%s': library or glob too long", spec);
 		return -ENAMETOOLONG;
 	}
 	memcpy(lib, spec, sep - spec);
@@ -638,7 +625,7 @@ static int result_mapped(const struct ctx *c, const struct mfile *f, const char 
 		snprintf(how_buf, sizeof(how_buf), ", matched by DT_SONAME %s", f->soname);
 	else
 		copy_str(how_buf, sizeof(how_buf), how_str(how));
-	set_err(out->msg, sizeof(out->msg), "resolved %s -> %s (mapped in pid %d%s%s%s)",
+	err_set(out->msg, sizeof(out->msg), "resolved %s -> %s (mapped in pid %d%s%s%s)",
 		 c->lib[0] ? c->lib : "main executable", out->realpath, c->pid, how_buf,
 		 out->deleted ? "; deleted on disk, using " : "", out->deleted ? out->path : "");
 	return 0;
@@ -653,12 +640,12 @@ static int result_file(const struct ctx *c, const char *root, const char *real, 
 
 	if (rooted(root, real, out->path, sizeof(out->path)) ||
 	    copy_str(out->realpath, sizeof(out->realpath), real)) {
-		set_err(err, errlen, "%s: path too long", real);
+		err_set(err, errlen, "%s: path too long", real);
 		return -ENAMETOOLONG;
 	}
 	if (stat(out->path, &st)) {
 		ret = -errno;
-		set_err(err, errlen, "stat %s: %s", out->path, strerror(-ret));
+		err_set(err, errlen, "stat %s: %s", out->path, strerror(-ret));
 		return ret;
 	}
 	out->dev = st.st_dev;
@@ -669,7 +656,7 @@ static int result_file(const struct ctx *c, const char *root, const char *real, 
 	if (c->pid > 0)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%snot mapped in pid %d yet",
 			 note[0] ? "; " : "", c->pid);
-	set_err(out->msg, sizeof(out->msg), "resolved %s -> %s%s%s%s", c->lib, real,
+	err_set(out->msg, sizeof(out->msg), "resolved %s -> %s%s%s%s", c->lib, real,
 		 note[0] ? " (" : "", note, note[0] ? ")" : "");
 	return 0;
 }
@@ -970,11 +957,11 @@ static int find_name_in_fs(struct ctx *c, struct libresolve_result *out, char *e
 
 	searched_dirs(c, dirs, sizeof(dirs));
 	if (c->pid > 0)
-		set_err(err, errlen, "library %s not found: not mapped in pid %d, not in %s%s, "
+		err_set(err, errlen, "library %s not found: not mapped in pid %d, not in %s%s, "
 			"not in %s%s (check the name, or give an absolute path)",
 			c->lib, c->pid, c->root, LDCACHE, dirs, c->root[0] ? " (in its root)" : "");
 	else
-		set_err(err, errlen, "library %s not found: not in %s, not in %s "
+		err_set(err, errlen, "library %s not found: not in %s, not in %s "
 			"(check the name, or give an absolute path)", c->lib, LDCACHE, dirs);
 	return -ENOENT;
 }
@@ -990,7 +977,7 @@ static int find_main_exe(struct ctx *c, struct libresolve_result *out, char *err
 	int ret;
 
 	if (c->pid <= 0) {
-		set_err(err, errlen, "':GLOB' (no library: the main executable) needs a target "
+		err_set(err, errlen, "':GLOB' (no library: the main executable) needs a target "
 			"process (-p PID); give LIB:GLOB for system-wide probes");
 		return -EINVAL;
 	}
@@ -998,7 +985,7 @@ static int find_main_exe(struct ctx *c, struct libresolve_result *out, char *err
 	n = readlink(exe, link, sizeof(link) - 1);
 	if (n < 0 || stat(exe, &st)) {
 		ret = -errno;
-		set_err(err, errlen, "read %s: %s%s", exe, strerror(-ret),
+		err_set(err, errlen, "read %s: %s%s", exe, strerror(-ret),
 			ret == -ENOENT ? " (is the process running? kernel threads have none)" :
 			" (run as root)");
 		return ret == -ENOENT ? -ESRCH : ret;
@@ -1025,7 +1012,7 @@ static int find_main_exe(struct ctx *c, struct libresolve_result *out, char *err
 	out->inode = st.st_ino;
 	out->pid = c->pid;
 	out->is_main_exe = true;
-	set_err(out->msg, sizeof(out->msg), "resolved main executable -> %s (pid %d)", link, c->pid);
+	err_set(out->msg, sizeof(out->msg), "resolved main executable -> %s (pid %d)", link, c->pid);
 	return 0;
 }
 
@@ -1055,12 +1042,12 @@ static int find_path(struct ctx *c, const char *abs, const char *root,
 		/* not in the target's root: maybe the user gave a path of ours */
 		ret = find_path(c, abs, "", out, err, errlen);
 		if (ret == -ENOENT)
-			set_err(err, errlen, "library %s: %s in pid %d's root (%s) or ours",
+			err_set(err, errlen, "library %s: %s in pid %d's root (%s) or ours",
 				abs, strerror(-ret), c->pid, root);
 		return ret;
 	}
 	if (ret) {
-		set_err(err, errlen, "library %s: %s", abs, strerror(-ret));
+		err_set(err, errlen, "library %s: %s", abs, strerror(-ret));
 		return ret;
 	}
 	ret = check_elf(c, full);
@@ -1068,7 +1055,7 @@ static int find_path(struct ctx *c, const char *abs, const char *root,
 	if (ret == -EXDEV && c->pid <= 0)
 		ret = 0;
 	if (ret) {
-		set_err(err, errlen, "library %s%s%s%s: %s", abs, strcmp(abs, real) ? " (" : "",
+		err_set(err, errlen, "library %s%s%s%s: %s", abs, strcmp(abs, real) ? " (" : "",
 			strcmp(abs, real) ? real : "", strcmp(abs, real) ? ")" : "",
 			ret == -ENOEXEC ? "not an ELF file (a linker script? name the real library, e.g. its .so.N)" :
 			ret == -EXDEV ? "ELF class/machine differs from the target's" :
@@ -1096,7 +1083,7 @@ int libresolve_find(int pid, const char *lib, struct libresolve_result *out,
 		ret = ctx_load_maps(&c, err, errlen);
 		if (ret) {
 			if (ret == -ESRCH)
-				set_err(err, errlen, "pid %d: no such process (cannot read /proc/%d/maps)",
+				err_set(err, errlen, "pid %d: no such process (cannot read /proc/%d/maps)",
 					pid, pid);
 			goto out;
 		}
@@ -1109,11 +1096,11 @@ int libresolve_find(int pid, const char *lib, struct libresolve_result *out,
 		/* relative path: from our current directory, in our root */
 		if (!getcwd(cwd, sizeof(cwd))) {
 			ret = -errno;
-			set_err(err, errlen, "getcwd: %s", strerror(-ret));
+			err_set(err, errlen, "getcwd: %s", strerror(-ret));
 			goto out;
 		}
 		if (snprintf(abs, sizeof(abs), "%s/%s", cwd, lib) >= (int)sizeof(abs)) {
-			set_err(err, errlen, "%s: path too long", lib);
+			err_set(err, errlen, "%s: path too long", lib);
 			ret = -ENAMETOOLONG;
 			goto out;
 		}
@@ -1129,7 +1116,7 @@ int libresolve_find(int pid, const char *lib, struct libresolve_result *out,
 	}
 out:
 	if (ret == -ENOMEM && err && errlen)
-		set_err(err, errlen, "resolving %s: out of memory", lib);
+		err_set(err, errlen, "resolving %s: out of memory", lib);
 	ctx_free(&c);
 	return ret;
 }

@@ -12,23 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "warn.h"
 #include "procmaps.h"
 
 #define DELETED_SUFFIX " (deleted)"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool str_starts(const char *s, const char *prefix)
 {
@@ -137,7 +124,7 @@ static int parse_stream(FILE *f, const char *what, struct procmaps *m, char *err
 			continue;
 		ret = procmaps_parse_line(line, &e);
 		if (ret == -EINVAL) {
-			set_err(err, errlen, "%s: cannot parse line %zu: '%.*s'", what, lineno,
+			err_set(err, errlen, "%s: cannot parse line %zu: '%.*s'", what, lineno,
 				(int)strcspn(line, "\n"), line);
 			break;
 		}
@@ -146,13 +133,13 @@ static int parse_stream(FILE *f, const char *what, struct procmaps *m, char *err
 		if (ret) {
 			free(e.path);
 			if (ret == -ENOMEM)
-				set_err(err, errlen, "%s: out of memory", what);
+				err_set(err, errlen, "%s: out of memory", what);
 			break;
 		}
 	}
 	if (!ret && ferror(f)) {
 		ret = -errno ?: -EIO;
-		set_err(err, errlen, "read %s: %s", what, strerror(-ret));
+		err_set(err, errlen, "read %s: %s", what, strerror(-ret));
 	}
 	free(line);
 	if (ret)
@@ -169,7 +156,7 @@ int procmaps_parse(const char *text, struct procmaps *out, char *err, size_t err
 	f = fmemopen((void *)text, strlen(text), "r");
 	if (!f) {
 		ret = -errno;
-		set_err(err, errlen, "fmemopen: %s", strerror(errno));
+		err_set(err, errlen, "fmemopen: %s", strerror(errno));
 		return ret;
 	}
 	ret = parse_stream(f, "maps text", out, err, errlen);
@@ -192,13 +179,13 @@ int procmaps_load(int pid, struct procmaps *out, char *err, size_t errlen)
 	if (!f) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			set_err(err, errlen, "open %s: %s (is pid %d running?)", path,
+			err_set(err, errlen, "open %s: %s (is pid %d running?)", path,
 				strerror(-ret), pid);
 		else if (ret == -EACCES || ret == -EPERM)
-			set_err(err, errlen, "open %s: %s (run as root or with CAP_SYS_PTRACE)",
+			err_set(err, errlen, "open %s: %s (run as root or with CAP_SYS_PTRACE)",
 				path, strerror(-ret));
 		else
-			set_err(err, errlen, "open %s: %s", path, strerror(-ret));
+			err_set(err, errlen, "open %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	ret = parse_stream(f, path, out, err, errlen);
@@ -278,17 +265,17 @@ int procmaps_open_file(int pid, const char *path, int flags, char *err, size_t e
 
 	ret = procmaps_root_path(pid, path, full, sizeof(full));
 	if (ret) {
-		set_err(err, errlen, "%s: path too long", path);
+		err_set(err, errlen, "%s: path too long", path);
 		return ret;
 	}
 	fd = open(full, flags | O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EACCES || ret == -EPERM)
-			set_err(err, errlen, "open %s: %s (run as root to read other processes' files)",
+			err_set(err, errlen, "open %s: %s (run as root to read other processes' files)",
 				full, strerror(-ret));
 		else
-			set_err(err, errlen, "open %s: %s (was the file deleted or replaced?)",
+			err_set(err, errlen, "open %s: %s (was the file deleted or replaced?)",
 				full, strerror(-ret));
 		return ret;
 	}

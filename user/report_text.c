@@ -155,10 +155,13 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	if (r->tma_path) {
 		char path[512];
 
-		fprintf(f, "TMA bottleneck path (recipe %s):\n", r->recipe);
+		fprintf(f, "TMA bottleneck path (recipe %s; full tree per thread in --json):\n", r->recipe);
 		for (size_t i = 0; i < np && (int)i < top; i++)
 			if (r->tma_path(r, &procs[i], path, sizeof(path)) == 0)
-				fprintf(f, "  %7u %-16.16s %s\n", procs[i].pid, procs[i].comm, path);
+				fprintf(f, "  pid %7u %-16.16s %s\n", procs[i].pid, procs[i].comm, path);
+		for (size_t i = 0; i < n && (int)i < top; i++)
+			if (all[i].oncpu_ns && r->tma_path(r, &all[i], path, sizeof(path)) == 0)
+				fprintf(f, "  tid %7u %-16.16s %s\n", all[i].tid, all[i].comm, path);
 	}
 	report_functions_text(r, f, top, NULL, 0, r->duration_ns);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled)\n");

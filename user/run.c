@@ -152,18 +152,24 @@ static int choose_events(struct run_state *st, bool pmu)
 	return 0;
 }
 
-/* The "tma" object of one set of sums (threads, processes, functions). */
-static void tma_json_hook(const struct report *r, const struct thread_stats *s, struct json *j)
+/* TMA of one set of sums (threads, processes, functions); 0 when computed. */
+static int tma_of(const struct report *r, const struct thread_stats *s, struct tma_result *res)
 {
 	const struct run_state *st = r->tma_ctx;
-	static struct tma_result res;
 	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
 
 	for (int e = 0; e < r->evs->n; e++) {
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	if (tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, &res)) {
+	return tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, res);
+}
+
+static void tma_json_hook(const struct report *r, const struct thread_stats *s, struct json *j)
+{
+	static struct tma_result res;
+
+	if (tma_of(r, s, &res)) {
 		json_obj_begin(j, "tma");
 		json_obj_end(j);
 		return;
@@ -173,15 +179,9 @@ static void tma_json_hook(const struct report *r, const struct thread_stats *s, 
 
 static int tma_path_hook(const struct report *r, const struct thread_stats *s, char *buf, size_t len)
 {
-	const struct run_state *st = r->tma_ctx;
 	static struct tma_result res;
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
 
-	for (int e = 0; e < r->evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	if (tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, &res))
+	if (tma_of(r, s, &res))
 		return -1;
 	return tma_bottleneck_path(&res, buf, len) < 0 ? -1 : 0;
 }

@@ -34,3 +34,14 @@ void die_msg(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+void err_set(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
