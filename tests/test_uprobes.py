@@ -235,3 +235,30 @@ def test_jit_address_rejected():
     finally:
         p.kill()
         p.wait()
+
+
+def test_classic_uprobe_fallback_counts_the_same(tmp_path):
+    """Kernels without uprobe_multi get classic per-function uprobes (forced here)."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    env = dict(os.environ, TMABPF_FORCE_CLASSIC_UPROBES="1")
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
+                    "outer:100:20", "recurse:4:5"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "classic uprobes" in r.stderr
+    f = funcs(load_json(tm_out))
+    assert f["gt_outer"]["calls"] == 1 and f["gt_recurse"]["calls"] == 4
+    assert within(f["gt_outer"]["counters"]["page-faults"], 100, 0.01, 1)
+
+
+def test_max_rate_detaches_hot_function(manyfuncs, tmp_path):
+    """A function firing above --max-rate is detached, said once, and marked in the report."""
+    tm_out = str(tmp_path / "tm.json")
+    script = f"for i in $(seq 40); do {manyfuncs}/manyfuncs_driver 20 >/dev/null; sleep 0.05; done"
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--max-rate", "50",
+                    "--uprobe", f"{manyfuncs}/libmanyfuncs.so:manyf_000[0-1]", "--", "sh", "-c", script])
+    assert r.returncode == 0, r.stderr
+    tm = load_json(tm_out)
+    f = funcs(tm)
+    assert f["manyf_0000"]["detached"] and f["manyf_0001"]["detached"]
+    assert any("--max-rate" in w and "manyf_0000" in w for w in tm["warnings"])
+    assert f["manyf_0000"]["calls"] < 40 * 20, "still counted after detaching"

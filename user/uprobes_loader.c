@@ -73,8 +73,8 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 
 	memset(u, 0, sizeof(*u));
 	u->max_funcs = cfg->max_funcs;
-	u->multi = true;
-	r = open_and_load(u, tp, pc, tcfg, cfg, true);
+	u->multi = !getenv("TMABPF_FORCE_CLASSIC_UPROBES");	/* tests the fallback on new kernels */
+	r = u->multi ? open_and_load(u, tp, pc, tcfg, cfg, true) : -EOPNOTSUPP;
 	if (r) {
 		u->multi = false;
 		r = open_and_load(u, tp, pc, tcfg, cfg, false);
