@@ -184,7 +184,7 @@ static __always_inline __u64 scale_share(__u64 x, __u64 num, __u64 den)
  */
 static __always_inline void account_fold_share(struct thread_stats *t, struct cpu_snap *snap,
 					       const struct reading *now, struct reading *delta,
-					       __u32 next_owner, __u64 share_num, __u64 share_den)
+					       __u32 next_owner, __u64 share_num, __u64 share_den, __u64 ts)
 {
 	bool own = t && snap->tid != 0 && (snap->tid == t->tid || snap->tid == SNAP_ATTACH);
 	bool share = t && !own && share_den;
@@ -212,30 +212,31 @@ static __always_inline void account_fold_share(struct thread_stats *t, struct cp
 		snap->c[e] = now->c[e];
 	}
 	snap->tid = next_owner;
-	snap->ts = bpf_ktime_get_ns();
+	snap->ts = ts;
 }
 
 static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,
-					 const struct reading *now, struct reading *delta, __u32 next_owner)
+					 const struct reading *now, struct reading *delta, __u32 next_owner, __u64 ts)
 {
-	account_fold_share(t, snap, now, delta, next_owner, 0, 0);
+	account_fold_share(t, snap, now, delta, next_owner, 0, 0, ts);
 }
 
-/* Accounting point for the thread running now (uprobes, samples, exit):
- * read, fold into t, keep t as the snapshot's owner.  Returns the delta
- * (per-CPU scratch, valid until the next call) or NULL. */
-static __always_inline struct reading *account_current(struct thread_stats *t)
+/* Accounting point for the thread running now (uprobes, samples, exit) at
+ * time ts (bpf_ktime_get_ns, taken once by the caller): read, fold into t,
+ * keep t as the snapshot's owner.  Returns the delta (per-CPU scratch, valid
+ * until the next call) or NULL. */
+static __always_inline struct reading *account_current(struct thread_stats *t, __u64 ts, bool want_delta)
 {
 	__u32 zero = 0, one = 1;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
-	struct reading *now, *delta = bpf_map_lookup_elem(&scratch, &one);
+	struct reading *now, *delta = want_delta ? bpf_map_lookup_elem(&scratch, &one) : NULL;
 
-	if (!snap || !delta)
+	if (!snap)
 		return NULL;
 	now = account_read(snap);
 	if (!now)
 		return NULL;
-	account_fold(t, snap, now, delta, t ? t->tid : 0);
+	account_fold(t, snap, now, delta, t ? t->tid : 0, ts);
 	return delta;
 }
 

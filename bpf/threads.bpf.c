@@ -140,7 +140,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	since = snap->ts;
 	ts = bpf_ktime_get_ns();
 	slice = untraced_slice(pt, prev);
-	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0);
+	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
 	cpu = bpf_get_smp_processor_id();
 	if (pt)
 		switch_out(pt, prev, preempt, ts, cpu, since);
@@ -173,7 +173,7 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 
 	if (!t)
 		return 0;
-	account_current(t);
+	account_current(t, now, false);
 	/* sum_exec_runtime is not updated mid-slice: exec at switch-in + time since */
 	if (t->last_in_ns)
 		t->oncpu_ns = sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);
