@@ -55,7 +55,7 @@ vmlinux:
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h $(VMLINUX) | $(O)/bpf
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(O)/bench/%.bpf.o: bench/%.bpf.c bpf/*.h $(VMLINUX) | $(O)/bench
+$(O)/bench/%.bpf.o: bench/%.bpf.c bench/*.h bpf/*.h $(VMLINUX) | $(O)/bench
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(O)/%.skel.h: $(O)/bpf/%.bpf.o

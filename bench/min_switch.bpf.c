@@ -8,9 +8,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 nr_events = 0;
-const volatile __u32 nr_cpus = 1;
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -18,18 +15,7 @@ struct {
 	__type(value, __u64);
 } ts_by_tid SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 24);
-	__type(key, __u32);
-	__type(value, struct bpf_perf_event_value);
-} last SEC(".maps");
+#include "min_counters.bpf.h"
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(minimal_ts, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -44,16 +30,9 @@ int BPF_PROG(minimal_ts, bool preempt, struct task_struct *prev, struct task_str
 SEC("tp_btf/sched_switch")
 int BPF_PROG(minimal_reads, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 tid = next->pid, cpu = bpf_get_smp_processor_id();
+	__u32 tid = next->pid;
 	__u64 now = bpf_ktime_get_ns();
 
 	bpf_map_update_elem(&ts_by_tid, &tid, &now, BPF_ANY);
-	for (__u32 e = 0; e < 24 && e < nr_events; e++) {
-		__u32 key = e;	/* the loop variable must not have its address taken */
-		struct bpf_perf_event_value *v = bpf_map_lookup_elem(&last, &key);
-
-		if (v)
-			bpf_perf_event_read_value(&counters, e * nr_cpus + cpu, v, sizeof(*v));
-	}
-	return 0;
+	return read_all();
 }

@@ -47,12 +47,11 @@ static __always_inline __u64 task_exec_ns(struct task_struct *task)
  * since_ns: the last accounting point on this CPU (the latest t can have
  * started running), used when t is seen for the first time.
  */
-static __always_inline void switch_out(struct thread_stats *t, struct task_struct *prev, bool preempt,
+static __always_inline void switch_out(struct thread_stats *t, struct task_struct *prev, __u64 exec, bool preempt,
 				       __u64 now, __u32 cpu, __u64 since_ns)
 {
 	/* Same rule as the kernel's nvcsw/nivcsw in __schedule(). */
 	bool blocked = !preempt && task_state(prev) != 0;
-	__u64 exec = task_exec_ns(prev);
 
 	if (!t->last_in_ns) {
 		if (!t->last_out_ns) {
@@ -108,11 +107,11 @@ static __always_inline void switch_in(struct thread_stats *t, struct task_struct
 
 /* Share of the time since the CPU's last accounting point that t ran, when
  * t's switch-in was not traced (see switch_out); 0 when it was. */
-static __always_inline __u64 untraced_slice(struct thread_stats *t, struct task_struct *prev)
+static __always_inline __u64 untraced_slice(const struct thread_stats *t, __u64 exec)
 {
 	if (!t || t->last_in_ns || !t->last_out_ns)
 		return 0;
-	return sub_clamped(task_exec_ns(prev), t->exec_out);
+	return sub_clamped(exec, t->exec_out);
 }
 
 SEC("tp_btf/sched_switch")
@@ -123,7 +122,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	__u32 zero = 0, cpu;
 	struct cpu_snap *snap;
 	struct reading *now;
-	__u64 ts, since, slice;
+	__u64 ts, since, slice, prev_exec = 0;
 
 	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
 	if (!pt) {
@@ -139,11 +138,13 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	since = snap->ts;
 	ts = bpf_ktime_get_ns();
-	slice = untraced_slice(pt, prev);
+	if (pt)
+		prev_exec = task_exec_ns(prev);
+	slice = untraced_slice(pt, prev_exec);
 	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
 	cpu = bpf_get_smp_processor_id();
 	if (pt)
-		switch_out(pt, prev, preempt, ts, cpu, since);
+		switch_out(pt, prev, prev_exec, preempt, ts, cpu, since);
 	if (nt)
 		switch_in(nt, next, ts, cpu);
 	return 0;

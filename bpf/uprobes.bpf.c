@@ -268,46 +268,23 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 	return 0;
 }
 
-SEC("uprobe.multi")
-int tmabpf_uentry(struct pt_regs *ctx)
-{
-	/* read ctx first: the verifier refuses loads through a derived ctx pointer */
-	__u64 sp = PT_REGS_SP(ctx);
+/* Entry/return programs: read ctx first, since the verifier refuses loads
+ * through a ctx pointer clang derived; the function id is the cookie. */
+#define UPROBE_PROG(sec, name, handler)						\
+	SEC(sec)								\
+	int name(struct pt_regs *ctx)						\
+	{									\
+		__u64 sp = PT_REGS_SP(ctx);					\
+										\
+		barrier_var(sp);						\
+		return handler(sp, (__u32)bpf_get_attach_cookie(ctx));		\
+	}
 
-	barrier_var(sp);
-	return on_entry(sp, (__u32)bpf_get_attach_cookie(ctx));
-}
-
-SEC("uretprobe.multi")
-int tmabpf_uexit(struct pt_regs *ctx)
-{
-	/* read ctx first: the verifier refuses loads through a derived ctx pointer */
-	__u64 sp = PT_REGS_SP(ctx);
-
-	barrier_var(sp);
-	return on_return(sp, (__u32)bpf_get_attach_cookie(ctx));
-}
-
+UPROBE_PROG("uprobe.multi", tmabpf_uentry, on_entry)
+UPROBE_PROG("uretprobe.multi", tmabpf_uexit, on_return)
 /* Classic uprobes, for kernels without uprobe_multi links (< 6.6). */
-SEC("uprobe")
-int tmabpf_uentry1(struct pt_regs *ctx)
-{
-	/* read ctx first: the verifier refuses loads through a derived ctx pointer */
-	__u64 sp = PT_REGS_SP(ctx);
-
-	barrier_var(sp);
-	return on_entry(sp, (__u32)bpf_get_attach_cookie(ctx));
-}
-
-SEC("uretprobe")
-int tmabpf_uexit1(struct pt_regs *ctx)
-{
-	/* read ctx first: the verifier refuses loads through a derived ctx pointer */
-	__u64 sp = PT_REGS_SP(ctx);
-
-	barrier_var(sp);
-	return on_return(sp, (__u32)bpf_get_attach_cookie(ctx));
-}
+UPROBE_PROG("uprobe", tmabpf_uentry1, on_entry)
+UPROBE_PROG("uretprobe", tmabpf_uexit1, on_return)
 
 /* Frames still open when a thread exits never returned. */
 SEC("tp_btf/sched_process_exit")

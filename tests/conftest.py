@@ -54,6 +54,11 @@ def start_groundtruth(scenarios, out, delay_ms=1000, extra=()):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+def gt_thread(gt, comm):
+    """The ground-truth workload's record of the thread named comm."""
+    return next(t for t in gt["threads"] if t["comm"] == comm)
+
+
 def threads_by_tid(report):
     return {t["tid"]: t for t in report["threads"]}
 

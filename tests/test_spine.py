@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (DECODER, GROUNDTRUTH, TMABPF, load_json, run_tmabpf, start_groundtruth,
+from conftest import (gt_thread, DECODER, GROUNDTRUTH, TMABPF, load_json, run_tmabpf, start_groundtruth,
                       threads_by_tid, within)
 
 REPORT_TOP = {"tmabpf", "host", "duration_ns", "events", "threads", "processes", "warnings"}
@@ -27,10 +27,6 @@ def gt_run(tmp_path_factory):
     gt.wait(timeout=60)
     assert r.returncode == 0, r.stderr
     return load_json(gt_out), load_json(tm_out)
-
-
-def gt_thread(gt, comm):
-    return next(t for t in gt["threads"] if t["comm"] == comm)
 
 
 def test_report_contract(gt_run):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import (BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, load_json, run_tmabpf, within)
+from conftest import (gt_thread, BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, load_json, run_tmabpf, within)
 
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
 
@@ -26,10 +26,6 @@ def gt_uprobe_run(tmp_path_factory):
                     "outer:400:200", "sleep:300", "recurse:6:20", "longjmp:30", "migrate:200", "multi:3:4:100"])
     assert r.returncode == 0, r.stderr
     return load_json(gt_out), load_json(tm_out)
-
-
-def gt_thread(gt, comm):
-    return next(t for t in gt["threads"] if t["comm"] == comm)
 
 
 def test_exact_call_counts(gt_uprobe_run):

@@ -105,42 +105,42 @@ static int load_segments(Elf *elf, struct elfsyms *s, char *err, size_t errlen)
 	return 0;
 }
 
-int elfsyms_vaddr_to_offset(const struct elfsyms *s, uint64_t vaddr, uint64_t *offset)
+/* The PT_LOAD whose file-backed range holds pos, counted in vaddr (by_vaddr)
+ * or file-offset space; overlapping segments are unusual: prefer the
+ * executable one. */
+static const struct elfsyms_seg *seg_holding(const struct elfsyms *s, uint64_t pos, bool by_vaddr)
 {
 	const struct elfsyms_seg *best = NULL;
-	size_t i;
 
-	for (i = 0; i < s->nr_segs; i++) {
+	for (size_t i = 0; i < s->nr_segs; i++) {
 		const struct elfsyms_seg *g = &s->segs[i];
+		uint64_t start = by_vaddr ? g->vaddr : g->offset;
 
-		if (vaddr < g->vaddr || vaddr >= g->vaddr + g->filesz)
+		if (pos < start || pos >= start + g->filesz)
 			continue;
-		/* overlapping segments are unusual; prefer the executable one */
 		if (!best || ((g->flags & PF_X) && !(best->flags & PF_X)))
 			best = g;
 	}
-	if (!best)
+	return best;
+}
+
+int elfsyms_vaddr_to_offset(const struct elfsyms *s, uint64_t vaddr, uint64_t *offset)
+{
+	const struct elfsyms_seg *g = seg_holding(s, vaddr, true);
+
+	if (!g)
 		return -ENOENT;
-	*offset = vaddr - best->vaddr + best->offset;
+	*offset = vaddr - g->vaddr + g->offset;
 	return 0;
 }
 
 int elfsyms_offset_to_vaddr(const struct elfsyms *s, uint64_t offset, uint64_t *vaddr)
 {
-	const struct elfsyms_seg *best = NULL;
-	size_t i;
+	const struct elfsyms_seg *g = seg_holding(s, offset, false);
 
-	for (i = 0; i < s->nr_segs; i++) {
-		const struct elfsyms_seg *g = &s->segs[i];
-
-		if (offset < g->offset || offset >= g->offset + g->filesz)
-			continue;
-		if (!best || ((g->flags & PF_X) && !(best->flags & PF_X)))
-			best = g;
-	}
-	if (!best)
+	if (!g)
 		return -ENOENT;
-	*vaddr = offset - best->offset + best->vaddr;
+	*vaddr = offset - g->offset + g->vaddr;
 	return 0;
 }
 

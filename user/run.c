@@ -361,13 +361,10 @@ static int finish(struct run_state *st, const char *why)
 	char err[512];
 	int rc = 0;
 
-	st->rep.duration_ns = now_ns() - st->t0;
 	if (st->uprobes_loaded)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
-	threads_self_stats(&st->prog, &st->rep.self);	/* before detach: programs still exist after */
-	threads_detach(&st->prog);
+	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
 	refresh(st);
-	st->rep.duration_ns = now_ns() - st->t0;
 	st->rep.stop_reason = why;
 	if (st->rep.self.stat[STAT_THREADS_FULL])
 		warn_add("threads map full: %llu thread switches not accounted (raise --max-threads)",

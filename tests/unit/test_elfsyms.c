@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+#include "uprobe_open.h"
 #include "elfsyms.h"
 #include "procmaps.h"
 
@@ -29,30 +31,6 @@
 #define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBSTDCXX	"/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 
-static int passed, failed;
-
-static void check(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (cond)
-		passed++;
-	else
-		failed++;
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok - %s # SKIP %s\n", what, why);
-	passed++;
-}
 
 /* ---- readelf parsing (independent of libelf) -------------------------- */
 
@@ -466,32 +444,18 @@ static void test_libstdcxx(void)
 	elfsyms_free(&s);
 }
 
-static int uprobe_pmu_type(void)
-{
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	int t = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &t) != 1)
-			t = -1;
-		fclose(f);
-	}
-	return t;
-}
-
 /*
  * Count hits of a perf_event uprobe at (path, offset) while exec()ing path in
  * a child. Returns the count, or -errno if the probe cannot be opened.
  */
 static long long uprobe_count_exec(const char *path, uint64_t offset)
 {
-	struct perf_event_attr attr;
-	int type = uprobe_pmu_type(), p[2], fd, status;
+	int p[2], fd, status;
 	uint64_t count = 0;
 	pid_t pid;
 	char go = 'g';
 
-	if (type < 0)
+	if (uprobe_pmu_type() < 0)
 		return -ENOENT;
 	if (pipe(p))
 		return -errno;
@@ -504,13 +468,8 @@ static long long uprobe_count_exec(const char *path, uint64_t offset)
 		_exit(127);
 	}
 	close(p[0]);
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config1 = (uint64_t)(uintptr_t)path;
-	attr.config2 = offset;
-	fd = syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	status = fd < 0 ? -errno : 0;
+	fd = uprobe_open(path, offset, pid);
+	status = fd < 0 ? fd : 0;
 	if (write(p[1], &go, 1) != 1)
 		status = status ?: -EIO;
 	close(p[1]);
@@ -681,7 +640,6 @@ static void test_runtime(void)
 	char path[PATH_MAX], err[512] = "";
 	const struct elfsym **m = NULL, *e;
 	const struct procmaps_entry *me;
-	struct perf_event_attr attr;
 	struct procmaps maps;
 	struct elfsyms s;
 	uint64_t va = 0, count = 0;
@@ -718,15 +676,10 @@ static void test_runtime(void)
 		check(0, "runtime: cblas_sgemm found");
 		goto out;
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
-	attr.config2 = m[0]->offset;			/* probe_offset */
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = uprobe_open(path, m[0]->offset, 0);
 	if (fd < 0) {
-		skip("runtime uprobe", errno == EACCES || errno == EPERM ?
-		     "perf_event_open not permitted (run as root)" : strerror(errno));
+		skip("runtime uprobe", fd == -EACCES || fd == -EPERM ?
+		     "perf_event_open not permitted (run as root)" : strerror(-fd));
 		goto out;
 	}
 	for (i = 0; i < 3; i++)
@@ -751,6 +704,5 @@ int main(void)
 	test_cxx_cold();
 	test_errors();
 	test_runtime();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_exit();
 }

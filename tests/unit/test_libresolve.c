@@ -29,6 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+#include "uprobe_open.h"
 #include "elfsyms.h"
 #include "libresolve.h"
 #include "procmaps.h"
@@ -37,31 +39,7 @@
 #define OPENBLAS_LINK	"/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
 #define LIBBLAS		"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"
 
-static int passed, failed;
 static char tmpdir[] = "/tmp/tmabpf-libresolve-XXXXXX";
-
-static void check(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (cond)
-		passed++;
-	else
-		failed++;
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok - %s # SKIP %s\n", what, why);
-	passed++;
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -88,29 +66,6 @@ static int copy_file(const char *from, const char *to)
 	close(in);
 	close(out);
 	return ret;
-}
-
-/* a perf_event uprobe on (path, offset) for pid: fd or -errno */
-static int uprobe_open(const char *path, uint64_t offset, pid_t pid)
-{
-	struct perf_event_attr attr;
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	int type = -1, fd;
-
-	if (f) {
-		if (fscanf(f, "%d", &type) != 1)
-			type = -1;
-		fclose(f);
-	}
-	if (type < 0)
-		return -ENOENT;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = type;
-	attr.config1 = (uint64_t)(uintptr_t)path;
-	attr.config2 = offset;
-	fd = syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
 }
 
 /* ---- children that load libraries ------------------------------------- */
@@ -593,6 +548,5 @@ int main(void)
 		if (system(cmd))
 			printf("# could not remove %s\n", tmpdir);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_exit();
 }
