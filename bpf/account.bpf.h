@@ -221,22 +221,95 @@ static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap
 	account_fold_share(t, snap, now, delta, next_owner, 0, 0, ts);
 }
 
+/* t's on-CPU time as of the task's last runtime update (se.sum_exec_runtime,
+ * what CLOCK_THREAD_CPUTIME_ID reports), brought forward to now with the
+ * task's se.exec_start (the CPU's clock_task at that update) and this CPU's
+ * measured ktime - clock_task offset.  task must be running on this CPU. */
+static __always_inline __u64 task_exec_now(struct task_struct *task, const struct cpu_snap *snap, __u64 now)
+{
+	__u64 exec = task->se.sum_exec_runtime;
+	__s64 upd;
+
+	if (!snap->clk_ok)
+		return exec;	/* lags by at most a tick */
+	upd = (__s64)task->se.exec_start + snap->clk_off;
+	return (__s64)now > upd ? exec + (now - upd) : exec;
+}
+
+/* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec. */
+static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec, __u64 now, __u32 cpu)
+{
+	if (t->last_out_ns) {
+		__u64 off = sub_clamped(now, t->last_out_ns);
+
+		if (t->out_blocked)
+			t->offcpu_blocked_ns += off;
+		else
+			t->offcpu_runqueue_ns += off;
+		if (t->last_cpu != cpu)
+			t->migrations++;
+	} else if (!t->last_in_ns) {
+		t->exec_base = exec;	/* first sight: accounting starts now */
+	}
+	t->exec_in = exec;
+	t->last_in_ns = now;
+	t->last_cpu = cpu;
+}
+
+/*
+ * t is running now, in its own context (uprobe, sample, exit), but no
+ * switch-in of it was traced: some hosts never emit sched_switch for switches
+ * away from certain tasks (see threads.bpf.c), or t is seen for the first
+ * time.  Infer the switch-in, as sched_switch would have recorded it: the
+ * slice began its own exec time ago, and not before this CPU's last accounting
+ * point (no traced switch came between).  Returns the inferred slice length,
+ * t's share of the CPU's counter delta since that point; 0 when nothing was
+ * missed or t is new (its accounting then starts now).
+ */
+static __always_inline __u64 account_catch_up(struct thread_stats *t, struct task_struct *task,
+					      const struct cpu_snap *snap, __u64 now)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 exec, start, lo;
+
+	if (t->last_in_ns)
+		return 0;
+	exec = task_exec_now(task, snap, now);
+	if (!t->last_out_ns) {
+		account_switch_in(t, exec, now, cpu);
+		return 0;
+	}
+	lo = snap->ts > t->last_out_ns ? snap->ts : t->last_out_ns;
+	start = sub_clamped(now, sub_clamped(exec, t->exec_out));
+	if (start < lo)
+		start = lo;
+	t->missed_switch_in++;
+	/* exec time at the slice's start: where the last switch-out left it */
+	account_switch_in(t, t->exec_out, start, cpu);
+	return now - start;
+}
+
 /* Accounting point for the thread running now (uprobes, samples, exit) at
- * time ts (bpf_ktime_get_ns, taken once by the caller): read, fold into t,
- * keep t as the snapshot's owner.  Returns the delta (per-CPU scratch, valid
- * until the next call) or NULL. */
-static __always_inline struct reading *account_current(struct thread_stats *t, __u64 ts, bool want_delta)
+ * time ts (bpf_ktime_get_ns, taken once by the caller): infer a missed
+ * switch-in, read, fold into t, keep t as the snapshot's owner.  task is
+ * t's task_struct (current).  Returns the delta (per-CPU scratch, valid until
+ * the next call) or NULL. */
+static __always_inline struct reading *account_current(struct thread_stats *t, struct task_struct *task, __u64 ts,
+						       bool want_delta)
 {
 	__u32 zero = 0, one = 1;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	struct reading *now, *delta = want_delta ? bpf_map_lookup_elem(&scratch, &one) : NULL;
+	__u64 share = 0;
 
 	if (!snap)
 		return NULL;
 	now = account_read(snap);
 	if (!now)
 		return NULL;
-	account_fold(t, snap, now, delta, t ? t->tid : 0, ts);
+	if (t)
+		share = account_catch_up(t, task, snap, ts);
+	account_fold_share(t, snap, now, delta, t ? t->tid : 0, share, share ? sub_clamped(ts, snap->ts) : 0, ts);
 	return delta;
 }
 

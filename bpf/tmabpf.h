@@ -31,8 +31,10 @@ struct counter_val {
 /* Per-CPU snapshot: the reading taken at the last accounting point on this CPU. */
 struct cpu_snap {
 	__u32 tid;		/* thread the snapshot belongs to; 0 = none */
-	__u32 pad;
+	__u32 clk_ok;		/* clk_off has been measured on this CPU */
 	__u64 ts;
+	__s64 clk_off;		/* bpf_ktime_get_ns() - this CPU's rq clock_task, at the last
+				 * traced switch-in (per CPU: they differ by steal time) */
 	struct counter_val c[TMABPF_MAX_EVENTS];
 };
 

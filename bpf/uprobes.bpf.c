@@ -214,7 +214,7 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	account_current(t, now, false);
+	account_current(t, task, now, false);
 	/* calls are counted where the frame ends (return, unmatched, exit) or overflows:
 	 * one hash lookup less per entry; the reader adds frames still open */
 	st = stack_get(t->tid, true);
@@ -245,7 +245,7 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	account_current(t, now, false);
+	account_current(t, task, now, false);
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		__u32 d = st->depth;
 		struct call_frame *top;

@@ -72,6 +72,33 @@ def test_migrating_function(gt_uprobe_run):
     assert within(f["counters"]["task-clock"], f["oncpu_ns"], 0.02)
 
 
+def test_missed_switch_ins_are_inferred(tmp_path):
+    """Some hosts never trace switches away from certain tasks (CI's sandbox
+    agent), so a thread can run with no switch-in seen.  The test hook makes
+    the BPF side ignore about 1 in 3 switch-ins; thread and function sums must
+    still match ground truth."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    env = dict(os.environ, TMABPF_TEST_DROP_SWITCH_IN="3")
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
+                    "outer:400:200", "sleep:300", "migrate:200", "pinned-pair:100"], env=env)
+    assert r.returncode == 0, r.stderr
+    gt, tm = load_json(gt_out), load_json(tm_out)
+    tt = {t["tid"]: t for t in tm["threads"]}
+    assert sum(t["missed_switch_in"] for t in tm["threads"]) > 0, "the test hook dropped nothing"
+    for comm, fn in (("gt-outer", "gt_outer"), ("gt-migrate", "gt_migrate")):
+        t = gt_thread(gt, comm)
+        f = funcs(tm, t["tid"])[fn]
+        assert within(f["oncpu_ns"], t["functions"][fn]["cpu_ns"], 0.02), comm
+        assert within(f["counters"]["task-clock"], f["oncpu_ns"], 0.02), comm
+    for comm in ("gt-pin0", "gt-pin1", "gt-outer"):
+        t = gt_thread(gt, comm)
+        assert within(tt[t["tid"]]["oncpu_ns"], t["cpu_ns"], 0.02), comm
+        assert within(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.02), comm
+    t = gt_thread(gt, "gt-sleep")
+    assert within(funcs(tm, t["tid"])["gt_sleep"]["offcpu_blocked_ns"], 300e6, 0.02)
+    assert within(tt[t["tid"]]["offcpu_blocked_ns"], t["wall_ns"] - t["cpu_ns"], 0.02)
+
+
 def test_recursion_counts_each_call_once(gt_uprobe_run):
     gt, tm = gt_uprobe_run
     t = gt_thread(gt, "gt-recurse")

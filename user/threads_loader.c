@@ -10,6 +10,15 @@
 #include "threads.skel.h"
 #include "threads_loader.h"
 
+/* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
+ * switch-ins, to exercise the inference hosts that miss them depend on. */
+static unsigned int test_drop_switch_in(void)
+{
+	const char *v = getenv("TMABPF_TEST_DROP_SWITCH_IN");
+
+	return v ? (unsigned int)strtoul(v, NULL, 10) : 0;
+}
+
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct threads_prog *p = ctx;
@@ -62,6 +71,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	p->skel->rodata->cfg_filter = cfg->filter;
 	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
+	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
 	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.pids, cfg->max_pids);
