@@ -262,9 +262,10 @@ static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec
  * away from certain tasks (see threads.bpf.c), or t is seen for the first
  * time.  Infer the switch-in, as sched_switch would have recorded it: the
  * slice began its own exec time ago, and not before this CPU's last accounting
- * point (no traced switch came between).  Returns the inferred slice length,
- * t's share of the CPU's counter delta since that point; 0 when nothing was
- * missed or t is new (its accounting then starts now).
+ * point (no traced switch came between; a new thread is taken to have run
+ * since then, as switch_out does).  Returns the inferred slice length, t's
+ * share of the CPU's counter delta since that point; 0 when nothing was
+ * missed.
  */
 static __always_inline __u64 account_catch_up(struct thread_stats *t, struct task_struct *task,
 					      const struct cpu_snap *snap, __u64 now)
@@ -276,8 +277,12 @@ static __always_inline __u64 account_catch_up(struct thread_stats *t, struct tas
 		return 0;
 	exec = task_exec_now(task, snap, now);
 	if (!t->last_out_ns) {
-		account_switch_in(t, exec, now, cpu);
-		return 0;
+		/* first sight: running since at most this CPU's last accounting
+		 * point (attach, or a traced switch before the missed one) */
+		__u64 ran = sub_clamped(now, snap->ts);
+
+		account_switch_in(t, sub_clamped(exec, ran), snap->ts, cpu);
+		return ran;
 	}
 	lo = snap->ts > t->last_out_ns ? snap->ts : t->last_out_ns;
 	start = sub_clamped(now, sub_clamped(exec, t->exec_out));

@@ -86,12 +86,16 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 		t->switches_involuntary++;
 }
 
-/* Share of the time since the CPU's last accounting point that t ran, when
- * t's switch-in was not traced (see switch_out); 0 when it was. */
-static __always_inline __u64 untraced_slice(const struct thread_stats *t, __u64 exec)
+/* Share of the time since the CPU's last accounting point (since) that t
+ * ran, when t's switch-in was not traced (see switch_out); 0 when it was.
+ * Seen for the first time: it may have run all of that time, as switch_out
+ * then assumes. */
+static __always_inline __u64 untraced_slice(const struct thread_stats *t, __u64 exec, __u64 now, __u64 since)
 {
-	if (!t || t->last_in_ns || !t->last_out_ns)
+	if (!t || t->last_in_ns)
 		return 0;
+	if (!t->last_out_ns)
+		return sub_clamped(now, since);
 	return sub_clamped(exec, t->exec_out);
 }
 
@@ -146,7 +150,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	ts = bpf_ktime_get_ns();
 	if (pt)
 		prev_exec = task_exec_ns(prev);
-	slice = untraced_slice(pt, prev_exec);
+	slice = untraced_slice(pt, prev_exec, ts, since);
 	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
 	cpu = bpf_get_smp_processor_id();
 	calibrate_clock(snap, prev, next, ts);

@@ -63,5 +63,29 @@ def threads_by_tid(report):
     return {t["tid"]: t for t in report["threads"]}
 
 
+class StealMeter:
+    """Hypervisor steal time (all CPUs, /proc/stat) over a with-block, in ns.
+    Counters such as task-clock tick through steal; the scheduler's runtime
+    (oncpu_ns, CLOCK_THREAD_CPUTIME_ID) does not, so comparisons of the two
+    allow for it: slack() is the steal seen plus one accounting tick."""
+
+    @staticmethod
+    def total_ns():
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self):
+        self.ns = 0
+        self._start = self.total_ns()
+        return self
+
+    def __exit__(self, *exc):
+        self.ns = self.total_ns() - self._start
+
+    def slack(self):
+        return self.ns + 1e9 / os.sysconf("SC_CLK_TCK") if self.ns else 0
+
+
 def within(actual, expected, rel, abs_slack=0):
     return abs(actual - expected) <= rel * abs(expected) + abs_slack
