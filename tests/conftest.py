@@ -15,17 +15,60 @@ DECODER = os.path.join(BUILD, "tools", "decoder")
 PROG_PREFIX = "tmabpf_"
 
 
+def _prog_holders():
+    """{prog_id: set of pids holding an fd of it (a program or a link to it)}, from /proc/*/fdinfo."""
+    holders = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fdinfo")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                    info = f.read()
+            except OSError:
+                continue
+            for line in info.splitlines():
+                if line.startswith("prog_id:"):
+                    holders.setdefault(int(line.split()[1]), set()).add(int(pid))
+    return holders
+
+
+def _ours(prog_id, holders):
+    """Does this program belong to this checkout's runs?  Held by a process of
+    this checkout's build, or by nobody (pinned, or a leaked link).  Programs
+    that a tmabpf of another checkout holds (a developer's parallel run) are not
+    this test's concern."""
+    pids = holders.get(prog_id)
+    if not pids:
+        return True
+    for pid in pids:
+        try:
+            if os.readlink(f"/proc/{pid}/exe").startswith(BUILD + os.sep):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _bpftool_json(*what):
+    out = subprocess.run(["bpftool", "-j", *what, "show"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out or "[]")
+
+
 def tmabpf_progs():
-    """Names of loaded BPF programs that belong to tmabpf."""
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=True).stdout
-    return [p.get("name", "") for p in json.loads(out or "[]") if p.get("name", "").startswith(PROG_PREFIX)]
+    """Names of loaded BPF programs that belong to tmabpf (of this checkout)."""
+    holders = _prog_holders()
+    return [p.get("name", "") for p in _bpftool_json("prog")
+            if p.get("name", "").startswith(PROG_PREFIX) and _ours(p["id"], holders)]
 
 
 def tmabpf_links():
-    out = subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True, text=True, check=True).stdout
-    progs = {p["id"]: p.get("name", "") for p in json.loads(
-        subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=True).stdout or "[]")}
-    return [l for l in json.loads(out or "[]") if progs.get(l.get("prog_id"), "").startswith(PROG_PREFIX)]
+    holders = _prog_holders()
+    progs = {p["id"]: p.get("name", "") for p in _bpftool_json("prog")}
+    return [l for l in _bpftool_json("link")
+            if progs.get(l.get("prog_id"), "").startswith(PROG_PREFIX) and _ours(l.get("prog_id"), holders)]
 
 
 @pytest.fixture(autouse=True)
