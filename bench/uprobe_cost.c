@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "elfsyms.h"
 #include "events.h"
+#include "link_detach.h"
 #include "min_uprobe.skel.h"
 #include "perf_open.h"
 
@@ -147,7 +148,7 @@ static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 	struct elfsyms s;
 	unsigned long offs[1000];
 	unsigned long long t0, t1, t2;
-	struct bpf_link *a, *b;
+	struct bpf_link *a, *b, *links[2];
 	char err[256];
 	int n = 0;
 
@@ -164,8 +165,9 @@ static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 	t1 = mono_ns();
 	if (!a || !b)
 		fprintf(stderr, "uprobe_cost: attach %d probes to %s: %s\n", n, libc, strerror(errno));
-	bpf_link__destroy(a);
-	bpf_link__destroy(b);
+	links[0] = a;
+	links[1] = b;
+	link_detach_all(links, 2);	/* as tmabpf detaches */
 	t2 = mono_ns();
 	printf("uprobe_multi, %d functions (entry+return links): attach %.1f ms (goal <= 30), detach %.1f ms "
 	       "(goal <= 50)%s\n", n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, a && b ? "" : " [attach FAILED]");

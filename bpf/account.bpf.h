@@ -23,6 +23,8 @@ const volatile __u32 cfg_nr_events = 0;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_filter = FILTER_ALL;
 const volatile bool cfg_follow_fork = true;
+/* the first target id (-p/-t/command): tracked without a pids map lookup */
+const volatile __u32 cfg_main_id = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -97,8 +99,8 @@ static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
 	if (cfg_filter == FILTER_ALL)
 		return true;
 	if (cfg_filter == FILTER_TGID)
-		return bpf_map_lookup_elem(&pids, &tgid) != NULL;
-	return bpf_map_lookup_elem(&pids, &tid) != NULL;
+		return tgid == cfg_main_id || bpf_map_lookup_elem(&pids, &tgid) != NULL;
+	return tid == cfg_main_id || bpf_map_lookup_elem(&pids, &tid) != NULL;
 }
 
 /* The thread's stats entry, created on first sight when the task is tracked. */

@@ -214,6 +214,8 @@ static int setup_bpf(struct run_state *st)
 		.follow_fork = st->o->follow_fork,
 		.max_threads = st->o->max_threads,
 		.max_pids = st->o->max_pids,
+		.main_id = st->o->target.nr_tids ? st->o->target.tids[0]
+			   : st->o->target.nr_pids ? st->o->target.pids[0] : 0,
 	};
 	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
 	if (r) {

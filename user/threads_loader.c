@@ -71,6 +71,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	p->skel->rodata->cfg_filter = cfg->filter;
 	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
+	p->skel->rodata->cfg_main_id = cfg->main_id;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
 	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);

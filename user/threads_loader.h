@@ -13,6 +13,7 @@ struct threads_cfg {
 	bool follow_fork;
 	int max_threads;	/* threads map entries */
 	int max_pids;		/* pids map entries */
+	unsigned int main_id;	/* first tgid (FILTER_TGID) or tid (FILTER_TID) of the target; 0: none */
 };
 
 /* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */

@@ -9,6 +9,7 @@
 #include "threads.skel.h"
 #include "uprobes.skel.h"
 #include "uprobes_loader.h"
+#include "link_detach.h"
 #include "warn.h"
 
 static unsigned long long mono_ns(void)
@@ -50,6 +51,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	u->skel->rodata->cfg_filter = tcfg->filter;
 	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	u->skel->rodata->cfg_main_id = tcfg->main_id;
 	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, multi);
@@ -265,8 +267,7 @@ void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned 
 
 void uprobes_detach(struct uprobes_prog *u)
 {
-	for (int i = 0; i < u->nr_links; i++)
-		bpf_link__destroy(u->links[i]);
+	link_detach_all(u->links, u->nr_links);
 	free(u->links);
 	u->links = NULL;
 	u->nr_links = 0;

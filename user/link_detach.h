@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Destroying many BPF links at once. */
+#ifndef TMABPF_LINK_DETACH_H
+#define TMABPF_LINK_DETACH_H
+#include <bpf/libbpf.h>
+
+/*
+ * bpf_link__destroy() every non-NULL link of links[0..n), concurrently.
+ * Detaching a uprobe link waits for an RCU grace period (tens of ms; one per
+ * classic uprobe), so doing them one after the other makes Ctrl-C slow;
+ * concurrent detaches share their grace periods.  Falls back to one by one
+ * when a thread cannot be started.
+ */
+void link_detach_all(struct bpf_link **links, int n);
+
+#endif
