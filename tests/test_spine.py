@@ -56,7 +56,10 @@ def test_page_faults_per_thread(gt_run):
     got = tt[t["tid"]]["counters"]["page-faults"]
     assert within(got, truth, 0.01), f"page-faults {got} vs getrusage {truth}"
     for name in ("gt-spin", "gt-sleep"):
-        assert tt[gt_thread(gt, name)["tid"]]["counters"]["page-faults"] <= 3
+        m = tt[gt_thread(gt, name)["tid"]]
+        # a slice whose switch-in the host did not trace takes a time-share of
+        # the CPU's counts since its last accounting point (README: missed switch-ins)
+        assert m["counters"]["page-faults"] <= 3 + m["missed_switch_in"], m
 
 
 def test_oncpu_matches_thread_cputime(gt_run):
@@ -68,7 +71,7 @@ def test_oncpu_matches_thread_cputime(gt_run):
         assert within(got, t["cpu_ns"], 0.02), f"{name}: oncpu {got} vs CLOCK_THREAD_CPUTIME_ID {t['cpu_ns']}"
         # the task-clock counter, virtualised per thread, agrees with the
         # scheduler's runtime (which, unlike task-clock, leaves out steal time)
-        assert within(tt[t["tid"]]["counters"]["task-clock"], got, 0.01, tm["_steal_slack_ns"])
+        assert within(tt[t["tid"]]["counters"]["task-clock"], got, 0.02, tm["_steal_slack_ns"])
 
 
 def test_sleeper_blocked_time(gt_run):
@@ -226,13 +229,16 @@ def test_interval_summary(tmp_path):
 def test_msr_tsc_event_virtualised(tmp_path):
     """msr/tsc/ ticks at a constant rate: per thread, tsc / on-CPU time is the same for every spinner."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
-    r = run_tmabpf(["-e", "msr/tsc/,page-faults", "--json", tm_out, "--quiet", "--",
-                    GROUNDTRUTH, "--out", gt_out, "spin:300", "pinned-pair:200"])
+    with StealMeter() as steal:
+        r = run_tmabpf(["-e", "msr/tsc/,page-faults", "--json", tm_out, "--quiet", "--",
+                        GROUNDTRUTH, "--out", gt_out, "spin:300", "pinned-pair:200"])
     assert r.returncode == 0, r.stderr
     tt, gt = threads_by_tid(load_json(tm_out)), load_json(gt_out)
+    oncpu = [tt[t["tid"]]["oncpu_ns"] for t in gt["threads"]]
     ghz = [tt[t["tid"]]["counters"]["msr/tsc/"] / tt[t["tid"]]["oncpu_ns"] for t in gt["threads"]]
     assert all(0.3 < g < 10 for g in ghz), ghz
-    assert max(ghz) / min(ghz) < 1.02, ghz
+    # the TSC ticks through hypervisor steal time, on-CPU time does not
+    assert max(ghz) / min(ghz) < 1.02 + steal.slack() / min(oncpu), (ghz, steal.ns)
 
 
 def test_threads_map_overflow_is_counted(tmp_path):
