@@ -2,7 +2,7 @@
 /*
  * --trace counter tracks and names, from the run's thread table at each
  * sample (every -I interval):
- *   per process (pid) and for all tracked threads together (pid 0):
+ *   per process (pid) and for all tracked threads together (TRACE_SYSTEM_PID):
  *     "sched"  oncpu, offcpu_blocked, offcpu_runqueue: thread-seconds per
  *              second over the interval (1.0 = one thread all the time)
  *     "rate"   each counter per second (multiplex-scaled)
@@ -22,7 +22,9 @@
 #include "tma.h"
 #include "trace_writer.h"
 
-#define TRACE_SYSTEM_PID 0	/* the all-tracked-threads track */
+/* The all-tracked-threads track: PID_MAX_LIMIT, which no real process has (and
+ * not 0, which Perfetto keeps for the idle task). */
+#define TRACE_SYSTEM_PID 4194304
 
 /* TMA of one set of sums; 0 when res was computed. */
 typedef int (*trace_tma_fn)(void *ctx, const struct thread_stats *s, struct tma_result *res);

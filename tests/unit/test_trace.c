@@ -230,7 +230,7 @@ static void test_tracks(void)
 	      near(arg_value(line, "TOPDOWN.SLOTS_P"), 5e9), "counter rate per second: %s", line);
 	check(doc && count(doc, "\"pid\":200,\"tid\":200,\"name\":\"sched\"") == 2,
 	      "an idle process gets one zero sample, then none");
-	check(doc && count(doc, "\"pid\":0,\"tid\":0,\"name\":\"sched\"") == 4, "the all-threads track every sample");
+	check(doc && count(doc, "\"pid\":4194304,\"tid\":4194304,\"name\":\"sched\"") == 4, "the all-threads track every sample");
 	check(doc && count(doc, "\"tid\":201,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}") == 1 &&
 	      count(doc, "\"tid\":201,\"name\":\"thread_name\",\"args\":{\"name\":\"renamed\"}") == 1 &&
 	      count(doc, "\"pid\":200,\"name\":\"process_name\",\"args\":{\"name\":\"app\"}") == 1,
