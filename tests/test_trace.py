@@ -84,7 +84,9 @@ def gt_trace_run(tmp_path_factory):
     r = run_tmabpf(["--quiet", "--json", tm_out, "--trace", tr_out, "-I", "100", "--uprobe", ":gt_*", "--",
                     GROUNDTRUTH, "--out", gt_out, *SCENARIOS])
     assert r.returncode == 0, r.stderr
-    return load_json(gt_out), load_json(tm_out), load_trace(tr_out)
+    tm = load_json(tm_out)
+    tm["_intervals_printed"] = sum(1 for l in r.stdout.splitlines() if l.startswith("tmabpf ") and "target:" in l)
+    return load_json(gt_out), tm, load_trace(tr_out)
 
 
 def test_trace_event_fields(gt_trace_run):
@@ -130,8 +132,9 @@ def outermost(ss, name):
 
 
 def test_span_durations_match_wall_time(gt_trace_run):
-    """Spans lie inside the caller's CLOCK_MONOTONIC brackets (which add the probe traps and a clock
-    read per call), and add up to tmabpf's own per-function wall_ns to the nanosecond."""
+    """Spans lie inside the caller's CLOCK_MONOTONIC brackets, last at least the CPU time the caller
+    measured around the call (less the probe traps, which the bracket holds and the span does not),
+    and add up to tmabpf's own per-function wall_ns to the nanosecond."""
     gt, tm, tr = gt_trace_run
     checked = 0
     for t in gt["threads"]:
@@ -145,8 +148,7 @@ def test_span_durations_match_wall_time(gt_trace_run):
                 continue  # nested inside another probed function: not measured on its own
             total = sum(s["end"] - s["start"] for s in top)
             assert total <= f["wall_ns"], (t["comm"], name, total, f["wall_ns"])
-            # the bracket also holds preemption between the clock read and the probe: a slice per call
-            assert f["wall_ns"] - total <= 0.02 * f["wall_ns"] + len(top) * 5e6, (t["comm"], name)
+            assert total >= f["cpu_ns"] - len(top) * 50e3, (t["comm"], name, total, f["cpu_ns"])
             checked += 1
     assert checked >= 5
 
@@ -155,7 +157,8 @@ def test_sleeping_and_recursive_spans(gt_trace_run):
     gt, _, tr = gt_trace_run
     t = next(t for t in gt["threads"] if t["comm"] == "gt-sleep")
     (sleep,) = spans(tr, t["tid"])
-    assert within(sleep["end"] - sleep["start"], 300e6, 0.02)
+    # nanosleep never returns early; a late wakeup (busy host) is inside the caller's bracket too
+    assert 300e6 <= sleep["end"] - sleep["start"] <= t["functions"]["gt_sleep"]["wall_ns"]
     t = next(t for t in gt["threads"] if t["comm"] == "gt-recurse")
     rec = sorted(spans(tr, t["tid"]), key=lambda s: s["start"])
     assert [s["name"] for s in rec] == ["gt_recurse"] * 6
@@ -181,8 +184,8 @@ def test_counter_tracks_each_interval(gt_trace_run):
     gt, tm, tr = gt_trace_run
     end = ns(end_marker(tr)["ts"])
     sysd = counters(tr, SYSTEM_PID, "sched")
-    run_ms = tm["duration_ns"] / 1e6
-    assert len(sysd) >= max(2, int(run_ms / 100 / 2)), (len(sysd), run_ms)  # a late loop merges intervals
+    # one sample per -I interval printed, and one for the rest of the run
+    assert tm["_intervals_printed"] >= 1 and len(sysd) == tm["_intervals_printed"] + 1
     assert len({ts for ts, _ in sysd}) == len(sysd)
     assert len(counters(tr, SYSTEM_PID, "rate")) == len(sysd)
     assert end_marker(tr)["args"]["counter_samples"] == len(sysd)
@@ -224,7 +227,7 @@ def test_valid_after_sigint_with_open_frames(tmp_path):
                              stderr=subprocess.PIPE, text=True)
         wait_attached(p)
         gt.send_signal(signal.SIGUSR1)  # the work starts once the probes are in
-        time.sleep(1.0)
+        wait_in_file(p, tr_out, '"name":"gt_fault_pages"', 6)  # the faulters are done, the sleeper sleeps
         p.send_signal(signal.SIGINT)
         err = p.communicate(timeout=60)[1]
         assert p.returncode == 0, err
@@ -241,26 +244,26 @@ def test_valid_after_sigint_with_open_frames(tmp_path):
     assert counters(tr, gt.pid, "sched")
 
 
-def wait_first_sample(p, path):
-    """Until tmabpf has written its first counter sample (it is attached then)."""
-    deadline = time.time() + 30
+def wait_in_file(p, path, needle, count=1):
+    """Until the trace (flushed at each counter sample) holds needle count times."""
+    deadline = time.time() + 60
     while time.time() < deadline and p.poll() is None:
-        if os.path.exists(path) and '"ph":"C"' in open(path).read():
+        if os.path.exists(path) and open(path).read().count(needle) >= count:
             return
         time.sleep(0.05)
-    raise AssertionError("no counter sample written")
+    raise AssertionError(f"{needle} x{count} never written")
 
 
 def test_counter_tracks_without_uprobes_after_duration(tmp_path):
     """-d ends the run; without --uprobe the trace holds counter tracks only (every 250 ms without -I).
-    The spinner and the faulter have exited by then (their sums are final), the sleeper sleeps on:
-    its off-CPU time in the trace runs up to the end, the report's up to its last switch."""
+    Threads still alive at the end (the sleeper, perhaps the spinner on a busy host): their times in the
+    trace run up to the end, the report's up to their last switch; counters are the report's exactly."""
     gt_out, tm_out, tr_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json"), str(tmp_path / "trace.json")
     gt = start_groundtruth(["fault:2000", "spin:400", "sleep:3000"], gt_out, delay_ms=0, extra=["--wait-signal"])
     try:
         p = subprocess.Popen([TMABPF, "--quiet", "-d", "2", "-p", str(gt.pid), "--json", tm_out, "--trace", tr_out],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        wait_first_sample(p, tr_out)
+        wait_in_file(p, tr_out, '"ph":"C"')  # attached
         gt.send_signal(signal.SIGUSR1)
         err = p.communicate(timeout=60)[1]
         assert p.returncode == 0, err
@@ -273,9 +276,9 @@ def test_counter_tracks_without_uprobes_after_duration(tmp_path):
     sched, rate = counters(tr, gt.pid, "sched"), counters(tr, gt.pid, "rate")
     assert len(counters(tr, SYSTEM_PID, "sched")) >= 3
     proc = next(p for p in tm["processes"] if p["pid"] == gt.pid)
-    assert proc["oncpu_ns"] > 400e6
-    assert within(integral(sched, end, "oncpu"), proc["oncpu_ns"], 0.02, 2e6)
-    assert integral(sched, end, "offcpu_blocked") >= 0.98 * proc["offcpu_blocked_ns"]
+    assert proc["oncpu_ns"] > 0 and proc["counters"]["page-faults"] > 0
+    assert integral(sched, end, "oncpu") >= 0.99 * proc["oncpu_ns"]
+    assert integral(sched, end, "offcpu_blocked") >= 0.99 * proc["offcpu_blocked_ns"]
     assert within(integral(rate, end, "page-faults") / 1e9, proc["counters"]["page-faults"], 0.01, 2)
 
 
