@@ -3,9 +3,11 @@
  * uprobe_cost: what a probed call costs, measured in one run.
  *   per call on a tiny function (bench_tiny, in this binary):
  *     none | empty entry+return pair | hand-minimal pair with tmabpf's counter reads | tmabpf --uprobe
+ *     | tmabpf --uprobe --trace (span records to the ring buffer, drained into a trace file)
  *   attach/detach of 1000 functions (uprobe_multi, empty programs)
  *   BPF ns per hit (kernel BPF stats): tmabpf vs hand-minimal, goal <= 1.15x
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,26 +91,56 @@ static double pair_cost(struct bpf_program *in, struct bpf_program *out, const c
 	return r;
 }
 
-static void tmabpf_stats(unsigned long long *ns, unsigned long long *cnt)
+/* BPF run time of the uprobe programs that the child tmabpf holds (its fds in
+ * /proc/PID/fdinfo): other tmabpf instances on the host do not count. */
+static void tmabpf_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
 {
-	FILE *p = popen("bpftool prog show 2>/dev/null | grep -E 'name tmabpf_u(entry|exit) '", "r");
-	char line[512];
+	char dir[64], path[320], line[256];
+	struct dirent *de;
+	DIR *d;
 
 	*ns = *cnt = 0;
-	while (p && fgets(line, sizeof(line), p)) {
-		unsigned long long a, b;
-		char *s = strstr(line, "run_time_ns ");
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", child);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		FILE *f;
+		unsigned int id = 0;
 
-		if (s && sscanf(s, "run_time_ns %llu run_cnt %llu", &a, &b) == 2) {
-			*ns += a;
-			*cnt += b;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "prog_id: %u", &id) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (id) {
+			int fd = bpf_prog_get_fd_by_id(id);
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+
+			/* a link and its program both name the id: count program fds only */
+			if (fd >= 0 && bpf_prog_get_info_by_fd(fd, &info, &len) == 0 &&
+			    (!strcmp(info.name, "tmabpf_uentry") || !strcmp(info.name, "tmabpf_uexit"))) {
+				char link[320], target[64];
+				ssize_t n;
+
+				snprintf(link, sizeof(link), "/proc/%d/fd/%s", child, de->d_name);
+				n = readlink(link, target, sizeof(target) - 1);
+				target[n > 0 ? n : 0] = 0;
+				if (strstr(target, "bpf-prog")) {
+					*ns += info.run_time_ns;
+					*cnt += info.run_cnt;
+				}
+			}
+			if (fd >= 0)
+				close(fd);
 		}
 	}
-	if (p)
-		pclose(p);
+	if (d)
+		closedir(d);
 }
 
-static double tmabpf_cost(const char *tmabpf, const char *exe, double *bpf_ns_hit)
+static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace, double *bpf_ns_hit)
 {
 	char pid[16], spec[4200];
 	unsigned long long ns0, c0, ns1, c1;
@@ -123,19 +155,23 @@ static double tmabpf_cost(const char *tmabpf, const char *exe, double *bpf_ns_hi
 
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, (char *)NULL);
+		if (trace)
+			execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, "--trace", trace,
+			      (char *)NULL);
+		else
+			execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 200; i++) {
-		tmabpf_stats(&ns0, &c0);
-		if (c0 || (i > 20 && system("bpftool prog show 2>/dev/null | grep -q tmabpf_uentry") == 0))
+	for (int i = 0; i < 200; i++) {	/* until its probes fire */
+		ns_per_call();
+		tmabpf_stats(child, &ns0, &c0);
+		if (c0)
 			break;
-		ns_per_call();	/* hits show up once attached */
 		usleep(50000);
 	}
-	tmabpf_stats(&ns0, &c0);
+	tmabpf_stats(child, &ns0, &c0);
 	r = ns_per_call();
-	tmabpf_stats(&ns1, &c1);
+	tmabpf_stats(child, &ns1, &c1);
 	*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;
 	kill(child, SIGINT);
 	waitpid(child, NULL, 0);
@@ -183,7 +219,9 @@ int main(int argc, char **argv)
 	struct min_uprobe_bpf *skel;
 	struct elfsyms s;
 	const struct elfsym **m = NULL;
-	double none, empty, minimal, tm, b_empty, b_min, b_tm;
+	double none, empty, minimal, tm, tr, b_empty, b_min, b_tm, b_tr;
+	char trace[] = "/tmp/uprobe_cost-trace-XXXXXX";
+	int tfd = mkstemp(trace);
 	char err[256];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
@@ -216,15 +254,23 @@ int main(int argc, char **argv)
 	none = ns_per_call();
 	empty = pair_cost(skel->progs.empty_entry, skel->progs.empty_exit, exe, m[0]->offset, &b_empty);
 	minimal = pair_cost(skel->progs.minimal_entry, skel->progs.minimal_exit, exe, m[0]->offset, &b_min);
-	tm = tmabpf_cost(tmabpf, exe, &b_tm);
+	tm = tmabpf_cost(tmabpf, exe, NULL, &b_tm);
+	if (tfd >= 0)
+		close(tfd);
+	tr = tmabpf_cost(tmabpf, exe, tfd >= 0 ? trace : NULL, &b_tr);
+	if (tfd >= 0)
+		unlink(trace);
 	printf("tiny function bench_tiny, %d calls, events %s\n", CALLS, EVENTS);
 	printf("%-26s %12s %14s %18s\n", "config", "ns/call", "added ns/call", "BPF ns/call (2 hits)");
 	printf("%-26s %12.0f %14s %18s\n", "no probe", none, "-", "-");
 	printf("%-26s %12.0f %14.0f %18.0f\n", "empty entry+return", empty, empty - none, b_empty);
 	printf("%-26s %12.0f %14.0f %18.0f\n", "hand-minimal reads", minimal, minimal - none, b_min);
 	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe", tm, tm - none, b_tm);
+	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe --trace", tr, tr - none, b_tr);
 	printf("ratio tmabpf/hand-minimal BPF time per call: %.2f (goal <= 1.15)\n", b_min ? b_tm / b_min : 0);
 	printf("ratio tmabpf/empty pair, whole call: %.2f\n", empty - none > 0 ? (tm - none) / (empty - none) : 0);
+	printf("ratio --trace/no trace: BPF time per call %.2f, whole call %.2f\n", b_tm ? b_tr / b_tm : 0,
+	       tm - none > 0 ? (tr - none) / (tm - none) : 0);
 	if (argc > 2)
 		attach_detach_1000(skel, argv[2]);
 	free(m);

@@ -109,6 +109,23 @@ struct func_stats {
 	struct counter_val self[TMABPF_MAX_EVENTS];	/* exclusive: minus callees */
 };
 
+/* --trace: one record per frame boundary, in the uprobes' trace ring buffer. */
+enum trace_kind {
+	TRACE_ENTRY = 0,	/* frame pushed */
+	TRACE_RETURN = 1,	/* frame's return matched */
+	TRACE_UNMATCHED = 2,	/* frame skipped (longjmp, exception): a return for an outer frame came */
+	TRACE_EXIT = 3,		/* frame still open when its thread exited */
+};
+
+struct trace_rec {
+	__u64 ts;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 fn;		/* function id (uprobe cookie) */
+	__u16 depth;		/* the frame's index in the thread's call stack (0 = outermost) */
+	__u16 kind;		/* enum trace_kind */
+};
+
 /* Self-accounting slots (per-CPU array "stats"). */
 enum tmabpf_stat {
 	STAT_THREADS_FULL = 0,	/* threads map full: thread not tracked */
@@ -119,6 +136,7 @@ enum tmabpf_stat {
 	STAT_FUNCS_FULL,	/* per-function map full: a (function, thread) pair lost */
 	STAT_DEPTH_OVERFLOW,	/* calls deeper than TMABPF_MAX_DEPTH */
 	STAT_RET_NO_ENTRY,	/* return without a matching entry (attached mid-call) */
+	STAT_TRACE_DROPS,	/* --trace: span records lost (trace ring buffer full) */
 	STAT_MAX,
 };
 

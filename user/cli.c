@@ -11,6 +11,7 @@
 enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
+	OPT_TRACE,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -73,6 +75,10 @@ void cli_usage(FILE *f)
 	      "                        ~1-10 us per hit)\n"
 	      "      --max-stacks N    threads with a call stack (default 4096)\n"
 	      "      --max-funcs N     (function, thread) pairs (default 16384)\n"
+	      "      --trace FILE      Perfetto/Chrome trace-event JSON (open in ui.perfetto.dev): per-thread\n"
+	      "                        spans of the --uprobe functions, and per-process counter tracks\n"
+	      "                        (on/off-CPU, counter rates, TMA) every -I interval (250 ms without\n"
+	      "                        -I); without --uprobe it holds the counter tracks only\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -168,6 +174,7 @@ static int parse_one(int c, struct options *o)
 	}
 	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
 	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
+	case OPT_TRACE: o->trace_path = optarg; return 0;
 	case OPT_CPU: o->cpu_name = optarg; return 0;
 	case OPT_TMA:
 		if (!optarg) {

@@ -28,6 +28,7 @@ struct options {
 	double max_rate;		/* --max-rate: calls/s above which a function is detached; 0 = off */
 	int max_stacks;
 	int max_funcs;
+	const char *trace_path;		/* --trace: Perfetto/Chrome trace-event JSON */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

@@ -109,6 +109,12 @@ void json_double(struct json *j, const char *key, double val)
 		fputs("null", j->f);
 }
 
+void json_fixed3(struct json *j, const char *key, uint64_t thousandths)
+{
+	element(j, key);
+	fprintf(j->f, "%llu.%03llu", (unsigned long long)(thousandths / 1000), (unsigned long long)(thousandths % 1000));
+}
+
 void json_bool(struct json *j, const char *key, bool val)
 {
 	element(j, key);

@@ -24,6 +24,7 @@ void json_str(struct json *j, const char *key, const char *val);	/* val NULL -> 
 void json_u64(struct json *j, const char *key, uint64_t val);
 void json_i64(struct json *j, const char *key, int64_t val);
 void json_double(struct json *j, const char *key, double val);	/* non-finite -> null */
+void json_fixed3(struct json *j, const char *key, uint64_t thousandths);	/* exact v/1000, 3 decimals */
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
 void json_end(struct json *j);	/* final newline */

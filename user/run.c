@@ -25,6 +25,7 @@
 #include "run.h"
 #include "thread_table.h"
 #include "threads_loader.h"
+#include "trace_run.h"
 #include "uprobe_targets.h"
 #include "uprobes_loader.h"
 #include "warn.h"
@@ -90,6 +91,7 @@ struct run_state {
 	struct text_view view;
 	unsigned long long t0;
 	bool loaded;
+	struct trace_run *trace;	/* --trace; NULL when off */
 };
 
 static void on_thread_exit(void *ctx, const struct thread_stats *s)
@@ -186,6 +188,13 @@ static int tma_path_hook(const struct report *r, const struct thread_stats *s, c
 	return tma_bottleneck_path(&res, buf, len) < 0 ? -1 : 0;
 }
 
+static int tma_trace_hook(void *ctx, const struct thread_stats *s, struct tma_result *res)
+{
+	struct run_state *st = ctx;
+
+	return tma_of(&st->rep, s, res);
+}
+
 /* Never fall back silently: say once what is missing and what still runs. */
 static void announce_capabilities(struct run_state *st)
 {
@@ -231,7 +240,8 @@ static int setup_bpf(struct run_state *st)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
 			 strerror(errno));
 	if (st->uset.nr_funcs) {
-		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs };
+		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs,
+					    .trace_ring_bytes = st->trace ? trace_run_ring_bytes() : 0 };
 
 		r = uprobes_load(&st->uprobes, &st->prog, &st->pc, cfg, &ucfg, err, sizeof(err));
 		if (r) {
@@ -239,6 +249,11 @@ static int setup_bpf(struct run_state *st)
 			return 1;
 		}
 		st->uprobes_loaded = true;
+		if (st->trace && (r = trace_run_attach_spans(st->trace, &st->uset, st->prog.rb,
+							     uprobes_trace_fd(&st->uprobes), err, sizeof(err)))) {
+			die_msg("%s", err);
+			return 1;
+		}
 	}
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
@@ -337,6 +352,8 @@ static const char *wait_loop(struct run_state *st)
 		unsigned long long t;
 
 		threads_poll(&st->prog, POLL_MS);
+		if (st->trace)
+			trace_run_poll(st->trace);
 		if (stop_signal)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 		t = now_ns();
@@ -351,9 +368,14 @@ static const char *wait_loop(struct run_state *st)
 		if (next_iv && t >= next_iv) {
 			refresh(st);
 			report_text_interval(&st->view, &st->rep, stdout);
+			if (st->trace)
+				trace_run_sample(st->trace, &st->tt, now_ns());
 			next_iv += st->o->interval_ms * 1000000ULL;
 			if (next_iv < t)
 				next_iv = t + st->o->interval_ms * 1000000ULL;
+		} else if (st->trace && trace_run_due(st->trace, t)) {
+			refresh(st);
+			trace_run_sample(st->trace, &st->tt, now_ns());
 		}
 	}
 }
@@ -376,6 +398,11 @@ static int finish(struct run_state *st, const char *why)
 	if (st->rep.self.stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
 			 st->rep.self.stat[STAT_PIDS_FULL]);
+	if (st->trace && trace_run_finish(st->trace, &st->tt, &st->rep.self, st->rep.target, why, now_ns(),
+					  err, sizeof(err))) {
+		die_msg("%s", err);
+		rc = 1;
+	}
 	if (!st->o->quiet)
 		report_text_final(&st->rep, stdout, st->o->top);
 	if (st->o->json_path && report_json_write(&st->rep, st->o->json_path, err, sizeof(err))) {
@@ -392,6 +419,8 @@ static void cleanup(struct run_state *st)
 	uprobe_set_free(&st->uset);
 	free(st->frows);
 	free(st->rate_calls);
+	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
+	st->trace = NULL;
 	if (st->loaded)
 		threads_destroy(&st->prog);
 	perf_counters_close(&st->pc);
@@ -430,8 +459,14 @@ int run_profile(struct options *o)
 		uprobe_set_free(&st.uset);
 		return r;
 	}
+	if (o->trace_path && trace_run_open(&st.trace, o->trace_path, err, sizeof(err))) {
+		die_msg("%s", err);
+		uprobe_set_free(&st.uset);
+		return EXIT_USAGE;
+	}
 	if (o->target.argv && target_spawn(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
+		trace_run_free(st.trace);
 		return EXIT_USAGE;
 	}
 	host_info_read(&st.host);
@@ -450,6 +485,8 @@ int run_profile(struct options *o)
 	text_view_init(&st.view, o->top);
 	st.t0 = now_ns();
 	st.rate_ts = st.t0;
+	if (st.trace)
+		trace_run_start(st.trace, &st.evs, st.tma_level ? tma_trace_hook : NULL, &st, st.t0, o->interval_ms);
 	if (target_release(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		cleanup(&st);

@@ -54,6 +54,11 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_main_id = tcfg->main_id;
 	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
+	if (cfg->trace_ring_bytes) {
+		u->skel->rodata->cfg_trace = true;
+		u->skel->rodata->cfg_trace_wake = cfg->trace_ring_bytes / 4;
+		bpf_map__set_max_entries(u->skel->maps.trace_rb, cfg->trace_ring_bytes);
+	}
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, multi);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit, multi);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry1, !multi);
@@ -263,6 +268,11 @@ void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned 
 			*cnt += info.run_cnt;
 		}
 	}
+}
+
+int uprobes_trace_fd(const struct uprobes_prog *u)
+{
+	return bpf_map__fd(u->skel->maps.trace_rb);
 }
 
 void uprobes_detach(struct uprobes_prog *u)

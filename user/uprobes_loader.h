@@ -16,6 +16,7 @@ struct bpf_link;
 struct uprobes_cfg {
 	int max_stacks;		/* threads with a call stack */
 	int max_funcs;		/* (function, thread) pairs */
+	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
 };
 
 struct uprobes_prog {
@@ -40,6 +41,8 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 /* BPF run time of the uprobe programs (kernel BPF stats). */
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
+/* The --trace span ring buffer (struct trace_rec records). */
+int uprobes_trace_fd(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);
 void uprobes_destroy(struct uprobes_prog *u);
 
