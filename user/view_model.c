@@ -1,0 +1,1263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The view model: per-period sums (threads, processes, functions, events),
+ * the header, tables with columns and priorities, sort, filter, drill-down.
+ *
+ *   report (run.c's maps read) -> view_update: deltas since the previous
+ *   update -> view_build: rows (filter, TMA per row) -> sort -> back ends.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "view_model.h"
+
+/* What a column shows. */
+enum vm_key {
+	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
+	K_TMA_BAR, K_TMA_L2,
+	K_SRC, K_FUNC, K_CALLS, K_CALLS_S, K_WALL, K_FONCPU, K_SELF, K_SELF_PCT, K_FBLOCK, K_FRUNQ, K_FCTR,
+	K_EVNAME, K_EVPMU, K_EVCONFIG, K_EVGROUP, K_EVRUNNING, K_EVVALUE, K_EVTOTAL,
+};
+
+void view_init(struct view *v, int top)
+{
+	memset(v, 0, sizeof(*v));
+	v->top = top;
+	for (int k = 0; k < VM_NKINDS; k++)
+		v->tab[k].sort_col = -1;
+}
+
+static void free_period(struct view *v)
+{
+	free(v->td);
+	free(v->pd);
+	free(v->fd);
+	free(v->ftd);
+	v->td = NULL;
+	v->pd = NULL;
+	v->fd = v->ftd = NULL;
+	v->ntd = v->npd = v->nfd = v->nftd = 0;
+}
+
+void view_free(struct view *v)
+{
+	free_period(v);
+	free(v->prev);
+	free(v->fprev);
+	for (int k = 0; k < VM_NKINDS; k++)
+		free(v->tab[k].rows);
+	memset(v, 0, sizeof(*v));
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static unsigned long long sub0(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* ---------- period data ---------- */
+
+/* Time since the thread's last switch, up to now: on-CPU when it is running,
+ * blocked or runqueue (its state at switch-out) when it is not.  The BPF side
+ * folds it in at the next switch. */
+static void add_open_slice(struct thread_stats *s, unsigned long long now)
+{
+	if (s->exited || !now)
+		return;
+	if (s->last_in_ns) {
+		s->oncpu_ns += sub0(now, s->last_in_ns);
+	} else if (s->last_out_ns) {
+		if (s->out_blocked)
+			s->offcpu_blocked_ns += sub0(now, s->last_out_ns);
+		else
+			s->offcpu_runqueue_ns += sub0(now, s->last_out_ns);
+	}
+}
+
+/* Every thread's sums, sorted by thread_stats_cmp. */
+static size_t snapshot(const struct report *r, bool open_slices, struct thread_stats **out)
+{
+	const struct thread_stats **all;
+	size_t n = thread_table_all(r->tt, &all);
+	struct thread_stats *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s || !all) {
+		free(s);
+		free(all);
+		*out = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s[i] = *all[i];
+		if (open_slices)
+			add_open_slice(&s[i], r->mono_ns);
+	}
+	free(all);
+	qsort(s, n, sizeof(*s), thread_stats_cmp);
+	*out = s;
+	return n;
+}
+
+static int cmp_pid_ptr(const void *a, const void *b)
+{
+	const struct thread_stats *x = *(const struct thread_stats *const *)a;
+	const struct thread_stats *y = *(const struct thread_stats *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Per-process sums of the period's thread deltas. */
+static void build_procs(struct view *v, int nev)
+{
+	const struct thread_stats **by = malloc((v->ntd ? v->ntd : 1) * sizeof(*by));
+
+	v->pd = calloc(v->ntd ? v->ntd : 1, sizeof(*v->pd));
+	v->npd = 0;
+	if (!by || !v->pd) {
+		free(by);
+		return;
+	}
+	for (size_t i = 0; i < v->ntd; i++)
+		by[i] = &v->td[i];
+	qsort(by, v->ntd, sizeof(*by), cmp_pid_ptr);
+	for (size_t i = 0; i < v->ntd; i++) {
+		struct vm_proc *p = v->npd ? &v->pd[v->npd - 1] : NULL;
+
+		if (!p || p->d.pid != by[i]->pid) {
+			p = &v->pd[v->npd++];
+			p->d.pid = p->d.tid = by[i]->pid;
+			memcpy(p->d.comm, by[i]->comm, sizeof(p->d.comm));
+		}
+		if (by[i]->tid == by[i]->pid)
+			memcpy(p->d.comm, by[i]->comm, sizeof(p->d.comm));
+		thread_stats_add(&p->d, by[i], nev);
+		p->nthreads++;
+	}
+	free(by);
+}
+
+static int cmp_fsum(const void *a, const void *b)
+{
+	const struct func_sum *x = a, *y = b;
+
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void counters_sub(struct counter_val *out, const struct counter_val *b, int nev)
+{
+	for (int e = 0; e < nev; e++) {
+		out[e].value = sub0(out[e].value, b[e].value);
+		out[e].enabled = sub0(out[e].enabled, b[e].enabled);
+		out[e].running = sub0(out[e].running, b[e].running);
+	}
+}
+
+static void func_stats_sub(struct func_stats *out, const struct func_stats *b, int nev)
+{
+	out->calls = sub0(out->calls, b->calls);
+	out->returns = sub0(out->returns, b->returns);
+	out->unmatched = sub0(out->unmatched, b->unmatched);
+	out->wall_ns = sub0(out->wall_ns, b->wall_ns);
+	out->oncpu_ns = sub0(out->oncpu_ns, b->oncpu_ns);
+	out->self_oncpu_ns = sub0(out->self_oncpu_ns, b->self_oncpu_ns);
+	out->offcpu_blocked_ns = sub0(out->offcpu_blocked_ns, b->offcpu_blocked_ns);
+	out->offcpu_runqueue_ns = sub0(out->offcpu_runqueue_ns, b->offcpu_runqueue_ns);
+	counters_sub(out->c, b->c, nev);
+	counters_sub(out->self, b->self, nev);
+}
+
+/*
+ * Function rows of the period: per (function, thread) deltas from uprobes,
+ * then per (function, pid) sums.  Source 'u'.  Sampled functions (source
+ * 's', one row per sampled (function, thread)) join ftd here, before the
+ * per-process sums, once the sampling loader provides them.
+ */
+static void build_funcs(struct view *v, const struct report *r, struct func_sum *cur, size_t ncur)
+{
+	int nev = r->evs->n;
+
+	for (size_t i = 0; i < ncur; i++) {
+		const struct func_sum *p = v->fprev && !v->whole_run ?
+			bsearch(&cur[i], v->fprev, v->nfprev, sizeof(*cur), cmp_fsum) : NULL;
+
+		if (p)
+			func_stats_sub(&cur[i].s, &p->s, nev);
+	}
+	v->ftd = cur;
+	v->nftd = ncur;
+	v->fd = calloc(ncur ? ncur : 1, sizeof(*v->fd));
+	v->nfd = 0;
+	for (size_t i = 0; v->fd && i < ncur; i++) {
+		struct func_sum *a = v->nfd ? &v->fd[v->nfd - 1] : NULL;
+
+		if (!a || a->fn != cur[i].fn || a->pid != cur[i].pid) {
+			a = &v->fd[v->nfd++];
+			*a = cur[i];
+			a->tid = -1;
+			continue;
+		}
+		func_stats_add(&a->s, &cur[i].s, nev);
+	}
+}
+
+/* ---------- header ---------- */
+
+static void tma_why(const struct report *r, char *buf, size_t len)
+{
+	if (r->tma_result)
+		snprintf(buf, len, "on");
+	else if (!r->host->pmu)
+		snprintf(buf, len, "no PMU: software events");
+	else if (!r->recipe)
+		snprintf(buf, len, "no TMA recipe for this CPU");
+	else
+		snprintf(buf, len, "off (-e without --tma)");
+}
+
+static unsigned long long self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static void tma_of(const struct report *r, const struct thread_stats *s, struct vm_tma *out)
+{
+	static struct tma_result res;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < VM_TMA_L1; i++)
+		out->l1[i] = NAN;
+	if (!r->tma_result || !s->oncpu_ns || r->tma_result(r, s, &res))
+		return;
+	vm_tma_from_result(&res, out);
+}
+
+static void build_header(struct view *v, const struct report *r, unsigned long long period_ns)
+{
+	struct vm_header *h = &v->hdr;
+	const struct self_stats *st = &r->self;
+	unsigned long long bpf_ns = st->bpf_run_ns + r->uprobe_run_ns, bpf_cnt = st->bpf_run_cnt + r->uprobe_run_cnt;
+	unsigned long long own = self_cpu_ns(), en = 0, run = 0;
+
+	snprintf(h->target, sizeof(h->target), "%s", r->target);
+	h->elapsed_s = r->duration_ns / 1e9;
+	h->period_s = period_ns / 1e9;
+	h->cpu = r->host->cpu;
+	h->recipe = r->recipe;
+	h->pmu = r->host->pmu;
+	h->tma_level = r->tma_result ? r->tma_level : 0;
+	tma_why(r, h->tma_why, sizeof(h->tma_why));
+	tma_of(r, &v->total, &h->tma);
+	for (int e = 0; e < r->evs->n; e++) {
+		en += v->total.c[e].enabled;
+		run += v->total.c[e].running < v->total.c[e].enabled ? v->total.c[e].running : v->total.c[e].enabled;
+	}
+	h->mux_pct = en ? 100.0 * (double)(en - run) / (double)en : 0.0;
+	h->bpf_stats = st->run_stats;
+	h->bpf_cpu_pct = pct(sub0(bpf_ns, v->prev_bpf_ns), period_ns);
+	h->bpf_hits_per_s = period_ns ? sub0(bpf_cnt, v->prev_bpf_cnt) * 1e9 / period_ns : 0.0;
+	h->bpf_ns_per_switch = st->switch_run_cnt > v->prev_switch_cnt ?
+		(double)sub0(st->switch_run_ns, v->prev_switch_ns) / (double)(st->switch_run_cnt - v->prev_switch_cnt) : 0.0;
+	h->self_cpu_pct = pct(sub0(own, v->prev_self_ns), period_ns);
+	h->map_full = st->stat[STAT_THREADS_FULL] + st->stat[STAT_PIDS_FULL] + st->stat[STAT_STACKS_FULL] +
+		      st->stat[STAT_FUNCS_FULL];
+	h->lost = st->stat[STAT_EXIT_DROPS];
+	h->read_errors = st->stat[STAT_READ_ERRORS];
+	h->threads_live = r->tt->n_live;
+	h->threads_seen = r->tt->n_live + r->tt->n_exited;
+	h->nfuncs = r->uset ? r->uset->nr_funcs : 0;
+	h->nlibs = r->uset ? r->uset->nr_libs : 0;
+	h->uprobe_ns_per_hit = r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0;
+	if (!v->whole_run) {
+		v->prev_bpf_ns = bpf_ns;
+		v->prev_bpf_cnt = bpf_cnt;
+		v->prev_switch_ns = st->switch_run_ns;
+		v->prev_switch_cnt = st->switch_run_cnt;
+		v->prev_self_ns = own;
+	}
+}
+
+/* ---------- update ---------- */
+
+static void period_from(struct view *v, const struct report *r, struct thread_stats *cur, size_t n)
+{
+	int nev = r->evs->n;
+
+	free_period(v);
+	v->r = r;
+	v->td = calloc(n ? n : 1, sizeof(*v->td));
+	memset(&v->total, 0, sizeof(v->total));
+	memset(&v->run_total, 0, sizeof(v->run_total));
+	for (size_t i = 0; v->td && i < n; i++) {
+		const struct thread_stats *p = v->prev && !v->whole_run ? thread_find(v->prev, v->nprev, &cur[i]) : NULL;
+
+		thread_stats_add(&v->run_total, &cur[i], nev);
+		if (p && p->exited)
+			continue;	/* shown in the period it exited in */
+		thread_stats_sub(&v->td[v->ntd], &cur[i], p, nev);
+		thread_stats_add(&v->total, &v->td[v->ntd], nev);
+		v->ntd++;
+	}
+	build_procs(v, nev);
+}
+
+void view_update(struct view *v, const struct report *r)
+{
+	struct thread_stats *cur;
+	struct func_sum *fcur, *fkeep;
+	size_t n = snapshot(r, true, &cur), nf = report_func_sums(r, &fcur, true);
+	unsigned long long period = sub0(r->duration_ns, v->prev_ns);
+
+	/* build_funcs turns fcur into deltas; the next period subtracts these sums */
+	fkeep = malloc((nf ? nf : 1) * sizeof(*fkeep));
+	if (fkeep)
+		memcpy(fkeep, fcur, nf * sizeof(*fkeep));
+	v->whole_run = false;
+	period_from(v, r, cur, n);
+	build_funcs(v, r, fcur, nf);
+	build_header(v, r, period);
+	free(v->prev);
+	v->prev = cur;
+	v->nprev = n;
+	free(v->fprev);
+	v->fprev = fkeep;
+	v->nfprev = fkeep ? nf : 0;
+	v->prev_ns = r->duration_ns;
+	v->updated = true;
+	view_build(v);
+}
+
+void view_start(struct view *v, const struct report *r)
+{
+	struct vm_header *h = &v->hdr;
+
+	v->r = r;
+	snprintf(h->target, sizeof(h->target), "%s", r->target);
+	h->cpu = r->host->cpu;
+	h->recipe = r->recipe;
+	h->pmu = r->host->pmu;
+	h->tma_level = r->tma_result ? r->tma_level : 0;
+	tma_why(r, h->tma_why, sizeof(h->tma_why));
+	v->prev_self_ns = self_cpu_ns();	/* the first period leaves out the setup */
+	view_build(v);
+}
+
+void view_whole_run(struct view *v, const struct report *r)
+{
+	struct thread_stats *cur;
+	struct func_sum *fcur;
+	size_t n = snapshot(r, false, &cur), nf = report_func_sums(r, &fcur, true);
+
+	v->whole_run = true;
+	v->prev_bpf_ns = v->prev_bpf_cnt = v->prev_switch_ns = v->prev_switch_cnt = v->prev_self_ns = 0;
+	period_from(v, r, cur, n);
+	build_funcs(v, r, fcur, nf);
+	build_header(v, r, r->duration_ns);
+	free(cur);
+	v->updated = true;
+	view_build(v);
+}
+
+/* ---------- columns ---------- */
+
+static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fmt, int width, int cwidth, int prio,
+		   int arg)
+{
+	struct vm_col *c;
+
+	if (t->ncols >= VM_MAX_COLS)
+		return -1;
+	c = &t->col[t->ncols];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->fmt = fmt;
+	c->width = width;
+	c->cwidth = cwidth;
+	c->prio = prio;
+	c->arg = arg;
+	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR;
+	c->key = key;
+	return t->ncols++;
+}
+
+static void counter_cols(struct vm_table *t, const struct report *r, int key)
+{
+	for (int e = 0; e < r->evs->n; e++) {
+		int w = (int)strlen(r->evs->ev[e].name);
+
+		add_col(t, key, r->evs->ev[e].name, VM_F_COUNTER, 14, w < 7 ? 7 : w > 12 ? 12 : w, e ? 4 : 3, e);
+	}
+}
+
+static void tma_cols(struct vm_table *t, const struct report *r)
+{
+	if (!r->tma_result)
+		return;
+	add_col(t, K_TMA_BAR, "TMA_L1", VM_F_BAR, 20, 20, 2, 0);
+	add_col(t, K_TMA_L2, "TMA_L2", VM_F_NODE, 20, 18, 3, 0);
+}
+
+static void sums_cols(struct vm_table *t, const struct report *r)
+{
+	add_col(t, K_ONCPU, "ONCPU%", VM_F_PCT, 7, 6, 1, 0);
+	add_col(t, K_BLOCK, "BLOCK%", VM_F_PCT, 7, 6, 2, 0);
+	add_col(t, K_RUNQ, "RUNQ%", VM_F_PCT, 7, 6, 2, 0);
+	add_col(t, K_VCSW, "VCSW", VM_F_INT, 7, 6, 5, 0);
+	add_col(t, K_IVCSW, "IVCSW", VM_F_INT, 7, 6, 5, 0);
+	add_col(t, K_MIGR, "MIGR", VM_F_INT, 5, 5, 6, 0);
+	counter_cols(t, r, K_CTR);
+	tma_cols(t, r);
+}
+
+static void build_cols(struct view *v)
+{
+	const struct report *r = v->r;
+	struct vm_table *t;
+
+	t = &v->tab[VM_THREADS];
+	t->kind = VM_THREADS;
+	t->title = "threads";
+	t->ncols = 0;
+	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
+	add_col(t, K_TID, "TID", VM_F_ID, 7, 7, 1, 0);
+	add_col(t, K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0);
+	sums_cols(t, r);
+
+	t = &v->tab[VM_PROCS];
+	t->kind = VM_PROCS;
+	t->title = "processes";
+	t->ncols = 0;
+	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 1, 0);
+	add_col(t, K_NTHREADS, "THREADS", VM_F_INT, 7, 7, 3, 0);
+	add_col(t, K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0);
+	sums_cols(t, r);
+
+	t = &v->tab[VM_FUNCS];
+	t->kind = VM_FUNCS;
+	t->title = "functions";
+	t->ncols = 0;
+	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
+	add_col(t, K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0);
+	add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0);
+	add_col(t, K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0);
+	add_col(t, K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0);
+	add_col(t, K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0);
+	add_col(t, K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0);
+	add_col(t, K_SELF, "SELF_MS", VM_F_MS, 10, 9, 2, 0);
+	add_col(t, K_SELF_PCT, "SELF%", VM_F_PCT, 6, 6, 3, 0);
+	add_col(t, K_FBLOCK, "BLOCK_MS", VM_F_MS, 9, 9, 4, 0);
+	add_col(t, K_FRUNQ, "RUNQ_MS", VM_F_MS, 9, 9, 5, 0);
+	counter_cols(t, r, K_FCTR);
+	tma_cols(t, r);
+
+	t = &v->tab[VM_EVENTS];
+	t->kind = VM_EVENTS;
+	t->title = "events";
+	t->ncols = 0;
+	add_col(t, K_EVNAME, "EVENT", VM_F_STR, 28, 24, 1, 0);
+	add_col(t, K_EVPMU, "PMU", VM_F_STR, 10, 8, 3, 1);
+	add_col(t, K_EVCONFIG, "CONFIG", VM_F_HEX, 18, 12, 4, 0);
+	add_col(t, K_EVGROUP, "GROUP", VM_F_ID, 5, 5, 4, 0);
+	add_col(t, K_EVRUNNING, "RUNNING%", VM_F_PCT, 8, 8, 2, 0);
+	add_col(t, K_EVVALUE, "VALUE", VM_F_COUNTER, 16, 10, 1, 0);
+	add_col(t, K_EVTOTAL, "RUN_TOTAL", VM_F_INT, 18, 10, 2, 0);
+
+	if (v->tab[VM_THREADS].sort_col < 0)
+		v->tab[VM_THREADS].sort_col = 3;	/* ONCPU% */
+	if (v->tab[VM_PROCS].sort_col < 0)
+		v->tab[VM_PROCS].sort_col = 3;
+	if (v->tab[VM_FUNCS].sort_col < 0)
+		v->tab[VM_FUNCS].sort_col = 6;	/* ONCPU_MS */
+}
+
+/* ---------- rows ---------- */
+
+static double sums_cell(int key, int arg, const struct thread_stats *s, double period_ns, const struct vm_tma *tma)
+{
+	switch (key) {
+	case K_PID: return s->pid;
+	case K_TID: return s->tid;
+	case K_ONCPU: return pct(s->oncpu_ns, period_ns);
+	case K_BLOCK: return pct(s->offcpu_blocked_ns, period_ns);
+	case K_RUNQ: return pct(s->offcpu_runqueue_ns, period_ns);
+	case K_VCSW: return s->switches_voluntary;
+	case K_IVCSW: return s->switches_involuntary;
+	case K_MIGR: return s->migrations;
+	case K_CTR: return counter_scaled(&s->c[arg]);
+	case K_TMA_BAR: return tma->ok ? tma->l1[VM_BE] : NAN;
+	case K_TMA_L2: return tma->ok && tma->l2[0] ? tma->l2_value : NAN;
+	}
+	return NAN;
+}
+
+static double func_cell(int key, int arg, const struct func_sum *f, double period_ns, const struct vm_tma *tma)
+{
+	switch (key) {
+	case K_PID: return f->pid;
+	case K_CALLS: return f->s.calls;
+	case K_CALLS_S: return period_ns > 0 ? f->s.calls * 1e9 / period_ns : 0.0;
+	case K_WALL: return f->s.wall_ns / 1e6;
+	case K_FONCPU: return f->s.oncpu_ns / 1e6;
+	case K_SELF: return f->s.self_oncpu_ns / 1e6;
+	case K_SELF_PCT: return f->s.oncpu_ns ? pct(f->s.self_oncpu_ns, f->s.oncpu_ns) : NAN;
+	case K_FBLOCK: return f->s.offcpu_blocked_ns / 1e6;
+	case K_FRUNQ: return f->s.offcpu_runqueue_ns / 1e6;
+	case K_FCTR: return counter_scaled(&f->s.c[arg]);
+	case K_SRC: return 'u';
+	case K_TMA_BAR: return tma->ok ? tma->l1[VM_BE] : NAN;
+	case K_TMA_L2: return tma->ok && tma->l2[0] ? tma->l2_value : NAN;
+	}
+	return NAN;
+}
+
+static unsigned int mux_bits(const struct counter_val *c, int nev)
+{
+	unsigned int m = 0;
+
+	for (int e = 0; e < nev; e++)
+		if (c[e].running < c[e].enabled)
+			m |= 1u << e;
+	return m;
+}
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Filter: a number matches pid or tid; text matches the name (case-insensitive). */
+static bool keep(const struct view *v, unsigned int pid, long long tid, const char *name)
+{
+	const char *f = v->filter;
+
+	if (!f[0])
+		return true;
+	if (is_number(f)) {
+		unsigned long n = strtoul(f, NULL, 10);
+
+		return n == pid || (tid >= 0 && (unsigned long long)tid == n);
+	}
+	return name && strcasestr(name, f);
+}
+
+static struct vm_row *new_row(struct vm_table *t)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct vm_row *n = realloc(t->rows, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->rows = n;
+		t->cap = cap;
+	}
+	memset(&t->rows[t->nrows], 0, sizeof(t->rows[0]));
+	return &t->rows[t->nrows++];
+}
+
+static void sums_row(struct view *v, struct vm_table *t, const struct thread_stats *s, long long tid, size_t data,
+		     unsigned int nthreads)
+{
+	double period = v->hdr.period_s * 1e9;
+	struct vm_row *row;
+
+	t->total++;
+	if (!keep(v, s->pid, tid, s->comm) || !(row = new_row(t)))
+		return;
+	row->pid = s->pid;
+	row->tid = tid;
+	row->id = -1;
+	row->data = data;
+	row->s[0] = s->comm;
+	row->mux = mux_bits(s->c, v->r->evs->n);
+	tma_of(v->r, s, &row->tma);
+	for (int c = 0; c < t->ncols; c++)
+		row->v[c] = t->col[c].key == K_NTHREADS ? nthreads :
+			    sums_cell(t->col[c].key, t->col[c].arg, s, period, &row->tma);
+}
+
+/* The TMA of a function's sums: its inclusive counters over its on-CPU time. */
+static void func_tma(const struct report *r, const struct func_stats *fs, struct vm_tma *out)
+{
+	static struct thread_stats t;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.c, fs->c, sizeof(t.c));
+	t.oncpu_ns = fs->oncpu_ns;
+	tma_of(r, &t, out);
+}
+
+static void func_row(struct view *v, struct vm_table *t, const struct func_sum *f, size_t data)
+{
+	const struct report *r = v->r;
+	const char *sym = r->uset && f->fn < r->uset->nr_funcs ? r->uset->funcs[f->fn].symbol : "?";
+	double period = v->hdr.period_s * 1e9;
+	struct vm_row *row;
+
+	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns)
+		return;	/* not called in this period */
+	t->total++;
+	if (!keep(v, f->pid, f->tid, sym) || !(row = new_row(t)))
+		return;
+	row->pid = f->pid;
+	row->tid = f->tid;
+	row->id = f->fn;
+	row->src = 'u';
+	row->data = data;
+	row->s[0] = sym;
+	row->mux = mux_bits(f->s.c, r->evs->n);
+	func_tma(r, &f->s, &row->tma);
+	for (int c = 0; c < t->ncols; c++)
+		row->v[c] = func_cell(t->col[c].key, t->col[c].arg, f, period, &row->tma);
+}
+
+static void event_row(struct view *v, struct vm_table *t, int e)
+{
+	const struct event_desc *d = &v->r->evs->ev[e];
+	const struct counter_val *c = &v->total.c[e];
+	struct vm_row *row;
+
+	t->total++;
+	if (v->filter[0] && !strcasestr(d->name, v->filter))
+		return;
+	if (!(row = new_row(t)))
+		return;
+	row->tid = -1;
+	row->id = e;
+	row->data = (size_t)e;
+	row->s[0] = d->name;
+	row->s[1] = d->pmu;
+	row->mux = c->running < c->enabled;	/* the VALUE column's '*' (arg 0) */
+	for (int k = 0; k < t->ncols; k++) {
+		switch (t->col[k].key) {
+		case K_EVCONFIG: row->v[k] = (double)d->attr.config; break;
+		case K_EVGROUP: row->v[k] = d->group; break;
+		case K_EVRUNNING: row->v[k] = 100.0 * counter_running_share(c); break;
+		case K_EVVALUE: row->v[k] = counter_scaled(c); break;
+		case K_EVTOTAL: row->v[k] = counter_scaled(&v->run_total.c[e]); break;
+		default: row->v[k] = NAN;
+		}
+	}
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	const struct vm_table *t = ctx;
+	const struct vm_row *x = a, *y = b;
+	int c = t->sort_col, r = 0;
+
+	if (c >= 0 && c < t->ncols) {
+		if (t->col[c].fmt == VM_F_STR) {
+			r = strcmp(x->s[t->col[c].arg] ? x->s[t->col[c].arg] : "",
+				   y->s[t->col[c].arg] ? y->s[t->col[c].arg] : "");
+		} else if (t->col[c].fmt == VM_F_NODE && x->tma.l2[0] != y->tma.l2[0]) {
+			r = x->tma.l2[0] ? -1 : 1;	/* n/a last */
+		} else {
+			double p = x->v[c], q = y->v[c];
+
+			if (isnan(p) || isnan(q))
+				return isnan(p) - isnan(q);	/* n/a last, whichever the direction */
+			r = p > q ? -1 : p < q;	/* numbers: largest first */
+		}
+		if (t->reverse)
+			r = -r;
+		if (r)
+			return r;
+	}
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void sort_table(struct vm_table *t)
+{
+	qsort_r(t->rows, t->nrows, sizeof(*t->rows), cmp_rows, t);
+}
+
+void view_build(struct view *v)
+{
+	struct vm_table *t;
+
+	if (!v->r)
+		return;
+	build_cols(v);
+	for (int k = 0; k < VM_NKINDS; k++)
+		v->tab[k].nrows = v->tab[k].total = 0;
+	t = &v->tab[VM_THREADS];
+	for (size_t i = 0; i < v->ntd; i++)
+		sums_row(v, t, &v->td[i], v->td[i].tid, i, 1);
+	t = &v->tab[VM_PROCS];
+	for (size_t i = 0; i < v->npd; i++)
+		sums_row(v, t, &v->pd[i].d, -1, i, v->pd[i].nthreads);
+	t = &v->tab[VM_FUNCS];
+	for (size_t i = 0; i < v->nfd; i++)
+		func_row(v, t, &v->fd[i], i);
+	t = &v->tab[VM_EVENTS];
+	for (int e = 0; e < v->r->evs->n; e++)
+		event_row(v, t, e);
+	for (int k = 0; k < VM_NKINDS; k++)
+		sort_table(&v->tab[k]);
+}
+
+void view_set_filter(struct view *v, const char *filter)
+{
+	snprintf(v->filter, sizeof(v->filter), "%s", filter ? filter : "");
+	view_build(v);
+}
+
+void view_set_sort(struct view *v, enum vm_kind k, int col, bool reverse)
+{
+	struct vm_table *t = &v->tab[k];
+
+	t->sort_col = col >= -1 && col < t->ncols ? col : t->sort_col;
+	t->reverse = reverse;
+	sort_table(t);
+}
+
+const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].pid == pid && t->rows[i].tid == tid && t->rows[i].id == id)
+			return &t->rows[i];
+	return NULL;
+}
+
+/* ---------- cells ---------- */
+
+int view_col_width(const struct vm_col *c, bool compact)
+{
+	int w = compact ? c->cwidth : c->width;
+	int n = (int)strlen(c->name);
+
+	return compact && n > w && c->fmt != VM_F_COUNTER ? n : w;
+}
+
+int view_fit_columns(const struct vm_table *t, int width, bool compact, bool *shown)
+{
+	int used = -1;
+
+	for (int c = 0; c < t->ncols; c++) {
+		shown[c] = true;
+		used += view_col_width(&t->col[c], compact) + 1;
+	}
+	while (used > width) {
+		int drop = -1;
+
+		for (int c = t->ncols - 1; c >= 0; c--)
+			if (shown[c] && t->col[c].prio > 1 && (drop < 0 || t->col[c].prio > t->col[drop].prio))
+				drop = c;
+		if (drop < 0)
+			break;	/* only the essentials left: the back end cuts the line */
+		shown[drop] = false;
+		used -= view_col_width(&t->col[drop], compact) + 1;
+	}
+	return used;
+}
+
+/* Short numbers for the live view: 1234 -> "1234", 12345 -> "12.3K", 1.2e9 -> "1.20G". */
+static void human(double x, char *buf, size_t len)
+{
+	static const char suf[] = "KMGTPE";
+	int i = -1;
+
+	if (fabs(x) < 10000) {
+		snprintf(buf, len, "%.0f", x);
+		return;
+	}
+	while (fabs(x) >= 1000 && i < 5) {
+		x /= 1000;
+		i++;
+	}
+	snprintf(buf, len, fabs(x) < 10 ? "%.2f%c" : fabs(x) < 100 ? "%.1f%c" : "%.0f%c", x, suf[i]);
+}
+
+void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c, bool compact, char *buf,
+		      size_t len)
+{
+	const struct vm_col *col = &t->col[c];
+	double x = row->v[c];
+	char num[32];
+
+	if (!len)
+		return;
+	switch (col->fmt) {
+	case VM_F_STR:
+		snprintf(buf, len, "%s", row->s[col->arg] ? row->s[col->arg] : "");
+		return;
+	case VM_F_CHAR:
+		snprintf(buf, len, "%c", row->src ? row->src : '-');
+		return;
+	case VM_F_BAR: {
+		int w = compact ? col->cwidth : col->width;
+		char bar[128];
+
+		vm_tma_bar(&row->tma, w < (int)sizeof(bar) ? w : (int)sizeof(bar) - 1, bar);
+		snprintf(buf, len, "%s", bar);
+		return;
+	}
+	case VM_F_NODE:
+		snprintf(buf, len, "%s", row->tma.ok && row->tma.l2[0] ? row->tma.l2 : "-");
+		return;
+	default:
+		break;
+	}
+	if (isnan(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (col->fmt) {
+	case VM_F_ID:
+		if (x < 0)
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%.0f", x);
+		break;
+	case VM_F_PCT:
+		snprintf(buf, len, "%.1f", x);
+		break;
+	case VM_F_MS:
+		snprintf(buf, len, "%.2f", x);
+		break;
+	case VM_F_HEX:
+		snprintf(buf, len, "0x%llx", (unsigned long long)x);
+		break;
+	case VM_F_COUNTER: {
+		bool mux = row->mux & (1u << col->arg);
+
+		if (compact)
+			human(x, num, sizeof(num));
+		else
+			snprintf(num, sizeof(num), "%.0f", x);
+		snprintf(buf, len, "%s%s", num, mux ? "*" : compact ? "" : " ");
+		break;
+	}
+	default:	/* VM_F_INT, VM_F_RATE */
+		if (compact)
+			human(x, buf, len);
+		else
+			snprintf(buf, len, "%.0f", x);
+	}
+}
+
+/* ---------- TMA ---------- */
+
+static int l1_slot(const char *name)
+{
+	if (strstr(name, "frontend"))
+		return VM_FE;
+	if (strstr(name, "bad_spec"))
+		return VM_BS;
+	if (strstr(name, "backend"))
+		return VM_BE;
+	if (strstr(name, "retiring"))
+		return VM_RE;
+	return -1;
+}
+
+void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out)
+{
+	int best = -1, l2 = -1;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < VM_TMA_L1; i++)
+		out->l1[i] = NAN;
+	for (int i = 0; i < res->n; i++) {
+		const struct tma_node *nd = &res->node[i];
+		int s;
+
+		if (nd->parent >= 0 || isnan(nd->value) || (s = l1_slot(nd->name)) < 0)
+			continue;
+		out->l1[s] = nd->value;
+		out->ok = true;
+		if (best < 0 || nd->value > res->node[best].value)
+			best = i;
+	}
+	for (int i = 0; best >= 0 && i < res->n; i++)
+		if (res->node[i].parent == best && !isnan(res->node[i].value) &&
+		    (l2 < 0 || res->node[i].value > res->node[l2].value))
+			l2 = i;
+	if (l2 >= 0) {
+		snprintf(out->l2, sizeof(out->l2), "%s", res->node[l2].label);
+		out->l2_value = res->node[l2].value;
+	}
+}
+
+void vm_tma_bar(const struct vm_tma *t, int width, char *buf)
+{
+	static const char letter[VM_TMA_L1] = { 'F', 'S', 'B', 'R' };
+	double v[VM_TMA_L1], sum = 0;
+	int n[VM_TMA_L1], k = 0, left = width;
+
+	if (width <= 0) {
+		buf[0] = 0;
+		return;
+	}
+	for (int i = 0; i < VM_TMA_L1; i++) {
+		v[i] = t->ok && !isnan(t->l1[i]) && t->l1[i] > 0 ? t->l1[i] : 0;
+		sum += v[i];
+	}
+	if (sum <= 0) {
+		memset(buf, '-', width);
+		buf[width] = 0;
+		return;
+	}
+	/* largest remainders: the letters add up to width exactly */
+	for (int i = 0; i < VM_TMA_L1; i++) {
+		n[i] = (int)floor(v[i] / sum * width);
+		left -= n[i];
+	}
+	while (left > 0) {
+		int best = -1;
+		double bestr = -1;
+
+		for (int i = 0; i < VM_TMA_L1; i++) {
+			double r = v[i] / sum * width - n[i];
+
+			if (v[i] > 0 && r > bestr) {
+				bestr = r;
+				best = i;
+			}
+		}
+		n[best]++;
+		left--;
+	}
+	for (int i = 0; i < VM_TMA_L1; i++)
+		for (int j = 0; j < n[i]; j++)
+			buf[k++] = letter[i];
+	buf[k] = 0;
+}
+
+/* ---------- drill-down ---------- */
+
+static void add_line(struct vm_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_line(struct vm_lines *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **n = realloc(l->line, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		l->line = n;
+		l->cap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		l->line[l->n++] = s;
+	va_end(ap);
+}
+
+void vm_lines_free(struct vm_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->line[i]);
+	free(l->line);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Lines of text a FILE* writer produced (tma_result_print). */
+static void add_text(struct vm_lines *l, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		add_line(l, "%.*s", n, p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static const char *period_name(const struct view *v)
+{
+	return v->whole_run ? "whole run" : "this interval";
+}
+
+static void drill_times(const struct view *v, const struct thread_stats *d, const struct thread_stats *run,
+			struct vm_lines *l)
+{
+	double p = v->hdr.period_s * 1e9, w = v->hdr.elapsed_s * 1e9;
+
+	add_line(l, "%-22s %14s %8s   %14s %8s", "time", period_name(v), "", run ? "whole run" : "", "");
+	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "on-CPU", d->oncpu_ns / 1e9, pct(d->oncpu_ns, p),
+		 run ? run->oncpu_ns / 1e9 : NAN, run ? pct(run->oncpu_ns, w) : NAN);
+	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "off-CPU blocked", d->offcpu_blocked_ns / 1e9,
+		 pct(d->offcpu_blocked_ns, p), run ? run->offcpu_blocked_ns / 1e9 : NAN,
+		 run ? pct(run->offcpu_blocked_ns, w) : NAN);
+	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "off-CPU runqueue", d->offcpu_runqueue_ns / 1e9,
+		 pct(d->offcpu_runqueue_ns, p), run ? run->offcpu_runqueue_ns / 1e9 : NAN,
+		 run ? pct(run->offcpu_runqueue_ns, w) : NAN);
+	add_line(l, "  %-20s %7llu / %-7llu            %7llu / %-7llu", "switches vol/invol",
+		 (unsigned long long)d->switches_voluntary, (unsigned long long)d->switches_involuntary,
+		 run ? (unsigned long long)run->switches_voluntary : 0ULL,
+		 run ? (unsigned long long)run->switches_involuntary : 0ULL);
+	add_line(l, "  %-20s %12llu                %12llu", "migrations", (unsigned long long)d->migrations,
+		 run ? (unsigned long long)run->migrations : 0ULL);
+}
+
+static void drill_counters(const struct view *v, const struct counter_val *c, const struct counter_val *run,
+			   const struct counter_val *self, struct vm_lines *l)
+{
+	const struct event_list *evs = v->r->evs;
+
+	add_line(l, "counters (multiplex-scaled; RUNNING = share of enabled time counted)");
+	add_line(l, "  %-28s %16s %8s %18s %8s", "EVENT", period_name(v), "RUNNING", run ? "whole run" : self ? "self" : "",
+		 run ? "RUNNING" : "");
+	for (int e = 0; e < evs->n; e++) {
+		if (run)
+			add_line(l, "  %-28.28s %16.0f %7.1f%% %18.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
+				 100 * counter_running_share(&c[e]), counter_scaled(&run[e]),
+				 100 * counter_running_share(&run[e]));
+		else if (self)
+			add_line(l, "  %-28.28s %16.0f %7.1f%% %18.0f", evs->ev[e].name, counter_scaled(&c[e]),
+				 100 * counter_running_share(&c[e]), counter_scaled(&self[e]));
+		else
+			add_line(l, "  %-28.28s %16.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
+				 100 * counter_running_share(&c[e]));
+	}
+}
+
+static void drill_tma(const struct view *v, const struct thread_stats *s, struct vm_lines *l)
+{
+	const struct report *r = v->r;
+	static struct tma_result res;
+	char path[512], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r->tma_result) {
+		add_line(l, "TMA: not available (%s)", v->hdr.tma_why);
+		return;
+	}
+	add_line(l, "TMA (recipe %s, levels 1-%d, %s)%s", r->recipe ? r->recipe : "?", r->tma_level, period_name(v),
+		 r->tma_level < 3 ? "; --tma=3 shows the tree to level 3" : "");
+	if (!s->oncpu_ns || r->tma_result(r, s, &res)) {
+		add_line(l, "  n/a: no counts in this period");
+		return;
+	}
+	f = open_memstream(&text, &len);
+	if (f) {
+		tma_result_print(&res, f, 2);
+		fclose(f);
+		add_text(l, text);
+		free(text);
+	}
+	if (tma_bottleneck_path(&res, path, sizeof(path)) > 0)
+		add_line(l, "  bottleneck: %s", path);
+}
+
+static int cmp_fsum_oncpu(const void *a, const void *b)
+{
+	const struct func_sum *x = *(const struct func_sum *const *)a, *y = *(const struct func_sum *const *)b;
+
+	if (x->s.oncpu_ns != y->s.oncpu_ns)
+		return x->s.oncpu_ns > y->s.oncpu_ns ? -1 : 1;
+	return x->s.calls > y->s.calls ? -1 : x->s.calls < y->s.calls;
+}
+
+/* Hottest functions of a thread (tid >= 0) or process (tid < 0), or the
+ * threads of one function (fn >= 0), from the per-thread function rows. */
+static void drill_funcs(const struct view *v, unsigned int pid, long long tid, int fn, struct vm_lines *l)
+{
+	const struct func_sum **sel = malloc((v->nftd ? v->nftd : 1) * sizeof(*sel));
+	const struct report *r = v->r;
+	size_t n = 0;
+
+	if (!sel)
+		return;
+	for (size_t i = 0; i < v->nftd; i++) {
+		const struct func_sum *f = &v->ftd[i];
+
+		if (f->pid != pid || (tid >= 0 && f->tid != tid) || (fn >= 0 && f->fn != fn))
+			continue;
+		if (f->s.calls || f->s.oncpu_ns)
+			sel[n++] = f;
+	}
+	qsort(sel, n, sizeof(*sel), cmp_fsum_oncpu);
+	if (fn >= 0)
+		add_line(l, "threads running it (%s)", period_name(v));
+	else
+		add_line(l, "hottest functions (%s; S: u = uprobes, s = samples)", period_name(v));
+	if (!n) {
+		add_line(l, r->uset ? "  none called in this period" : "  none: no --uprobe (sampling will add rows)");
+		free(sel);
+		return;
+	}
+	add_line(l, "  %s %-32s %9s %10s %10s %10s", fn >= 0 ? "TID    " : "S", fn >= 0 ? "COMM" : "FUNCTION", "CALLS",
+		 "ONCPU_MS", "SELF_MS", "WALL_MS");
+	for (size_t i = 0; i < n && i < 10; i++) {
+		const struct func_sum *f = sel[i];
+		const char *name = r->uset->funcs[f->fn].symbol;
+		char who[16];
+
+		if (fn >= 0) {
+			const struct thread_stats *t = NULL;
+
+			for (size_t k = 0; k < v->ntd && !t; k++)
+				if ((long long)v->td[k].tid == f->tid)
+					t = &v->td[k];
+			name = t ? t->comm : "?";
+			snprintf(who, sizeof(who), "%-7lld", f->tid);
+		} else {
+			snprintf(who, sizeof(who), "u");
+		}
+		add_line(l, "  %s %-32.32s %9llu %10.2f %10.2f %10.2f", who, name, (unsigned long long)f->s.calls,
+			 f->s.oncpu_ns / 1e6, f->s.self_oncpu_ns / 1e6, f->s.wall_ns / 1e6);
+	}
+	if (n > 10)
+		add_line(l, "  ... %zu more", n - 10);
+	free(sel);
+}
+
+static void drill_thread(const struct view *v, const struct vm_row *row, struct vm_lines *l)
+{
+	const struct thread_stats *d = &v->td[row->data];
+	const struct thread_stats *run = v->whole_run ? NULL : thread_find(v->prev, v->nprev, d);
+
+	add_line(l, "thread %u \"%s\" of process %u  (%s: %.1f s; run %.1f s)", d->tid, d->comm, d->pid, period_name(v),
+		 v->hdr.period_s, v->hdr.elapsed_s);
+	drill_times(v, d, run, l);
+	drill_counters(v, d->c, run ? run->c : NULL, NULL, l);
+	drill_tma(v, d, l);
+	drill_funcs(v, d->pid, d->tid, -1, l);
+}
+
+static int cmp_td_oncpu(const void *a, const void *b)
+{
+	const struct thread_stats *x = *(const struct thread_stats *const *)a, *y = *(const struct thread_stats *const *)b;
+
+	if (x->oncpu_ns != y->oncpu_ns)
+		return x->oncpu_ns > y->oncpu_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void drill_proc(const struct view *v, const struct vm_row *row, struct vm_lines *l)
+{
+	const struct vm_proc *p = &v->pd[row->data];
+	const struct thread_stats **thr = malloc((v->ntd ? v->ntd : 1) * sizeof(*thr));
+	double period = v->hdr.period_s * 1e9;
+	size_t n = 0;
+
+	add_line(l, "process %u \"%s\", %u threads  (%s: %.1f s; run %.1f s)", p->d.pid, p->d.comm, p->nthreads,
+		 period_name(v), v->hdr.period_s, v->hdr.elapsed_s);
+	drill_times(v, &p->d, NULL, l);
+	drill_counters(v, p->d.c, NULL, NULL, l);
+	drill_tma(v, &p->d, l);
+	for (size_t i = 0; thr && i < v->ntd; i++)
+		if (v->td[i].pid == p->d.pid)
+			thr[n++] = &v->td[i];
+	if (thr)
+		qsort(thr, n, sizeof(*thr), cmp_td_oncpu);
+	add_line(l, "threads (%s)", period_name(v));
+	add_line(l, "  %7s %-16s %7s %7s %7s", "TID", "COMM", "ONCPU%", "BLOCK%", "RUNQ%");
+	for (size_t i = 0; i < n && i < 10; i++)
+		add_line(l, "  %7u %-16.16s %7.1f %7.1f %7.1f", thr[i]->tid, thr[i]->comm, pct(thr[i]->oncpu_ns, period),
+			 pct(thr[i]->offcpu_blocked_ns, period), pct(thr[i]->offcpu_runqueue_ns, period));
+	if (n > 10)
+		add_line(l, "  ... %zu more", n - 10);
+	free(thr);
+	drill_funcs(v, p->d.pid, -1, -1, l);
+}
+
+static void drill_func(const struct view *v, const struct vm_row *row, struct vm_lines *l)
+{
+	const struct func_sum *f = &v->fd[row->data];
+	const struct report *r = v->r;
+	const struct uprobe_func *uf = &r->uset->funcs[f->fn];
+	static struct thread_stats t;
+	double period = v->hdr.period_s * 1e9;
+
+	add_line(l, "function %s in %s+0x%lx, pid %u  (source: %s; %s: %.1f s)", uf->symbol,
+		 r->uset->libs[uf->lib].module, uf->offset, f->pid, row->src == 's' ? "samples" : "uprobes",
+		 period_name(v), v->hdr.period_s);
+	add_line(l, "  calls %llu (%.0f/s), returns %llu, unmatched %llu%s", (unsigned long long)f->s.calls,
+		 period > 0 ? f->s.calls * 1e9 / period : 0.0, (unsigned long long)f->s.returns,
+		 (unsigned long long)f->s.unmatched, uf->detached ? ", detached by --max-rate" : "");
+	add_line(l, "  wall %.3f ms; on-CPU inclusive %.3f ms, self %.3f ms (%.1f%% self); off-CPU blocked %.3f ms, "
+		 "runqueue %.3f ms", f->s.wall_ns / 1e6, f->s.oncpu_ns / 1e6, f->s.self_oncpu_ns / 1e6,
+		 pct(f->s.self_oncpu_ns, f->s.oncpu_ns), f->s.offcpu_blocked_ns / 1e6, f->s.offcpu_runqueue_ns / 1e6);
+	drill_counters(v, f->s.c, NULL, f->s.self, l);
+	memset(&t, 0, sizeof(t));
+	memcpy(t.c, f->s.c, sizeof(t.c));
+	t.oncpu_ns = f->s.oncpu_ns;
+	drill_tma(v, &t, l);
+	drill_funcs(v, f->pid, -1, f->fn, l);
+}
+
+static int cmp_by_event(const void *a, const void *b, void *ctx)
+{
+	int e = *(const int *)ctx;
+	const struct thread_stats *x = *(const struct thread_stats *const *)a, *y = *(const struct thread_stats *const *)b;
+	double p = counter_scaled(&x->c[e]), q = counter_scaled(&y->c[e]);
+
+	return p > q ? -1 : p < q;
+}
+
+static void drill_event(const struct view *v, const struct vm_row *row, struct vm_lines *l)
+{
+	int e = row->id;
+	const struct event_desc *d = &v->r->evs->ev[e];
+	const struct thread_stats **thr = malloc((v->ntd ? v->ntd : 1) * sizeof(*thr));
+	size_t n = 0;
+
+	add_line(l, "event %s", d->name);
+	add_line(l, "  pmu %s, type %s (%u), config 0x%llx, config1 0x%llx, config2 0x%llx", d->pmu,
+		 events_type_name(d->attr.type), d->attr.type, (unsigned long long)d->attr.config,
+		 (unsigned long long)d->attr.config1, (unsigned long long)d->attr.config2);
+	add_line(l, "  group %d%s%s%s", d->group, d->leader ? " (leader)" : "", d->need[0] ? "; needed by " : "", d->need);
+	add_line(l, "  %s: %.0f, running %.1f%%; whole run: %.0f, running %.1f%%", period_name(v),
+		 counter_scaled(&v->total.c[e]), 100 * counter_running_share(&v->total.c[e]),
+		 counter_scaled(&v->run_total.c[e]), 100 * counter_running_share(&v->run_total.c[e]));
+	for (size_t i = 0; thr && i < v->ntd; i++)
+		thr[n++] = &v->td[i];
+	if (thr)
+		qsort_r(thr, n, sizeof(*thr), cmp_by_event, &e);
+	add_line(l, "top threads (%s)", period_name(v));
+	add_line(l, "  %7s %7s %-16s %16s %8s", "PID", "TID", "COMM", "VALUE", "RUNNING");
+	for (size_t i = 0; i < n && i < 10; i++)
+		add_line(l, "  %7u %7u %-16.16s %16.0f %7.1f%%", thr[i]->pid, thr[i]->tid, thr[i]->comm,
+			 counter_scaled(&thr[i]->c[e]), 100 * counter_running_share(&thr[i]->c[e]));
+	free(thr);
+}
+
+void view_drill(const struct view *v, enum vm_kind k, const struct vm_row *row, struct vm_lines *out)
+{
+	if (!v->r || !row)
+		return;
+	switch (k) {
+	case VM_THREADS: drill_thread(v, row, out); break;
+	case VM_PROCS: drill_proc(v, row, out); break;
+	case VM_FUNCS: drill_func(v, row, out); break;
+	case VM_EVENTS: drill_event(v, row, out); break;
+	default: break;
+	}
+}
