@@ -1002,26 +1002,49 @@ static const char *period_name(const struct view *v)
 	return v->whole_run ? "whole run" : "this interval";
 }
 
+static void time_line(struct vm_lines *l, const char *what, double ns, double period, const double *run_ns,
+		      double run_period)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%.3f s", ns / 1e9);
+	snprintf(b, sizeof(b), "%.3f s", run_ns ? *run_ns / 1e9 : 0);
+	if (run_ns)
+		add_line(l, "  %-20s %14s %7.1f%%   %14s %7.1f%%", what, a, pct(ns, period), b, pct(*run_ns, run_period));
+	else
+		add_line(l, "  %-20s %14s %7.1f%%", what, a, pct(ns, period));
+}
+
+static void count_line(struct vm_lines *l, const char *what, const char *a, const char *b)
+{
+	if (b)
+		add_line(l, "  %-20s %14s %8s   %14s", what, a, "", b);
+	else
+		add_line(l, "  %-20s %14s", what, a);
+}
+
 static void drill_times(const struct view *v, const struct thread_stats *d, const struct thread_stats *run,
 			struct vm_lines *l)
 {
 	double p = v->hdr.period_s * 1e9, w = v->hdr.elapsed_s * 1e9;
+	double r_on = run ? run->oncpu_ns : 0, r_bl = run ? run->offcpu_blocked_ns : 0;
+	double r_rq = run ? run->offcpu_runqueue_ns : 0;
+	char a[48], b[48];
 
-	add_line(l, "%-22s %14s %8s   %14s %8s", "time", period_name(v), "", run ? "whole run" : "", "");
-	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "on-CPU", d->oncpu_ns / 1e9, pct(d->oncpu_ns, p),
-		 run ? run->oncpu_ns / 1e9 : NAN, run ? pct(run->oncpu_ns, w) : NAN);
-	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "off-CPU blocked", d->offcpu_blocked_ns / 1e9,
-		 pct(d->offcpu_blocked_ns, p), run ? run->offcpu_blocked_ns / 1e9 : NAN,
-		 run ? pct(run->offcpu_blocked_ns, w) : NAN);
-	add_line(l, "  %-20s %12.3f s %7.1f%%   %12.3f s %7.1f%%", "off-CPU runqueue", d->offcpu_runqueue_ns / 1e9,
-		 pct(d->offcpu_runqueue_ns, p), run ? run->offcpu_runqueue_ns / 1e9 : NAN,
-		 run ? pct(run->offcpu_runqueue_ns, w) : NAN);
-	add_line(l, "  %-20s %7llu / %-7llu            %7llu / %-7llu", "switches vol/invol",
-		 (unsigned long long)d->switches_voluntary, (unsigned long long)d->switches_involuntary,
-		 run ? (unsigned long long)run->switches_voluntary : 0ULL,
-		 run ? (unsigned long long)run->switches_involuntary : 0ULL);
-	add_line(l, "  %-20s %12llu                %12llu", "migrations", (unsigned long long)d->migrations,
-		 run ? (unsigned long long)run->migrations : 0ULL);
+	add_line(l, "%-22s %14s %8s   %14s", "time", period_name(v), "", run ? "whole run" : "");
+	time_line(l, "on-CPU", d->oncpu_ns, p, run ? &r_on : NULL, w);
+	time_line(l, "off-CPU blocked", d->offcpu_blocked_ns, p, run ? &r_bl : NULL, w);
+	time_line(l, "off-CPU runqueue", d->offcpu_runqueue_ns, p, run ? &r_rq : NULL, w);
+	snprintf(a, sizeof(a), "%llu / %llu", (unsigned long long)d->switches_voluntary,
+		 (unsigned long long)d->switches_involuntary);
+	if (run)
+		snprintf(b, sizeof(b), "%llu / %llu", (unsigned long long)run->switches_voluntary,
+			 (unsigned long long)run->switches_involuntary);
+	count_line(l, "switches vol/invol", a, run ? b : NULL);
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)d->migrations);
+	if (run)
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)run->migrations);
+	count_line(l, "migrations", a, run ? b : NULL);
 }
 
 static void drill_counters(const struct view *v, const struct counter_val *c, const struct counter_val *run,
@@ -1030,18 +1053,18 @@ static void drill_counters(const struct view *v, const struct counter_val *c, co
 	const struct event_list *evs = v->r->evs;
 
 	add_line(l, "counters (multiplex-scaled; RUNNING = share of enabled time counted)");
-	add_line(l, "  %-28s %16s %8s %18s %8s", "EVENT", period_name(v), "RUNNING", run ? "whole run" : self ? "self" : "",
+	add_line(l, "  %-40s %16s %8s %18s %8s", "EVENT", period_name(v), "RUNNING", run ? "whole run" : self ? "self" : "",
 		 run ? "RUNNING" : "");
 	for (int e = 0; e < evs->n; e++) {
 		if (run)
-			add_line(l, "  %-28.28s %16.0f %7.1f%% %18.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
+			add_line(l, "  %-40.40s %16.0f %7.1f%% %18.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
 				 100 * counter_running_share(&c[e]), counter_scaled(&run[e]),
 				 100 * counter_running_share(&run[e]));
 		else if (self)
-			add_line(l, "  %-28.28s %16.0f %7.1f%% %18.0f", evs->ev[e].name, counter_scaled(&c[e]),
+			add_line(l, "  %-40.40s %16.0f %7.1f%% %18.0f", evs->ev[e].name, counter_scaled(&c[e]),
 				 100 * counter_running_share(&c[e]), counter_scaled(&self[e]));
 		else
-			add_line(l, "  %-28.28s %16.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
+			add_line(l, "  %-40.40s %16.0f %7.1f%%", evs->ev[e].name, counter_scaled(&c[e]),
 				 100 * counter_running_share(&c[e]));
 	}
 }

@@ -170,6 +170,8 @@ static char *drill_text(const struct view *v, enum vm_kind k, const struct vm_ro
 	char *s;
 
 	view_drill(v, k, row, &l);
+	for (size_t i = 0; getenv("TEST_VIEW_PRINT") && i < l.n; i++)
+		printf("%s\n", l.line[i]);
 	for (size_t i = 0; i < l.n; i++)
 		len += strlen(l.line[i]) + 1;
 	s = calloc(1, len);
