@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "map_batch.h"
@@ -43,6 +44,20 @@ static int next_each(struct map_iter *it, unsigned char *keys, unsigned char *va
 	return 0;
 }
 
+/* TMABPF_TEST_NO_BATCH=1: tests take the key-by-key path kernels without batch ops need. */
+static int lookup_batch(struct map_iter *it, void *keys, void *vals, __u32 *count)
+{
+	static int force = -1;
+
+	if (force < 0)
+		force = getenv("TMABPF_TEST_NO_BATCH") != NULL;
+	if (force) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return bpf_map_lookup_batch(it->fd, it->started ? it->token : NULL, it->token, keys, vals, count, NULL);
+}
+
 int map_iter_next(struct map_iter *it, void *keys, void *vals, size_t cap, size_t *n)
 {
 	__u32 count = (__u32)cap;
@@ -55,7 +70,7 @@ int map_iter_next(struct map_iter *it, void *keys, void *vals, size_t cap, size_
 		return -EINVAL;
 	if (it->each)
 		return next_each(it, keys, vals, cap, n);
-	r = bpf_map_lookup_batch(it->fd, it->started ? it->token : NULL, it->token, keys, vals, &count, NULL);
+	r = lookup_batch(it, keys, vals, &count);
 	if (r && !it->started && (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP)) {
 		note_fallback(errno);
 		it->each = true;

@@ -127,6 +127,7 @@ void view_curses_close(struct view_curses *c)
 {
 	if (!c)
 		return;
+	flushinp();	/* keys typed meanwhile are not the shell's */
 	endwin();
 	delscreen(c->scr);
 	fflush(stdout);
