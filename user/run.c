@@ -343,25 +343,6 @@ static void show_interval(struct run_state *st)
 		report_text_interval(&st->view, stdout);
 }
 
-/* The live view when stdout is a terminal (not --batch), every -I (1 s by default). */
-static void start_live(struct run_state *st)
-{
-	char why[256];
-
-	if (!view_curses_wanted(st->o->batch, why, sizeof(why))) {
-		if (why[0])
-			warn_add("live view off: %s; printing text summaries (--batch to ask for them)", why);
-		if (why[0] && !st->o->interval_ms)
-			st->o->interval_ms = 1000;
-		return;
-	}
-	if (!st->o->interval_ms)
-		st->o->interval_ms = 1000;
-	st->ui = view_curses_open(&st->view, st->o->interval_ms, st->o->target.child != 0, why, sizeof(why));
-	if (!st->ui)
-		warn_add("live view off: %s; printing text summaries", why);
-}
-
 static const char *wait_loop(struct run_state *st)
 {
 	unsigned long long deadline = st->o->duration_s > 0 ? st->t0 + (unsigned long long)(st->o->duration_s * 1e9) : 0;
@@ -498,7 +479,7 @@ int run_profile(struct options *o)
 	target_describe(&o->target, st.rep.target, sizeof(st.rep.target));
 	st.rep.mono_ns = st.t0;
 	view_start(&st.view, &st.rep);
-	start_live(&st);
+	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
 	why = wait_loop(&st);
 	if (o->target.child && !o->target.child_reaped && stop_signal)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */

@@ -123,6 +123,27 @@ struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repai
 	return c;
 }
 
+struct view_curses *view_curses_start(struct view *v, bool batch, int *interval_ms, bool repaint)
+{
+	struct view_curses *c;
+	char why[256];
+
+	if (!view_curses_wanted(batch, why, sizeof(why))) {
+		if (why[0]) {
+			warn_add("live view off: %s; printing text summaries (--batch to ask for them)", why);
+			if (!*interval_ms)
+				*interval_ms = 1000;
+		}
+		return NULL;
+	}
+	if (!*interval_ms)
+		*interval_ms = 1000;
+	c = view_curses_open(v, *interval_ms, repaint, why, sizeof(why));
+	if (!c)
+		warn_add("live view off: %s; printing text summaries", why);
+	return c;
+}
+
 void view_curses_close(struct view_curses *c)
 {
 	if (!c)

@@ -17,6 +17,9 @@ bool view_curses_wanted(bool batch, char *why, size_t whylen);
  * screen every interval (a launched command shares the terminal).  NULL and
  * err on failure. */
 struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repaint, char *err, size_t errlen);
+/* The run's choice: the live view when wanted (interval_ms: 0 becomes 1000),
+ * else NULL, saying why in one line when a terminal was there. */
+struct view_curses *view_curses_start(struct view *v, bool batch, int *interval_ms, bool repaint);
 /* Draw the view after view_update(). */
 void view_curses_draw(struct view_curses *c);
 /* Handle the keys typed since the last call; VC_QUIT on q. */

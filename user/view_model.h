@@ -169,7 +169,10 @@ void vm_tma_bar(const struct vm_tma *t, int width, char *buf);
 void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out);
 const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id);
 
-/* Drill-down of one row: TMA tree, bottleneck path, counters with percent
+/* part as a percent of whole; 0 when whole is 0. */
+double vm_pct(double part, double whole);
+
+/* Drill-down of one row (view_drill.c): TMA tree, bottleneck path, counters with percent
  * running, and (threads, processes) the hottest functions. */
 struct vm_lines {
 	char **line;
