@@ -12,8 +12,7 @@ import uuid
 
 import pytest
 
-from conftest import (GROUNDTRUTH, TMABPF, gt_thread, load_json, run_tmabpf, start_groundtruth, tmabpf_links,
-                      tmabpf_progs)
+from conftest import GROUNDTRUTH, TMABPF, gt_thread, leftover_bpf, load_json, run_tmabpf, start_groundtruth
 
 PROMPT = "live-test$ "
 # string columns are left-aligned in their span, numbers right-aligned
@@ -147,12 +146,9 @@ def wait_gone(pid, timeout=20):
     return False
 
 
-def nothing_attached(timeout=5):
+def nothing_attached():
     """No program or link of this checkout's tmabpf (their release is asynchronous)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline and (tmabpf_progs() or tmabpf_links()):
-        time.sleep(0.1)
-    return tmabpf_progs() == [] and tmabpf_links() == []
+    return leftover_bpf() == {}
 
 
 def child_tmabpf(t):
@@ -287,7 +283,7 @@ def test_live_default_interval_no_color_ctrl_c(tmp_path, term):
     gt, _ = start_workload(tmp_path, "spin:200", "sleep:200", repeat=30)
     t = term(width=120, height=30, env={"NO_COLOR": "1"})
     t.run(f"{TMABPF} -p {gt.pid}")
-    s = t.wait(lambda s: "gt-spin" in s and "every 1.0s" in s, "live view at the default 1 s")
+    t.wait(lambda s: "gt-spin" in s and "every 1.0s" in s, "live view at the default 1 s")
     esc = t.screen(escapes=True)
     # no colour SGR (30-37, 40-47, 38;5, 48;5); bold/reverse are fine
     assert not re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|[34]8;5)[;m]", esc), repr(esc[:400])
