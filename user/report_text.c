@@ -60,10 +60,12 @@ static void print_cell(const struct vm_col *c, const char *text, FILE *f)
 		fprintf(f, "%*.*s", c->width, c->width, text);
 }
 
-void report_text_table(const struct vm_table *t, FILE *f, size_t max_rows)
+void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 {
+	const struct vm_table *t = &v->tab[k];
 	char buf[128];
 
+	view_tma_rows(v, k, 0, max_rows);
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(' ', f);
@@ -83,7 +85,7 @@ void report_text_table(const struct vm_table *t, FILE *f, size_t max_rows)
 		fprintf(f, "  ... %zu more %s\n", t->nrows - max_rows, t->title);
 }
 
-static void print_funcs(const struct view *v, FILE *f)
+static void print_funcs(struct view *v, FILE *f)
 {
 	const struct vm_header *h = &v->hdr;
 
@@ -91,13 +93,13 @@ static void print_funcs(const struct view *v, FILE *f)
 		return;
 	fprintf(f, "functions (uprobes: %d in %d files, %.0f ns BPF per hit; S: u = uprobes, s = samples):\n",
 		h->nfuncs, h->nlibs, h->uprobe_ns_per_hit);
-	report_text_table(&v->tab[VM_FUNCS], f, (size_t)v->top);
+	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
 }
 
-void report_text_interval(const struct view *v, FILE *f)
+void report_text_interval(struct view *v, FILE *f)
 {
 	report_text_header(v, f);
-	report_text_table(&v->tab[VM_THREADS], f, (size_t)v->top);
+	report_text_table(v, VM_THREADS, f, (size_t)v->top);
 	print_funcs(v, f);
 	fputc('\n', f);
 	fflush(f);
@@ -131,9 +133,9 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	view_whole_run(&v, r);
 	fprintf(f, "=== tmabpf final report (%s) ===\n", r->stop_reason ? r->stop_reason : "done");
 	report_text_header(&v, f);
-	report_text_table(&v.tab[VM_THREADS], f, (size_t)top);
+	report_text_table(&v, VM_THREADS, f, (size_t)top);
 	fprintf(f, "processes:\n");
-	report_text_table(&v.tab[VM_PROCS], f, (size_t)top);
+	report_text_table(&v, VM_PROCS, f, (size_t)top);
 	print_paths(&v, f);
 	print_funcs(&v, f);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled; "

@@ -9,11 +9,11 @@
 #include "view_model.h"
 
 /* One interval, after view_update(): header, threads, functions. */
-void report_text_interval(const struct view *v, FILE *f);
+void report_text_interval(struct view *v, FILE *f);
 /* The whole run: threads, processes, TMA bottleneck paths, functions. */
 void report_text_final(const struct report *r, FILE *f, int top);
 /* The pieces, for tests. */
 void report_text_header(const struct view *v, FILE *f);
-void report_text_table(const struct vm_table *t, FILE *f, size_t max_rows);
+void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows);
 
 #endif

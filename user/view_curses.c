@@ -354,6 +354,8 @@ static void draw_table(struct view_curses *c)
 	size_t room = (size_t)rows_room();
 
 	view_fit_columns(t, COLS, true, shown);
+	keep_selection_visible(c, t->nrows);
+	view_tma_rows(c->v, c->kind, c->first, room);	/* only the rows on screen */
 	style_on(c, P_HEAD, A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	for (int k = 0; k < t->ncols; k++) {

@@ -490,7 +490,7 @@ static void build_cols(struct view *v)
 
 /* ---------- rows ---------- */
 
-static double sums_cell(int key, int arg, const struct thread_stats *s, double period_ns, const struct vm_tma *tma)
+static double sums_cell(int key, int arg, const struct thread_stats *s, double period_ns)
 {
 	switch (key) {
 	case K_PID: return s->pid;
@@ -502,13 +502,11 @@ static double sums_cell(int key, int arg, const struct thread_stats *s, double p
 	case K_IVCSW: return s->switches_involuntary;
 	case K_MIGR: return s->migrations;
 	case K_CTR: return counter_scaled(&s->c[arg]);
-	case K_TMA_BAR: return tma->ok ? tma->l1[VM_BE] : NAN;
-	case K_TMA_L2: return tma->ok && tma->l2[0] ? tma->l2_value : NAN;
 	}
-	return NAN;
+	return NAN;	/* TMA columns: filled in by view_tma_rows() */
 }
 
-static double func_cell(int key, int arg, const struct func_sum *f, double period_ns, const struct vm_tma *tma)
+static double func_cell(int key, int arg, const struct func_sum *f, double period_ns)
 {
 	switch (key) {
 	case K_PID: return f->pid;
@@ -522,10 +520,8 @@ static double func_cell(int key, int arg, const struct func_sum *f, double perio
 	case K_FRUNQ: return f->s.offcpu_runqueue_ns / 1e6;
 	case K_FCTR: return counter_scaled(&f->s.c[arg]);
 	case K_SRC: return 'u';
-	case K_TMA_BAR: return tma->ok ? tma->l1[VM_BE] : NAN;
-	case K_TMA_L2: return tma->ok && tma->l2[0] ? tma->l2_value : NAN;
 	}
-	return NAN;
+	return NAN;	/* TMA columns: filled in by view_tma_rows() */
 }
 
 static unsigned int mux_bits(const struct counter_val *c, int nev)
@@ -593,21 +589,9 @@ static void sums_row(struct view *v, struct vm_table *t, const struct thread_sta
 	row->data = data;
 	row->s[0] = s->comm;
 	row->mux = mux_bits(s->c, v->r->evs->n);
-	tma_of(v->r, s, &row->tma);
 	for (int c = 0; c < t->ncols; c++)
 		row->v[c] = t->col[c].key == K_NTHREADS ? nthreads :
-			    sums_cell(t->col[c].key, t->col[c].arg, s, period, &row->tma);
-}
-
-/* The TMA of a function's sums: its inclusive counters over its on-CPU time. */
-static void func_tma(const struct report *r, const struct func_stats *fs, struct vm_tma *out)
-{
-	static struct thread_stats t;
-
-	memset(&t, 0, sizeof(t));
-	memcpy(t.c, fs->c, sizeof(t.c));
-	t.oncpu_ns = fs->oncpu_ns;
-	tma_of(r, &t, out);
+			    sums_cell(t->col[c].key, t->col[c].arg, s, period);
 }
 
 static void func_row(struct view *v, struct vm_table *t, const struct func_sum *f, size_t data)
@@ -629,9 +613,8 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 	row->data = data;
 	row->s[0] = sym;
 	row->mux = mux_bits(f->s.c, r->evs->n);
-	func_tma(r, &f->s, &row->tma);
 	for (int c = 0; c < t->ncols; c++)
-		row->v[c] = func_cell(t->col[c].key, t->col[c].arg, f, period, &row->tma);
+		row->v[c] = func_cell(t->col[c].key, t->col[c].arg, f, period);
 }
 
 static void event_row(struct view *v, struct vm_table *t, int e)
@@ -659,6 +642,57 @@ static void event_row(struct view *v, struct vm_table *t, int e)
 		case K_EVVALUE: row->v[k] = counter_scaled(c); break;
 		case K_EVTOTAL: row->v[k] = counter_scaled(&v->run_total.c[e]); break;
 		default: row->v[k] = NAN;
+		}
+	}
+}
+
+/* The sums a row shows (functions: inclusive counters over their on-CPU time). */
+static void row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out)
+{
+	const struct func_stats *fs;
+
+	switch (k) {
+	case VM_THREADS: *out = v->td[row->data]; return;
+	case VM_PROCS: *out = v->pd[row->data].d; return;
+	case VM_FUNCS:
+		fs = &v->fd[row->data].s;
+		memset(out, 0, sizeof(*out));
+		memcpy(out->c, fs->c, sizeof(out->c));
+		out->oncpu_ns = fs->oncpu_ns;
+		return;
+	default:
+		memset(out, 0, sizeof(*out));
+	}
+}
+
+static bool has_tma_cols(const struct vm_table *t)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (t->col[c].fmt == VM_F_BAR || t->col[c].fmt == VM_F_NODE)
+			return true;
+	return false;
+}
+
+void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n)
+{
+	struct vm_table *t = &v->tab[k];
+	static struct thread_stats s;
+
+	if (!v->r || !v->r->tma_result || !has_tma_cols(t))
+		return;
+	for (size_t i = first; i < t->nrows && i < first + n; i++) {
+		struct vm_row *row = &t->rows[i];
+
+		if (row->tma_done)
+			continue;
+		row_sums(v, k, row, &s);
+		tma_of(v->r, &s, &row->tma);
+		row->tma_done = true;
+		for (int c = 0; c < t->ncols; c++) {
+			if (t->col[c].fmt == VM_F_BAR)
+				row->v[c] = row->tma.ok ? row->tma.l1[VM_BE] : NAN;
+			else if (t->col[c].fmt == VM_F_NODE)
+				row->v[c] = row->tma.ok && row->tma.l2[0] ? row->tma.l2_value : NAN;
 		}
 	}
 }
@@ -694,8 +728,14 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void sort_table(struct vm_table *t)
+/* Sorting by a TMA column computes every row's TMA first (the costly case). */
+static void sort_table(struct view *v, enum vm_kind k)
 {
+	struct vm_table *t = &v->tab[k];
+
+	if (t->sort_col >= 0 && t->sort_col < t->ncols &&
+	    (t->col[t->sort_col].fmt == VM_F_BAR || t->col[t->sort_col].fmt == VM_F_NODE))
+		view_tma_rows(v, k, 0, t->nrows);
 	qsort_r(t->rows, t->nrows, sizeof(*t->rows), cmp_rows, t);
 }
 
@@ -721,7 +761,7 @@ void view_build(struct view *v)
 	for (int e = 0; e < v->r->evs->n; e++)
 		event_row(v, t, e);
 	for (int k = 0; k < VM_NKINDS; k++)
-		sort_table(&v->tab[k]);
+		sort_table(v, (enum vm_kind)k);
 }
 
 void view_set_filter(struct view *v, const char *filter)
@@ -736,7 +776,7 @@ void view_set_sort(struct view *v, enum vm_kind k, int col, bool reverse)
 
 	t->sort_col = col >= -1 && col < t->ncols ? col : t->sort_col;
 	t->reverse = reverse;
-	sort_table(t);
+	sort_table(v, k);
 }
 
 const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id)

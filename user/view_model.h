@@ -63,6 +63,7 @@ struct vm_row {
 	long long tid;		/* -1 on process and per-process function rows */
 	int id;			/* function id (functions), event index (events), else -1 */
 	size_t data;		/* index into the view's interval data of this kind */
+	bool tma_done;		/* tma (and the TMA cells) computed: see view_tma_rows() */
 	struct vm_tma tma;
 };
 
@@ -151,6 +152,11 @@ void view_whole_run(struct view *v, const struct report *r);
 /* Rebuild the tables (filter, sort) from the current period's data. */
 void view_build(struct view *v);
 void view_set_filter(struct view *v, const char *filter);
+/* TMA of rows [first, first + n) of table k, for the rows a back end shows:
+ * tma_compute() evaluates the recipe's formulas each call (about 0.5 ms on
+ * the skylakex recipe), too slow for every row of 1000 threads each second.
+ * Sorting by a TMA column computes all rows. */
+void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n);
 /* Sort table k by column col (-1: natural order); reverse flips it. */
 void view_set_sort(struct view *v, enum vm_kind k, int col, bool reverse);
 

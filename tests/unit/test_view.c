@@ -217,6 +217,10 @@ static void test_first_period(struct view *v)
 	check(tt_->nrows == 3 && !strcmp(comm_at(tt_, 0), "llm-decode") && !strcmp(comm_at(tt_, 1), "worker"),
 	      "threads sorted by ONCPU%%: %s, %s, %s", comm_at(tt_, 0), comm_at(tt_, 1), comm_at(tt_, 2));
 	check(col_of(tt_, "TMA_L1") > 0 && col_of(tt_, "TMA_L2") > 0, "TMA columns present when TMA is on");
+	check(!tt_->rows[0].tma_done && isnan(tt_->rows[0].v[col_of(tt_, "TMA_L1")]),
+	      "row TMA is computed only for the rows shown");
+	view_tma_rows(v, VM_THREADS, 0, 3);
+	view_tma_rows(v, VM_FUNCS, 0, 1);
 	tma_hook(&rep, &tt.live[0], &res);
 	check(tt_->rows[0].tma.ok && fabs(tt_->rows[0].tma.l1[VM_BE] - tma_result_get(&res, "tma_backend_bound")) < 1e-9,
 	      "row TMA Backend_Bound %.2f = the engine's", tt_->rows[0].tma.l1[VM_BE]);
