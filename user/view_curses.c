@@ -355,7 +355,11 @@ static void draw_table(struct view_curses *c)
 
 	view_fit_columns(t, COLS, true, shown);
 	keep_selection_visible(c, t->nrows);
-	view_tma_rows(c->v, c->kind, c->first, room);	/* only the rows on screen */
+	for (int k = 0; k < t->ncols; k++)
+		if (shown[k] && (t->col[k].fmt == VM_F_BAR || t->col[k].fmt == VM_F_NODE)) {
+			view_tma_rows(c->v, c->kind, c->first, room);	/* only the rows on screen */
+			break;
+		}
 	style_on(c, P_HEAD, A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	for (int k = 0; k < t->ncols; k++) {
