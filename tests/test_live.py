@@ -32,7 +32,11 @@ class Tmux:
         shell = "exec env -i TERM=\"$TERM\" " + " ".join(f"'{k}={v}'" for k, v in e.items()) + " /bin/sh -i"
         subprocess.run(["tmux", "-S", self.sock, "-f", "/dev/null", "new-session", "-d", "-s", self.name,
                         "-x", str(width), "-y", str(height), "--", "/bin/sh", "-c", shell], check=True)
-        self.wait(self.at_prompt, "shell prompt")
+        try:
+            self.wait(self.at_prompt, "shell prompt")
+        except AssertionError:
+            self.kill()
+            raise
 
     @staticmethod
     def at_prompt(screen):
