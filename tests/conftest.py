@@ -71,15 +71,39 @@ def tmabpf_links():
             if progs.get(l.get("prog_id"), "").startswith(PROG_PREFIX) and _ours(l.get("prog_id"), holders)]
 
 
+def _ours_now():
+    """{("prog"|"link", id): program name} of this checkout's tmabpf programs and links."""
+    holders = _prog_holders()
+    names = {p["id"]: p.get("name", "") for p in _bpftool_json("prog")}
+    found = {("prog", i): n for i, n in names.items() if n.startswith(PROG_PREFIX) and _ours(i, holders)}
+    for l in _bpftool_json("link"):
+        n = names.get(l.get("prog_id"), "")
+        if n.startswith(PROG_PREFIX) and _ours(l.get("prog_id"), holders):
+            found[("link", l["id"])] = n
+    return found
+
+
+def leftover_bpf(timeout=5):
+    """Programs and links of this checkout seen at every poll for up to timeout
+    seconds: a killed process' fds close asynchronously, and a parallel
+    checkout's exiting tmabpf briefly holds its programs with no fd (so they
+    look like ours) - neither persists; a leak does."""
+    deadline = time.time() + timeout
+    left = _ours_now()
+    while left and time.time() < deadline:
+        time.sleep(0.1)
+        now = _ours_now()
+        left = {k: v for k, v in left.items() if k in now}
+    return left
+
+
 @pytest.fixture(autouse=True)
 def nothing_left_attached():
     """Every test must leave no tmabpf program or link behind."""
     yield
-    deadline = time.time() + 5
-    while time.time() < deadline and (tmabpf_progs() or tmabpf_links()):
-        time.sleep(0.1)  # a killed process' fds close asynchronously
-    assert tmabpf_progs() == [], "tmabpf BPF programs left loaded"
-    assert tmabpf_links() == [], "tmabpf BPF links left attached"
+    left = leftover_bpf()
+    assert [n for (kind, _), n in left.items() if kind == "prog"] == [], "tmabpf BPF programs left loaded"
+    assert [n for (kind, _), n in left.items() if kind == "link"] == [], "tmabpf BPF links left attached"
 
 
 def run_tmabpf(args, timeout=120, **kw):

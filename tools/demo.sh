@@ -8,6 +8,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
 SPECS="--uprobe libopenblas.so.0:cblas_sgemm --uprobe libopenblas.so.0:sgemm_[io][nt]copy_HASWELL --uprobe libopenblas.so.0:sgemm_kernel_HASWELL"
-echo "== tmabpf -I 1000 $SPECS --json build/demo.json -- build/tools/decoder --layers 8 --gen 192"
-build/tmabpf -I 1000 --top 8 $SPECS --json build/demo.json -- build/tools/decoder --layers 8 --gen 192
+echo "== tmabpf --batch -I 1000 $SPECS --json build/demo.json -- build/tools/decoder --layers 8 --gen 192"
+build/tmabpf --batch -I 1000 --top 8 $SPECS --json build/demo.json -- build/tools/decoder --layers 8 --gen 192
 echo "== JSON report: build/demo.json ($(wc -c < build/demo.json) bytes)"

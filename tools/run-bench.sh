@@ -11,3 +11,5 @@ tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
 build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
 rm -rf "$many"
 tools/bench-decoder-overhead.sh
+echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 1 s refresh"
+build/bench/live_cost build/tmabpf 20 1000

@@ -12,6 +12,7 @@ enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
+	OPT_BATCH,
 };
 
 static const struct option long_opts[] = {
@@ -21,6 +22,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "interval", required_argument, NULL, 'I' },
+	{ "batch", no_argument, NULL, OPT_BATCH },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
@@ -56,7 +58,9 @@ void cli_usage(FILE *f)
 	      "                        cpu-migrations, minor-faults, major-faults, msr/tsc/, cycles,\n"
 	      "                        instructions, rHEX, pmu/event=..,umask=../, libpfm4 names\n"
 	      "                        (default: the CPU's TMA recipe on PMU hosts, else task-clock,page-faults)\n"
-	      "  -I, --interval MS     print a top-style summary every MS milliseconds\n"
+	      "  -I, --interval MS     refresh the live view / print a top-style summary every MS ms\n"
+	      "                        (live view when stdout is a terminal: every 1000 ms by default)\n"
+	      "      --batch           plain-text summaries, never the live view (the format for scripts)\n"
 	      "      --json FILE       write the final report as JSON ('-' for stdout)\n"
 	      "      --top N           rows per table (default 20)\n"
 	      "      --quiet           no final text report\n"
@@ -148,6 +152,7 @@ static int parse_one(int c, struct options *o)
 	case 'e': o->events = optarg; return 0;
 	case 'I': return parse_int(optarg, "interval (ms)", 10, 3600000, &o->interval_ms);
 	case OPT_JSON: o->json_path = optarg; return 0;
+	case OPT_BATCH: o->batch = true; return 0;
 	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
 	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;

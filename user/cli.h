@@ -12,7 +12,8 @@ struct options {
 	bool system_wide;
 	double duration_s;		/* -d; 0 = until target exit / Ctrl-C */
 	const char *events;		/* -e */
-	int interval_ms;		/* -I; 0 = only the final report */
+	int interval_ms;		/* -I; 0 = only the final report (live view: 1000) */
+	bool batch;			/* --batch: plain-text summaries even on a terminal */
 	const char *json_path;		/* --json */
 	int max_threads;
 	int max_pids;

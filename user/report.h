@@ -7,6 +7,7 @@
 #include "host.h"
 #include "json.h"
 #include "thread_table.h"
+#include "tma.h"
 #include "threads_loader.h"
 #include "uprobes_loader.h"
 
@@ -20,6 +21,9 @@ typedef void (*report_tma_fn)(const struct report *r, const struct thread_stats 
 /* Writes the TMA bottleneck path of one set of sums into buf; 0 when there is one. */
 typedef int (*report_tma_path_fn)(const struct report *r, const struct thread_stats *s, char *buf, size_t len);
 
+/* Computes the TMA tree of one set of sums into res; 0 when there is one. */
+typedef int (*report_tma_result_fn)(const struct report *r, const struct thread_stats *s, struct tma_result *res);
+
 struct report {
 	const struct host_info *host;
 	const char *recipe;		/* TMA recipe, NULL when none */
@@ -27,10 +31,13 @@ struct report {
 	const struct thread_table *tt;
 	struct self_stats self;
 	unsigned long long duration_ns;
+	unsigned long long mono_ns;	/* CLOCK_MONOTONIC (BPF's clock) at the last refresh */
 	char target[256];
 	const char *stop_reason;	/* "target exited", "duration", "SIGINT", ... */
 	report_tma_fn tma_json;
 	report_tma_path_fn tma_path;
+	report_tma_result_fn tma_result;	/* NULL when TMA is off */
+	int tma_level;
 	void *tma_ctx;
 	/* per-function deltas (--uprobe); NULL/0 when none */
 	const struct uprobe_set *uset;
@@ -49,12 +56,11 @@ struct func_sum {
 	struct func_stats s;
 };
 
-/* Rows per (function, pid) aggregate and per (function, thread); malloc'd. */
+/* Add b's sums into a. */
+void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events);
+/* Rows per (function, pid) aggregate and per (function, thread); malloc'd, sorted by (fn, pid, tid). */
 size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread);
 void report_functions_json(const struct report *r, struct json *j);
-/* Text table of functions over the period since prev (NULL: whole run). */
-void report_functions_text(const struct report *r, FILE *f, int top, const struct func_sum *prev, size_t nprev,
-			   unsigned long long period_ns);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);

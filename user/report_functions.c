@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The functions section of the reports (--uprobe): JSON rows and the text table. */
+/* The functions section of the reports (--uprobe): sums per (function, pid/thread), JSON rows. */
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
@@ -15,7 +15,7 @@ static int cmp_sum(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events)
+void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events)
 {
 	a->calls += b->calls;
 	a->returns += b->returns;
@@ -138,67 +138,4 @@ void report_functions_json(const struct report *r, struct json *j)
 	json_u64(j, "bpf_run_count", r->uprobe_run_cnt);
 	json_double(j, "bpf_ns_per_hit", r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0);
 	json_obj_end(j);
-}
-
-static int cmp_time_desc(const void *a, const void *b)
-{
-	const struct func_sum *x = a, *y = b;
-
-	if (x->s.oncpu_ns != y->s.oncpu_ns)
-		return x->s.oncpu_ns > y->s.oncpu_ns ? -1 : 1;
-	return x->s.calls > y->s.calls ? -1 : x->s.calls < y->s.calls;
-}
-
-static const struct func_sum *find_prev(const struct func_sum *prev, size_t nprev, const struct func_sum *k)
-{
-	return prev ? bsearch(k, prev, nprev, sizeof(*prev), cmp_sum) : NULL;
-}
-
-void report_functions_text(const struct report *r, FILE *f, int top, const struct func_sum *prev, size_t nprev,
-			   unsigned long long period_ns)
-{
-	struct func_sum *agg;
-	size_t n;
-
-	if (!r->uset)
-		return;
-	n = report_func_sums(r, &agg, false);
-	for (size_t i = 0; i < n; i++) {
-		const struct func_sum *p = find_prev(prev, nprev, &agg[i]);
-
-		if (!p)
-			continue;
-		agg[i].s.calls -= p->s.calls;
-		agg[i].s.wall_ns -= p->s.wall_ns;
-		agg[i].s.oncpu_ns -= p->s.oncpu_ns;
-		agg[i].s.self_oncpu_ns -= p->s.self_oncpu_ns;
-		agg[i].s.offcpu_blocked_ns -= p->s.offcpu_blocked_ns;
-		agg[i].s.offcpu_runqueue_ns -= p->s.offcpu_runqueue_ns;
-		for (int e = 0; e < r->evs->n; e++) {
-			agg[i].s.c[e].value -= p->s.c[e].value;
-			agg[i].s.self[e].value -= p->s.self[e].value;
-		}
-	}
-	qsort(agg, n, sizeof(*agg), cmp_time_desc);
-	fprintf(f, "functions (uprobes: %d in %d files, %.0f ns BPF per hit):\n", r->uset->nr_funcs, r->uset->nr_libs,
-		r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0);
-	fprintf(f, "%7s %-28s %9s %9s %10s %10s %10s %9s %9s", "PID", "FUNCTION", "CALLS", "CALLS/s", "WALL ms",
-		"ONCPU ms", "SELF ms", "BLOCK ms", "RUNQ ms");
-	for (int e = 0; e < r->evs->n; e++)
-		fprintf(f, " %14.14s", r->evs->ev[e].name);
-	fputc('\n', f);
-	for (size_t i = 0; i < n && (int)i < top; i++) {
-		const struct func_stats *s = &agg[i].s;
-
-		if (!s->calls && !s->oncpu_ns)
-			continue;
-		fprintf(f, "%7u %-28.28s %9llu %9.0f %10.2f %10.2f %10.2f %9.2f %9.2f", agg[i].pid,
-			r->uset->funcs[agg[i].fn].symbol, (unsigned long long)s->calls,
-			period_ns ? s->calls * 1e9 / period_ns : 0.0, s->wall_ns / 1e6, s->oncpu_ns / 1e6,
-			s->self_oncpu_ns / 1e6, s->offcpu_blocked_ns / 1e6, s->offcpu_runqueue_ns / 1e6);
-		for (int e = 0; e < r->evs->n; e++)
-			fprintf(f, " %14.0f", counter_scaled(&s->c[e]));
-		fputc('\n', f);
-	}
-	free(agg);
 }

@@ -1,171 +1,145 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The plain-text back end of the view model: fixed-width columns, one space
+ * apart, numbers right-aligned, names left-aligned; the same content as the
+ * live view (view_curses.c), every column, full numbers.
+ */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report_text.h"
 
-struct row {
-	struct thread_stats d;	/* sums over the period shown */
-};
-
-void text_view_init(struct text_view *v, int top)
+static void print_tma(const struct vm_header *h, FILE *f)
 {
-	memset(v, 0, sizeof(*v));
-	v->top = top;
+	static const char *const name[VM_TMA_L1] = { "Frontend_Bound", "Bad_Speculation", "Backend_Bound", "Retiring" };
+	char bar[41];
+
+	if (!h->tma_level) {
+		fprintf(f, "tma: off (%s)\n", h->tma_why);
+		return;
+	}
+	if (!h->tma.ok) {
+		fprintf(f, "tma: n/a (no counts in this period)\n");
+		return;
+	}
+	vm_tma_bar(&h->tma, 40, bar);
+	fprintf(f, "tma: [%s]", bar);
+	for (int i = 0; i < VM_TMA_L1; i++)
+		if (!isnan(h->tma.l1[i]))
+			fprintf(f, " %s %.1f%%", name[i], h->tma.l1[i]);
+	if (h->tma.l2[0])
+		fprintf(f, "  L2: %s %.1f%%", h->tma.l2, h->tma.l2_value);
+	fputc('\n', f);
 }
 
-void text_view_free(struct text_view *v)
+void report_text_header(const struct view *v, FILE *f)
 {
-	free(v->prev);
-	free(v->fprev);
-	memset(v, 0, sizeof(*v));
-}
+	const struct vm_header *h = &v->hdr;
+	const struct event_list *evs = v->r->evs;
 
-static int cmp_oncpu_desc(const void *a, const void *b)
-{
-	const struct thread_stats *x = a, *y = b;
-
-	if (x->oncpu_ns != y->oncpu_ns)
-		return x->oncpu_ns > y->oncpu_ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static double pct(unsigned long long part, unsigned long long whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-static void print_header_line(const struct report *r, FILE *f, unsigned long long period_ns, size_t nthreads)
-{
-	const struct self_stats *s = &r->self;
-	unsigned long long drops = s->stat[STAT_THREADS_FULL] + s->stat[STAT_PIDS_FULL] + s->stat[STAT_EXIT_DROPS];
-
-	fprintf(f, "tmabpf %.1fs  target: %s  threads: %zu  pmu: %s  recipe: %s\n",
-		r->duration_ns / 1e9, r->target, nthreads, r->host->pmu ? "yes" : "no (software events)",
-		r->recipe ? r->recipe : "none");
+	fprintf(f, "tmabpf %.1fs  target: %s  threads: %zu  pmu: %s  recipe: %s\n", h->elapsed_s, h->target,
+		h->threads_seen, h->pmu ? "yes" : "no (software events)", h->recipe ? h->recipe : "none");
 	fprintf(f, "events:");
-	for (int e = 0; e < r->evs->n; e++)
-		fprintf(f, " %s", r->evs->ev[e].name);
-	fprintf(f, "  | bpf: %.3f%% of one CPU, %llu ns/switch  drops: %llu\n",
-		r->duration_ns ? pct(s->bpf_run_ns, r->duration_ns) : 0.0,
-		s->switch_run_cnt ? s->switch_run_ns / s->switch_run_cnt : 0, drops);
-	(void)period_ns;
-}
-
-static void print_table_head(const struct report *r, FILE *f)
-{
-	fprintf(f, "%7s %7s %-16s %7s %7s %7s %7s %7s %5s", "PID", "TID", "COMM", "ONCPU%", "BLOCK%", "RUNQ%",
-		"VCSW", "IVCSW", "MIGR");
-	for (int e = 0; e < r->evs->n; e++)
-		fprintf(f, " %14.14s", r->evs->ev[e].name);
-	fputc('\n', f);
-}
-
-static void print_row(const struct report *r, FILE *f, const struct thread_stats *d, unsigned long long period_ns,
-		      bool is_proc)
-{
-	char tid[16];
-
-	if (is_proc)
-		snprintf(tid, sizeof(tid), "-");
+	for (int e = 0; e < evs->n; e++)
+		fprintf(f, " %s", evs->ev[e].name);
+	if (h->bpf_stats)
+		fprintf(f, "  | bpf: %.3f%% of one CPU, %.0f hits/s, %.0f ns/switch", h->bpf_cpu_pct, h->bpf_hits_per_s,
+			h->bpf_ns_per_switch);
 	else
-		snprintf(tid, sizeof(tid), "%u", d->tid);
-	fprintf(f, "%7u %7s %-16.16s %7.1f %7.1f %7.1f %7llu %7llu %5llu", d->pid, tid, d->comm,
-		pct(d->oncpu_ns, period_ns), pct(d->offcpu_blocked_ns, period_ns), pct(d->offcpu_runqueue_ns, period_ns),
-		(unsigned long long)d->switches_voluntary, (unsigned long long)d->switches_involuntary,
-		(unsigned long long)d->migrations);
-	for (int e = 0; e < r->evs->n; e++) {
-		double v = counter_scaled(&d->c[e]);
-		bool mux = d->c[e].running < d->c[e].enabled;
+		fprintf(f, "  | bpf: n/a (kernel BPF stats off)");
+	fprintf(f, "  mux: %.1f%%  drops: map-full %llu, lost %llu, read-errors %llu  tmabpf: %.2f%% of one CPU\n",
+		h->mux_pct, h->map_full, h->lost, h->read_errors, h->self_cpu_pct);
+	print_tma(h, f);
+}
 
-		fprintf(f, " %13.0f%c", v, mux ? '*' : ' ');
+static void print_cell(const struct vm_col *c, const char *text, FILE *f)
+{
+	if (c->left)
+		fprintf(f, "%-*.*s", c->width, c->width, text);
+	else
+		fprintf(f, "%*.*s", c->width, c->width, text);
+}
+
+void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
+{
+	const struct vm_table *t = &v->tab[k];
+	char buf[128];
+
+	view_tma_rows(v, k, 0, max_rows);
+	for (int c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(' ', f);
+		print_cell(&t->col[c], t->col[c].name, f);
 	}
 	fputc('\n', f);
+	for (size_t i = 0; i < t->nrows && i < max_rows; i++) {
+		for (int c = 0; c < t->ncols; c++) {
+			if (c)
+				fputc(' ', f);
+			view_format_cell(t, &t->rows[i], c, false, buf, sizeof(buf));
+			print_cell(&t->col[c], buf, f);
+		}
+		fputc('\n', f);
+	}
+	if (t->nrows > max_rows)
+		fprintf(f, "  ... %zu more %s\n", t->nrows - max_rows, t->title);
 }
 
-/* Snapshot of every thread, sorted for lookups. */
-static size_t snapshot(const struct report *r, struct thread_stats **out)
+static void print_funcs(struct view *v, FILE *f)
 {
-	const struct thread_stats **all;
-	size_t n = thread_table_all(r->tt, &all);
-	struct thread_stats *v = calloc(n ? n : 1, sizeof(*v));
+	const struct vm_header *h = &v->hdr;
 
-	for (size_t i = 0; v && i < n; i++)
-		v[i] = *all[i];
-	free(all);
-	if (!v)
-		n = 0;
-	else
-		qsort(v, n, sizeof(*v), thread_stats_cmp);
-	*out = v;
-	return n;
+	if (!v->r->uset && !v->tab[VM_FUNCS].total)
+		return;
+	fprintf(f, "functions (uprobes: %d in %d files, %.0f ns BPF per hit; S: u = uprobes, s = samples):\n",
+		h->nfuncs, h->nlibs, h->uprobe_ns_per_hit);
+	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
 }
 
-void report_text_interval(struct text_view *v, const struct report *r, FILE *f)
+void report_text_interval(struct view *v, FILE *f)
 {
-	struct thread_stats *cur, *rows;
-	size_t n = snapshot(r, &cur), nrows = 0;
-	unsigned long long period = r->duration_ns - v->prev_ns;
-
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	for (size_t i = 0; rows && i < n; i++) {
-		const struct thread_stats *p = thread_find(v->prev, v->nprev, &cur[i]);
-
-		if (p && p->exited)
-			continue;	/* reported in an earlier interval */
-		thread_stats_sub(&rows[nrows++], &cur[i], p, r->evs->n);
-	}
-	qsort(rows, nrows, sizeof(*rows), cmp_oncpu_desc);
-	print_header_line(r, f, period, n);
-	print_table_head(r, f);
-	for (size_t i = 0; i < nrows && (int)i < v->top; i++)
-		print_row(r, f, &rows[i], period, false);
-	if ((int)nrows > v->top)
-		fprintf(f, "  ... %zu more threads\n", nrows - v->top);
-	if (r->uset) {
-		report_functions_text(r, f, v->top, v->fprev, v->nfprev, period);
-		free(v->fprev);
-		v->nfprev = report_func_sums(r, &v->fprev, false);
-	}
+	report_text_header(v, f);
+	report_text_table(v, VM_THREADS, f, (size_t)v->top);
+	print_funcs(v, f);
 	fputc('\n', f);
 	fflush(f);
-	free(rows);
-	free(v->prev);
-	v->prev = cur;
-	v->nprev = n;
-	v->prev_ns = r->duration_ns;
+}
+
+static void print_paths(const struct view *v, FILE *f)
+{
+	const struct report *r = v->r;
+	const struct vm_table *tp = &v->tab[VM_PROCS], *tt = &v->tab[VM_THREADS];
+	char path[512];
+
+	if (!r->tma_path)
+		return;
+	fprintf(f, "TMA bottleneck path (recipe %s; full tree per thread in --json):\n", r->recipe);
+	for (size_t i = 0; i < tp->nrows && (int)i < v->top; i++)
+		if (r->tma_path(r, &v->pd[tp->rows[i].data].d, path, sizeof(path)) == 0)
+			fprintf(f, "  pid %7u %-16.16s %s\n", tp->rows[i].pid, tp->rows[i].s[0], path);
+	for (size_t i = 0; i < tt->nrows && (int)i < v->top; i++) {
+		const struct thread_stats *s = &v->td[tt->rows[i].data];
+
+		if (s->oncpu_ns && r->tma_path(r, s, path, sizeof(path)) == 0)
+			fprintf(f, "  tid %7u %-16.16s %s\n", s->tid, s->comm, path);
+	}
 }
 
 void report_text_final(const struct report *r, FILE *f, int top)
 {
-	struct thread_stats *all, *procs;
-	size_t n = snapshot(r, &all), np = thread_table_processes(r->tt, &procs);
+	struct view v;
 
+	view_init(&v, top);
+	view_whole_run(&v, r);
 	fprintf(f, "=== tmabpf final report (%s) ===\n", r->stop_reason ? r->stop_reason : "done");
-	print_header_line(r, f, r->duration_ns, n);
-	qsort(all, n, sizeof(*all), cmp_oncpu_desc);
-	print_table_head(r, f);
-	for (size_t i = 0; i < n && (int)i < top; i++)
-		print_row(r, f, &all[i], r->duration_ns, false);
-	if ((int)n > top)
-		fprintf(f, "  ... %zu more threads (see --json)\n", n - top);
+	report_text_header(&v, f);
+	report_text_table(&v, VM_THREADS, f, (size_t)top);
 	fprintf(f, "processes:\n");
-	qsort(procs, np, sizeof(*procs), cmp_oncpu_desc);
-	for (size_t i = 0; i < np && (int)i < top; i++)
-		print_row(r, f, &procs[i], r->duration_ns, true);
-	if (r->tma_path) {
-		char path[512];
-
-		fprintf(f, "TMA bottleneck path (recipe %s; full tree per thread in --json):\n", r->recipe);
-		for (size_t i = 0; i < np && (int)i < top; i++)
-			if (r->tma_path(r, &procs[i], path, sizeof(path)) == 0)
-				fprintf(f, "  pid %7u %-16.16s %s\n", procs[i].pid, procs[i].comm, path);
-		for (size_t i = 0; i < n && (int)i < top; i++)
-			if (all[i].oncpu_ns && r->tma_path(r, &all[i], path, sizeof(path)) == 0)
-				fprintf(f, "  tid %7u %-16.16s %s\n", all[i].tid, all[i].comm, path);
-	}
-	report_functions_text(r, f, top, NULL, 0, r->duration_ns);
-	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled)\n");
+	report_text_table(&v, VM_PROCS, f, (size_t)top);
+	print_paths(&v, f);
+	print_funcs(&v, f);
+	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled; "
+		"full data in --json)\n");
 	fflush(f);
-	free(all);
-	free(procs);
+	view_free(&v);
 }

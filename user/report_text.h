@@ -1,24 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Plain-text outputs: the periodic top-style summary (-I) and the final report. */
+/* The plain-text back end of the view model (view_model.h): the periodic
+ * top-style summary (-I, --batch, stdout not a terminal) and the final report.
+ * Its format is documented in README ("Batch format"). */
 #ifndef TMABPF_REPORT_TEXT_H
 #define TMABPF_REPORT_TEXT_H
 #include <stdio.h>
 #include "report.h"
+#include "view_model.h"
 
-struct text_view {
-	struct thread_stats *prev;	/* all threads at the previous interval, sorted */
-	size_t nprev;
-	unsigned long long prev_ns;	/* run time at the previous interval */
-	int top;			/* rows shown */
-	struct func_sum *fprev;		/* functions at the previous interval, sorted */
-	size_t nfprev;
-};
-
-void text_view_init(struct text_view *v, int top);
-void text_view_free(struct text_view *v);
-/* One interval: per-thread deltas since the last call, sorted by on-CPU. */
-void report_text_interval(struct text_view *v, const struct report *r, FILE *f);
-/* The whole run: threads and processes. */
+/* One interval, after view_update(): header, threads, functions. */
+void report_text_interval(struct view *v, FILE *f);
+/* The whole run: threads, processes, TMA bottleneck paths, functions. */
 void report_text_final(const struct report *r, FILE *f, int top);
+/* The pieces, for tests. */
+void report_text_header(const struct view *v, FILE *f);
+void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows);
 
 #endif

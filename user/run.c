@@ -28,6 +28,8 @@
 #include "trace_run.h"
 #include "uprobe_targets.h"
 #include "uprobes_loader.h"
+#include "view_curses.h"
+#include "view_model.h"
 #include "warn.h"
 
 #define DEFAULT_SW_EVENTS "task-clock,page-faults"
@@ -88,7 +90,8 @@ struct run_state {
 	unsigned long long rate_ts;
 	struct thread_table tt;
 	struct report rep;
-	struct text_view view;
+	struct view view;		/* the -I summaries and the live view show it */
+	struct view_curses *ui;		/* live view; NULL: plain text */
 	unsigned long long t0;
 	bool loaded;
 	struct trace_run *trace;	/* --trace; NULL when off */
@@ -340,7 +343,21 @@ static void refresh(struct run_state *st)
 		uprobes_run_stats(&st->uprobes, &st->rep.uprobe_run_ns, &st->rep.uprobe_run_cnt);
 		st->rep.uprobe_attach_ns = st->uprobes.attach_ns;
 	}
-	st->rep.duration_ns = now_ns() - st->t0;
+	st->rep.mono_ns = now_ns();
+	st->rep.duration_ns = st->rep.mono_ns - st->t0;
+}
+
+/* One -I interval: new deltas, shown live or as plain text. */
+static void show_interval(struct run_state *st)
+{
+	if (st->ui && view_curses_paused(st->ui))
+		return;
+	refresh(st);
+	view_update(&st->view, &st->rep);
+	if (st->ui)
+		view_curses_draw(st->ui);
+	else
+		report_text_interval(&st->view, stdout);
 }
 
 static const char *wait_loop(struct run_state *st)
@@ -356,6 +373,8 @@ static const char *wait_loop(struct run_state *st)
 			trace_run_poll(st->trace);
 		if (stop_signal)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
+			return "quit";
 		t = now_ns();
 		if (deadline && t >= deadline)
 			return "duration";
@@ -366,8 +385,7 @@ static const char *wait_loop(struct run_state *st)
 			enforce_max_rate(st, t);
 		}
 		if (next_iv && t >= next_iv) {
-			refresh(st);
-			report_text_interval(&st->view, &st->rep, stdout);
+			show_interval(st);
 			if (st->trace)
 				trace_run_sample(st->trace, &st->tt, now_ns());
 			next_iv += st->o->interval_ms * 1000000ULL;
@@ -388,6 +406,8 @@ static int finish(struct run_state *st, const char *why)
 	if (st->uprobes_loaded)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
 	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
+	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
+	st->ui = NULL;
 	refresh(st);
 	st->rep.stop_reason = why;
 	if (st->rep.self.stat[STAT_THREADS_FULL])
@@ -425,7 +445,9 @@ static void cleanup(struct run_state *st)
 		threads_destroy(&st->prog);
 	perf_counters_close(&st->pc);
 	thread_table_free(&st->tt);
-	text_view_free(&st->view);
+	view_curses_close(st->ui);
+	st->ui = NULL;
+	view_free(&st->view);
 	for (int i = 0; i < st->o->target.nr_pids; i++)
 		if (st->o->target.pidfds[i] >= 0)
 			close(st->o->target.pidfds[i]);
@@ -481,8 +503,9 @@ int run_profile(struct options *o)
 				  .uset = st.uset.nr_funcs ? &st.uset : NULL,
 				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
 				  .tma_json = st.tma_level ? tma_json_hook : NULL,
-				  .tma_path = st.tma_level ? tma_path_hook : NULL, .tma_ctx = &st };
-	text_view_init(&st.view, o->top);
+				  .tma_path = st.tma_level ? tma_path_hook : NULL,
+				  .tma_result = st.tma_level ? tma_of : NULL, .tma_level = st.tma_level, .tma_ctx = &st };
+	view_init(&st.view, o->top);
 	st.t0 = now_ns();
 	st.rate_ts = st.t0;
 	if (st.trace)
@@ -493,6 +516,9 @@ int run_profile(struct options *o)
 		return EXIT_USAGE;
 	}
 	target_describe(&o->target, st.rep.target, sizeof(st.rep.target));
+	st.rep.mono_ns = st.t0;
+	view_start(&st.view, &st.rep);
+	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
 	why = wait_loop(&st);
 	if (o->target.child && !o->target.child_reaped && stop_signal)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "threads.skel.h"
 #include "threads_loader.h"
+#include "map_batch.h"
 
 /* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
  * switch-ins, to exercise the inference hosts that miss them depend on. */
@@ -163,44 +164,6 @@ int threads_poll(struct threads_prog *p, int timeout_ms)
 	return ring_buffer__poll(p->rb, timeout_ms);
 }
 
-/* Batched read (one syscall per chunk) with a key-by-key fallback for old kernels. */
-static int read_batch(int fd, struct thread_stats *vals, __u32 *keys, size_t cap, size_t *n)
-{
-	__u32 out_batch, count;
-	void *in = NULL;
-	int r;
-
-	*n = 0;
-	for (;;) {
-		count = (__u32)(cap - *n);
-		if (!count)
-			return 0;
-		r = bpf_map_lookup_batch(fd, in, &out_batch, keys + *n, vals + *n, &count, NULL);
-		*n += count;
-		if (r) {
-			if (errno == ENOENT)
-				return 0;
-			return -errno;
-		}
-		in = &out_batch;
-	}
-}
-
-static int read_each(int fd, struct thread_stats *vals, size_t cap, size_t *n)
-{
-	__u32 key, next;
-	__u32 *prev = NULL;
-
-	*n = 0;
-	while (*n < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &vals[*n]) == 0)
-			(*n)++;
-		key = next;
-		prev = &key;
-	}
-	return 0;
-}
-
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
 {
 	int fd = bpf_map__fd(p->skel->maps.threads);
@@ -214,9 +177,7 @@ int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
 		free(keys);
 		return -ENOMEM;
 	}
-	r = read_batch(fd, vals, keys, cap, n);
-	if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP)
-		r = read_each(fd, vals, cap, n);
+	r = map_read_all(fd, sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
 	free(keys);
 	if (r) {
 		free(vals);
@@ -240,20 +201,21 @@ static void prog_stats(struct bpf_program *prog, unsigned long long *ns, unsigne
 void threads_self_stats(struct threads_prog *p, struct self_stats *s)
 {
 	int ncpu = p->nr_cpus;
-	__u64 vals[ncpu];
+	__u64 vals[STAT_MAX * ncpu];
+	__u32 keys[STAT_MAX];
 	struct bpf_program *prog;
+	size_t n;
 
 	memset(s, 0, sizeof(*s));
 	s->run_stats = p->stats_fd >= 0;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		prog_stats(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
 	prog_stats(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);
-	for (__u32 k = 0; k < STAT_MAX; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stats), &k, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			s->stat[k] += vals[c];
-	}
+	if (map_read_all(bpf_map__fd(p->skel->maps.stats), sizeof(keys[0]), ncpu * sizeof(__u64), keys, vals,
+			 STAT_MAX, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			for (int c = 0; c < ncpu && keys[i] < STAT_MAX; c++)
+				s->stat[keys[i]] += vals[i * ncpu + c];
 	s->max_threads = p->max_threads;
 }
 

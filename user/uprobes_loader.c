@@ -10,6 +10,7 @@
 #include "uprobes.skel.h"
 #include "uprobes_loader.h"
 #include "link_detach.h"
+#include "map_batch.h"
 #include "warn.h"
 
 static unsigned long long mono_ns(void)
@@ -199,35 +200,40 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 	return attach_multi(u, set, lib, err, errlen);
 }
 
+#define STACK_CHUNK 32	/* call stacks per batch read (each ~38 KiB) */
+
+static void add_open_frame(struct func_row *rows, size_t *n, size_t cap, __u32 tid, const struct call_stack *st,
+			   __u32 i)
+{
+	size_t k;
+
+	for (k = 0; k < *n; k++)
+		if (rows[k].key.fn == st->f[i].fn && rows[k].key.tid == tid)
+			break;
+	if (k == *n) {
+		if (*n >= cap)
+			return;
+		memset(&rows[k], 0, sizeof(rows[k]));
+		rows[k].key = (struct func_key){ .fn = st->f[i].fn, .tid = tid };
+		rows[k].s.pid = st->pid;
+		(*n)++;
+	}
+	rows[k].s.calls++;
+}
+
 /* Calls still in progress (their frames are open) count as calls too. */
 static void add_open_frames(struct uprobes_prog *u, struct func_row *rows, size_t *n, size_t cap)
 {
-	int fd = bpf_map__fd(u->skel->maps.stacks);
-	struct call_stack *st = malloc(sizeof(*st));
-	__u32 key, next, *prev = NULL;
+	struct call_stack *st = malloc(STACK_CHUNK * sizeof(*st));
+	__u32 tids[STACK_CHUNK];
+	struct map_iter it;
+	size_t got;
 
-	while (st && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, st))
-			continue;
-		for (__u32 i = 0; i < st->depth && i < TMABPF_MAX_DEPTH; i++) {
-			size_t k;
-
-			for (k = 0; k < *n; k++)
-				if (rows[k].key.fn == st->f[i].fn && rows[k].key.tid == key)
-					break;
-			if (k == *n) {
-				if (*n >= cap)
-					break;
-				memset(&rows[k], 0, sizeof(rows[k]));
-				rows[k].key = (struct func_key){ .fn = st->f[i].fn, .tid = key };
-				rows[k].s.pid = st->pid;
-				(*n)++;
-			}
-			rows[k].s.calls++;
-		}
-	}
+	map_iter_init(&it, bpf_map__fd(u->skel->maps.stacks), sizeof(tids[0]), sizeof(*st));
+	while (st && map_iter_next(&it, tids, st, STACK_CHUNK, &got) == 0 && got)
+		for (size_t s = 0; s < got; s++)
+			for (__u32 i = 0; i < st[s].depth && i < TMABPF_MAX_DEPTH; i++)
+				add_open_frame(rows, n, cap, tids[s], &st[s], i);
 	free(st);
 }
 
@@ -236,16 +242,23 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 	int fd = bpf_map__fd(u->skel->maps.funcs);
 	size_t cap = (size_t)u->max_funcs;
 	struct func_row *out = calloc(cap ? cap : 1, sizeof(*out));
-	struct func_key key, next, *prev = NULL;
+	struct func_stats *vals = calloc(cap ? cap : 1, sizeof(*vals));
+	struct func_key *keys = calloc(cap ? cap : 1, sizeof(*keys));
+	int r = out && vals && keys ? 0 : -ENOMEM;
 
-	if (!out)
-		return -ENOMEM;
 	*n = 0;
-	while (*n < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &out[*n].s) == 0)
-			out[(*n)++].key = next;
-		key = next;
-		prev = &key;
+	if (!r)
+		r = map_read_all(fd, sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
+	for (size_t i = 0; !r && i < *n; i++) {
+		out[i].key = keys[i];
+		out[i].s = vals[i];
+	}
+	free(vals);
+	free(keys);
+	if (r) {
+		free(out);
+		*n = 0;
+		return r;
 	}
 	add_open_frames(u, out, n, cap);
 	*rows = out;

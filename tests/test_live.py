@@ -1,0 +1,400 @@
+"""The live view in a real terminal: tmabpf runs inside tmux (a private server)
+against the ground-truth workload; send-keys switches views, sorts, filters,
+opens drill-downs, pauses, resizes and quits; the assertions read capture-pane.
+After q or Ctrl-C the terminal is restored (the shell's screen with the final
+report, no alternate screen) and no BPF program or link remains.  The batch
+format (--batch, or stdout not a terminal) is parsed back column by column."""
+import os
+import re
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import GROUNDTRUTH, TMABPF, gt_thread, leftover_bpf, load_json, run_tmabpf, start_groundtruth
+
+PROMPT = "live-test$ "
+# string columns are left-aligned in their span, numbers right-aligned
+LEFT = {"COMM", "FUNCTION", "EVENT", "PMU", "TMA_L1", "TMA_L2"}
+
+
+class Tmux:
+    """A private tmux server (own socket, no config) running an interactive sh."""
+
+    def __init__(self, tmp_path, width=160, height=45, env=None):
+        self.sock = str(tmp_path / f"tmux-{uuid.uuid4().hex[:8]}.sock")
+        self.name = "live"
+        e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PS1": PROMPT,
+             "LANG": "C.UTF-8"}
+        e.update(env or {})
+        # a clean environment, but the TERM tmux gives its panes
+        shell = "exec env -i TERM=\"$TERM\" " + " ".join(f"'{k}={v}'" for k, v in e.items()) + " /bin/sh -i"
+        subprocess.run(["tmux", "-S", self.sock, "-f", "/dev/null", "new-session", "-d", "-s", self.name,
+                        "-x", str(width), "-y", str(height), "--", "/bin/sh", "-c", shell], check=True)
+        try:
+            self.wait(self.at_prompt, "shell prompt")
+        except AssertionError:
+            self.kill()
+            raise
+
+    @staticmethod
+    def at_prompt(screen):
+        return screen.rstrip().endswith(PROMPT.rstrip())
+
+    def tmux(self, *args):
+        return subprocess.run(["tmux", "-S", self.sock, *args], capture_output=True, text=True, check=True).stdout
+
+    def keys(self, *keys, literal=False):
+        self.tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
+
+    def run(self, line):
+        self.keys(line, literal=True)
+        self.keys("Enter")
+
+    def screen(self, escapes=False):
+        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", self.name)
+
+    def alternate(self):
+        return self.tmux("display", "-p", "-t", self.name, "#{alternate_on}").strip() == "1"
+
+    def shell_pid(self):
+        return int(self.tmux("display", "-p", "-t", self.name, "#{pane_pid}").strip())
+
+    def resize(self, w, h):
+        self.tmux("resize-window", "-t", self.name, "-x", str(w), "-y", str(h))
+
+    def wait(self, pred, what, timeout=20):
+        deadline = time.time() + timeout
+        s = ""
+        while time.time() < deadline:
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; screen:\n{s}")
+
+    def kill(self):
+        subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def term(tmp_path):
+    made = []
+
+    def make(**kw):
+        t = Tmux(tmp_path, **kw)
+        made.append(t)
+        return t
+    yield make
+    for t in made:
+        t.kill()
+
+
+def parse_table(lines, header_re=r"^\s*(PID|EVENT)\b"):
+    """Rows of the first table in lines, as dicts keyed by column name; spans
+    come from the header (numbers end where their name ends, names start where
+    theirs starts)."""
+    for i, l in enumerate(lines):
+        if re.match(header_re, l):
+            break
+    else:
+        return []
+    head = lines[i]
+    cols = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", head)]
+    spans = []
+    for k, (s, e, name) in enumerate(cols):
+        if name in LEFT:
+            end = cols[k + 1][0] - 1 if k + 1 < len(cols) else None
+            spans.append((name, s, end))
+        else:
+            start = cols[k - 1][1] + 1 if k else 0
+            if k and cols[k - 1][2] in LEFT:  # after a name: one character wider than the header at most
+                start = s - 1
+            spans.append((name, start, e))
+    rows = []
+    for l in lines[i + 1:]:
+        if not l.strip() or l.lstrip().startswith(("...", "collecting", "no ")):
+            break
+        rows.append({name: l[s:e].strip() for name, s, e in spans})
+    return rows
+
+
+def num(x):
+    return float(x.rstrip("*"))
+
+
+def table(screen):
+    lines = screen.splitlines()
+    return parse_table(lines[5:])
+
+
+def start_workload(tmp_path, *scen, repeat=40, delay_ms=1500):
+    out = str(tmp_path / "gt.json")
+    gt = start_groundtruth(list(scen), out, delay_ms=delay_ms, extra=("--repeat", str(repeat)))
+    return gt, out
+
+
+def wait_gone(pid, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not os.path.exists(f"/proc/{pid}"):
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def nothing_attached():
+    """No program or link of this checkout's tmabpf (their release is asynchronous)."""
+    return leftover_bpf() == {}
+
+
+def child_tmabpf(t):
+    out = subprocess.run(["pgrep", "-P", str(t.shell_pid()), "-x", "tmabpf"], capture_output=True, text=True).stdout
+    return int(out.split()[0]) if out.split() else None
+
+
+def test_live_view_keys(tmp_path, term):
+    gt, _ = start_workload(tmp_path, "spin:150", "sleep:200", "pinned-pair:100", "fault:500", repeat=80)
+    tm_out = str(tmp_path / "tm.json")
+    t = term(width=160, height=45)
+    t.run(f"{TMABPF} -p {gt.pid} --uprobe ':gt_*' --json {tm_out} -I 500")
+    want = ("gt-spin", "gt-sleep", "gt-pin0", "gt-pin1")
+    s = t.wait(lambda s: all(w in s for w in want), "the workload's threads", timeout=30)
+    assert t.alternate(), "live view runs on the alternate screen"
+    pid = child_tmabpf(t)
+    assert pid
+
+    # header
+    head = "\n".join(s.splitlines()[:5])
+    assert f"target: pid {gt.pid}" in head and "every 0.5s" in head
+    assert "no PMU: software events" in head and "TMA: off (no PMU: software events)" in head
+    for w in ("mux ", "bpf ", "hits/s", "tmabpf ", "drops: map-full 0, lost 0", "[t]threads", "sort: ONCPU% (desc)"):
+        assert w in head, (w, head)
+
+    # rows and sort order: ONCPU% largest first; the sleeper is blocked, not on CPU
+    s = t.wait(lambda s: len(table(s)) >= 5 and float(next(
+        (r["BLOCK%"] for r in table(s) if r["COMM"] == "gt-sleep"), "0")) > 80, "a full interval of the sleeper")
+    rows = table(s)
+    on = [num(r["ONCPU%"]) for r in rows]
+    assert on == sorted(on, reverse=True), rows
+    sleeper = next(r for r in rows if r["COMM"] == "gt-sleep")
+    assert num(sleeper["ONCPU%"]) < 5 and num(sleeper["BLOCK%"]) > 80, sleeper
+    assert all(r["PID"] == str(gt.pid) for r in rows), rows
+
+    # '>' moves the sort to BLOCK%, 'r' reverses it, '<' '<' reaches COMM (names ascend)
+    t.keys(">")
+    s = t.wait(lambda s: "sort: BLOCK% (desc)" in s, "sort by BLOCK%")
+    bl = [num(r["BLOCK%"]) for r in table(s)]
+    assert bl == sorted(bl, reverse=True), s
+    t.keys("r")
+    s = t.wait(lambda s: "sort: BLOCK% (asc)" in s, "reversed")
+    bl = [num(r["BLOCK%"]) for r in table(s)]
+    assert bl == sorted(bl), s
+    t.keys("r", "<", "<")
+    s = t.wait(lambda s: "sort: COMM (asc)" in s, "sort by COMM")
+    names = [r["COMM"] for r in table(s)]
+    assert names == sorted(names), s
+    t.keys(">")
+    t.wait(lambda s: "sort: ONCPU% (desc)" in s, "back to ONCPU%")
+
+    # filter, then the drill-down of the spinner
+    t.keys("/")
+    t.keys("gt-spin", literal=True)
+    t.keys("Enter")
+    s = t.wait(lambda s: "filter: gt-spin" in s and [r["COMM"] for r in table(s)] == ["gt-spin"], "filter")
+    spin_tid = int(table(s)[0]["TID"])
+    with open(f"/proc/{gt.pid}/task/{spin_tid}/comm") as f:
+        assert f.read().strip() == "gt-spin"
+    t.keys("Enter")
+    s = t.wait(lambda s: "details (Esc" in s and "gt_spin" in s, "thread drill-down with its functions")
+    assert f'thread {spin_tid} "gt-spin" of process {gt.pid}' in s
+    for w in ("on-CPU", "off-CPU blocked", "off-CPU runqueue", "counters", "RUNNING", "task-clock",
+              "TMA: not available (no PMU: software events)", "hottest functions", "u gt_spin"):
+        assert w in s, (w, s)
+    assert re.search(r"task-clock\s+\d+\s+100\.0%", s), s
+    t.keys("Escape")
+    t.wait(lambda s: "details (Esc" not in s and "    PID     TID COMM" in s, "back to the table")
+    t.keys("/")
+    t.keys(*["BSpace"] * 8)
+    t.keys("Enter")
+    t.wait(lambda s: "filter:" not in s and len(table(s)) >= 5, "filter cleared")
+
+    # functions: uprobe rows, source u, the spinner's function on top by on-CPU time
+    t.keys("f")
+    s = t.wait(lambda s: "sort: ONCPU_MS" in s and any(r.get("FUNCTION") == "gt_spin" for r in table(s)),
+               "functions view")
+    f = {r["FUNCTION"]: r for r in table(s)}
+    assert f["gt_spin"]["S"] == "u" and num(f["gt_spin"]["CALLS/s"]) > 0
+    ms = [num(r["ONCPU_MS"]) for r in table(s)]
+    assert ms == sorted(ms, reverse=True), s
+    t.keys("Home", "Enter")
+    s = t.wait(lambda s: "details (Esc" in s and "function " in s, "function drill-down")
+    assert "(source: uprobes" in s and "threads running it" in s
+    t.keys("Left")
+
+    # processes and events
+    t.keys("P")
+    s = t.wait(lambda s: "[P]processes" in s and table(s) and "THREADS" in s, "processes view")
+    p = table(s)
+    assert len(p) == 1 and p[0]["PID"] == str(gt.pid) and p[0]["COMM"] == "groundtruth" and int(p[0]["THREADS"]) >= 5
+    t.keys("e")
+    s = t.wait(lambda s: "EVENT" in s and "task-clock" in s, "events view")
+    ev = {r["EVENT"]: r for r in parse_table(s.splitlines()[5:])}
+    assert set(ev) == {"task-clock", "page-faults"} and ev["task-clock"]["PMU"] == "software"
+    assert num(ev["task-clock"]["RUNNING%"]) == 100.0
+    t.keys("t")
+
+    # pause: the elapsed time stops; space again resumes
+    t.keys("Space")
+    s = t.wait(lambda s: "tmabpf PAUSED" in s, "paused")
+    el = re.search(r"PAUSED  ([\d.]+)s", s).group(1)
+    time.sleep(1.5)
+    assert re.search(r"PAUSED  ([\d.]+)s", t.screen()).group(1) == el
+    t.keys("Space")
+    t.wait(lambda s: "PAUSED" not in s and float(re.search(r"tmabpf  ([\d.]+)s", s).group(1)) > float(el),
+           "resumed")
+
+    # narrow terminal: columns dropped by priority, nothing wraps
+    t.resize(60, 20)
+    s = t.wait(lambda s: "TID" in s and "IVCSW" not in s, "narrow redraw")
+    assert all(len(l) <= 60 for l in s.splitlines()), s
+    hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
+    assert "ONCPU%" in hdr and "task-clock" not in hdr and "MIGR" not in hdr, hdr
+    t.resize(160, 45)
+    t.wait(lambda s: "IVCSW" in s, "wide redraw")
+
+    # q: the terminal comes back with the final report, nothing stays attached
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (quit) ===" in s and Tmux.at_prompt(s),
+               "final report and the shell prompt")
+    assert not t.alternate()
+    assert wait_gone(pid)
+    assert nothing_attached()
+    assert load_json(tm_out)["stop_reason"] == "quit"
+    assert spin_tid in {x["tid"] for x in load_json(tm_out)["threads"] if x["comm"] == "gt-spin"}
+    gt.kill()
+    gt.wait(timeout=30)
+
+
+def test_live_default_interval_no_color_ctrl_c(tmp_path, term):
+    gt, _ = start_workload(tmp_path, "spin:200", "sleep:200", repeat=30)
+    t = term(width=120, height=30, env={"NO_COLOR": "1"})
+    t.run(f"{TMABPF} -p {gt.pid}")
+    t.wait(lambda s: "gt-spin" in s and "every 1.0s" in s, "live view at the default 1 s")
+    esc = t.screen(escapes=True)
+    # no colour SGR (30-37, 40-47, 38;5, 48;5); bold/reverse are fine
+    assert not re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|[34]8;5)[;m]", esc), repr(esc[:400])
+    pid = child_tmabpf(t)
+    t.keys("C-c")
+    t.wait(lambda s: "=== tmabpf final report (SIGINT) ===" in s and Tmux.at_prompt(s),
+           "final report after Ctrl-C")
+    assert not t.alternate()
+    assert wait_gone(pid)
+    assert nothing_attached()
+    gt.kill()
+    gt.wait(timeout=30)
+
+
+def test_live_colors_and_batch_on_a_terminal(tmp_path, term):
+    t = term(width=150, height=60)
+    t.run(f"{TMABPF} -a -d 30")
+    t.wait(lambda s: "[t]threads" in s, "live view")
+    esc = t.screen(escapes=True)
+    assert re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|[34]8;5)[;m]", esc), "colours without NO_COLOR"
+    pid = child_tmabpf(t)
+    t.keys("q")
+    t.wait(lambda s: "final report (quit)" in s and Tmux.at_prompt(s), "quit")
+    assert wait_gone(pid)
+    # --batch on a terminal: plain text, never the alternate screen
+    t.run("clear")
+    t.run(f"{TMABPF} --batch -a -d 1.2 -I 400 --top 2")
+    seen_alt = False
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        seen_alt |= t.alternate()
+        s = t.screen()
+        if "final report (duration)" in s and Tmux.at_prompt(s):
+            break
+        time.sleep(0.05)
+    assert not seen_alt
+    assert s.count("    PID     TID COMM") >= 3 and "tma: off (no PMU: software events)" in s, s
+
+
+HEAD1 = re.compile(r"^tmabpf (\d+\.\d)s  target: (.*)  threads: (\d+)  pmu: (yes|no \(software events\))  "
+                   r"recipe: (\S+)$")
+HEAD2 = re.compile(r"^events: (.*?)  \| bpf: (?:([\d.]+)% of one CPU, ([\d.]+) hits/s, ([\d.]+) ns/switch|n/a .*?)  "
+                   r"mux: ([\d.]+)%  drops: map-full (\d+), lost (\d+), read-errors (\d+)  "
+                   r"tmabpf: ([\d.]+)% of one CPU$")
+THREAD_COLS = ["PID", "TID", "COMM", "ONCPU%", "BLOCK%", "RUNQ%", "VCSW", "IVCSW", "MIGR", "task-clock",
+               "page-faults"]
+
+
+def test_batch_format_parses(tmp_path):
+    gt_out = str(tmp_path / "gt.json")
+    r = run_tmabpf(["-I", "300", "--", GROUNDTRUTH, "--out", gt_out, "--delay-ms", "200", "spin:1500",
+                    "sleep:1500"])
+    assert r.returncode == 0, r.stderr
+    blocks = r.stdout.split("\n\n")
+    intervals = [b for b in blocks if b.startswith("tmabpf ")]
+    assert len(intervals) >= 4, r.stdout
+    gt = load_json(gt_out)
+    spin, sleep = gt_thread(gt, "gt-spin")["tid"], gt_thread(gt, "gt-sleep")["tid"]
+    elapsed = []
+    per_iv = []
+    for b in intervals:
+        lines = b.splitlines()
+        m1, m2 = HEAD1.match(lines[0]), HEAD2.match(lines[1])
+        assert m1 and m2, lines[:2]
+        assert m2.group(1).split() == ["task-clock", "page-faults"]
+        assert lines[2] == "tma: off (no PMU: software events)"
+        assert lines[3].split() == THREAD_COLS
+        rows = parse_table(lines[3:])
+        assert rows and all(set(x) == set(THREAD_COLS) for x in rows)
+        for x in rows:
+            for c in THREAD_COLS:
+                if c != "COMM":
+                    num(x[c])
+            assert 0 <= num(x["ONCPU%"]) <= 105 and 0 <= num(x["BLOCK%"]) <= 105, x
+        elapsed.append(float(m1.group(1)))
+        per_iv.append({int(x["TID"]): x for x in rows})
+    assert elapsed == sorted(elapsed)
+    # intervals a thread lived through (not its first or last): the spinner
+    # runs (on CPU or waiting for one), the sleeper sleeps; on + off CPU
+    # accounts for the interval
+    def lived_through(tid):
+        seen = [i for i, iv in enumerate(per_iv) if tid in iv]
+        return [per_iv[i][tid] for i in seen[1:-1]]
+    spins, sleeps = lived_through(spin), lived_through(sleep)
+    assert len(spins) >= 2 and len(sleeps) >= 2, per_iv
+    for x in spins:
+        assert 80 <= num(x["ONCPU%"]) + num(x["RUNQ%"]) + num(x["BLOCK%"]) <= 110, x
+    for z in sleeps:
+        assert num(z["BLOCK%"]) >= 90 and num(z["ONCPU%"]) < 2, z
+    assert max(num(x["ONCPU%"]) for x in spins) > 30
+    final = r.stdout[r.stdout.index("=== tmabpf final report"):]
+    assert "processes:\n    PID THREADS COMM" in final
+
+
+def test_key_by_key_fallback(tmp_path):
+    """Kernels without batch map lookups: one line says so, the data is the same."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    env = dict(os.environ, TMABPF_TEST_NO_BATCH="1")
+    r = run_tmabpf(["-I", "300", "--uprobe", ":gt_*", "--json", tm_out, "--", GROUNDTRUTH, "--out", gt_out,
+                    "--delay-ms", "200", "--repeat", "4", "spin:150", "fault:100"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("lacks BPF batch map lookups") == 1, r.stderr
+    gt, tm = load_json(gt_out), load_json(tm_out)
+    spin = gt_thread(gt, "gt-spin")
+    assert spin["tid"] in {t["tid"] for t in tm["threads"]}
+    f = {(x["symbol"], x["tid"]): x for x in tm["functions"]}
+    assert f[("gt_spin", spin["tid"])]["calls"] == 4
+    # 400 pages (+1 when the uprobe XOL page is mapped in this thread, see groundtruth.c)
+    assert f[("gt_fault_pages", gt_thread(gt, "gt-fault")["tid"])]["counters"]["page-faults"] in (400, 401)
+    assert "gt_spin" in r.stdout and "    PID S FUNCTION" in r.stdout

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading whole BPF maps: bpf_map_lookup_batch in chunks (one syscall per
+ * chunk), key by key where the kernel lacks batch operations (said once). */
+#ifndef TMABPF_MAP_BATCH_H
+#define TMABPF_MAP_BATCH_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct map_iter {
+	int fd;
+	size_t key_size, val_size;	/* val_size: per-CPU maps: round_up(value, 8) * possible CPUs */
+	bool started, done, each;	/* each: key-by-key fallback */
+	unsigned char token[64];	/* batch position (hash: bucket; array: key) */
+	unsigned char last_key[64];	/* key-by-key position */
+};
+
+void map_iter_init(struct map_iter *it, int fd, size_t key_size, size_t val_size);
+/* Next up to cap entries into keys[]/vals[]; *n == 0 at the end.  0 or -errno.
+ * cap must hold the largest hash bucket (-ENOSPC otherwise): use >= 16. */
+int map_iter_next(struct map_iter *it, void *keys, void *vals, size_t cap, size_t *n);
+/* Every entry, up to cap. */
+int map_read_all(int fd, size_t key_size, size_t val_size, void *keys, void *vals, size_t cap, size_t *n);
+
+#endif
