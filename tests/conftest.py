@@ -53,8 +53,14 @@ def _ours(prog_id, holders):
 
 
 def _bpftool_json(*what):
-    out = subprocess.run(["bpftool", "-j", *what, "show"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out or "[]")
+    # bpftool fails when a program vanishes while it walks the list (another
+    # process exiting): try again
+    for attempt in range(5):
+        r = subprocess.run(["bpftool", "-j", *what, "show"], capture_output=True, text=True)
+        if r.returncode == 0:
+            return json.loads(r.stdout or "[]")
+        time.sleep(0.05)
+    raise RuntimeError(f"bpftool {' '.join(what)} show: {r.stderr.strip()}")
 
 
 def tmabpf_progs():
