@@ -90,6 +90,7 @@ struct run_state {
 	struct text_view view;
 	unsigned long long t0;
 	bool loaded;
+	const struct run_mode *mode;	/* NULL: profiling run */
 };
 
 static void on_thread_exit(void *ctx, const struct thread_stats *s)
@@ -215,7 +216,10 @@ static int setup_bpf(struct run_state *st)
 		.max_threads = st->o->max_threads,
 		.max_pids = st->o->max_pids,
 	};
-	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
+	if (st->mode && st->mode->configure)
+		st->mode->configure(st->mode->ctx, cfg);
+	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, st->mode ? st->mode->on_exit : on_thread_exit,
+			 st->mode ? st->mode->ctx : st, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
 		return 1;
@@ -400,9 +404,30 @@ static void cleanup(struct run_state *st)
 			close(st->o->target.pidfds[i]);
 }
 
+/* A mode's loop in place of wait_loop/finish; detach before anything is freed. */
+static int run_mode_loop(struct run_state *st)
+{
+	struct run_env env = { .o = st->o, .host = &st->host, .evs = &st->evs, .cpu = st->cpu,
+			       .tma_level = st->tma_level, .prog = &st->prog,
+			       .uprobes = st->uprobes_loaded ? &st->uprobes : NULL, .uset = &st->uset,
+			       .stop = &stop_signal };
+	int r = st->mode->loop(st->mode->ctx, &env);
+
+	if (st->uprobes_loaded)
+		uprobes_detach(&st->uprobes);
+	threads_detach(&st->prog);
+	cleanup(st);
+	return r;
+}
+
 int run_profile(struct options *o)
 {
-	struct run_state st = { .o = o };
+	return run_with_mode(o, NULL);
+}
+
+int run_with_mode(struct options *o, const struct run_mode *m)
+{
+	struct run_state st = { .o = o, .mode = m };
 	char err[512];
 	const char *why;
 	int r;
@@ -448,6 +473,8 @@ int run_profile(struct options *o)
 	text_view_init(&st.view, o->top);
 	st.t0 = now_ns();
 	st.rate_ts = st.t0;
+	if (m)
+		return run_mode_loop(&st);
 	if (target_release(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		cleanup(&st);

@@ -72,6 +72,9 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_filter = cfg->filter;
 	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
+	p->skel->rodata->cfg_cgroup = cfg->cgroup;
+	if (cfg->lru)
+		bpf_map__set_type(p->skel->maps.threads, BPF_MAP_TYPE_LRU_HASH);
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
 	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.pids, cfg->max_pids);

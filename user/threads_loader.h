@@ -13,6 +13,8 @@ struct threads_cfg {
 	bool follow_fork;
 	int max_threads;	/* threads map entries */
 	int max_pids;		/* pids map entries */
+	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
+	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
 };
 
 /* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */

@@ -50,6 +50,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	u->skel->rodata->cfg_filter = tcfg->filter;
 	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	u->skel->rodata->cfg_cgroup = tcfg->cgroup;
 	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, multi);
