@@ -5,6 +5,7 @@
 #include <string.h>
 #include "daemon_agg.h"
 #include "thread_table.h"
+#include "uprobes_loader.h"
 
 #define SCORE_DECAY 0.5		/* weight of the past in the on-CPU score */
 #define STEAL_FACTOR 2.0	/* a candidate takes a slot from one this many times less busy */
@@ -493,4 +494,78 @@ void agg_end(struct agg *a, unsigned long long now)
 		a->cap_exited_tids = 0;
 	}
 	a->last_end_ns = now;
+}
+
+struct func_prev {
+	unsigned long long calls, wall_ns, oncpu_ns, self_oncpu_ns, blocked_ns, runq_ns;
+};
+
+int agg_funcs_init(struct agg_funcs *f, int nfuncs)
+{
+	memset(f, 0, sizeof(*f));
+	f->n = nfuncs;
+	f->sum = calloc(nfuncs ? nfuncs : 1, sizeof(*f->sum));
+	f->last_calls = calloc(nfuncs ? nfuncs : 1, sizeof(*f->last_calls));
+	return f->sum && f->last_calls ? 0 : -ENOMEM;
+}
+
+void agg_funcs_free(struct agg_funcs *f)
+{
+	free_all(&f->prev);
+	free(f->sum);
+	free(f->last_calls);
+	memset(f, 0, sizeof(*f));
+}
+
+static unsigned long long dsub(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void keep_max(unsigned long long *p, unsigned long long v)
+{
+	if (v > *p)
+		*p = v;
+}
+
+void agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n)
+{
+	memset(f->last_calls, 0, f->n * sizeof(*f->last_calls));
+	for (size_t i = 0; i < n; i++) {
+		const struct func_stats *s = &rows[i].s;
+		uint64_t key = (uint64_t)rows[i].key.fn << 32 | rows[i].key.tid;
+		struct func_prev *p = u64map_get(&f->prev, key);
+		struct agg_func_sums *d;
+
+		if ((int)rows[i].key.fn >= f->n)
+			continue;
+		if (!p) {
+			if (!(p = calloc(1, sizeof(*p))))
+				continue;
+			if (u64map_put(&f->prev, key, p)) {
+				free(p);
+				continue;
+			}
+		}
+		d = &f->sum[rows[i].key.fn];
+		d->calls += dsub(s->calls, p->calls);
+		f->last_calls[rows[i].key.fn] += dsub(s->calls, p->calls);
+		d->wall_ns += dsub(s->wall_ns, p->wall_ns);
+		d->oncpu_ns += dsub(s->oncpu_ns, p->oncpu_ns);
+		d->self_oncpu_ns += dsub(s->self_oncpu_ns, p->self_oncpu_ns);
+		d->blocked_ns += dsub(s->offcpu_blocked_ns, p->blocked_ns);
+		d->runq_ns += dsub(s->offcpu_runqueue_ns, p->runq_ns);
+		/* open frames are counted by the reader and may close later: never go back */
+		keep_max(&p->calls, s->calls);
+		keep_max(&p->wall_ns, s->wall_ns);
+		keep_max(&p->oncpu_ns, s->oncpu_ns);
+		keep_max(&p->self_oncpu_ns, s->self_oncpu_ns);
+		keep_max(&p->blocked_ns, s->offcpu_blocked_ns);
+		keep_max(&p->runq_ns, s->offcpu_runqueue_ns);
+	}
+}
+
+void agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid)
+{
+	free(u64map_del(&f->prev, (uint64_t)fn << 32 | tid));
 }

@@ -113,4 +113,25 @@ void agg_end(struct agg *a, unsigned long long now_ns);
 /* Label of a process's cgroup. */
 const char *agg_cgroup_label(const struct agg_proc *p);
 
+/* Per-function sums (--uprobe), from the (function, thread) rows of the BPF
+ * map; rows of exited threads are folded, then forgotten (and deleted from
+ * the map by the caller) so that the map does not fill with dead threads. */
+struct func_row;
+
+struct agg_func_sums {
+	double calls, wall_ns, oncpu_ns, self_oncpu_ns, blocked_ns, runq_ns;
+};
+
+struct agg_funcs {
+	int n;
+	struct agg_func_sums *sum;	/* per function id, monotonic */
+	double *last_calls;		/* calls in the last update, per function id */
+	struct u64map prev;		/* fn << 32 | tid -> row as last read */
+};
+
+int agg_funcs_init(struct agg_funcs *f, int nfuncs);
+void agg_funcs_free(struct agg_funcs *f);
+void agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n);
+void agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid);
+
 #endif
