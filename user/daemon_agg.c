@@ -76,14 +76,20 @@ static void proc_set_cgroup(struct agg *a, struct agg_proc *p, uint64_t id)
 	p->cg->nprocs++;
 }
 
-/* Reset a record for a new process (first sight, or its pid reused). */
+/* Reset a record for a new process (first sight, or its pid reused).  A
+ * reused pid with the same labels (comm, cgroup) is the same series for
+ * Prometheus: it keeps its sums so that it stays monotonic. */
 static void proc_reset(struct agg *a, struct agg_proc *p, const struct thread_stats *s)
 {
 	struct agg_cgroup *cg = p->cg;
+	struct agg_sums keep = p->s.total;
+	bool same = cg && !memcmp(p->comm, s->comm, sizeof(p->comm)) && p->cgroup_id == s->cgroup_id;
 
 	if (p->exported)
 		a->exported_procs--;
 	memset(p, 0, sizeof(*p));
+	if (same)
+		p->s.total = keep;
 	p->cg = cg;
 	p->pid = s->pid;
 	memcpy(p->comm, s->comm, sizeof(p->comm));

@@ -70,9 +70,14 @@ void daemon_usage(FILE *f)
 	      f);
 }
 
+/* "FILE:LINE: " while the config file's options are parsed, else "". */
+static char where[320];
+static const char *cfg_path;
+static int cfg_line[DAEMON_MAX_CONFIG_ARGS + 1];
+
 static int bad(const char *what, const char *v, const char *want)
 {
-	die_msg("bad %s '%s': expected %s", what, v, want);
+	die_msg("%sbad %s '%s': expected %s", where, what, v, want);
 	return EXIT_USAGE;
 }
 
@@ -84,7 +89,7 @@ static int parse_long(const char *s, const char *what, long lo, long hi, int *ou
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		die_msg("bad %s '%s': expected an integer in [%ld, %ld]", what, s, lo, hi);
+		die_msg("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = (int)v;
@@ -99,7 +104,7 @@ static int parse_double(const char *s, const char *what, double lo, double hi, d
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= lo) || !(v <= hi)) {
-		die_msg("bad %s '%s': expected a number in [%g, %g]", what, s, lo, hi);
+		die_msg("%sbad %s '%s': expected a number in [%g, %g]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -142,7 +147,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 		unsigned int len;
 
 		if (http_parse_listen(arg, &ss, &len, err, sizeof(err))) {
-			die_msg("%s", err);
+			die_msg("%s%s", where, err);
 			return EXIT_USAGE;
 		}
 		d->listen = arg;
@@ -166,7 +171,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case 'e': o->events = arg; return 0;
 	case OPT_UPROBE:
 		if (o->nr_uprobe_specs >= 16) {
-			die_msg("too many --uprobe options (at most 16)");
+			die_msg("%stoo many --uprobe options (at most 16)", where);
 			return EXIT_USAGE;
 		}
 		o->uprobe_specs[o->nr_uprobe_specs++] = arg;
@@ -184,13 +189,16 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	}
 }
 
-static int getopt_pass(int argc, char **argv, struct daemon_opts *d, const char *where)
+static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config)
 {
 	int c, r;
 
 	optind = 0;	/* glibc: full re-initialisation */
 	opterr = 0;
+	where[0] = 0;
 	while ((c = getopt_long(argc, argv, "+l:I:e:d:h", long_opts, NULL)) != -1) {
+		if (config)
+			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
 		if (c == '?') {
 			if (optopt && optopt < 0x100)
 				die_msg("%soption '-%c' needs an argument or is unknown (see 'tmabpf daemon --help')", where,
@@ -203,6 +211,7 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, const char 
 		if ((r = parse_one(c, optarg, d)))
 			return r;
 	}
+	where[0] = 0;
 	if (optind < argc) {
 		die_msg("%sunexpected argument '%s': the daemon is system-wide (see 'tmabpf daemon --help')", where,
 			argv[optind]);
@@ -234,6 +243,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
+	cfg_path = path;
 	args[(*nargs)++] = "tmabpf-daemon-config";
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *eq, *key, *val = NULL, *arg;
@@ -265,6 +275,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		if (asprintf(&arg, val ? "--%s=%s" : "--%s", key, val) < 0)
 			goto fail;
 		d->config_args[d->nr_config_args++] = arg;
+		cfg_line[*nargs] = lineno;
 		args[(*nargs)++] = arg;
 	}
 	fclose(f);
@@ -296,15 +307,12 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *d)
 	defaults(d);
 	d->config_path = find_config(argc, argv);
 	if (d->config_path) {
-		char where[300];
-
 		if ((r = read_config(d, d->config_path, args, &nargs)))
 			return r;
-		snprintf(where, sizeof(where), "%s: ", d->config_path);
-		if ((r = getopt_pass(nargs, args, d, where)))
+		if ((r = getopt_pass(nargs, args, d, true)))
 			return r;
 	}
-	return getopt_pass(argc, argv, d, "");
+	return getopt_pass(argc, argv, d, false);
 }
 
 void daemon_opts_free(struct daemon_opts *d)

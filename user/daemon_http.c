@@ -140,6 +140,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		     MHD_RESPMEM_PERSISTENT);
 }
 
+/* Paths are matched as sent: no percent-decoding, so "/%00" or "/%6detrics"
+ * are not "/" or "/metrics". */
+static size_t no_unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+	return strlen(uri);
+}
+
 static void describe(const struct sockaddr_storage *ss, char *out, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
@@ -206,7 +213,7 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 	h->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET,
 				  h->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned int)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-				  MHD_OPTION_END);
+				  MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, errlen, "libmicrohttpd could not start on %s", h->bound);
 		close(h->fd);

@@ -106,7 +106,7 @@ static void emit_counters(FILE *f, const struct daemon_view *v, const char *cons
 	const char *buf[16];
 
 	for (int e = 0; e < v->evs->n; e++)
-		prom_sample(f, "tmabpf_counter_total", with(buf, labels, "event", v->evs->ev[e].name), s->total.counters[e]);
+		prom_sample(f, "tmabpf_events_total", with(buf, labels, "event", v->evs->ev[e].name), s->total.counters[e]);
 }
 
 static void emit_tma(FILE *f, const struct daemon_view *v, const char *const *labels, const struct agg_series *s,
@@ -144,7 +144,7 @@ static void process_families(FILE *f, const struct daemon_view *v)
 	for_each_series(f, v, emit_field, (void *)(long)F_SW_INVOL);
 	prom_family(f, "tmabpf_migrations_total", "counter", "Switch-ins on another CPU than the last one.");
 	for_each_series(f, v, emit_field, (void *)(long)F_MIGR);
-	prom_family(f, "tmabpf_counter_total", "counter",
+	prom_family(f, "tmabpf_events_total", "counter",
 		    "Perf counter deltas virtualised per thread (multiplex-scaled), summed per process.");
 	for_each_series(f, v, emit_counters, NULL);
 	if (v->tma_level && v->tma) {
@@ -157,7 +157,7 @@ static void process_families(FILE *f, const struct daemon_view *v)
 static void thread_families(FILE *f, const struct daemon_view *v)
 {
 	static const char *const names[] = { "tmabpf_thread_oncpu_seconds_total", "tmabpf_thread_offcpu_seconds_total",
-					     "tmabpf_thread_counter_total" };
+					     "tmabpf_thread_events_total" };
 	static const char *const helps[] = { "On-CPU time of the busiest threads (top-N by recent on-CPU time).",
 					     "Off-CPU time of the busiest threads.",
 					     "Counter deltas of the busiest threads (multiplex-scaled)." };
