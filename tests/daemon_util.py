@@ -56,8 +56,8 @@ def free_port():
 class Daemon:
     """'tmabpf daemon' in the background; waits for its 'serving' line."""
 
-    def __init__(self, *args, listen="127.0.0.1:0", timeout=60):
-        cmd = [TMABPF, "daemon"] + (["--listen", listen] if listen else []) + list(args)
+    def __init__(self, *args, listen="127.0.0.1:0", timeout=60, exe=TMABPF, wrap=()):
+        cmd = [*wrap, exe, "daemon"] + (["--listen", listen] if listen else []) + list(args)
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self._ready = threading.Event()

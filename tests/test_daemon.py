@@ -359,3 +359,56 @@ def test_bad_config_line_and_port_in_use(tmp_path):
         r = subprocess.run([TMABPF, "daemon", "--listen", f"127.0.0.1:{port}"],
                            capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "cannot listen" in r.stderr and "in use" in r.stderr, r.stderr
+
+
+UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "tmabpf.service")
+
+
+def unit_caps():
+    with open(UNIT) as f:
+        line = next(l for l in f if l.startswith("AmbientCapabilities="))
+    return line.split("=", 1)[1].split()
+
+
+def test_systemd_unit_verifies(tmp_path):
+    if not os.path.exists("/usr/bin/systemd-analyze"):
+        pytest.skip("no systemd-analyze")
+    with open(UNIT) as f:
+        text = f.read().replace("/usr/local/bin/tmabpf", TMABPF)
+    unit = tmp_path / "tmabpf.service"
+    unit.write_text(text)
+    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
+
+
+def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
+    """The capabilities the unit grants are enough: as user nobody, with only those
+    (the ones this host's bounding set allows), it serves cgroup paths and its BPF cost."""
+    with open("/proc/self/status") as f:
+        bnd = int(next(l for l in f if l.startswith("CapBnd:")).split()[1], 16)
+    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39}
+    caps = [c for c in unit_caps() if bnd >> bits[c] & 1]
+    assert {"CAP_BPF", "CAP_PERFMON"} <= set(caps)
+    exe = tmp_path / "tmabpf"  # somewhere user nobody can reach
+    subprocess.run(["install", "-m", "755", TMABPF, str(exe)], check=True)
+    os.chmod(tmp_path, 0o755)
+    spec = ",".join("+" + c[4:].lower() for c in caps)
+    wrap = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", f"--inh-caps={spec}",
+            f"--ambient-caps={spec}"]
+    cg = Cgroup("tmabpf-test-caps")
+    try:
+        with Daemon("-I", "200", exe=str(exe), wrap=wrap) as d:
+            if cg.path:
+                gt = start_gt_waiting(["spin:200"], str(tmp_path / "gt.json"))
+                cg.join(gt.pid)
+                gt.send_signal(signal.SIGUSR1)
+                assert gt.wait(30) == 0
+                time.sleep(0.6)
+            m = d.metrics()
+            if cg.path and "CAP_DAC_READ_SEARCH" in caps:
+                assert select(m, "tmabpf_oncpu_seconds_total", cgroup=cg.rel), "cgroup path not resolved"
+            if "CAP_SYS_ADMIN" in caps:
+                assert select(m, "tmabpf_bpf_stats_enabled")[0][1] == 1
+            assert d.stop() == 0, d.stderr()
+    finally:
+        cg.remove()

@@ -229,9 +229,9 @@ static int setup_bpf(struct run_state *st)
 		die_msg("%s", err);
 		return 1;
 	}
-	if (st->prog.stats_fd < 0)
-		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
-			 strerror(errno));
+	if (!st->prog.run_stats)
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
+			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
 	if (st->uset.nr_funcs) {
 		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs };
 

@@ -38,6 +38,7 @@ struct threads_prog {
 	struct threads_bpf *skel;
 	struct ring_buffer *rb;
 	int stats_fd;
+	bool run_stats;		/* kernel BPF run-time stats on (our fd, or kernel.bpf_stats_enabled=1) */
 	int nr_cpus;
 	int max_threads;
 	thread_exit_fn on_exit;

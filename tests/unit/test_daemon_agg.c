@@ -315,6 +315,18 @@ static void stealing(void)
 	agg_thread_seen(&a, &n3);
 	agg_end(&a, now += SEC);
 	check(!proc(&a, 3)->dead && !strcmp(proc(&a, 3)->comm, "newprog"), "pid reuse starts a new process record");
+	check(proc(&a, 3)->s.total.oncpu_ns == 2 * MS, "other labels: its series starts from zero");
+	/* newprog exits; the same program gets the pid again: same labels, same series, still monotonic */
+	n3.oncpu_ns += MS;
+	agg_thread_exit(&a, &n3);
+	agg_begin(&a);
+	agg_end(&a, now += SEC);
+	struct thread_stats m3 = ts(3, 3, now, 4 * MS, 0);
+	snprintf(m3.comm, sizeof(m3.comm), "newprog");
+	agg_begin(&a);
+	agg_thread_seen(&a, &m3);
+	agg_end(&a, now += SEC);
+	check(proc(&a, 3)->s.total.oncpu_ns == 7 * MS, "same labels: the series goes on (%.0f)", proc(&a, 3)->s.total.oncpu_ns);
 	agg_free(&a);
 }
 
