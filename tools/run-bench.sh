@@ -11,3 +11,9 @@ tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
 build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
 rm -rf "$many"
 tools/bench-decoder-overhead.sh
+echo "== fleet daemon overhead (issue: fleet mode)"
+tools/bench-daemon-overhead.sh
+if [ "${SOAK:-0}" = 1 ]; then
+	echo "== fleet daemon soak, long (SOAK=1)"
+	tools/bench-daemon-soak.sh
+fi

@@ -288,7 +288,7 @@ static int loop(void *ctx, const struct run_env *env)
 	struct daemon *D = ctx;
 	struct daemon_opts *d = D->d;
 	struct agg_cfg acfg = { .nr_events = env->evs->n, .top_procs = d->top_procs, .top_threads = d->top_threads,
-				.max_cgroups = d->max_cgroups, .expire_ns = (unsigned long long)(d->expire_s * 1e9),
+				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100, .expire_ns = (unsigned long long)(d->expire_s * 1e9),
 				.resolve_cgroups = true };
 	unsigned long long start = mono_ns(), next, deadline;
 	struct timespec rt;

@@ -313,8 +313,10 @@ static int cmp_tscore_desc(const void *x, const void *y)
 		}											\
 	} while (0)
 
-static void select_procs(struct agg *a, unsigned long long now)
+static void select_procs(struct agg *a, unsigned long long now, double interval_s)
 {
+	unsigned long long min_ns = (unsigned long long)(a->cfg.min_share * interval_s * 1e9);
+
 	size_t n = a->procs.n, nc = 0, nh = 0;
 	struct agg_proc **cand = calloc(n ? n : 1, sizeof(*cand)), **held = calloc(n ? n : 1, sizeof(*held));
 
@@ -331,8 +333,8 @@ static void select_procs(struct agg *a, unsigned long long now)
 		}
 		if (p->exported && !p->dead)
 			held[nh++] = p;
-		else if (!p->exported && !pend_empty(p, a->cfg.nr_events))
-			cand[nc++] = p;
+		else if (!p->exported && !pend_empty(p, a->cfg.nr_events) && p->pend.oncpu_ns >= min_ns)
+			cand[nc++] = p;	/* busy enough: short commands stay in [other], series churn stays low */
 	}
 	ASSIGN_SLOTS(cand, nc, held, nh, a->cfg.top_procs, a->exported_procs, cmp_score_desc);
 	for (size_t i = 0; i < nc; i++)
@@ -422,7 +424,7 @@ static void end_procs(struct agg *a, unsigned long long now, double interval_s)
 		if (p->nthreads > 0 || !pend_empty(p, ne))
 			p->active_ns = now;
 	}
-	select_procs(a, now);
+	select_procs(a, now, interval_s);
 	for (size_t i = 0; i < n; i++) {
 		struct agg_proc *p = v[i];
 

@@ -31,6 +31,7 @@ struct agg_cfg {
 	int top_procs;		/* processes with their own series */
 	int top_threads;	/* threads with their own series */
 	int max_cgroups;	/* cgroups with their own label */
+	double min_share;	/* on-CPU share of one CPU over an interval a process needs to win a slot */
 	unsigned long long expire_ns;	/* how long dead or idle series stay */
 	bool resolve_cgroups;	/* ids to paths through the cgroup2 mount (off in unit tests) */
 };

@@ -12,7 +12,7 @@
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
-	OPT_TMA, OPT_VERBOSE,
+	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE,
 };
 
 static const struct option long_opts[] = {
@@ -23,6 +23,7 @@ static const struct option long_opts[] = {
 	{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
 	{ "top-procs", required_argument, NULL, OPT_TOP_PROCS },
 	{ "top-threads", required_argument, NULL, OPT_TOP_THREADS },
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "expire", required_argument, NULL, OPT_EXPIRE },
 	{ "jsonl", required_argument, NULL, OPT_JSONL },
@@ -53,6 +54,8 @@ void daemon_usage(FILE *f)
 	      "                          needs a build with sampling)\n"
 	      "      --top-procs N       processes with their own series (default 100; the rest are summed\n"
 	      "                          per cgroup under comm=\"[other]\")\n"
+	      "      --min-share PCT     on-CPU share of one CPU over an interval a process needs to get a\n"
+	      "                          series of its own (default 0.5; short commands stay in [other])\n"
 	      "      --top-threads N     threads with their own series (default 20)\n"
 	      "      --max-cgroups N     cgroups with their own label (default 256; the rest: \"[other]\")\n"
 	      "      --expire SEC        how long series of exited processes stay (default 60)\n"
@@ -132,6 +135,7 @@ static void defaults(struct daemon_opts *d)
 	d->sample_hz = 49;
 	d->top_procs = 100;
 	d->top_threads = 20;
+	d->min_share_pct = 0.5;
 	d->max_cgroups = 256;
 	d->expire_s = 60;
 }
@@ -164,6 +168,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_SAMPLE_HZ: return parse_double(arg, "--sample-hz", 1, 100000, &d->sample_hz);
 	case OPT_TOP_PROCS: return parse_long(arg, "--top-procs", 0, 100000, &d->top_procs);
 	case OPT_TOP_THREADS: return parse_long(arg, "--top-threads", 0, 100000, &d->top_threads);
+	case OPT_MIN_SHARE: return parse_double(arg, "--min-share (% of one CPU)", 0, 100, &d->min_share_pct);
 	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
 	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
 	case OPT_JSONL: d->jsonl_path = arg; return 0;

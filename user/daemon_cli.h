@@ -15,6 +15,7 @@ struct daemon_opts {
 	double max_overhead_pct;	/* % of one CPU */
 	double sample_hz;		/* requested sampling rate */
 	int top_procs, top_threads, max_cgroups;
+	double min_share_pct;		/* --min-share */
 	double expire_s;
 	const char *jsonl_path;
 	const char *config_path;

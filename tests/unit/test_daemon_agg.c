@@ -330,6 +330,28 @@ static void stealing(void)
 	agg_free(&a);
 }
 
+/* A process below min_share never gets a slot, even a free one. */
+static void min_share(void)
+{
+	struct agg a;
+	struct agg_cfg c = cfg(10, 2);
+	struct thread_stats small = ts(50, 50, 1, 2 * MS, 1), big = ts(60, 60, 1, 100 * MS, 1);
+
+	c.min_share = 0.005;	/* 0.5 % of a CPU: 5 ms per second */
+	agg_init(&a, &c);
+	agg_begin(&a);
+	agg_thread_seen(&a, &small);
+	agg_thread_seen(&a, &big);
+	agg_end(&a, SEC);
+	agg_begin(&a);
+	agg_thread_seen(&a, &small);
+	agg_thread_seen(&a, &big);
+	agg_end(&a, 2 * SEC);
+	check(!proc(&a, 50)->exported && proc(&a, 60)->exported, "min_share: 2 ms/s stays in [other], 100 ms/s gets a slot");
+	check(proc(&a, 50)->cg->other.total.oncpu_ns == 2 * MS, "its time is in its cgroup's [other] series");
+	agg_free(&a);
+}
+
 int main(void)
 {
 	basics();
@@ -337,5 +359,6 @@ int main(void)
 	slots_and_churn(3 * SEC);
 	slots_and_churn(100000 * SEC);
 	stealing();
+	min_share();
 	return check_exit();
 }
