@@ -423,3 +423,32 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
             assert d.stop() == 0, d.stderr()
     finally:
         cg.remove()
+
+
+def test_budget_detaches_the_hot_probed_function(tmp_path):
+    """Over a tiny budget with a uprobe firing ~100k times a second, the budget
+    detaches that function (the --max-rate mechanism), says so, and its call count
+    stops; the spine keeps running."""
+    with Daemon("-I", "200", "--max-overhead", "0.01", "--uprobe", f"{GROUNDTRUTH}:gt_fault_pages") as d:
+        gt = subprocess.Popen([GROUNDTRUTH, "--repeat", "1000000", "--out", str(tmp_path / "gt.json"), "fault:1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        detached = 0
+        while time.time() < deadline and gt.poll() is None and not detached:
+            time.sleep(0.3)
+            detached = select(d.metrics(), "tmabpf_budget_functions_detached_total")[0][1]
+        assert detached == 1, d.stderr()
+        time.sleep(0.5)
+        calls1 = select(d.metrics(), "tmabpf_function_calls_total", symbol="gt_fault_pages")[0][1]
+        time.sleep(1.0)
+        m = d.metrics()
+        calls2 = select(m, "tmabpf_function_calls_total", symbol="gt_fault_pages")[0][1]
+        still_running = gt.poll() is None
+        gt.kill()
+        gt.wait()
+        assert d.stop() == 0
+    assert "budget: detached gt_fault_pages" in d.stderr(), d.stderr()
+    assert select(m, "tmabpf_overhead_budget_exceeded_intervals_total")[0][1] >= 3
+    print(f"budget: detached after {calls1:.0f} calls; still running: {still_running}; calls after {calls2:.0f}")
+    if still_running:
+        assert calls2 == calls1, (calls1, calls2)
