@@ -13,7 +13,7 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -fno-omit-frame-pointer -MMD -MP
 CPPFLAGS += -I$(O) -Iuser -Ibpf -D_GNU_SOURCE
-LDLIBS_TMABPF := -lbpf -lelf -lz -lpfm -lncursesw -lmicrohttpd -lstdc++ -lm -lpthread
+LDLIBS_TMABPF := -lbpf -lelf -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lstdc++ -lm -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Wno-unused-function
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

@@ -25,6 +25,7 @@ const volatile __u32 cfg_filter = FILTER_ALL;
 const volatile bool cfg_follow_fork = true;
 /* the first target id (-p/-t/command): tracked without a pids map lookup */
 const volatile __u32 cfg_main_id = 0;
+const volatile bool cfg_cgroup = false;	/* keep thread_stats.cgroup_id (daemon) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -103,6 +104,16 @@ static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
 	return tid == cfg_main_id || bpf_map_lookup_elem(&pids, &tid) != NULL;
 }
 
+/* The task's cgroup v2 id (its kernfs node id, the cgroup directory's inode
+ * number); 0 unless cfg_cgroup.  task is a BTF pointer: direct loads, which the
+ * verifier guards (a fault reads 0), far cheaper than BPF_CORE_READ's helper calls. */
+static __always_inline __u64 task_cgroup_id(struct task_struct *task)
+{
+	if (!cfg_cgroup)
+		return 0;
+	return task->cgroups->dfl_cgrp->kn->id;
+}
+
 /* The thread's stats entry, created on first sight when the task is tracked. */
 /* task must be a trusted BTF pointer (tp_btf arguments, bpf_get_current_task_btf()):
  * fields are then plain loads, far cheaper than bpf_probe_read_kernel. */
@@ -126,6 +137,7 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	tmpl->tid = tid;
 	bpf_probe_read_kernel_str(tmpl->comm, sizeof(tmpl->comm), task->comm);
 	tmpl->first_seen_ns = bpf_ktime_get_ns();
+	tmpl->cgroup_id = task_cgroup_id(task);
 	if (bpf_map_update_elem(&threads, &tid, tmpl, BPF_NOEXIST) && bpf_map_lookup_elem(&threads, &tid) == NULL) {
 		stat_inc(STAT_THREADS_FULL);
 		return NULL;

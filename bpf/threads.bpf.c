@@ -76,6 +76,8 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 	t->oncpu_ns = sub_clamped(exec, t->exec_base);
 	t->exec_out = exec;
 	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
+	if (cfg_cgroup)
+		t->cgroup_id = task_cgroup_id(prev);	/* tasks move between cgroups */
 	t->last_in_ns = 0;
 	t->last_out_ns = now;
 	t->out_blocked = blocked;
@@ -195,6 +197,8 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 	t->exited = 1;
 	t->exit_ns = now;
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), task->comm);
+	if (cfg_cgroup)
+		t->cgroup_id = task_cgroup_id(task);
 	if (bpf_ringbuf_output(&exits, t, sizeof(*t), 0))
 		stat_inc(STAT_EXIT_DROPS);
 	bpf_map_delete_elem(&threads, &tid);

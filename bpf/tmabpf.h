@@ -60,6 +60,8 @@ struct thread_stats {
 	__u64 exec_base;		/* se.sum_exec_runtime when accounting started */
 	__u64 exec_in;			/* se.sum_exec_runtime at the last switch-in */
 	__u64 exec_out;			/* se.sum_exec_runtime at the last switch-out */
+	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) at the last switch-out; 0 unless
+					 * cfg_cgroup (the daemon) */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
 };
 

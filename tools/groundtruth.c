@@ -20,6 +20,10 @@
  * workers have finished:
  *
  *   pid, page_size, repeat, ncpus (CPUs allowed at start)
+ *   process_minflt process_majflt process_cpu_ns
+ *                          getrusage(RUSAGE_SELF) just before the JSON is
+ *                          written: every thread's faults and user+system
+ *                          time since the fork, exec and setup included
  *   threads[]: one per scenario thread
  *     tid, comm, scenario    thread id, its name, the scenario string
  *     pinned_cpu             CPU the thread was pinned to, or -1
@@ -717,9 +721,15 @@ static void json_thread(FILE *f, const struct worker *w)
 
 static void print_json(FILE *f, const struct worker *ws, int n, int ncpus)
 {
+	struct rusage self;
+
+	getrusage(RUSAGE_SELF, &self);
 	fprintf(f, "{\"pid\": %d, \"page_size\": %zu, \"repeat\": %u, "
-		"\"ncpus\": %d, \"threads\": [",
-		(int)getpid(), g_page_size, g_repeat, ncpus);
+		"\"ncpus\": %d, \"process_minflt\": %ld, \"process_majflt\": %ld, \"process_cpu_ns\": %llu, "
+		"\"threads\": [",
+		(int)getpid(), g_page_size, g_repeat, ncpus, self.ru_minflt, self.ru_majflt,
+		(unsigned long long)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) * NSEC_PER_SEC +
+			(unsigned long long)(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1000ULL);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, i ? ",\n  " : "\n  ");
 		json_thread(f, &ws[i]);

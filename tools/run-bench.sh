@@ -13,3 +13,9 @@ rm -rf "$many"
 tools/bench-decoder-overhead.sh
 echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 1 s refresh"
 build/bench/live_cost build/tmabpf 20 1000
+echo "== fleet daemon overhead (issue: fleet mode)"
+tools/bench-daemon-overhead.sh
+if [ "${SOAK:-0}" = 1 ]; then
+	echo "== fleet daemon soak, long (SOAK=1)"
+	tools/bench-daemon-soak.sh
+fi

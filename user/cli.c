@@ -48,6 +48,8 @@ void cli_usage(FILE *f)
 	fputs("usage: tmabpf [options] [-p PID | -t TID | -a | -- COMMAND [ARGS...]]\n"
 	      "       tmabpf list [--cpu NAME]\n"
 	      "       tmabpf analyze FILE.csv [--cpu NAME] [--json] [--tma=N]\n"
+	      "       tmabpf daemon [--listen ADDR:PORT] [options]   (Prometheus /metrics; see 'tmabpf daemon --help')\n"
+	      "       tmabpf diff BASE.json NEW.json [--fail-on BUDGETS]\n"
 	      "Per-thread counters, on-CPU and off-CPU (blocked/runqueue) time, from eBPF.\n"
 	      "  -p, --pid PID[,PID]   profile these processes (threads created later included)\n"
 	      "  -t, --tid TID[,TID]   profile these threads only\n"

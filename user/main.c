@@ -4,6 +4,8 @@
 #include <string.h>
 #include "cli.h"
 #include "cmd_analyze.h"
+#include "cmd_diff.h"
+#include "daemon.h"
 #include "run.h"
 
 int main(int argc, char **argv)
@@ -16,6 +18,10 @@ int main(int argc, char **argv)
 		return cmd_analyze(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "daemon"))
+		return cmd_daemon(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	r = cli_parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -95,6 +95,7 @@ struct run_state {
 	unsigned long long t0;
 	bool loaded;
 	struct trace_run *trace;	/* --trace; NULL when off */
+	const struct run_mode *mode;	/* NULL: profiling run */
 };
 
 static void on_thread_exit(void *ctx, const struct thread_stats *s)
@@ -229,7 +230,10 @@ static int setup_bpf(struct run_state *st)
 		.main_id = st->o->target.nr_tids ? st->o->target.tids[0]
 			   : st->o->target.nr_pids ? st->o->target.pids[0] : 0,
 	};
-	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, on_thread_exit, st, err, sizeof(err));
+	if (st->mode && st->mode->configure)
+		st->mode->configure(st->mode->ctx, cfg);
+	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, st->mode ? st->mode->on_exit : on_thread_exit,
+			 st->mode ? st->mode->ctx : st, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
 		return 1;
@@ -239,9 +243,9 @@ static int setup_bpf(struct run_state *st)
 		die_msg("%s", err);
 		return 1;
 	}
-	if (st->prog.stats_fd < 0)
-		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported",
-			 strerror(errno));
+	if (!st->prog.run_stats)
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
+			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
 	if (st->uset.nr_funcs) {
 		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs,
 					    .trace_ring_bytes = st->trace ? trace_run_ring_bytes() : 0 };
@@ -453,9 +457,30 @@ static void cleanup(struct run_state *st)
 			close(st->o->target.pidfds[i]);
 }
 
+/* A mode's loop in place of wait_loop/finish; detach before anything is freed. */
+static int run_mode_loop(struct run_state *st)
+{
+	struct run_env env = { .o = st->o, .host = &st->host, .evs = &st->evs, .cpu = st->cpu,
+			       .tma_level = st->tma_level, .prog = &st->prog,
+			       .uprobes = st->uprobes_loaded ? &st->uprobes : NULL, .uset = &st->uset,
+			       .stop = &stop_signal };
+	int r = st->mode->loop(st->mode->ctx, &env);
+
+	if (st->uprobes_loaded)
+		uprobes_detach(&st->uprobes);
+	threads_detach(&st->prog);
+	cleanup(st);
+	return r;
+}
+
 int run_profile(struct options *o)
 {
-	struct run_state st = { .o = o };
+	return run_with_mode(o, NULL);
+}
+
+int run_with_mode(struct options *o, const struct run_mode *m)
+{
+	struct run_state st = { .o = o, .mode = m };
 	char err[512];
 	const char *why;
 	int r;
@@ -510,6 +535,8 @@ int run_profile(struct options *o)
 	st.rate_ts = st.t0;
 	if (st.trace)
 		trace_run_start(st.trace, &st.evs, st.tma_level ? tma_trace_hook : NULL, &st, st.t0, o->interval_ms);
+	if (m)
+		return run_mode_loop(&st);
 	if (target_release(&o->target, err, sizeof(err))) {
 		die_msg("%s", err);
 		cleanup(&st);

@@ -40,6 +40,21 @@ static int load_hint(int err, char *buf, size_t len, const char *what)
 	return err;
 }
 
+/* BPF_ENABLE_STATS needs CAP_SYS_ADMIN; an administrator may have turned the
+ * stats on for everyone instead (sysctl kernel.bpf_stats_enabled=1). */
+static bool stats_sysctl_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v == 1;
+}
+
 static unsigned int ringbuf_size(int max_threads)
 {
 	unsigned long want = (unsigned long)max_threads / 8 * sizeof(struct thread_stats);
@@ -74,6 +89,9 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
 	p->skel->rodata->cfg_main_id = cfg->main_id;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
+	p->skel->rodata->cfg_cgroup = cfg->cgroup;
+	if (cfg->lru)
+		bpf_map__set_type(p->skel->maps.threads, BPF_MAP_TYPE_LRU_HASH);
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
 	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.pids, cfg->max_pids);
@@ -99,6 +117,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	if (!p->rb)
 		return load_hint(-errno, err, errlen, "creating the exit ring buffer");
 	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
+	p->run_stats = p->stats_fd >= 0 || stats_sysctl_on();
 	return 0;
 }
 
@@ -207,7 +226,7 @@ void threads_self_stats(struct threads_prog *p, struct self_stats *s)
 	size_t n;
 
 	memset(s, 0, sizeof(*s));
-	s->run_stats = p->stats_fd >= 0;
+	s->run_stats = p->run_stats;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		prog_stats(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
 	prog_stats(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);

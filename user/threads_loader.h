@@ -14,6 +14,8 @@ struct threads_cfg {
 	int max_threads;	/* threads map entries */
 	int max_pids;		/* pids map entries */
 	unsigned int main_id;	/* first tgid (FILTER_TGID) or tid (FILTER_TID) of the target; 0: none */
+	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
+	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
 };
 
 /* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */
@@ -37,6 +39,7 @@ struct threads_prog {
 	struct threads_bpf *skel;
 	struct ring_buffer *rb;
 	int stats_fd;
+	bool run_stats;		/* kernel BPF run-time stats on (our fd, or kernel.bpf_stats_enabled=1) */
 	int nr_cpus;
 	int max_threads;
 	thread_exit_fn on_exit;

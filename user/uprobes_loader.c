@@ -53,6 +53,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_filter = tcfg->filter;
 	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
 	u->skel->rodata->cfg_main_id = tcfg->main_id;
+	u->skel->rodata->cfg_cgroup = tcfg->cgroup;
 	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
 	if (cfg->trace_ring_bytes) {

@@ -1,0 +1,454 @@
+"""The fleet daemon ('tmabpf daemon'): a real Prometheus scrapes it while the
+ground-truth workload faults a known number of pages; the HTTP endpoint's
+methods, paths and malformed requests; label escaping and promtool's lint;
+counters monotonic across exits; bounded memory under 10,000+ threads of
+churn; the config file, uprobes, JSON lines; bad usage; clean SIGTERM."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import GROUNDTRUTH, TMABPF, load_json
+from daemon_util import (CHURN, PROMETHEUS, PROMTOOL, Cgroup, Daemon, Prometheus, parse_exposition, select)
+
+pytestmark = pytest.mark.skipif(not os.path.exists(PROMETHEUS), reason="prometheus not installed (make deps)")
+
+
+def start_gt_waiting(scenarios, out, extra=()):
+    p = subprocess.Popen([GROUNDTRUTH, "--wait-signal", "--out", out, *extra, *scenarios],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)  # its threads do their setup and wait at the barrier
+    return p
+
+
+def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path):
+    """Prometheus' view of a cgroup holding only the faulter: its page faults and
+    on-CPU time against getrusage of the workload (RUSAGE_SELF and per thread)."""
+    cg = Cgroup("tmabpf-test-prom")
+    if not cg.path:
+        pytest.skip("no cgroup2 mount")
+    with Daemon("-I", "500") as d:
+        prom = Prometheus(str(tmp_path), d.addr)
+        try:
+            prom.wait_value('up{job="tmabpf"}', lambda v: v == 1, timeout=60, settle=0)
+            out = str(tmp_path / "gt.json")
+            gt = start_gt_waiting(["fault:30000", "spin:300"], out)
+            cg.join(gt.pid)
+            gt.send_signal(signal.SIGUSR1)
+            assert gt.wait(timeout=120) == 0, gt.stderr.read()
+            truth = load_json(out)
+            work_faults = sum(t["minflt"] - t["minflt_start"] for t in truth["threads"])
+            assert work_faults == 30000
+            work_cpu = sum(t["cpu_ns"] for t in truth["threads"])
+            faults = prom.wait_value(
+                f'sum(tmabpf_events_total{{event="page-faults",cgroup="{cg.rel}"}})',
+                lambda v: v >= work_faults)
+            print(f"prometheus: cgroup page faults {faults:.0f}, work {work_faults}, "
+                  f"RUSAGE_SELF {truth['process_minflt']}")
+            # everything it did is in: the work, plus setup since the move; at most what
+            # RUSAGE_SELF saw (fork, exec, setup) plus its exit after writing the JSON
+            assert work_faults <= faults <= truth["process_minflt"] + 100, (faults, truth["process_minflt"])
+            oncpu = prom.wait_value(f'sum(tmabpf_oncpu_seconds_total{{cgroup="{cg.rel}"}})',
+                                    lambda v: v * 1e9 >= 0.98 * work_cpu)
+            print(f"prometheus: cgroup on-CPU {oncpu * 1e9:.0f} ns, work {work_cpu}, "
+                  f"RUSAGE_SELF {truth['process_cpu_ns']}")
+            assert 0.98 * work_cpu <= oncpu * 1e9 <= truth["process_cpu_ns"] + 50e6, (oncpu, truth["process_cpu_ns"])
+            # the process series itself, when it holds a slot (it should: it was the busiest)
+            own = prom.query(f'tmabpf_events_total{{event="page-faults",pid="{truth["pid"]}"}}')
+            if own:
+                assert own[0][0]["comm"] == "groundtruth" and own[0][0]["cgroup"] == cg.rel
+                assert own[0][1] <= faults
+            # self metrics made it too
+            assert prom.query("tmabpf_bpf_cpu_ratio")[0][1] >= 0
+            assert prom.query('tmabpf_build_info{version!=""}')[0][1] == 1
+        finally:
+            prom.stop()
+            rc = d.stop()
+            cg.remove()
+    assert rc == 0, d.stderr()
+    assert "stopping (SIGTERM)" in d.stderr()
+
+
+def test_other_bucket_per_cgroup(tmp_path):
+    """With no per-process slots, a cgroup's processes add up under comm="[other]"."""
+    cg = Cgroup("tmabpf-test-other")
+    if not cg.path:
+        pytest.skip("no cgroup2 mount")
+    with Daemon("-I", "250", "--top-procs", "0") as d:
+        try:
+            out = str(tmp_path / "gt.json")
+            gt = start_gt_waiting(["fault:5000"], out)
+            cg.join(gt.pid)
+            gt.send_signal(signal.SIGUSR1)
+            assert gt.wait(timeout=60) == 0
+            truth = load_json(out)
+            time.sleep(1.0)
+            m = d.metrics()
+            rows = select(m, "tmabpf_events_total", event="page-faults", cgroup=cg.rel)
+            assert len(rows) == 1 and rows[0][0]["comm"] == "[other]" and "pid" not in rows[0][0], rows
+            assert 5000 <= rows[0][1] <= truth["process_minflt"] + 100, (rows, truth["process_minflt"])
+            assert select(m, "tmabpf_series", kind="process")[0][1] == 0
+        finally:
+            d.stop()
+            cg.remove()
+
+
+def test_http_methods_and_paths():
+    with Daemon("-I", "200") as d:
+        status, headers, body = d.request("GET", "/metrics")
+        assert status == 200
+        assert headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        assert "tmabpf_oncpu_seconds_total" in body
+        status, headers, body = d.request("GET", "/")
+        assert status == 200 and "/metrics" in body
+        for method in ("POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"):
+            status, headers, _ = d.request(method, "/metrics")
+            assert status == 405, method
+            assert headers.get("Allow") == "GET"
+        for path in ("/metrics/", "/metricsx", "/foo", "/metrics/../etc/passwd", "/%00", "/" + "a" * 2000):
+            status, _, _ = d.request("GET", path)
+            assert status == 404, path
+        time.sleep(0.5)  # counted at the next refresh
+        counts = {l["code"]: v for l, v in select(d.metrics(), "tmabpf_http_requests_total")}
+        assert counts["405"] == 6 and counts["404"] == 6 and counts["200"] >= 2
+        assert d.stop() == 0
+
+
+def raw(d, payload, read=True):
+    with socket.create_connection((d.host, d.port), timeout=5) as s:
+        try:
+            s.sendall(payload)
+            if read:
+                s.settimeout(5)
+                return s.recv(4096)
+        except OSError:
+            pass
+    return b""
+
+
+def test_malformed_requests_never_crash_it():
+    garbage = [
+        b"GARBAGE\r\n\r\n",
+        b"\x00\x01\x02\xff" * 256,
+        b"GET /metrics HTTP/9.9\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n",
+        b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nabc",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nX: " + b"y" * 200000 + b"\r\n\r\n",
+        b"GET /" + b"A" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\n" + b"H: v\r\n" * 5000 + b"\r\n",
+        b"GET /metrics",  # half a request, then close
+        b"\r\n" * 1000,
+    ]
+    with Daemon("-I", "200") as d:
+        for g in garbage:
+            raw(d, g)
+            assert d.alive(), f"died after {g[:40]!r}"
+        # many idle connections at once (more than its limit), then a normal scrape
+        socks = []
+        for _ in range(100):
+            try:
+                socks.append(socket.create_connection((d.host, d.port), timeout=2))
+            except OSError:
+                break
+        for s in socks:
+            s.close()
+        time.sleep(0.5)
+        status, _, _ = d.request()
+        assert status == 200 and d.alive()
+        reply = raw(d, b"GARBAGE\r\n\r\n")
+        assert reply.startswith(b"HTTP/1.1 400") or reply == b"", reply[:60]
+        assert d.stop() == 0
+
+
+def test_exposition_is_valid_and_escapes_labels(tmp_path):
+    """promtool lints the exposition; a process named with a quote, a backslash,
+    a newline and a byte that is not UTF-8 shows up escaped and valid."""
+    if not os.path.exists(PROMTOOL):
+        pytest.skip("promtool not installed")
+    name = b'a"b\\c\nd\xff'
+    code = ("import ctypes, time\n"
+            f"ctypes.CDLL(None).prctl(15, {name!r}, 0, 0, 0)\n"
+            "end = time.time() + 1.5\n"
+            "while time.time() < end: pass\n")
+    with Daemon("-I", "250") as d:
+        spinner = subprocess.Popen(["/usr/bin/python3", "-c", code])
+        time.sleep(1.2)
+        status, _, body = d.request()
+        spinner.wait(10)
+        lint = subprocess.run([PROMTOOL, "check", "metrics"], input=body, capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+        m = parse_exposition(body)
+        rows = select(m, "tmabpf_oncpu_seconds_total", pid=str(spinner.pid))
+        assert rows, "the spinner got no series"
+        assert rows[0][0]["comm"] == 'a"b\\c\nd\ufffd', rows[0][0]
+        assert 'comm="a\\"b\\\\c\\nd\xef\xbf\xbd"'.encode("latin-1").decode("utf-8") in body
+        assert d.stop() == 0
+
+
+def series_values(m):
+    return {k: v for k, v in m.items() if k[0].endswith("_total")}
+
+
+def test_counters_monotonic_across_exits():
+    """Scrape while threads and processes come and go: no counter series ever goes
+    down, and the totals keep what exited threads did."""
+    cg = Cgroup("tmabpf-test-mono")
+    if not cg.path:
+        pytest.skip("no cgroup2 mount")
+    with Daemon("-I", "200") as d:
+        churn = subprocess.Popen(["/bin/sh", "-c", f'echo $$ > {cg.path}/cgroup.procs && exec "$0" "$@"', CHURN,
+                                  "--threads", "3000", "--procs", "100", "--seconds", "4"],
+                                 stdout=subprocess.PIPE, text=True)
+        seen, drops = {}, []
+        while churn.poll() is None:
+            for k, v in series_values(d.metrics()).items():
+                if k in seen and v < seen[k]:
+                    drops.append((k, seen[k], v))
+                seen[k] = max(v, seen.get(k, v))
+            time.sleep(0.2)
+        time.sleep(0.5)
+        final = d.metrics()
+        for k, v in series_values(final).items():
+            if k in seen and v < seen[k]:
+                drops.append((k, seen[k], v))
+        assert not drops, drops[:5]
+        # each short thread faults at least its one fresh page: the cgroup's series
+        # (the churn process's own, its children's in [other]) have them all
+        rows = select(final, "tmabpf_events_total", cgroup=cg.rel, event="page-faults")
+        assert sum(v for _, v in rows) >= 3000, rows
+        assert select(final, "tmabpf_threads_exited_total")[0][1] >= 3000
+        assert d.stop() == 0
+    cg.remove()
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+
+
+SOAK_THREADS = int(os.environ.get("TMABPF_SOAK_THREADS", "12000"))
+SOAK_SECONDS = float(os.environ.get("TMABPF_SOAK_SECONDS", "40"))
+
+
+def test_soak_bounded_memory_and_maps():
+    """10,000+ threads and hundreds of processes churned through a daemon whose LRU
+    threads map (512) is smaller than the 600 threads held alive: RSS stays under
+    64 MB and flat, map entries never pass the limit, evictions are counted."""
+    max_threads = 512
+    with Daemon("-I", "200", "--max-threads", str(max_threads)) as d:
+        churn = subprocess.Popen([CHURN, "--threads", str(SOAK_THREADS), "--procs", "300", "--hold", "600",
+                                  "--seconds", str(SOAK_SECONDS)], stdout=subprocess.PIPE, text=True)
+        t0, samples, entries, tracked = time.time(), [], [], []
+        while churn.poll() is None:
+            samples.append((time.time() - t0, rss_kb(d.p.pid)))
+            m = d.metrics()
+            entries.append(select(m, "tmabpf_map_entries", map="threads")[0][1])
+            tracked.append({l["kind"]: v for l, v in select(m, "tmabpf_tracked")})
+            time.sleep(0.5)
+        out = json.loads(churn.stdout.read())
+        time.sleep(0.6)
+        m = d.metrics()
+        assert d.alive()
+        assert d.stop() == 0
+    assert out["threads"] >= 10000
+    peak = max(kb for _, kb in samples)
+    early = max(kb for t, kb in samples if t <= SOAK_SECONDS / 4)
+    late = max(kb for t, kb in samples if t >= SOAK_SECONDS / 2)
+    exited = select(m, "tmabpf_threads_exited_total")[0][1]
+    print(f"soak: {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS first quarter "
+          f"{early} kB, second half {late} kB, peak {peak} kB; map entries max {max(entries):.0f}/{max_threads}; "
+          f"exits folded {exited:.0f}; evicted/lost "
+          f"{select(m, 'tmabpf_drops_total', reason='threads_evicted_or_lost')[0][1]:.0f}; exit records lost "
+          f"{select(m, 'tmabpf_drops_total', reason='exit_records_lost')[0][1]:.0f}")
+    assert peak <= 64 * 1024, f"RSS peak {peak} kB > 64 MB"
+    assert late - early <= 4 * 1024, f"RSS grew from {early} kB (first quarter) to {late} kB (second half)"
+    assert max(entries) <= max_threads
+    assert max(t["threads"] for t in tracked) <= max_threads
+    assert max(t["processes"] for t in tracked) <= max_threads + 100  # live ones + top-procs lingering
+    assert select(m, "tmabpf_map_capacity_entries", map="threads")[0][1] == max_threads
+    assert select(m, "tmabpf_drops_total", reason="threads_evicted_or_lost")[0][1] > 0, "LRU never evicted"
+    assert exited >= 0.9 * out["threads"], (exited, out)
+
+
+def test_config_file_uprobes_and_jsonl(tmp_path):
+    """Options from --config (events, a uprobe, interval, jsonl): the probed
+    function's calls equal the ground truth's, and the JSON lines have them too."""
+    jsonl = tmp_path / "snap.jsonl"
+    cfg = tmp_path / "tmabpf.conf"
+    cfg.write_text("# tmabpf daemon configuration\n"
+                   "event = page-faults\n"
+                   f"uprobe = {GROUNDTRUTH}:gt_fault_pages\n"
+                   "interval = 250\n"
+                   f"jsonl = {jsonl}\n"
+                   "top-threads = 5\n")
+    with Daemon("--config", str(cfg)) as d:
+        out = str(tmp_path / "gt.json")
+        gt = subprocess.run([GROUNDTRUTH, "--repeat", "7", "--out", out, "fault:64"], timeout=60)
+        assert gt.returncode == 0
+        truth = load_json(out)
+        time.sleep(1.0)
+        m = d.metrics()
+        assert d.stop() == 0
+    calls = select(m, "tmabpf_function_calls_total", symbol="gt_fault_pages")
+    assert len(calls) == 1 and calls[0][1] == truth["threads"][0]["functions"]["gt_fault_pages"]["calls"] == 7
+    assert {l["event"] for l, _ in select(m, "tmabpf_events_total")} == {"page-faults"}
+    assert "refresh every 250 ms" in d.stderr()
+    lines = jsonl.read_text().splitlines()
+    assert len(lines) >= 3
+    snaps = [json.loads(l) for l in lines]
+    assert all(s["schema"] == 1 and "series" in s and "self" in s for s in snaps)
+    fn = [f for f in snaps[-1]["functions"] if f["symbol"] == "gt_fault_pages"]
+    assert fn and fn[0]["calls"] == 7
+    times = [s["time"] for s in snaps]
+    assert times == sorted(times)
+
+
+def test_default_listen_is_loopback_9464():
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.1", 9464))
+    except OSError:
+        pytest.skip("127.0.0.1:9464 in use here")
+    finally:
+        probe.close()
+    with Daemon("-I", "200", listen=None) as d:
+        assert d.addr == "127.0.0.1:9464"
+        assert d.stop() == 0
+
+
+def test_sigint_and_duration_stop_cleanly():
+    with Daemon("-I", "200") as d:
+        assert d.stop(signal.SIGINT) == 0
+        assert "stopping (SIGINT)" in d.stderr()
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "stopping (duration)" in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--listen", "nonsense"], "bad listen address"),
+    (["--listen", "127.0.0.1:99999"], "bad listen address"),
+    (["--listen", "localhost:9464"], "bad listen address"),
+    (["--max-overhead", "0"], "--max-overhead"),
+    (["--max-overhead", "abc"], "--max-overhead"),
+    (["--interval", "5"], "--interval"),
+    (["--top-procs", "-1"], "--top-procs"),
+    (["--bogus"], "unknown option"),
+    (["extra-arg"], "unexpected argument"),
+    (["--config", "/nonexistent/tmabpf.conf"], "cannot read"),
+    (["--jsonl", "/nonexistent/dir/x.jsonl"], "--jsonl"),
+    (["-e", "bogus-event"], "unknown event"),
+    (["--uprobe", "libnosuchlib.so:foo"], "libnosuchlib"),
+])
+def test_bad_usage(args, needle):
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", *args],
+                       capture_output=True, text=True, timeout=60)
+    lines = [l for l in r.stderr.splitlines() if l.strip() and not l.startswith("tmabpf: hardware counters")]
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+
+
+def test_bad_config_line_and_port_in_use(tmp_path):
+    cfg = tmp_path / "bad.conf"
+    cfg.write_text("listen = 127.0.0.1:0\n\nthis is not an option\n")
+    r = subprocess.run([TMABPF, "daemon", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and f"{cfg}:3:" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    cfg.write_text("max-overhead = -3\n")
+    r = subprocess.run([TMABPF, "daemon", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and f"{cfg}:1: bad --max-overhead" in r.stderr, r.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        r = subprocess.run([TMABPF, "daemon", "--listen", f"127.0.0.1:{port}"],
+                           capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "cannot listen" in r.stderr and "in use" in r.stderr, r.stderr
+
+
+UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "tmabpf.service")
+
+
+def unit_caps():
+    with open(UNIT) as f:
+        line = next(l for l in f if l.startswith("AmbientCapabilities="))
+    return line.split("=", 1)[1].split()
+
+
+def test_systemd_unit_verifies(tmp_path):
+    if not os.path.exists("/usr/bin/systemd-analyze"):
+        pytest.skip("no systemd-analyze")
+    with open(UNIT) as f:
+        text = f.read().replace("/usr/local/bin/tmabpf", TMABPF)
+    unit = tmp_path / "tmabpf.service"
+    unit.write_text(text)
+    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
+
+
+def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
+    """The capabilities the unit grants are enough: as user nobody, with only those
+    (the ones this host's bounding set allows), it serves cgroup paths and its BPF cost."""
+    with open("/proc/self/status") as f:
+        bnd = int(next(l for l in f if l.startswith("CapBnd:")).split()[1], 16)
+    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39}
+    caps = [c for c in unit_caps() if bnd >> bits[c] & 1]
+    assert {"CAP_BPF", "CAP_PERFMON"} <= set(caps)
+    exe = tmp_path / "tmabpf"  # somewhere user nobody can reach
+    subprocess.run(["install", "-m", "755", TMABPF, str(exe)], check=True)
+    os.chmod(tmp_path, 0o755)
+    spec = ",".join("+" + c[4:].lower() for c in caps)
+    wrap = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", f"--inh-caps={spec}",
+            f"--ambient-caps={spec}"]
+    cg = Cgroup("tmabpf-test-caps")
+    try:
+        with Daemon("-I", "200", exe=str(exe), wrap=wrap) as d:
+            if cg.path:
+                gt = start_gt_waiting(["spin:200"], str(tmp_path / "gt.json"))
+                cg.join(gt.pid)
+                gt.send_signal(signal.SIGUSR1)
+                assert gt.wait(30) == 0
+                time.sleep(0.6)
+            m = d.metrics()
+            if cg.path and "CAP_DAC_READ_SEARCH" in caps:
+                assert select(m, "tmabpf_oncpu_seconds_total", cgroup=cg.rel), "cgroup path not resolved"
+            if "CAP_SYS_ADMIN" in caps:
+                assert select(m, "tmabpf_bpf_stats_enabled")[0][1] == 1
+            assert d.stop() == 0, d.stderr()
+    finally:
+        cg.remove()
+
+
+def test_budget_detaches_the_hot_probed_function(tmp_path):
+    """Over a tiny budget with a uprobe firing ~100k times a second, the budget
+    detaches that function (the --max-rate mechanism), says so, and its call count
+    stops; the spine keeps running."""
+    with Daemon("-I", "200", "--max-overhead", "0.01", "--uprobe", f"{GROUNDTRUTH}:gt_fault_pages") as d:
+        gt = subprocess.Popen([GROUNDTRUTH, "--repeat", "1000000", "--out", str(tmp_path / "gt.json"), "fault:1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        detached = 0
+        while time.time() < deadline and gt.poll() is None and not detached:
+            time.sleep(0.3)
+            detached = select(d.metrics(), "tmabpf_budget_functions_detached_total")[0][1]
+        assert detached == 1, d.stderr()
+        time.sleep(0.5)
+        calls1 = select(d.metrics(), "tmabpf_function_calls_total", symbol="gt_fault_pages")[0][1]
+        time.sleep(1.0)
+        m = d.metrics()
+        calls2 = select(m, "tmabpf_function_calls_total", symbol="gt_fault_pages")[0][1]
+        still_running = gt.poll() is None
+        gt.kill()
+        gt.wait()
+        assert d.stop() == 0
+    assert "budget: detached gt_fault_pages" in d.stderr(), d.stderr()
+    assert select(m, "tmabpf_overhead_budget_exceeded_intervals_total")[0][1] >= 3
+    print(f"budget: detached after {calls1:.0f} calls; still running: {still_running}; calls after {calls2:.0f}")
+    if still_running:
+        assert calls2 == calls1, (calls1, calls2)

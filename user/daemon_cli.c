@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "daemon_cli.h"
+#include "daemon_http.h"
+#include "warn.h"
+
+enum {
+	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
+	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
+	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE,
+};
+
+static const struct option long_opts[] = {
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "serve", required_argument, NULL, OPT_LISTEN },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
+	{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
+	{ "top-procs", required_argument, NULL, OPT_TOP_PROCS },
+	{ "top-threads", required_argument, NULL, OPT_TOP_THREADS },
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
+	{ "expire", required_argument, NULL, OPT_EXPIRE },
+	{ "jsonl", required_argument, NULL, OPT_JSONL },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "event", required_argument, NULL, 'e' },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "tma", optional_argument, NULL, OPT_TMA },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "help", no_argument, NULL, 'h' },
+	{},
+};
+
+void daemon_usage(FILE *f)
+{
+	fputs("usage: tmabpf daemon [options]\n"
+	      "System-wide, always-on accounting exported for Prometheus (GET /metrics).\n"
+	      "  -l, --listen ADDR:PORT  where to serve (default " HTTP_DEFAULT_LISTEN "; [::1]:PORT for IPv6;\n"
+	      "                          0.0.0.0:PORT exposes it to the network; port 0 picks a free one)\n"
+	      "      --serve ADDR:PORT   same as --listen\n"
+	      "  -I, --interval MS       drain the BPF maps and refresh the metrics every MS (default 1000)\n"
+	      "      --max-overhead PCT  budget for tmabpf's BPF run time, in % of one CPU (default 1)\n"
+	      "      --sample-hz HZ      requested sampling rate, lowered to stay in the budget (default 49;\n"
+	      "                          needs a build with sampling)\n"
+	      "      --top-procs N       processes with their own series (default 100; the rest are summed\n"
+	      "                          per cgroup under comm=\"[other]\")\n"
+	      "      --min-share PCT     on-CPU share of one CPU over an interval a process needs to get a\n"
+	      "                          series of its own (default 0.5; short commands stay in [other])\n"
+	      "      --top-threads N     threads with their own series (default 20)\n"
+	      "      --max-cgroups N     cgroups with their own label (default 256; the rest: \"[other]\")\n"
+	      "      --expire SEC        how long series of exited processes stay (default 60)\n"
+	      "      --jsonl FILE        append one JSON snapshot per interval to FILE\n"
+	      "      --config FILE       read options from FILE: 'key = value' lines, keys are the long\n"
+	      "                          option names (listen, event, uprobe, ...); '#' comments; flags\n"
+	      "                          given on the command line win, uprobe lines add up\n"
+	      "  -e, --event E[,E]       counters (default: the TMA recipe on PMU hosts, else\n"
+	      "                          task-clock,page-faults)\n"
+	      "      --uprobe LIB:GLOB   per-function calls and time (repeatable)\n"
+	      "      --max-threads N     size of the (LRU) per-thread map (default 16384)\n"
+	      "      --max-stacks N, --max-funcs N, --cpu NAME, --tma[=N], --verbose  as for profiling runs\n"
+	      "  -d, --duration SEC      stop after SEC seconds (default: until SIGTERM/SIGINT)\n"
+	      "Exit status: 0 after SIGTERM/SIGINT or -d, 2 for bad usage, 1 for runtime errors.\n",
+	      f);
+}
+
+/* "FILE:LINE: " while the config file's options are parsed, else "". */
+static char where[320];
+static const char *cfg_path;
+static int cfg_line[DAEMON_MAX_CONFIG_ARGS + 1];
+
+static int bad(const char *what, const char *v, const char *want)
+{
+	die_msg("%sbad %s '%s': expected %s", where, what, v, want);
+	return EXIT_USAGE;
+}
+
+static int parse_long(const char *s, const char *what, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		die_msg("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
+		return EXIT_USAGE;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_double(const char *s, const char *what, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo) || !(v <= hi)) {
+		die_msg("%sbad %s '%s': expected a number in [%g, %g]", where, what, s, lo, hi);
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static void defaults(struct daemon_opts *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->run.max_threads = 16384;
+	d->run.max_pids = 16;
+	d->run.follow_fork = true;
+	d->run.top = 20;
+	d->run.max_stacks = 4096;
+	d->run.max_funcs = 16384;
+	d->run.quiet = true;
+	d->run.system_wide = true;
+	d->run.target.go_fd = -1;
+	d->run.target.exec_err_fd = -1;
+	for (int i = 0; i < TARGET_MAX_IDS; i++)
+		d->run.target.pidfds[i] = -1;
+	d->listen = HTTP_DEFAULT_LISTEN;
+	d->interval_ms = 1000;
+	d->max_overhead_pct = 1.0;
+	d->sample_hz = 49;
+	d->top_procs = 100;
+	d->top_threads = 20;
+	d->min_share_pct = 0.5;
+	d->max_cgroups = 256;
+	d->expire_s = 60;
+}
+
+static int parse_one(int c, const char *arg, struct daemon_opts *d)
+{
+	struct options *o = &d->run;
+
+	switch (c) {
+	case OPT_LISTEN: {
+		char err[256];
+		struct sockaddr_storage ss;
+		unsigned int len;
+
+		if (http_parse_listen(arg, &ss, &len, err, sizeof(err))) {
+			die_msg("%s%s", where, err);
+			return EXIT_USAGE;
+		}
+		d->listen = arg;
+		return 0;
+	}
+	case 'I': return parse_long(arg, "--interval (ms)", 100, 3600000, &d->interval_ms);
+	case OPT_MAX_OVERHEAD: {
+		int r = parse_double(arg, "--max-overhead (% of one CPU)", 0, 100, &d->max_overhead_pct);
+
+		if (!r && d->max_overhead_pct <= 0)
+			return bad("--max-overhead", arg, "a percentage of one CPU > 0, e.g. 1 or 0.5");
+		return r;
+	}
+	case OPT_SAMPLE_HZ: return parse_double(arg, "--sample-hz", 1, 100000, &d->sample_hz);
+	case OPT_TOP_PROCS: return parse_long(arg, "--top-procs", 0, 100000, &d->top_procs);
+	case OPT_TOP_THREADS: return parse_long(arg, "--top-threads", 0, 100000, &d->top_threads);
+	case OPT_MIN_SHARE: return parse_double(arg, "--min-share (% of one CPU)", 0, 100, &d->min_share_pct);
+	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
+	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
+	case OPT_JSONL: d->jsonl_path = arg; return 0;
+	case OPT_CONFIG: return 0;	/* read before everything else */
+	case 'e': o->events = arg; return 0;
+	case OPT_UPROBE:
+		if (o->nr_uprobe_specs >= 16) {
+			die_msg("%stoo many --uprobe options (at most 16)", where);
+			return EXIT_USAGE;
+		}
+		o->uprobe_specs[o->nr_uprobe_specs++] = arg;
+		return 0;
+	case OPT_MAX_THREADS: return parse_long(arg, "--max-threads", 16, 1 << 22, &o->max_threads);
+	case OPT_MAX_STACKS: return parse_long(arg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
+	case OPT_MAX_FUNCS: return parse_long(arg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
+	case OPT_CPU: o->cpu_name = arg; return 0;
+	case OPT_TMA: return arg ? parse_long(arg, "--tma level", 1, 3, &o->tma_level) : (o->tma_level = 1, 0);
+	case 'd': return parse_double(arg, "duration (s)", 0.001, 1e7, &o->duration_s);
+	case OPT_VERBOSE: o->verbose = true; return 0;
+	case 'h': daemon_usage(stdout); return -1;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config)
+{
+	int c, r;
+
+	optind = 0;	/* glibc: full re-initialisation */
+	opterr = 0;
+	where[0] = 0;
+	while ((c = getopt_long(argc, argv, "+l:I:e:d:h", long_opts, NULL)) != -1) {
+		if (config)
+			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
+		if (c == '?') {
+			if (optopt && optopt < 0x100)
+				die_msg("%soption '-%c' needs an argument or is unknown (see 'tmabpf daemon --help')", where,
+					optopt);
+			else
+				die_msg("%sunknown option or missing value '%s' (see 'tmabpf daemon --help')", where,
+					argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		if ((r = parse_one(c, optarg, d)))
+			return r;
+	}
+	where[0] = 0;
+	if (optind < argc) {
+		die_msg("%sunexpected argument '%s': the daemon is system-wide (see 'tmabpf daemon --help')", where,
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+/* "key = value" lines into "--key=value" arguments. */
+static int read_config(struct daemon_opts *d, const char *path, char **args, int *nargs)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int lineno = 0;
+
+	if (!f) {
+		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	cfg_path = path;
+	args[(*nargs)++] = "tmabpf-daemon-config";
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *key, *val = NULL, *arg;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			die_msg("%s:%d: line too long", path, lineno);
+			goto fail;
+		}
+		s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (eq) {
+			*eq = 0;
+			val = trim(eq + 1);
+		}
+		key = trim(s);
+		if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz-") != strlen(key) || !strcmp(key, "config") ||
+		    !strcmp(key, "help")) {
+			die_msg("%s:%d: expected 'key = value' with a long option name as key, got '%s'", path, lineno,
+				key);
+			goto fail;
+		}
+		if (*nargs >= DAEMON_MAX_CONFIG_ARGS - 1) {
+			die_msg("%s:%d: too many lines (at most %d)", path, lineno, DAEMON_MAX_CONFIG_ARGS - 2);
+			goto fail;
+		}
+		if (asprintf(&arg, val ? "--%s=%s" : "--%s", key, val) < 0)
+			goto fail;
+		d->config_args[d->nr_config_args++] = arg;
+		cfg_line[*nargs] = lineno;
+		args[(*nargs)++] = arg;
+	}
+	fclose(f);
+	args[*nargs] = NULL;
+	return 0;
+fail:
+	fclose(f);
+	return EXIT_USAGE;
+}
+
+static const char *find_config(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--config=", 9))
+			return argv[i] + 9;
+	}
+	return NULL;
+}
+
+int daemon_parse(int argc, char **argv, struct daemon_opts *d)
+{
+	char *args[DAEMON_MAX_CONFIG_ARGS + 1];
+	int nargs = 0, r;
+
+	defaults(d);
+	d->config_path = find_config(argc, argv);
+	if (d->config_path) {
+		if ((r = read_config(d, d->config_path, args, &nargs)))
+			return r;
+		if ((r = getopt_pass(nargs, args, d, true)))
+			return r;
+	}
+	return getopt_pass(argc, argv, d, false);
+}
+
+void daemon_opts_free(struct daemon_opts *d)
+{
+	for (int i = 0; i < d->nr_config_args; i++)
+		free(d->config_args[i]);
+	d->nr_config_args = 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* What the daemon exports: the Prometheus exposition and the JSON-lines snapshot. */
+#ifndef TMABPF_DAEMON_METRICS_H
+#define TMABPF_DAEMON_METRICS_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "budget.h"
+#include "daemon_agg.h"
+#include "daemon_http.h"
+#include "events.h"
+#include "host.h"
+#include "threads_loader.h"
+#include "tma.h"
+#include "uprobe_targets.h"
+
+/* tmabpf's own cost and state, gathered at each refresh. */
+struct daemon_self {
+	struct self_stats spine;	/* threads programs: run time, drops */
+	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long threads_in_map, max_threads;
+	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
+	const struct budget *budget;
+	bool sampling;			/* a sampler is wired to the budget */
+	unsigned long long funcs_detached;	/* functions the budget detached */
+	struct http_counts http;
+	unsigned long long refreshes;
+	double refresh_seconds;		/* how long the last refresh took */
+	double start_time;		/* unix seconds */
+	double rss_bytes, vm_bytes, cpu_seconds, open_fds;
+};
+
+struct daemon_view {
+	const struct agg *agg;
+	const struct agg_funcs *funcs;	/* NULL without --uprobe */
+	const struct uprobe_set *uset;
+	const struct event_list *evs;
+	const struct host_info *host;
+	const char *recipe;		/* NULL when none */
+	int tma_level;			/* 0: no TMA */
+	/* TMA of one set of raw sums; 0 when computed */
+	int (*tma)(void *ctx, const struct thread_stats *s, struct tma_result *res);
+	void *tma_ctx;
+	const struct daemon_self *self;
+};
+
+void daemon_metrics_write(FILE *f, const struct daemon_view *v);
+/* One line: a JSON object of every exported series' values at unix_time. */
+void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time);
+
+#endif
