@@ -98,7 +98,8 @@ def test_missed_switch_ins_are_inferred(tmp_path):
     for comm in ("gt-pin0", "gt-pin1", "gt-outer"):
         t = gt_thread(gt, comm)
         assert within(tt[t["tid"]]["oncpu_ns"], t["cpu_ns"], 0.02), comm
-        assert within(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.02, steal.slack()), comm
+        # counts of inferred slices are time-shares of the CPU's delta: looser
+        assert within(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.05, steal.slack()), comm
     t = gt_thread(gt, "gt-sleep")
     assert within(funcs(tm, t["tid"])["gt_sleep"]["offcpu_blocked_ns"], 300e6, 0.02)
     # on-CPU + off-CPU adds up to the thread's traced life, inferred switch-ins or not
