@@ -28,6 +28,9 @@ struct options {
 	double max_rate;		/* --max-rate: calls/s above which a function is detached; 0 = off */
 	int max_stacks;
 	int max_funcs;
+	int sample_hz;			/* --sample[=HZ]; 0 = off */
+	const char *folded_path;	/* --folded FILE */
+	int max_sample_stacks;		/* sample rows and stored stacks */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

@@ -6,6 +6,7 @@
 #include "events.h"
 #include "host.h"
 #include "json.h"
+#include "sampling.h"
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "uprobes_loader.h"
@@ -38,6 +39,8 @@ struct report {
 	size_t nfrows;
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
 	unsigned long long uprobe_attach_ns;
+	/* sampled functions (--sample); NULL when off */
+	const struct sample_result *samples;
 };
 
 /* One row of the functions table: a function's sums for one thread, or for
@@ -55,6 +58,10 @@ void report_functions_json(const struct report *r, struct json *j);
 /* Text table of functions over the period since prev (NULL: whole run). */
 void report_functions_text(const struct report *r, FILE *f, int top, const struct func_sum *prev, size_t nprev,
 			   unsigned long long period_ns);
+
+/* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
+void report_samples_json(const struct report *r, struct json *j);
+void report_samples_text(const struct report *r, FILE *f, int top);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);
