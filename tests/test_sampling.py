@@ -325,12 +325,14 @@ def test_perf_map_jit_symbols(tmp_path):
         rows = agg(r["tm"])
         n = r["tm"]["sampling"]["samples"]
         jit = rows.get((f"perf-{pid}.map", "jit_spin_loop"))
-        assert jit and jit["count"] >= 0.8 * n, rows.keys()
+        assert jit and jit["count"] >= 0.8 * n, (n, rows.keys())
         assert not any(k[1] == "jit_never_called" for k in rows)
         theirs = max(r["perf"], key=r["perf"].get)
-        assert theirs[1] == "jit_spin_loop"
-        chains = [f for f, _ in read_folded(r["folded"]) if f[-1] == "jit_spin_loop_[j]"]
-        assert chains and all(f[-2] == "jit_caller" for f in chains)
+        assert theirs[1] == "jit_spin_loop", r["perf"]
+        # the JIT code keeps a frame pointer: its caller shows (but not at its first and last
+        # two instructions, where %rbp is still or again the caller's)
+        chains = [(f, c) for f, c in read_folded(r["folded"]) if f[-1] == "jit_spin_loop_[j]"]
+        assert sum(c for f, c in chains if f[-2] == "jit_caller") >= 0.98 * jit["count"], chains
     finally:
         if os.path.exists(f"/tmp/perf-{r['pid']}.map"):
             os.unlink(f"/tmp/perf-{r['pid']}.map")

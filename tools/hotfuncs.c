@@ -27,7 +27,8 @@
  * object after the threads finish:
  *   {"pid": P, "mode": M, "seconds": S, "threads": [{"tid": T, "comm": C,
  *    "cpu_ns": total, "functions": {"hf_leaf": ns, ...}}],
- *    "units_per_s": rate (bench)}
+ *    "units_per_s": work rate over wall time, "units_per_cpu_s": over the
+ *    threads' CPU time (what preemption by other load does not change)}
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
 	static struct worker w[MAX_THREADS];
 	const char *out = NULL;
 	unsigned long long units = 0;
-	long long t0, wall;
+	long long t0, wall, cpu = 0;
 	int nthreads = 1, c;
 	FILE *f = stdout;
 
@@ -230,14 +231,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++) {
 		pthread_join(w[i].th, NULL);
 		units += w[i].units;
+		cpu += w[i].cpu_ns;
 	}
 	wall = now_ns(CLOCK_MONOTONIC) - t0 - (long long)delay_ms * 1000000;
 	if (out && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "hotfuncs: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "{\"pid\": %d, \"mode\": \"%s\", \"seconds\": %g, \"units_per_s\": %.1f, \"threads\": [", getpid(),
-		mode, seconds, wall > 0 ? units * 1e9 / wall : 0.0);
+	fprintf(f, "{\"pid\": %d, \"mode\": \"%s\", \"seconds\": %g, \"units_per_s\": %.1f, \"units_per_cpu_s\": %.1f, "
+		"\"threads\": [", getpid(), mode, seconds, wall > 0 ? units * 1e9 / wall : 0.0,
+		cpu > 0 ? units * 1e9 / cpu : 0.0);
 	for (int i = 0; i < nthreads; i++) {
 		fprintf(f, "%s{\"tid\": %d, \"comm\": \"%s\", \"cpu_ns\": %lld, \"functions\": {", i ? ", " : "", w[i].tid,
 			w[i].comm, w[i].cpu_ns);

@@ -11,3 +11,5 @@ tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
 build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
 rm -rf "$many"
 tools/bench-decoder-overhead.sh
+echo "== sampling overhead (issue: sampling)"
+/usr/bin/python3 tools/bench-sampling.py

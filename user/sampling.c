@@ -65,7 +65,11 @@ struct named_stack {
 	const char **labels;	/* for the table: "func" or "module+0xOFF" */
 	const char **fold;	/* for --folded: kernel frames "_[k]", JIT frames "_[j]" */
 	struct sym_info leaf;
+	bool incomplete;	/* a frame was in no mapping (mapped since? named again, up to MAX_TRIES) */
+	int tries;
 };
+
+#define MAX_TRIES 3
 
 static __u64 memo_hash(unsigned int pid, __u64 id)
 {
@@ -117,6 +121,7 @@ static const char *decorate(struct symbolizer *sym, const char *label, const cha
 	return symbolizer_intern(sym, buf);
 }
 
+/* A named stack that is final: complete, or tried often enough. */
 static const struct named_stack *memo_find(struct stack_memo *m, unsigned int pid, __u64 id, bool kernel)
 {
 	struct named_stack *ns;
@@ -124,7 +129,7 @@ static const struct named_stack *memo_find(struct stack_memo *m, unsigned int pi
 	if (!id || !m->cap)
 		return NULL;
 	ns = memo_slot(m, kernel ? 0 : pid, id);
-	return ns->id ? ns : NULL;
+	return ns->id && (!ns->incomplete || ns->tries >= MAX_TRIES) ? ns : NULL;
 }
 
 /* Name stack f (id) of pid once; later calls return the same names. */
@@ -133,6 +138,7 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 {
 	struct stack_memo *m = &s->memo;
 	const struct named_stack *done = memo_find(m, pid, id, kernel);
+	const char **labels, **fold;
 	struct named_stack *ns;
 
 	if (done)
@@ -142,18 +148,27 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 	if (2 * (m->n + 1) > m->cap && memo_grow(m))
 		return NULL;
 	ns = memo_slot(m, kernel ? 0 : pid, id);
-	ns->labels = calloc(f->nr, sizeof(*ns->labels));
-	ns->fold = calloc(f->nr, sizeof(*ns->fold));
-	if (!ns->labels || !ns->fold) {
+	labels = calloc(f->nr, sizeof(*labels));
+	fold = calloc(f->nr, sizeof(*fold));
+	if (!labels || !fold) {
+		free(labels);
+		free(fold);
+		return ns->id ? ns : NULL;
+	}
+	if (ns->id) {
+		/* named before with a frame in no mapping: maybe mapped since (ld.so, dlopen) */
 		free(ns->labels);
 		free(ns->fold);
-		ns->labels = ns->fold = NULL;
-		return NULL;
+	} else {
+		m->n++;
 	}
+	ns->labels = labels;
+	ns->fold = fold;
 	ns->pid = kernel ? 0 : pid;
 	ns->id = id;
 	ns->n = (int)f->nr;
-	m->n++;
+	ns->incomplete = false;
+	ns->tries++;
 	for (int i = 0; i < ns->n; i++) {
 		struct sym_info si;
 
@@ -162,6 +177,7 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 		else
 			symbolizer_user(s->sym, (int)pid, f->ip[i], i > 0, &si);
 		ns->labels[i] = symbolizer_label(s->sym, &si);
+		ns->incomplete |= si.unmapped;
 		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
 			      : si.kind == SYM_JIT ? decorate(s->sym, ns->labels[i], "_[j]") : ns->labels[i];
 		if (i == 0)
@@ -347,6 +363,12 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	}
 	res->nr_rows = n;
 	res->nr_stacks = nst;
+	/* room for every row's two stacks up front: a rehash would move the entries the loop holds */
+	while (2 * (s->memo.n + 2 * n + 2) > s->memo.cap)
+		if (memo_grow(&s->memo)) {
+			r = -ENOMEM;
+			goto out;
+		}
 	thr = calloc(n ? n : 1, sizeof(*thr));
 	if (!thr) {
 		r = -ENOMEM;

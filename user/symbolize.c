@@ -428,6 +428,7 @@ static void set_unknown(struct sym_info *out, const char *module, uint64_t off, 
 	out->name = NULL;
 	out->offset = off;
 	out->kind = kind;
+	out->unmapped = false;
 }
 
 static bool elf_name(struct symbolizer *s, const struct elfsyms *syms, const struct elfsyms *debug, uint64_t vaddr,
@@ -474,6 +475,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	const struct perfmap_sym *j;
 
 	set_unknown(out, symbolizer_intern(s, "[unknown]"), addr, SYM_USER);
+	out->unmapped = true;
 	if (!p)
 		return;
 	if (p->maps_ok)
@@ -484,6 +486,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		if (proc_snapshot(s, p) == 0)
 			e = procmaps_find(&p->maps, look);
 	}
+	out->unmapped = !e;
 	if (e && p->mod[e - p->maps.entries] >= 0) {
 		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
 		return;
@@ -498,6 +501,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	}
 	/* anonymous executable memory, or memory unmapped since: JIT code */
 	if ((j = jit_lookup(p, look))) {
+		out->unmapped = false;
 		out->module = p->pm_module;
 		out->name = symbolizer_intern(s, j->name);
 		out->offset = addr - j->start;
@@ -506,6 +510,8 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	}
 	if (e)
 		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
+	else
+		out->unmapped = true;
 }
 
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out)

@@ -45,6 +45,7 @@ struct sym_info {
 	const char *name;	/* function (demangled), interned; NULL when unknown */
 	uint64_t offset;	/* from the function's start; when name is NULL, see above */
 	enum sym_kind kind;
+	bool unmapped;		/* user address in no mapping, even after re-reading the maps */
 };
 
 struct symbolizer;
