@@ -42,7 +42,8 @@ struct sym_proc {
 	long long reread_ns;	/* last re-read of the maps after a miss (CLOCK_MONOTONIC) */
 	struct procmaps maps;
 	int *mod;		/* per maps entry: module index, or -1 */
-	int pm_state;		/* perf map: 0 not tried, 1 loaded, -1 none */
+	int pm_state;		/* perf map: 0 not tried, 1 loaded, -1 none (looked for again after 100 ms) */
+	long long pm_checked_ns;
 	struct perfmap pm;
 	const char *pm_module;	/* "perf-PID.map" */
 };
@@ -374,7 +375,10 @@ static const struct perfmap_sym *jit_lookup(struct sym_proc *p, uint64_t addr)
 		perfmap_free(&p->pm);
 		p->pm_state = 0;
 	}
+	if (p->pm_state == -1 && mono_ns() - p->pm_checked_ns > REREAD_NS)
+		p->pm_state = 0;	/* JIT engines create the file when they first compile */
 	if (p->pm_state == 0) {
+		p->pm_checked_ns = mono_ns();
 		/* the process' own /tmp first (containers), then ours (after it exited) */
 		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
 		p->pm_state = perfmap_load(&p->pm, path, NULL, 0) == 0 ? 1 : -1;
@@ -508,10 +512,13 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->kind = SYM_JIT;
 		return;
 	}
-	if (e)
+	if (e) {
 		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
-	else
+		/* JIT code not in the perf map (yet): worth naming again later */
+		out->unmapped = (e->flags & PROCMAPS_F_JIT) != 0;
+	} else {
 		out->unmapped = true;
+	}
 }
 
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out)

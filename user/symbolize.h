@@ -45,7 +45,8 @@ struct sym_info {
 	const char *name;	/* function (demangled), interned; NULL when unknown */
 	uint64_t offset;	/* from the function's start; when name is NULL, see above */
 	enum sym_kind kind;
-	bool unmapped;		/* user address in no mapping, even after re-reading the maps */
+	bool unmapped;		/* user address in no mapping (even after re-reading the maps), or
+				 * in JIT memory that the perf map does not name (yet): name it again later */
 };
 
 struct symbolizer;

@@ -145,12 +145,16 @@ static void test_symbolizer(void)
 	check(si.name && strstr(si.name, "getpid") && !strcmp(si.module, "libc.so.6"), "symbolizer: libc (%s in %s)",
 	      si.name ? si.name : "-", si.module);
 
-	/* JIT code named by a perf map written after the maps were read */
+	/* JIT code named by a perf map written after the maps were read, and after a first lookup */
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	unlink(path);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x110, false, &si);
+	check(!si.name && si.unmapped, "symbolizer: JIT code before its perf map exists: unnamed, to retry");
 	f = fopen(path, "w");
 	if (f && jit != MAP_FAILED) {
 		fprintf(f, "%lx 40 jit_fn\n", (unsigned long)(uintptr_t)jit + 0x100);
 		fclose(f);
+		usleep(150 * 1000);	/* a missing perf map is looked for again after 100 ms */
 		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x110, false, &si);
 		check(si.kind == SYM_JIT && si.name && !strcmp(si.name, "jit_fn") && si.offset == 0x10,
 		      "symbolizer: perf map (%s)", si.name ? si.name : "-");
