@@ -409,8 +409,13 @@ static int finish(struct run_state *st, const char *why)
 	if (st->rep.self.stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
 			 st->rep.self.stat[STAT_PIDS_FULL]);
-	if (st->sampling && sampling_collect(&st->samp, &st->evs, &st->rep.self) == 0)
-		st->rep.samples = &st->samp.res;
+	if (st->sampling) {
+		struct thread_stats sum;
+
+		thread_table_total(&st->tt, &sum);
+		if (sampling_collect(&st->samp, &st->evs, &st->rep.self, sum.oncpu_ns) == 0)
+			st->rep.samples = &st->samp.res;
+	}
 	if (st->sampling && st->o->folded_path &&
 	    sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))) {
 		die_msg("%s", err);

@@ -151,9 +151,15 @@ int samples_attach(struct samples_prog *s, char *err, size_t errlen)
 	s->pfds = malloc(sizeof(*s->pfds) * s->nr_cpus);
 	s->links = calloc(s->nr_cpus, sizeof(*s->links));
 	if (!s->pfds || !s->links) {
+		free(s->pfds);
+		free(s->links);
+		s->pfds = NULL;
+		s->links = NULL;
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->pfds[cpu] = -1;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		int fd = sys_perf_event_open(&a, cpu);
 
@@ -331,30 +337,12 @@ void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned 
 	}
 }
 
-unsigned long long samples_expected(const struct samples_prog *s)
-{
-	return s->cpu_clock && s->hz ? s->timer_ns / (1000000000ULL / (unsigned long long)s->hz) : 0;
-}
-
-/* cpu-clock counts the time its timer ran: with the period, the samples it fired. */
-static void read_timer_time(struct samples_prog *s)
-{
-	s->timer_ns = 0;
-	for (int cpu = 0; s->pfds && cpu < s->nr_cpus; cpu++) {
-		__u64 v[3];
-
-		if (s->pfds[cpu] >= 0 && read(s->pfds[cpu], v, sizeof(v)) == sizeof(v))
-			s->timer_ns += v[0];
-	}
-}
-
 void samples_detach(struct samples_prog *s)
 {
 	bpf_link__destroy(s->exec_link);
 	s->exec_link = NULL;
 	if (!s->pfds)
 		return;
-	read_timer_time(s);
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		if (s->links[cpu])
 			bpf_link__destroy(s->links[cpu]);	/* closes the event too */

@@ -40,7 +40,6 @@ struct samples_prog {
 	bool cpu_clock;			/* sampling on cpu-clock (period 1e9/hz ns) */
 	char event[32];			/* "cpu-clock", "cycles" */
 	char why[160];			/* why this event */
-	unsigned long long timer_ns;	/* cpu-clock: CPU time the timers ran (all CPUs), read at detach */
 	sample_notice_fn on_notice;
 	void *ctx;
 };
@@ -73,8 +72,6 @@ int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *
 const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id);
 /* BPF run time of the sample program (kernel BPF stats). */
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt);
-/* Samples the cpu-clock timers fired while attached (0 when not cpu-clock). */
-unsigned long long samples_expected(const struct samples_prog *s);
 /* Stop sampling (links and events), keeping the maps readable. */
 void samples_detach(struct samples_prog *s);
 void samples_destroy(struct samples_prog *s);

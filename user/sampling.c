@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The --sample feature: load/attach, maps snapshots, per-function table, folded stacks.  See sampling.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,13 +330,16 @@ static void warn_losses(const struct sample_result *r)
 	if (r->notices_lost)
 		warn_add("--sample: %llu new-stack notices lost (ring buffer full): those stacks were named at the end, "
 			 "from maps read then", r->notices_lost);
-	if (r->expected && r->seen + 2 < r->expected && (r->expected - r->seen) * 100 > r->expected)
-		warn_add("--sample: %llu of %llu timer samples never reached the sample program (the kernel throttled "
-			 "sampling, see kernel.perf_event_max_sample_rate, or another tracing program held the CPU)",
-			 r->expected - r->seen, r->expected);
+	/* statistical: a slice of t ns holds t x rate samples on average; warn past 5 % and 3 sigma */
+	if (r->expected > r->target && (r->expected - r->target) * 20 > r->expected &&
+	    (double)(r->expected - r->target) > 3.0 * sqrt((double)r->expected) + 10)
+		warn_add("--sample: %llu samples of tracked threads, %llu expected from their on-CPU time: samples "
+			 "were lost (the kernel throttled sampling, see kernel.perf_event_max_sample_rate, or another "
+			 "tracing program held the CPU)", r->target, r->expected);
 }
 
-int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self)
+int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
+		     unsigned long long oncpu_ns)
 {
 	struct sample_result *res = &s->res;
 	struct stack_entry *st = NULL;
@@ -353,7 +357,7 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	res->stacks_full = self->stat[STAT_SAMPLE_STACKS_FULL];
 	res->stack_errors = self->stat[STAT_SAMPLE_STACK_ERRORS];
 	res->notices_lost = self->stat[STAT_SAMPLE_NOTICES_LOST];
-	res->expected = samples_expected(&s->prog);
+	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
 	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
 	samples_poll(&s->prog);	/* processes first sampled just before the end */
 	if ((r = samples_read(&s->prog, &rows, &n)) || (r = samples_read_stacks(&s->prog, &st, &nst))) {

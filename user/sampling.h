@@ -35,7 +35,7 @@ struct sample_result {
 	unsigned long long samples;	/* recorded samples of tracked threads */
 	unsigned long long target;	/* samples of tracked threads that reached BPF */
 	unsigned long long seen;	/* samples that reached BPF, idle and untracked included */
-	unsigned long long expected;	/* cpu-clock: samples its timers fired; 0 when unknown */
+	unsigned long long expected;	/* cpu-clock: tracked threads' on-CPU time x rate; 0 when unknown */
 	unsigned long long rows_full, stacks_full, stack_errors, notices_lost;
 	unsigned long long unknown_leaf;	/* samples whose leaf has no symbol */
 	unsigned long long no_stack;	/* samples with neither stack */
@@ -75,8 +75,10 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen);
 void sampling_poll(struct sampling *s);
 /* Stop sampling; the rows stay readable. */
 void sampling_detach(struct sampling *s);
-/* Read, name and aggregate the rows; losses become warnings.  self: the run's stats slots. */
-int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self);
+/* Read, name and aggregate the rows; losses become warnings.  self: the run's stats slots;
+ * oncpu_ns: the tracked threads' on-CPU time (what cpu-clock samples should match). */
+int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
+		     unsigned long long oncpu_ns);
 int sampling_write_folded(struct sampling *s, const char *path, char *err, size_t errlen);
 void sampling_free(struct sampling *s);
 
