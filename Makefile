@@ -13,7 +13,7 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -fno-omit-frame-pointer -MMD -MP
 CPPFLAGS += -I$(O) -Iuser -Ibpf -D_GNU_SOURCE
-LDLIBS_TMABPF := -lbpf -lelf -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lstdc++ -lm -lpthread
+LDLIBS_TMABPF := -lbpf -lelf -ldw -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lstdc++ -lm -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Wno-unused-function
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -25,6 +25,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+TOOL_CXX_SRCS := $(wildcard tools/*.cc)
+TOOL_BINS += $(patsubst tools/%.cc,$(O)/tools/%,$(TOOL_CXX_SRCS))
 BENCH_BPF := $(wildcard bench/*.bpf.c)
 BENCH_SKELS := $(patsubst bench/%.bpf.c,$(O)/%.skel.h,$(BENCH_BPF))
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -75,6 +77,14 @@ $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
 
 $(O)/tools/decoder: tools/decoder.c | $(O)/tools
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
+
+# sampling tests check caller->callee chains: leaf functions keep their frame pointer too
+# (gcc 12 drops it in leaves even with -mno-omit-leaf-frame-pointer; clang keeps it)
+$(O)/tools/hotfuncs $(O)/tools/jitmap: CC = $(CLANG)
+$(O)/tools/hotfuncs $(O)/tools/jitmap: CFLAGS += -mno-omit-leaf-frame-pointer
+
+$(O)/tools/%: tools/%.cc | $(O)/tools
+	$(CXX) -O2 -g -Wall -fno-omit-frame-pointer -pthread $< -o $@
 
 $(O)/tools/%: tools/%.c | $(O)/tools
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lm

@@ -128,6 +128,32 @@ struct trace_rec {
 	__u16 kind;		/* enum trace_kind */
 };
 
+/* ---- sampling (--sample) ---- */
+#define TMABPF_STACK_DEPTH 64	/* frames kept per stack: the innermost ones */
+
+/* One stack (value of the sample_stacks map, keyed by a 64-bit hash of it). */
+struct stack_frames {
+	__u32 nr;		/* valid frames in ip[]; ip[0] is the leaf */
+	__u32 pad;
+	__u64 ip[TMABPF_STACK_DEPTH];
+};
+
+/* Sample aggregate key: (thread, user stack, kernel stack). */
+struct sample_key {
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u64 ustack;		/* stack id (hash) in sample_stacks; 0: none (kernel thread, lost) */
+	__u64 kstack;		/* 0: none (the sample hit user mode) */
+};
+
+/* Per (thread, user stack, kernel stack) sums. */
+struct sample_stats {
+	__u64 count;		/* samples */
+	__u64 period;		/* sum of the sampling event's periods (ns for cpu-clock) */
+	char comm[TMABPF_COMM_LEN];	/* the thread's name at its first sample here */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* accounting-routine deltas that ended at these samples */
+};
+
 /* Self-accounting slots (per-CPU array "stats"). */
 enum tmabpf_stat {
 	STAT_THREADS_FULL = 0,	/* threads map full: thread not tracked */
@@ -139,6 +165,12 @@ enum tmabpf_stat {
 	STAT_DEPTH_OVERFLOW,	/* calls deeper than TMABPF_MAX_DEPTH */
 	STAT_RET_NO_ENTRY,	/* return without a matching entry (attached mid-call) */
 	STAT_TRACE_DROPS,	/* --trace: span records lost (trace ring buffer full) */
+	STAT_SAMPLES_SEEN,	/* sampling program runs, idle and untracked threads included */
+	STAT_SAMPLES_TARGET,	/* samples of tracked threads */
+	STAT_SAMPLE_ROWS_FULL,	/* sample table full: a tracked sample not recorded */
+	STAT_SAMPLE_STACKS_FULL,	/* stack store full: a sample recorded without that stack */
+	STAT_SAMPLE_STACK_ERRORS,	/* bpf_get_stack failed */
+	STAT_SAMPLE_NOTICES_LOST,	/* new-row or exec notice lost (ring buffer full): named at the end */
 	STAT_MAX,
 };
 

@@ -19,3 +19,5 @@ if [ "${SOAK:-0}" = 1 ]; then
 	echo "== fleet daemon soak, long (SOAK=1)"
 	tools/bench-daemon-soak.sh
 fi
+echo "== sampling overhead (issue: sampling)"
+/usr/bin/python3 tools/bench-sampling.py

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "report.h"
+#include "samples_loader.h"
 #include "warn.h"
 
 enum {
@@ -13,6 +14,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +40,9 @@ static const struct option long_opts[] = {
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "sample", optional_argument, NULL, OPT_SAMPLE },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -85,6 +90,13 @@ void cli_usage(FILE *f)
 	      "                        spans of the --uprobe functions, and per-process counter tracks\n"
 	      "                        (on/off-CPU, counter rates, TMA) every -I interval (250 ms without\n"
 	      "                        -I); without --uprobe it holds the counter tracks only\n"
+	      "      --sample[=HZ]     sample stacks HZ times a second per CPU (default 49, low enough\n"
+	      "                        to leave on): per-function samples, share and counter deltas,\n"
+	      "                        statistical TMA, for every function, no uprobes (cpu-clock here,\n"
+	      "                        cycles on hosts with a PMU); write the rate as --sample=HZ\n"
+	      "      --folded FILE     with --sample: write the stacks as folded lines for FlameGraph,\n"
+	      "                        inferno, speedscope ('-' for stdout)\n"
+	      "      --max-sample-stacks N  distinct (thread, stack) rows and stacks kept (default 16384)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -130,6 +142,7 @@ static void defaults(struct options *o)
 	o->top = 20;
 	o->max_stacks = 4096;
 	o->max_funcs = 16384;
+	o->max_sample_stacks = 16384;
 	o->target.go_fd = -1;
 	o->target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
@@ -182,6 +195,14 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
 	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
 	case OPT_TRACE: o->trace_path = optarg; return 0;
+	case OPT_SAMPLE:
+		if (!optarg) {
+			o->sample_hz = SAMPLE_DEFAULT_HZ;
+			return 0;
+		}
+		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
+	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
 	case OPT_TMA:
 		if (!optarg) {
@@ -226,5 +247,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
+	if (o->folded_path && !o->sample_hz) {
+		die_msg("--folded FILE needs --sample (the stacks come from samples)");
+		return EXIT_USAGE;
+	}
 	return 0;
 }

@@ -30,6 +30,9 @@ struct options {
 	int max_stacks;
 	int max_funcs;
 	const char *trace_path;		/* --trace: Perfetto/Chrome trace-event JSON */
+	int sample_hz;			/* --sample[=HZ]; 0 = off */
+	const char *folded_path;	/* --folded FILE */
+	int max_sample_stacks;		/* sample rows and stored stacks */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

@@ -601,7 +601,8 @@ static int merge_symbols(struct elfsyms *s, struct rawvec *rv)
 	size_t i, j, groups = 0;
 	int ret;
 
-	qsort(rv->v, rv->n, sizeof(*rv->v), raw_cmp);
+	if (rv->n)	/* qsort(NULL, 0) is undefined: an ELF file without function symbols */
+		qsort(rv->v, rv->n, sizeof(*rv->v), raw_cmp);
 	for (i = 0; i < rv->n; i++)
 		if (!i || rv->v[i].addr != rv->v[i - 1].addr)
 			groups++;

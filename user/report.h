@@ -6,6 +6,7 @@
 #include "events.h"
 #include "host.h"
 #include "json.h"
+#include "sampling.h"
 #include "thread_table.h"
 #include "tma.h"
 #include "threads_loader.h"
@@ -45,6 +46,8 @@ struct report {
 	size_t nfrows;
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
 	unsigned long long uprobe_attach_ns;
+	/* sampled functions (--sample); NULL when off */
+	const struct sample_result *samples;
 };
 
 /* One row of the functions table: a function's sums for one thread, or for
@@ -61,6 +64,10 @@ void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_eve
 /* Rows per (function, pid) aggregate and per (function, thread); malloc'd, sorted by (fn, pid, tid). */
 size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread);
 void report_functions_json(const struct report *r, struct json *j);
+
+/* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
+void report_samples_json(const struct report *r, struct json *j);
+void report_samples_text(const struct report *r, FILE *f, int top);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);

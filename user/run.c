@@ -23,6 +23,7 @@
 #include "report.h"
 #include "report_text.h"
 #include "run.h"
+#include "sampling.h"
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "trace_run.h"
@@ -88,6 +89,8 @@ struct run_state {
 	size_t nfrows;
 	unsigned long long *rate_calls;	/* per function, at the last --max-rate check */
 	unsigned long long rate_ts;
+	struct sampling samp;		/* --sample */
+	bool sampling;
 	struct thread_table tt;
 	struct report rep;
 	struct view view;		/* the -I summaries and the live view show it */
@@ -262,6 +265,17 @@ static int setup_bpf(struct run_state *st)
 			return 1;
 		}
 	}
+	if (st->o->sample_hz) {
+		struct sampling_cfg scfg = { .hz = st->o->sample_hz, .max_rows = st->o->max_sample_stacks,
+					     .pmu = st->host.pmu };
+
+		r = sampling_load(&st->samp, &st->prog, &st->pc, cfg, &scfg, err, sizeof(err));
+		st->sampling = true;	/* sampling_free() cleans up a partial load */
+		if (r) {
+			die_msg("%s", err);
+			return 1;
+		}
+	}
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
@@ -277,6 +291,23 @@ static int setup_bpf(struct run_state *st)
 			fprintf(stderr, "tmabpf: uprobe: %s\n", st->uset.libs[i].note);
 		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs,
 			st->uprobes.attach_ns / 1e6, st->uprobes.multi ? "uprobe_multi" : "classic uprobes");
+	}
+	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
+		die_msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* --sample=HZ above what the kernel allows fails before anything is loaded. */
+static int check_sample_rate(const struct options *o)
+{
+	int max = samples_max_rate();
+
+	if (o->sample_hz && max > 0 && o->sample_hz > max) {
+		die_msg("--sample=%d is above kernel.perf_event_max_sample_rate (%d): lower the rate or raise the sysctl",
+			o->sample_hz, max);
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -375,6 +406,8 @@ static const char *wait_loop(struct run_state *st)
 		threads_poll(&st->prog, POLL_MS);
 		if (st->trace)
 			trace_run_poll(st->trace);
+		if (st->sampling)
+			sampling_poll(&st->samp);
 		if (stop_signal)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
@@ -407,6 +440,8 @@ static int finish(struct run_state *st, const char *why)
 	char err[512];
 	int rc = 0;
 
+	if (st->sampling)
+		sampling_detach(&st->samp);	/* first, like uprobes: samples fold through the spine's maps */
 	if (st->uprobes_loaded)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
 	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
@@ -427,6 +462,18 @@ static int finish(struct run_state *st, const char *why)
 		die_msg("%s", err);
 		rc = 1;
 	}
+	if (st->sampling) {
+		struct thread_stats sum;
+
+		thread_table_total(&st->tt, &sum);
+		if (sampling_collect(&st->samp, &st->evs, &st->rep.self, sum.oncpu_ns) == 0)
+			st->rep.samples = &st->samp.res;
+	}
+	if (st->sampling && st->o->folded_path &&
+	    sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))) {
+		die_msg("%s", err);
+		rc = 1;
+	}
 	if (!st->o->quiet)
 		report_text_final(&st->rep, stdout, st->o->top);
 	if (st->o->json_path && report_json_write(&st->rep, st->o->json_path, err, sizeof(err))) {
@@ -438,6 +485,8 @@ static int finish(struct run_state *st, const char *why)
 
 static void cleanup(struct run_state *st)
 {
+	if (st->sampling)
+		sampling_free(&st->samp);
 	if (st->uprobes_loaded)
 		uprobes_destroy(&st->uprobes);
 	uprobe_set_free(&st->uset);
@@ -502,6 +551,8 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		die_msg("%s", err);
 		return EXIT_USAGE;
 	}
+	if ((r = check_sample_rate(o)))
+		return r;
 	if ((r = resolve_uprobes(&st))) {
 		uprobe_set_free(&st.uset);
 		return r;

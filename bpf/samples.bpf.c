@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Sampling (--sample): one sampling perf event per CPU (cpu-clock, or cycles
+ * on hosts with a PMU) runs tmabpf_sample.  A sample of a tracked thread is an
+ * accounting point like a switch (account.bpf.h): the counter delta since this
+ * CPU's previous accounting point is folded into the thread, and also added,
+ * with a count of one, to the row of (thread, user stack, kernel stack).  The
+ * leaf function, the first frame of the kernel stack or else of the user
+ * stack, is resolved in user space.
+ *
+ * Stacks are kept under a 64-bit hash of their frames in a plain hash map,
+ * not in a BPF_MAP_TYPE_STACK_TRACE: that map indexes buckets with a 32-bit
+ * hash and refuses (or, with BPF_F_REUSE_STACKID, overwrites) a colliding
+ * stack, which loses whole stacks for good once a few thousand exist.
+ *
+ * Each new row is sent to user space, which names its user stack at once,
+ * while the process lives and maps what it mapped at the sample (maps are
+ * read when a process is first met, again when an address is missing from
+ * them, and dropped at exec), so that frames stay named after the process
+ * exits.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "account.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define PF_KTHREAD 0x00200000
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* --max-sample-stacks */
+	__type(key, struct sample_key);
+	__type(value, struct sample_stats);
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* --max-sample-stacks */
+	__type(key, __u64);		/* hash of the frames */
+	__type(value, struct stack_frames);
+} sample_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_frames);
+} stack_buf SEC(".maps");	/* bpf_get_stack's output (too big for the BPF stack) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_stats);
+} sample_zero SEC(".maps");	/* insert template: only comm is ever written */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} sample_notices SEC(".maps");	/* struct sample_key of each new row; tid 0: the process exec'd */
+
+static __always_inline __u64 rotl64(__u64 x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* Take one stack into the store; its id (a nonzero 64-bit hash of the
+ * frames), or 0 when there is none or it could not be kept. */
+static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, __u64 flags)
+{
+	__u32 zero = 0, nr;
+	struct stack_frames *f = bpf_map_lookup_elem(&stack_buf, &zero);
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+	long bytes;
+
+	if (!f)
+		return 0;
+	bytes = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
+	if (bytes < 0) {
+		stat_inc(STAT_SAMPLE_STACK_ERRORS);
+		return 0;
+	}
+	nr = (__u32)bytes / sizeof(__u64);
+	if (nr == 0)
+		return 0;
+	f->nr = nr;
+	for (__u32 i = 0; i < TMABPF_STACK_DEPTH; i++) {
+		if (i >= nr)
+			break;
+		h = (rotl64(h, 29) ^ f->ip[i]) * 0x100000001b3ULL;
+	}
+	/* final avalanche (murmur3 fmix64), so that ids spread over the table */
+	h ^= nr;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	if (!h)
+		h = 1;
+	if (bpf_map_lookup_elem(&sample_stacks, &h))
+		return h;
+	if (bpf_map_update_elem(&sample_stacks, &h, f, BPF_NOEXIST) && !bpf_map_lookup_elem(&sample_stacks, &h)) {
+		stat_inc(STAT_SAMPLE_STACKS_FULL);
+		return 0;
+	}
+	return h;
+}
+
+static __always_inline struct sample_stats *row_get(const struct sample_key *key)
+{
+	struct sample_stats *s = bpf_map_lookup_elem(&samples, key), *tmpl;
+	__u32 zero = 0;
+
+	if (s)
+		return s;
+	tmpl = bpf_map_lookup_elem(&sample_zero, &zero);
+	if (!tmpl)
+		return NULL;
+	bpf_get_current_comm(tmpl->comm, sizeof(tmpl->comm));
+	if (bpf_map_update_elem(&samples, key, tmpl, BPF_NOEXIST)) {
+		s = bpf_map_lookup_elem(&samples, key);
+		if (!s)
+			stat_inc(STAT_SAMPLE_ROWS_FULL);
+		return s;
+	}
+	/* a new (thread, stack, stack): user space names its frames while the process lives */
+	if (bpf_ringbuf_output(&sample_notices, (void *)key, sizeof(*key), 0))
+		stat_inc(STAT_SAMPLE_NOTICES_LOST);
+	return bpf_map_lookup_elem(&samples, key);
+}
+
+SEC("perf_event")
+int tmabpf_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct sample_key key = {};
+	struct thread_stats *t;
+	struct sample_stats *s;
+	struct reading *delta;
+
+	stat_inc(STAT_SAMPLES_SEEN);
+	t = thread_get(task);
+	if (!t)
+		return 0;
+	stat_inc(STAT_SAMPLES_TARGET);
+	delta = account_current(t, task, bpf_ktime_get_ns(), true);
+	key.pid = t->pid;
+	key.tid = t->tid;
+	key.kstack = take_stack(ctx, 0);
+	if (!(task->flags & PF_KTHREAD))
+		key.ustack = take_stack(ctx, BPF_F_USER_STACK);
+	s = row_get(&key);
+	if (!s)
+		return 0;
+	s->count++;
+	s->period += ctx->sample_period;
+	for (__u32 e = 0; delta && e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= cfg_nr_events)
+			break;
+		s->c[e].value += delta->c[e].value;
+		s->c[e].enabled += delta->c[e].enabled;
+		s->c[e].running += delta->c[e].running;
+	}
+	return 0;
+}
+
+/* After an exec the process maps other files: user space drops its maps snapshot. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(tmabpf_sample_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct sample_key key = { .pid = p->tgid };
+
+	if (!task_tracked(p->tgid, p->pid))
+		return 0;
+	if (bpf_ringbuf_output(&sample_notices, &key, sizeof(key), 0))
+		stat_inc(STAT_SAMPLE_NOTICES_LOST);
+	return 0;
+}

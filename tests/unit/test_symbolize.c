@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for the symbolization libraries: kallsyms.c (aliases, modules,
+ * hidden addresses), perfmap.c (overlapping JIT regions, bad lines),
+ * folded.c (merging, escaping) and symbolize.c against this very process
+ * (its own functions, libc, a perf map it writes, anonymous memory, the
+ * kernel).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "folded.h"
+#include "kallsyms.h"
+#include "perfmap.h"
+#include "symbolize.h"
+
+static void test_kallsyms(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t __pfx_do_thing\n"
+		"ffffffff81000110 t do_thing\n"
+		"ffffffff81000110 T do_thing_alias\n"
+		"ffffffff81000200 D some_data\n"
+		"ffffffff81000300 T schedule\n"
+		"ffffffffc0001000 t nvme_probe\t[nvme]\n"
+		"ffffffffc0002000 t bpf_prog_abc_x\t[bpf]\n";
+	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 T schedule\n";
+	struct kallsyms k;
+	const struct ksym *s;
+	uint64_t off = 0;
+	char err[256] = "";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	check(kallsyms_parse(&k, f, err, sizeof(err)) == 0, "kallsyms: parse");
+	fclose(f);
+	check(k.nr == 6, "kallsyms: text symbols only, one per address (%zu)", k.nr);
+	s = kallsyms_lookup(&k, 0xffffffff81000118, &off);
+	check(s && !strcmp(s->name, "do_thing_alias") && off == 8, "kallsyms: global alias preferred, offset 8 (%s+%llu)",
+	      s ? s->name : "-", (unsigned long long)off);
+	s = kallsyms_lookup(&k, 0xffffffff81000104, &off);
+	check(s && !strcmp(s->name, "__pfx_do_thing"), "kallsyms: padding symbol covers its padding");
+	s = kallsyms_lookup(&k, 0xffffffff81000250, &off);
+	check(s && !strcmp(s->name, "do_thing_alias"), "kallsyms: data symbols skipped");
+	s = kallsyms_lookup(&k, 0xffffffffc0001010, &off);
+	check(s && !strcmp(s->module, "[nvme]") && !strcmp(s->name, "nvme_probe"), "kallsyms: module symbol");
+	s = kallsyms_lookup(&k, 0xffffffff81000000, &off);
+	check(s && !strcmp(s->module, "[kernel.kallsyms]"), "kallsyms: core kernel module name");
+	check(!kallsyms_lookup(&k, 0xffffffff80000000, &off), "kallsyms: below the first symbol");
+	check(!kallsyms_lookup(&k, 0xffffffff81000300 + KALLSYMS_MAX_FUNC, &off), "kallsyms: gap past the limit");
+	kallsyms_free(&k);
+
+	f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");
+	check(kallsyms_parse(&k, f, err, sizeof(err)) == -EPERM && strstr(err, "kptr_restrict"),
+	      "kallsyms: hidden addresses refused (%s)", err);
+	fclose(f);
+}
+
+static void test_perfmap(void)
+{
+	static const char text[] =
+		"0x1000 100 old_code\n"
+		"1000 10 new_code at 1000\n"
+		"garbage line\n"
+		"2000 0 zero_size\n"
+		"\n"
+		"3000 1000 big\n"
+		"3100 10 small\n";
+	struct perfmap m = {};
+	const struct perfmap_sym *s;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	check(perfmap_parse(&m, f) == 0, "perfmap: parse");
+	fclose(f);
+	check(m.nr == 4 && m.bad_lines == 2, "perfmap: 4 regions, 2 bad lines (%zu, %zu)", m.nr, m.bad_lines);
+	s = perfmap_lookup(&m, 0x1005);
+	check(s && !strcmp(s->name, "new_code at 1000"), "perfmap: the later line wins, names keep spaces");
+	s = perfmap_lookup(&m, 0x1050);
+	check(s && !strcmp(s->name, "old_code"), "perfmap: the older region where only it reaches");
+	check(!perfmap_lookup(&m, 0x1100), "perfmap: past a region");
+	s = perfmap_lookup(&m, 0x3800);
+	check(s && !strcmp(s->name, "big"), "perfmap: a large region behind a small one");
+	s = perfmap_lookup(&m, 0x3105);
+	check(s && !strcmp(s->name, "small"), "perfmap: the small region inside the large one");
+	perfmap_free(&m);
+}
+
+static void test_folded(void)
+{
+	const char *a[] = { "comm", "main", "f;g", "leaf" };
+	const char *b[] = { "comm", "main", "other" };
+	struct folded f;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	folded_init(&f);
+	folded_add(&f, a, 4, 3);
+	folded_add(&f, b, 3, 2);
+	folded_add(&f, a, 4, 4);
+	folded_add(&f, b, 3, 0);
+	check(folded_total(&f) == 9, "folded: total weight");
+	check(folded_write(&f, out) == 0, "folded: write");
+	fclose(out);
+	check(!strcmp(buf, "comm;main;f:g;leaf 7\ncomm;main;other 2\n"), "folded: merged, sorted, ';' escaped");
+	if (strcmp(buf, "comm;main;f:g;leaf 7\ncomm;main;other 2\n"))
+		printf("# got: %s\n", buf);
+	free(buf);
+	folded_free(&f);
+}
+
+__attribute__((noinline)) int symbolize_me(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_symbolizer(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	unsigned char *jit = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sym_info si;
+	char path[64], line[256];
+	unsigned long long kaddr = 0;
+	FILE *f;
+
+	check(symbolizer_add_pid(s, getpid()) == 0, "symbolizer: maps of this process");
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)symbolize_me + 2, false, &si);
+	check(si.name && !strcmp(si.name, "symbolize_me") && si.offset == 2 && !strcmp(si.module, "test_symbolize"),
+	      "symbolizer: own function from .symtab (%s+%llu in %s)", si.name ? si.name : "-",
+	      (unsigned long long)si.offset, si.module);
+	/* a return address just past a function's end belongs to that function */
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)symbolize_me, true, &si);
+	check(!si.name || strcmp(si.name, "symbolize_me"), "symbolizer: caller frames are looked up at addr - 1");
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	check(si.name && strstr(si.name, "getpid") && !strcmp(si.module, "libc.so.6"), "symbolizer: libc (%s in %s)",
+	      si.name ? si.name : "-", si.module);
+
+	/* JIT code named by a perf map written after the maps were read, and after a first lookup */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	unlink(path);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x110, false, &si);
+	check(!si.name && si.unmapped, "symbolizer: JIT code before its perf map exists: unnamed, to retry");
+	f = fopen(path, "w");
+	if (f && jit != MAP_FAILED) {
+		fprintf(f, "%lx 40 jit_fn\n", (unsigned long)(uintptr_t)jit + 0x100);
+		fclose(f);
+		usleep(150 * 1000);	/* a missing perf map is looked for again after 100 ms */
+		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x110, false, &si);
+		check(si.kind == SYM_JIT && si.name && !strcmp(si.name, "jit_fn") && si.offset == 0x10,
+		      "symbolizer: perf map (%s)", si.name ? si.name : "-");
+		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x800, false, &si);
+		check(!si.name && !strcmp(symbolizer_label(s, &si), "[anon]+0x800"),
+		      "symbolizer: JIT address not in the map is [anon]+0xOFF (%s)", symbolizer_label(s, &si));
+		unlink(path);
+	} else {
+		check(0, "symbolizer: cannot write %s", path);
+	}
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)anon + 0x20, false, &si);
+	check(!si.name && !strcmp(symbolizer_label(s, &si), "[anon]+0x20"), "symbolizer: anonymous memory (%s)",
+	      symbolizer_label(s, &si));
+	symbolizer_user(s, getpid(), 0x10, false, &si);
+	check(!strcmp(symbolizer_label(s, &si), "[unknown]+0x10"), "symbolizer: unmapped address kept (%s)",
+	      symbolizer_label(s, &si));
+	check(symbolizer_intern(s, "abc") == symbolizer_intern(s, "abc"), "symbolizer: interned strings");
+
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " T schedule\n") && sscanf(line, "%llx", &kaddr) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (kaddr) {
+		symbolizer_kernel(s, kaddr + 4, false, &si);
+		check(si.kind == SYM_KERNEL && si.name && !strcmp(si.name, "schedule") && si.offset == 4 &&
+		      !strcmp(si.module, "[kernel.kallsyms]"), "symbolizer: kernel (%s+%llu)", si.name ? si.name : "-",
+		      (unsigned long long)si.offset);
+	} else {
+		skip("symbolizer: kernel", "schedule not in /proc/kallsyms or addresses hidden");
+	}
+	symbolizer_free(s);
+}
+
+int main(void)
+{
+	test_kallsyms();
+	test_perfmap();
+	test_folded();
+	test_symbolizer();
+	return check_exit();
+}

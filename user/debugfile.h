@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * debugfile: find the separate debug file of a stripped ELF file, the way
+ * gdb and perf do:
+ *   1. by build-id: DEBUG_DIR/.build-id/ab/cdef....debug (Debian's -dbg and
+ *      -dbgsym packages install these);
+ *   2. by .gnu_debuglink NAME (CRC-checked): DIR/NAME, DIR/.debug/NAME and
+ *      DEBUG_DIR/DIR/NAME, where DIR is the file's directory.
+ * DEBUG_DIR is /usr/lib/debug, or $TMABPF_DEBUG_DIR.  For a file of a
+ * process in another mount namespace, the same paths are also tried under
+ * its root (/proc/PID/root).  The sections are read with libelf and libdw's
+ * dwelf_elf_gnu_build_id / dwelf_elf_gnu_debuglink.
+ */
+#ifndef TMABPF_DEBUGFILE_H
+#define TMABPF_DEBUGFILE_H
+#include <stddef.h>
+
+/* The debug file directory: $TMABPF_DEBUG_DIR or /usr/lib/debug. */
+const char *debugfile_dir(void);
+
+/*
+ * open_path: the ELF file to read (may be /proc/self/fd/N);
+ * target_path: its path as the target process sees it (for DIR);
+ * root: "" or "/proc/PID/root".
+ * 0 and out filled with a debug file whose build-id or CRC matches; -ENOENT
+ * when there is none.
+ */
+int debugfile_find(const char *open_path, const char *target_path, const char *root, char *out, size_t outlen);
+
+/* The NT_GNU_BUILD_ID of an ELF file as hex: 0, -ENOENT when it has none, other -errno. */
+int debugfile_build_id(const char *path, char *hex, size_t hexlen);
+
+#endif

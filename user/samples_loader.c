@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "threads.skel.h"
+#include "samples.skel.h"
+#include "samples_loader.h"
+#include "perf_open.h"
+
+int samples_max_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* The accounting routine's maps are the spine's: reuse its fds. */
+static int share_maps(struct samples_bpf *u, struct threads_bpf *t)
+{
+	struct { struct bpf_map *mine, *theirs; } pairs[] = {
+		{ u->maps.counters, t->maps.counters }, { u->maps.threads, t->maps.threads },
+		{ u->maps.pids, t->maps.pids }, { u->maps.snaps, t->maps.snaps },
+		{ u->maps.scratch, t->maps.scratch }, { u->maps.new_thread, t->maps.new_thread },
+		{ u->maps.stats, t->maps.stats }, { u->maps.exits, t->maps.exits },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int on_notice(void *ctx, void *data, size_t size)
+{
+	struct samples_prog *s = ctx;
+
+	if (size >= sizeof(struct sample_key) && s->on_notice)
+		s->on_notice(s->ctx, data);
+	return 0;
+}
+
+int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct perf_counters *pc,
+		 const struct threads_cfg *tcfg, const struct samples_cfg *cfg, char *err, size_t errlen)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = pc->nr_cpus;
+	s->hz = cfg->hz;
+	s->max_rows = cfg->max_rows;
+	s->on_notice = cfg->on_notice;
+	s->ctx = cfg->ctx;
+	s->skel = samples_bpf__open();
+	if (!s->skel) {
+		snprintf(err, errlen, "opening the sample program: %s", strerror(errno));
+		return -errno;
+	}
+	s->skel->rodata->cfg_nr_events = pc->nr_events;
+	s->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
+	s->skel->rodata->cfg_filter = tcfg->filter;
+	s->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
+	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
+	r = share_maps(s->skel, tp->skel);
+	if (!r)
+		r = samples_bpf__load(s->skel);
+	if (r) {
+		snprintf(err, errlen, "loading the sample program: %s (%s)", strerror(-r),
+			 r == -E2BIG || r == -ENOMEM ? "maps too large: lower --max-sample-stacks"
+						     : "rerun with --verbose for libbpf's log");
+		return r;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, NULL);
+	if (!s->rb) {
+		r = -errno;
+		snprintf(err, errlen, "creating the sample ring buffer: %s", strerror(-r));
+		return r;
+	}
+	s->try_cycles = cfg->try_cycles;
+	return 0;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void sampling_attr(struct perf_event_attr *a, bool cycles, int hz)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	a->config = cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
+	a->freq = 1;	/* cpu-clock turns this into a fixed period of 1e9/hz ns */
+	a->sample_freq = (unsigned long long)hz;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+/* cycles when the host has a PMU and the event samples on every CPU; say why not otherwise. */
+static bool choose_cycles(struct samples_prog *s)
+{
+	struct perf_event_attr a;
+	int fd = -1, e = ENODEV;
+
+	if (!s->try_cycles) {
+		snprintf(s->why, sizeof(s->why), "no hardware PMU: cycles cannot sample here");
+		return false;
+	}
+	sampling_attr(&a, true, s->hz);
+	for (int cpu = 0; cpu < s->nr_cpus && fd < 0; cpu++) {
+		fd = sys_perf_event_open(&a, cpu);
+		if (fd < 0 && errno != ENODEV && errno != ENXIO) {
+			e = errno;
+			break;
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+		snprintf(s->why, sizeof(s->why), "hardware PMU: cycles");
+		return true;
+	}
+	snprintf(s->why, sizeof(s->why), "cycles cannot sample: %s (%s)", strerror(e), perf_open_hint(e, &a));
+	return false;
+}
+
+int samples_attach(struct samples_prog *s, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	bool cycles = choose_cycles(s);
+	int attached = 0;
+
+	s->cpu_clock = !cycles;
+	snprintf(s->event, sizeof(s->event), "%s", cycles ? "cycles" : "cpu-clock");
+	sampling_attr(&a, cycles, s->hz);
+	s->pfds = malloc(sizeof(*s->pfds) * s->nr_cpus);
+	s->links = calloc(s->nr_cpus, sizeof(*s->links));
+	if (!s->pfds || !s->links) {
+		free(s->pfds);
+		free(s->links);
+		s->pfds = NULL;
+		s->links = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->pfds[cpu] = -1;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = sys_perf_event_open(&a, cpu);
+
+		s->pfds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENXIO)
+				continue;	/* offline CPU */
+			snprintf(err, errlen, "opening the %s sampling event at %d Hz on CPU %d: %s (%s)", s->event,
+				 s->hz, cpu, strerror(errno),
+				 errno == EINVAL ? "rate above kernel.perf_event_max_sample_rate?" : perf_open_hint(errno, &a));
+			return -errno;
+		}
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.tmabpf_sample, fd);
+		if (!s->links[cpu]) {
+			int r = -errno;
+
+			snprintf(err, errlen, "attaching the sample program to CPU %d: %s", cpu, strerror(-r));
+			return r;
+		}
+		attached++;
+	}
+	if (!attached) {
+		snprintf(err, errlen, "no CPU could take a %s sampling event", s->event);
+		return -ENODEV;
+	}
+	s->exec_link = bpf_program__attach(s->skel->progs.tmabpf_sample_exec);
+	if (!s->exec_link) {
+		int r = -errno;
+
+		snprintf(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+void samples_poll(struct samples_prog *s)
+{
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+}
+
+/* Batched read (one syscall per chunk) with a key-by-key fallback for old kernels. */
+static int read_map(int fd, void *keys, size_t ksz, void *vals, size_t vsz, size_t cap, size_t *n)
+{
+	__u64 out_batch;
+	void *in = NULL;
+	int r;
+
+	*n = 0;
+	for (;;) {
+		__u32 count = (__u32)(cap - *n);
+
+		if (!count)
+			return 0;
+		r = bpf_map_lookup_batch(fd, in, &out_batch, (char *)keys + *n * ksz, (char *)vals + *n * vsz, &count,
+					 NULL);
+		*n += count;
+		if (r) {
+			if (errno == ENOENT)
+				return 0;
+			break;
+		}
+		in = &out_batch;
+	}
+	if (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
+		return -errno;
+	/* no batch ops: key by key */
+	{
+		char prev[64], next[64];
+		void *pp = NULL;
+
+		*n = 0;
+		while (*n < cap && bpf_map_get_next_key(fd, pp, next) == 0) {
+			if (bpf_map_lookup_elem(fd, next, (char *)vals + *n * vsz) == 0) {
+				memcpy((char *)keys + *n * ksz, next, ksz);
+				(*n)++;
+			}
+			memcpy(prev, next, ksz);
+			pp = prev;
+		}
+	}
+	return 0;
+}
+
+int samples_read(struct samples_prog *s, struct sample_row **rows, size_t *n)
+{
+	size_t cap = (size_t)s->max_rows;
+	struct sample_key *keys = calloc(cap, sizeof(*keys));
+	struct sample_stats *vals = calloc(cap, sizeof(*vals));
+	struct sample_row *out = calloc(cap, sizeof(*out));
+	int r = -ENOMEM;
+
+	*rows = NULL;
+	*n = 0;
+	if (keys && vals && out)
+		r = read_map(bpf_map__fd(s->skel->maps.samples), keys, sizeof(*keys), vals, sizeof(*vals), cap, n);
+	for (size_t i = 0; !r && i < *n; i++) {
+		out[i].key = keys[i];
+		out[i].s = vals[i];
+	}
+	free(keys);
+	free(vals);
+	if (r) {
+		free(out);
+		*n = 0;
+		return r;
+	}
+	*rows = out;
+	return 0;
+}
+
+static int cmp_stack_id(const void *a, const void *b)
+{
+	__u64 x = ((const struct stack_entry *)a)->id, y = ((const struct stack_entry *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t *n)
+{
+	size_t cap = (size_t)s->max_rows;
+	__u64 *keys = calloc(cap, sizeof(*keys));
+	struct stack_frames *vals = calloc(cap, sizeof(*vals));
+	struct stack_entry *v = calloc(cap, sizeof(*v));
+	int r = -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	if (keys && vals && v)
+		r = read_map(bpf_map__fd(s->skel->maps.sample_stacks), keys, sizeof(*keys), vals, sizeof(*vals), cap, n);
+	for (size_t i = 0; !r && i < *n; i++) {
+		v[i].id = keys[i];
+		v[i].f = vals[i];
+		if (v[i].f.nr > TMABPF_STACK_DEPTH)
+			v[i].f.nr = TMABPF_STACK_DEPTH;
+	}
+	free(keys);
+	free(vals);
+	if (r) {
+		free(v);
+		*n = 0;
+		return r;
+	}
+	qsort(v, *n, sizeof(*v), cmp_stack_id);
+	*out = v;
+	return 0;
+}
+
+int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *out)
+{
+	if (!id || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sample_stacks), &id, out))
+		return -ENOENT;
+	if (out->nr > TMABPF_STACK_DEPTH)
+		out->nr = TMABPF_STACK_DEPTH;
+	return 0;
+}
+
+const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id)
+{
+	struct stack_entry k = { .id = id };
+	const struct stack_entry *e = id ? bsearch(&k, v, n, sizeof(*v), cmp_stack_id) : NULL;
+
+	return e ? &e->f : NULL;
+}
+
+void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	*ns = *cnt = 0;
+	if (s->skel && bpf_prog_get_info_by_fd(bpf_program__fd(s->skel->progs.tmabpf_sample), &info, &len) == 0) {
+		*ns = info.run_time_ns;
+		*cnt = info.run_cnt;
+	}
+}
+
+void samples_detach(struct samples_prog *s)
+{
+	bpf_link__destroy(s->exec_link);
+	s->exec_link = NULL;
+	if (!s->pfds)
+		return;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->links[cpu])
+			bpf_link__destroy(s->links[cpu]);	/* closes the event too */
+		else if (s->pfds[cpu] >= 0)
+			close(s->pfds[cpu]);
+	}
+	free(s->pfds);
+	free(s->links);
+	s->pfds = NULL;
+	s->links = NULL;
+}
+
+void samples_destroy(struct samples_prog *s)
+{
+	samples_detach(s);
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	samples_bpf__destroy(s->skel);
+	s->skel = NULL;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+/* The --sample feature: load/attach, maps snapshots, per-function table, folded stacks.  See sampling.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sampling.h"
+#include "thread_table.h"
+#include "warn.h"
+
+static void on_notice(void *ctx, const struct sample_key *key);
+
+int sampling_load(struct sampling *s, struct threads_prog *tp, const struct perf_counters *pc,
+		  const struct threads_cfg *tcfg, const struct sampling_cfg *cfg, char *err, size_t errlen)
+{
+	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
+				    .on_notice = on_notice, .ctx = s };
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	folded_init(&s->folded);
+	s->sym = symbolizer_new();
+	if (!s->sym) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = samples_load(&s->prog, tp, pc, tcfg, &scfg, err, errlen);
+	if (r) {
+		samples_destroy(&s->prog);
+		return r;
+	}
+	s->loaded = true;
+	return 0;
+}
+
+int sampling_attach(struct sampling *s, char *err, size_t errlen)
+{
+	int r = samples_attach(&s->prog, err, errlen);
+
+	if (!r)
+		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
+			s->prog.why);
+	return r;
+}
+
+void sampling_poll(struct sampling *s)
+{
+	if (s->loaded)
+		samples_poll(&s->prog);
+}
+
+void sampling_detach(struct sampling *s)
+{
+	if (s->loaded)
+		samples_detach(&s->prog);
+}
+
+/* ---- naming stacks ---------------------------------------------------- */
+
+/* One stack, named: leaf first. */
+struct named_stack {
+	unsigned int pid;	/* 0 for kernel stacks */
+	__u64 id;		/* 0: empty slot */
+	int n;
+	const char **labels;	/* for the table: "func" or "module+0xOFF" */
+	const char **fold;	/* for --folded: kernel frames "_[k]", JIT frames "_[j]" */
+	struct sym_info leaf;
+	bool incomplete;	/* a frame was in no mapping (mapped since? named again, up to MAX_TRIES) */
+	int tries;
+};
+
+#define MAX_TRIES 3
+
+static __u64 memo_hash(unsigned int pid, __u64 id)
+{
+	__u64 h = (id ^ ((__u64)pid * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return h ^ (h >> 29);
+}
+
+static struct named_stack *memo_slot(struct stack_memo *m, unsigned int pid, __u64 id)
+{
+	size_t j;
+
+	for (j = memo_hash(pid, id) & (m->cap - 1); m->v[j].id; j = (j + 1) & (m->cap - 1))
+		if (m->v[j].id == id && m->v[j].pid == pid)
+			break;
+	return &m->v[j];
+}
+
+static int memo_grow(struct stack_memo *m)
+{
+	struct stack_memo n = { .cap = m->cap ? m->cap * 2 : 1024, .n = m->n };
+
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (!n.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->v[i].id)
+			*memo_slot(&n, m->v[i].pid, m->v[i].id) = m->v[i];
+	free(m->v);
+	*m = n;
+	return 0;
+}
+
+static void memo_free(struct stack_memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		free(m->v[i].labels);
+		free(m->v[i].fold);
+	}
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+static const char *decorate(struct symbolizer *sym, const char *label, const char *suffix)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s%s", label, suffix);
+	return symbolizer_intern(sym, buf);
+}
+
+/* A named stack that is final: complete, or tried often enough. */
+static const struct named_stack *memo_find(struct stack_memo *m, unsigned int pid, __u64 id, bool kernel)
+{
+	struct named_stack *ns;
+
+	if (!id || !m->cap)
+		return NULL;
+	ns = memo_slot(m, kernel ? 0 : pid, id);
+	return ns->id && (!ns->incomplete || ns->tries >= MAX_TRIES) ? ns : NULL;
+}
+
+/* Name stack f (id) of pid once; later calls return the same names. */
+static const struct named_stack *name_stack(struct sampling *s, unsigned int pid, __u64 id, bool kernel,
+					    const struct stack_frames *f)
+{
+	struct stack_memo *m = &s->memo;
+	const struct named_stack *done = memo_find(m, pid, id, kernel);
+	const char **labels, **fold;
+	struct named_stack *ns;
+
+	if (done)
+		return done;
+	if (!id || !f || !f->nr)
+		return NULL;
+	if (2 * (m->n + 1) > m->cap && memo_grow(m))
+		return NULL;
+	ns = memo_slot(m, kernel ? 0 : pid, id);
+	labels = calloc(f->nr, sizeof(*labels));
+	fold = calloc(f->nr, sizeof(*fold));
+	if (!labels || !fold) {
+		free(labels);
+		free(fold);
+		return ns->id ? ns : NULL;
+	}
+	if (ns->id) {
+		/* named before with a frame in no mapping: maybe mapped since (ld.so, dlopen) */
+		free(ns->labels);
+		free(ns->fold);
+	} else {
+		m->n++;
+	}
+	ns->labels = labels;
+	ns->fold = fold;
+	ns->pid = kernel ? 0 : pid;
+	ns->id = id;
+	ns->n = (int)f->nr;
+	ns->incomplete = false;
+	ns->tries++;
+	for (int i = 0; i < ns->n; i++) {
+		struct sym_info si;
+
+		if (kernel)
+			symbolizer_kernel(s->sym, f->ip[i], i > 0, &si);
+		else
+			symbolizer_user(s->sym, (int)pid, f->ip[i], i > 0, &si);
+		ns->labels[i] = symbolizer_label(s->sym, &si);
+		ns->incomplete |= si.unmapped;
+		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
+			      : si.kind == SYM_JIT ? decorate(s->sym, ns->labels[i], "_[j]") : ns->labels[i];
+		if (i == 0)
+			ns->leaf = si;
+	}
+	return ns;
+}
+
+/* A new row: name its user stack now, while the process lives and maps what
+ * it mapped when sampled; {pid, tid 0}: the process exec'd. */
+static void on_notice(void *ctx, const struct sample_key *key)
+{
+	struct sampling *s = ctx;
+	struct stack_frames f;
+
+	if (!key->tid) {
+		symbolizer_add_pid(s->sym, (int)key->pid);
+		return;
+	}
+	if (!key->ustack || memo_find(&s->memo, key->pid, key->ustack, false))
+		return;
+	if (samples_stack_lookup(&s->prog, key->ustack, &f) == 0)
+		name_stack(s, key->pid, key->ustack, false, &f);
+}
+
+/* ---- aggregation ------------------------------------------------------ */
+
+static void counters_add(struct counter_val *a, const struct counter_val *b, int n)
+{
+	for (int e = 0; e < n; e++) {
+		a->value += b->value;
+		a->enabled += b->enabled;
+		a->running += b->running;
+		a++;
+		b++;
+	}
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct sample_func *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->module != y->module)
+		return (uintptr_t)x->module < (uintptr_t)y->module ? -1 : 1;
+	if (x->symbol != y->symbol)
+		return (uintptr_t)x->symbol < (uintptr_t)y->symbol ? -1 : 1;
+	return 0;
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	const struct sample_func *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->symbol, y->symbol)))
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Sort by key and add up equal keys; returns the new count. */
+static size_t merge(struct sample_func *v, size_t n, int nr_events)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), cmp_key);
+	for (size_t i = 0; i < n; i++) {
+		if (out && !cmp_key(&v[out - 1], &v[i])) {
+			struct sample_func *d = &v[out - 1];
+
+			d->count += v[i].count;
+			d->period += v[i].period;
+			counters_add(d->c, v[i].c, nr_events);
+			continue;
+		}
+		v[out++] = v[i];
+	}
+	return out;
+}
+
+/* Per-thread rows (sorted by key) -> per-process rows, named after the
+ * main thread when it was sampled. */
+static size_t per_process(const struct sample_func *thr, size_t n, struct sample_func *out, int nr_events)
+{
+	struct { unsigned int pid; const char *comm; } *names = calloc(n ? n : 1, sizeof(*names));
+	size_t k, nn = 0, j = 0;
+
+	for (size_t i = 0; names && i < n; i++) {
+		if (!nn || names[nn - 1].pid != thr[i].pid)
+			names[nn++].pid = thr[i].pid;
+		if (!names[nn - 1].comm && thr[i].tid == (long long)thr[i].pid)
+			names[nn - 1].comm = thr[i].comm;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i] = thr[i];
+		out[i].tid = -1;
+	}
+	k = merge(out, n, nr_events);	/* sorted by pid first, like thr */
+	for (size_t i = 0; names && i < k; i++) {
+		while (j < nn && names[j].pid < out[i].pid)
+			j++;
+		if (j < nn && names[j].pid == out[i].pid && names[j].comm)
+			memcpy(out[i].comm, names[j].comm, sizeof(out[i].comm));
+	}
+	free(names);
+	return k;
+}
+
+static void add_folded(struct sampling *s, const struct sample_row *row, const struct named_stack *u,
+		       const struct named_stack *k)
+{
+	size_t n = 1 + (u ? u->n : 0) + (k ? k->n : 0), i = 0;
+	const char **frames = calloc(n + 1, sizeof(*frames));
+	char comm[TMABPF_COMM_LEN + 1];
+
+	if (!frames)
+		return;
+	memcpy(comm, row->s.comm, TMABPF_COMM_LEN);
+	comm[TMABPF_COMM_LEN] = 0;
+	frames[i++] = symbolizer_intern(s->sym, comm[0] ? comm : "[unknown]");
+	for (int j = u ? u->n - 1 : -1; j >= 0; j--)
+		frames[i++] = u->fold[j];
+	for (int j = k ? k->n - 1 : -1; j >= 0; j--)
+		frames[i++] = k->fold[j];
+	if (i == 1)
+		frames[i++] = symbolizer_intern(s->sym, "[no stack]");
+	folded_add(&s->folded, frames, i, row->s.count);
+	free(frames);
+}
+
+static void warn_losses(const struct sample_result *r)
+{
+	if (r->rows_full)
+		warn_add("--sample: %llu samples not recorded: the sample table is full (raise --max-sample-stacks)",
+			 r->rows_full);
+	if (r->stacks_full)
+		warn_add("--sample: %llu stacks not kept: the stack store is full (raise --max-sample-stacks); their "
+			 "samples are counted without that stack", r->stacks_full);
+	if (r->stack_errors)
+		warn_add("--sample: %llu stacks could not be read (bpf_get_stack failed); their samples are counted "
+			 "without that stack", r->stack_errors);
+	if (r->notices_lost)
+		warn_add("--sample: %llu new-stack notices lost (ring buffer full): those stacks were named at the end, "
+			 "from maps read then", r->notices_lost);
+	/* statistical: a slice of t ns holds t x rate samples on average; warn past 5 % and 3 sigma */
+	if (r->expected > r->target && (r->expected - r->target) * 20 > r->expected &&
+	    (double)(r->expected - r->target) > 3.0 * sqrt((double)r->expected) + 10)
+		warn_add("--sample: %llu samples of tracked threads, %llu expected from their on-CPU time: samples "
+			 "were lost (the kernel throttled sampling, see kernel.perf_event_max_sample_rate, or another "
+			 "tracing program held the CPU)", r->target, r->expected);
+}
+
+int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
+		     unsigned long long oncpu_ns)
+{
+	struct sample_result *res = &s->res;
+	struct stack_entry *st = NULL;
+	struct sample_row *rows = NULL;
+	struct sample_func *thr = NULL, *all;
+	size_t n = 0, nst = 0, nthr;
+	int r;
+
+	if (!s->loaded)
+		return 0;
+	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz };
+	res->seen = self->stat[STAT_SAMPLES_SEEN];
+	res->target = self->stat[STAT_SAMPLES_TARGET];
+	res->rows_full = self->stat[STAT_SAMPLE_ROWS_FULL];
+	res->stacks_full = self->stat[STAT_SAMPLE_STACKS_FULL];
+	res->stack_errors = self->stat[STAT_SAMPLE_STACK_ERRORS];
+	res->notices_lost = self->stat[STAT_SAMPLE_NOTICES_LOST];
+	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
+	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
+	samples_poll(&s->prog);	/* processes first sampled just before the end */
+	if ((r = samples_read(&s->prog, &rows, &n)) || (r = samples_read_stacks(&s->prog, &st, &nst))) {
+		warn_add("--sample: reading the sample maps: %s", strerror(-r));
+		free(rows);
+		return r;
+	}
+	res->nr_rows = n;
+	res->nr_stacks = nst;
+	/* room for every row's two stacks up front: a rehash would move the entries the loop holds */
+	while (2 * (s->memo.n + 2 * n + 2) > s->memo.cap)
+		if (memo_grow(&s->memo)) {
+			r = -ENOMEM;
+			goto out;
+		}
+	thr = calloc(n ? n : 1, sizeof(*thr));
+	if (!thr) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_key *k = &rows[i].key;
+		const struct named_stack *u = name_stack(s, k->pid, k->ustack, false,
+							 samples_stack_find(st, nst, k->ustack));
+		const struct named_stack *ks = name_stack(s, k->pid, k->kstack, true,
+							  samples_stack_find(st, nst, k->kstack));
+		const struct named_stack *leaf = ks ? ks : u;
+		struct sample_func *f = &thr[i];
+
+		f->pid = k->pid;
+		f->tid = k->tid;
+		memcpy(f->comm, rows[i].s.comm, sizeof(f->comm));
+		f->count = rows[i].s.count;
+		f->period = rows[i].s.period;
+		memcpy(f->c, rows[i].s.c, sizeof(f->c));
+		if (leaf) {
+			f->module = leaf->leaf.module;
+			f->symbol = leaf->labels[0];
+			if (!leaf->leaf.name)
+				res->unknown_leaf += f->count;
+		} else {
+			f->module = symbolizer_intern(s->sym, "[unknown]");
+			f->symbol = symbolizer_intern(s->sym, "[no stack]");
+			res->no_stack += f->count;
+			res->unknown_leaf += f->count;
+		}
+		res->samples += f->count;
+		add_folded(s, &rows[i], u, ks);
+	}
+	nthr = merge(thr, n, evs->n);
+	all = calloc(2 * nthr + 1, sizeof(*all));
+	if (!all) {
+		r = -ENOMEM;
+		goto out;
+	}
+	res->nprocs = per_process(thr, nthr, all, evs->n);
+	qsort(all, res->nprocs, sizeof(*all), cmp_count_desc);
+	memcpy(all + res->nprocs, thr, nthr * sizeof(*thr));
+	qsort(all + res->nprocs, nthr, sizeof(*all), cmp_count_desc);
+	res->funcs = all;
+	res->nfuncs = res->nprocs + nthr;
+	warn_losses(res);
+	r = 0;
+out:
+	free(thr);
+	free(rows);
+	free(st);
+	return r;
+}
+
+int sampling_write_folded(struct sampling *s, const char *path, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int r;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write --folded file '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	r = folded_write(&s->folded, f);
+	if ((f != stdout && fclose(f)) || r) {
+		snprintf(err, errlen, "writing --folded file '%s': %s", path, strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	return 0;
+}
+
+void sampling_free(struct sampling *s)
+{
+	if (s->loaded)
+		samples_destroy(&s->prog);
+	s->loaded = false;
+	memo_free(&s->memo);
+	symbolizer_free(s->sym);
+	s->sym = NULL;
+	folded_free(&s->folded);
+	free(s->res.funcs);
+	s->res.funcs = NULL;
+}

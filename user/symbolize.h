@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize: (pid, address) and kernel addresses -> module, function, offset.
+ * Shared by everything that names code addresses: sampling (--sample) now,
+ * off-CPU stacks and memory samples later.
+ *
+ * User addresses: the process' maps (procmaps.c), read when the process is
+ * first met, read again (at most every 100 ms) when an address is missing
+ * from them while it lives, and kept after it exits; file
+ * mappings are named from the ELF file's .symtab/.dynsym (elfsyms.c, C++
+ * names demangled), or its separate debug file (debugfile.c: build-id,
+ * .gnu_debuglink) when the file itself has no .symtab; files are opened
+ * through /proc/PID/root (containers) when first noted, so that they can
+ * still be read once the process has gone.  ELF symbols are loaded once per
+ * file (device, inode) and shared between files with the same build-id.
+ * The vDSO is named from this process' own copy.  Anonymous executable
+ * memory (JIT code) is named from /tmp/perf-PID.map (perfmap.c).  Kernel
+ * addresses: /proc/kallsyms (kallsyms.c).
+ *
+ * Nothing is dropped: an address with no symbol keeps its module and offset
+ * (symbolizer_label gives "module+0xOFF": a file offset for files, an offset
+ * from the mapping's start for other mappings, the address itself when no
+ * mapping holds it, module "[unknown]").
+ *
+ * Callers name addresses soon after they are sampled (sampling: each new
+ * stack within ~50 ms), so that the maps read are the ones sampled.  Limit:
+ * an address of a process that exited (or unmapped the code) before it was
+ * named stays "[unknown]+0xADDR" (or module+0xOFF when only its symbols are
+ * missing).
+ */
+#ifndef TMABPF_SYMBOLIZE_H
+#define TMABPF_SYMBOLIZE_H
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sym_kind {
+	SYM_USER = 0,		/* ELF file, vDSO, anonymous memory */
+	SYM_KERNEL = 1,
+	SYM_JIT = 2,		/* named from a perf map file */
+};
+
+struct sym_info {
+	const char *module;	/* "libc.so.6", "[kernel.kallsyms]", "[nvme]", "[vdso]", "perf-PID.map",
+				 * "[anon]", "[heap]", "[unknown]", ...; interned, never NULL */
+	const char *name;	/* function (demangled), interned; NULL when unknown */
+	uint64_t offset;	/* from the function's start; when name is NULL, see above */
+	enum sym_kind kind;
+	bool unmapped;		/* user address in no mapping (even after re-reading the maps), or
+				 * in JIT memory that the perf map does not name (yet): name it again later */
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Read pid's maps now and open its mapped files; a later call (after an
+ * exec) replaces them.  0, or -errno when its maps cannot be read. */
+int symbolizer_add_pid(struct symbolizer *s, int pid);
+
+/* Name a user address of pid.  caller: addr is a return address (a frame
+ * below the leaf), looked up at addr - 1 so that a call at a function's end
+ * is not named after the next function. */
+void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out);
+void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out);
+
+/* The function name, or "module+0xOFF" when unknown; interned. */
+const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si);
+/* A copy of str that lives as long as s (equal strings give equal pointers). */
+const char *symbolizer_intern(struct symbolizer *s, const char *str);
+
+#endif
