@@ -12,7 +12,7 @@
 enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "sample", optional_argument, NULL, OPT_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
+	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -82,9 +83,12 @@ void cli_usage(FILE *f)
 	      "                        to leave on): per-function samples, share and counter deltas,\n"
 	      "                        statistical TMA, for every function, no uprobes (cpu-clock here,\n"
 	      "                        cycles on hosts with a PMU); write the rate as --sample=HZ\n"
-	      "      --folded FILE     with --sample: write the stacks as folded lines for FlameGraph,\n"
-	      "                        inferno, speedscope ('-' for stdout)\n"
+	      "      --folded FILE     with --sample/--offcpu-stacks: write the stacks as folded lines for\n"
+	      "                        FlameGraph, inferno, speedscope ('-' for stdout); off-CPU lines\n"
+	      "                        start with a [blocked]/[runqueue] frame, weights in microseconds\n"
 	      "      --max-sample-stacks N  distinct (thread, stack) rows and stacks kept (default 16384)\n"
+	      "      --offcpu-stacks   user and kernel stacks at switch-out: off-CPU time per stack,\n"
+	      "                        blocked vs runqueue (like offcputime)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -188,6 +192,7 @@ static int parse_one(int c, struct options *o)
 		}
 		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
 	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
 	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
 	case OPT_TMA:
@@ -233,8 +238,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
-	if (o->folded_path && !o->sample_hz) {
-		die_msg("--folded FILE needs --sample (the stacks come from samples)");
+	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
+		die_msg("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
 		return EXIT_USAGE;
 	}
 	return 0;

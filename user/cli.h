@@ -31,6 +31,7 @@ struct options {
 	int sample_hz;			/* --sample[=HZ]; 0 = off */
 	const char *folded_path;	/* --folded FILE */
 	int max_sample_stacks;		/* sample rows and stored stacks */
+	bool offcpu_stacks;		/* --offcpu-stacks */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

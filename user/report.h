@@ -6,6 +6,7 @@
 #include "events.h"
 #include "host.h"
 #include "json.h"
+#include "offcpu.h"
 #include "sampling.h"
 #include "thread_table.h"
 #include "threads_loader.h"
@@ -41,6 +42,8 @@ struct report {
 	unsigned long long uprobe_attach_ns;
 	/* sampled functions (--sample); NULL when off */
 	const struct sample_result *samples;
+	/* off-CPU stacks (--offcpu-stacks); NULL when off */
+	const struct offcpu_result *offcpu;
 };
 
 /* One row of the functions table: a function's sums for one thread, or for
@@ -62,6 +65,9 @@ void report_functions_text(const struct report *r, FILE *f, int top, const struc
 /* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
 void report_samples_json(const struct report *r, struct json *j);
 void report_samples_text(const struct report *r, FILE *f, int top);
+/* The off-CPU stacks section (--offcpu-stacks): JSON "offcpu_stacks"/"offcpu", text table. */
+void report_offcpu_json(const struct report *r, struct json *j);
+void report_offcpu_text(const struct report *r, FILE *f, int top);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);

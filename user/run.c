@@ -18,6 +18,7 @@
 #include "dryrun.h"
 #include "events.h"
 #include "host.h"
+#include "offcpu.h"
 #include "tma.h"
 #include "perf_open.h"
 #include "report.h"
@@ -88,6 +89,9 @@ struct run_state {
 	unsigned long long rate_ts;
 	struct sampling samp;		/* --sample */
 	bool sampling;
+	struct offcpu off;		/* --offcpu-stacks */
+	struct folded off_folded;	/* its folded lines when --sample is off */
+	bool offcpu;
 	struct thread_table tt;
 	struct report rep;
 	struct text_view view;
@@ -252,6 +256,14 @@ static int setup_bpf(struct run_state *st)
 			return 1;
 		}
 	}
+	if (st->o->offcpu_stacks) {
+		r = offcpu_load(&st->off, &st->prog, &st->pc, cfg, st->o->max_sample_stacks, err, sizeof(err));
+		st->offcpu = true;	/* offcpu_free() cleans up a partial load */
+		if (r) {
+			die_msg("%s", err);
+			return 1;
+		}
+	}
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
@@ -269,6 +281,10 @@ static int setup_bpf(struct run_state *st)
 			st->uprobes.attach_ns / 1e6, st->uprobes.multi ? "uprobe_multi" : "classic uprobes");
 	}
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
+		die_msg("%s", err);
+		return 1;
+	}
+	if (st->offcpu && (r = offcpu_attach(&st->off, err, sizeof(err)))) {
 		die_msg("%s", err);
 		return 1;
 	}
@@ -368,6 +384,8 @@ static const char *wait_loop(struct run_state *st)
 		threads_poll(&st->prog, POLL_MS);
 		if (st->sampling)
 			sampling_poll(&st->samp);
+		if (st->offcpu)
+			offcpu_poll(&st->off);
 		if (stop_signal)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 		t = now_ns();
@@ -394,6 +412,8 @@ static int finish(struct run_state *st, const char *why)
 	char err[512];
 	int rc = 0;
 
+	if (st->offcpu)
+		offcpu_detach(&st->off);
 	if (st->sampling)
 		sampling_detach(&st->samp);	/* first, like uprobes: samples fold through the spine's maps */
 	if (st->uprobes_loaded)
@@ -411,8 +431,10 @@ static int finish(struct run_state *st, const char *why)
 			 st->rep.self.stat[STAT_PIDS_FULL]);
 	if (st->sampling && sampling_collect(&st->samp, &st->evs, &st->rep.self) == 0)
 		st->rep.samples = &st->samp.res;
-	if (st->sampling && st->o->folded_path &&
-	    sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))) {
+	if (st->offcpu && offcpu_collect(&st->off, st->sampling ? &st->samp.folded : &st->off_folded) == 0)
+		st->rep.offcpu = &st->off.res;
+	if (st->o->folded_path && (st->sampling ? sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))
+					       : offcpu_write_folded(&st->off_folded, st->o->folded_path, err, sizeof(err)))) {
 		die_msg("%s", err);
 		rc = 1;
 	}
@@ -429,6 +451,9 @@ static void cleanup(struct run_state *st)
 {
 	if (st->sampling)
 		sampling_free(&st->samp);
+	if (st->offcpu)
+		offcpu_free(&st->off);
+	folded_free(&st->off_folded);
 	if (st->uprobes_loaded)
 		uprobes_destroy(&st->uprobes);
 	uprobe_set_free(&st->uset);
