@@ -166,6 +166,7 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	report_functions_text(r, f, top, NULL, 0, r->duration_ns);
 	report_samples_text(r, f, top);
 	report_offcpu_text(r, f, top);
+	report_memsamples_text(r, f, top);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled)\n");
 	fflush(f);
 	free(all);
