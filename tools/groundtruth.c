@@ -42,6 +42,8 @@
  *     wall_ns                CLOCK_MONOTONIC end - start of the work
  *     start_mono_ns end_mono_ns   CLOCK_MONOTONIC (absolute) at start / end
  *     migrations             gt_migrate calls that really changed CPU
+ *     region {start, end}    region:PAGES only: the [start, end) it mapped (anonymous,
+ *                            named "gt-region"; each page written once, in the work window)
  *     functions{NAME: {...}} one entry per probed function that ran:
  *       calls     times the function was entered (uprobe hits expected)
  *       returns   times it returned normally (uretprobe hits expected;
@@ -85,9 +87,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
+#endif
 
 #ifdef __clang__
 #define GT_PROBED __attribute__((noinline, used))
@@ -368,6 +375,7 @@ struct thread_result {
 	struct sample start, end;
 	struct fn_stat fn[FN_COUNT];
 	uint64_t migrations;
+	uint64_t region_start, region_end;	/* region:PAGES, else 0 */
 };
 
 struct worker {
@@ -457,6 +465,24 @@ static void run_longjmp(struct worker *w)
 	}
 }
 
+/* region:PAGES: mmap an anonymous region named "gt-region" (no huge pages,
+ * so that each page faults once) in the work window, write one byte to each
+ * page once, keep it mapped until the process exits. */
+static void run_region(struct worker *w)
+{
+	size_t len = w->arg[0] * (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fatal("region: mmap %zu bytes: %s", len, strerror(errno));
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, len, (unsigned long)"gt-region");
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (size_t off = 0; off < len; off += (size_t)sysconf(_SC_PAGESIZE))
+		((volatile char *)p)[off] = 1;
+	w->res.region_start = (uint64_t)(uintptr_t)p;
+	w->res.region_end = (uint64_t)(uintptr_t)p + len;
+}
+
 /* arg[0] = thread count (used at parse time), arg[1] calls, arg[2] pages */
 static void run_multi(struct worker *w)
 {
@@ -476,6 +502,9 @@ static const struct scenario_kind kinds[] = {
 	{ "spin", "gt-spin", 1, { ARG_MS }, { MS(200) }, { MAX_MS },
 	  "spin:MS              gt_spin(MS of thread CPU time)   [200]",
 	  run_spin, false },
+	{ "region", "gt-region", 1, { ARG_COUNT }, { 256 }, { MAX_PAGES },
+	  "region:PAGES         mmap PAGES (named gt-region), write each page once, keep it mapped [256]",
+	  run_region, false },
 	{ "sleep", "gt-sleep", 1, { ARG_MS }, { MS(200) }, { MAX_MS },
 	  "sleep:MS             gt_sleep(MS)                     [200]",
 	  run_sleep, false },
@@ -715,6 +744,9 @@ static void json_thread(FILE *f, const struct worker *w)
 		(unsigned long long)r->start.mono_ns,
 		(unsigned long long)r->end.mono_ns,
 		(unsigned long long)r->migrations);
+	if (r->region_end)
+		fprintf(f, "\"region\": {\"start\": %llu, \"end\": %llu}, ", (unsigned long long)r->region_start,
+			(unsigned long long)r->region_end);
 	json_functions(f, r);
 	fputc('}', f);
 }

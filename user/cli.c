@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "report.h"
+#include "mem_event.h"
 #include "samples_loader.h"
 #include "warn.h"
 
@@ -14,7 +15,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +44,8 @@ static const struct option long_opts[] = {
 	{ "sample", optional_argument, NULL, OPT_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
+	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
+	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -94,9 +97,16 @@ void cli_usage(FILE *f)
 	      "                        to leave on): per-function samples, share and counter deltas,\n"
 	      "                        statistical TMA, for every function, no uprobes (cpu-clock here,\n"
 	      "                        cycles on hosts with a PMU); write the rate as --sample=HZ\n"
-	      "      --folded FILE     with --sample: write the stacks as folded lines for FlameGraph,\n"
-	      "                        inferno, speedscope ('-' for stdout)\n"
+	      "      --folded FILE     with --sample/--offcpu-stacks: write the stacks as folded lines for\n"
+	      "                        FlameGraph, inferno, speedscope ('-' for stdout); off-CPU lines\n"
+	      "                        start with a [blocked]/[runqueue] frame, weights in microseconds\n"
 	      "      --max-sample-stacks N  distinct (thread, stack) rows and stacks kept (default 16384)\n"
+	      "      --offcpu-stacks   user and kernel stacks at switch-out: off-CPU time per stack,\n"
+	      "                        blocked vs runqueue (like offcputime)\n"
+	      "      --mem-samples[=SRC]  precise memory samples with data addresses: per-function\n"
+	      "                        counts, addresses binned by mapping. SRC pmu (default: PEBS load\n"
+	      "                        latency on Intel, IBS op on AMD) or page-faults (every page fault\n"
+	      "                        and its address: a test/diagnostic source that needs no PMU)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -202,6 +212,14 @@ static int parse_one(int c, struct options *o)
 		}
 		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
 	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
+	case OPT_MEM_SAMPLES:
+		o->mem_source = optarg ? optarg : "pmu";
+		if (!mem_event_source_ok(o->mem_source)) {
+			die_msg("bad --mem-samples source '%s': expected pmu or page-faults", optarg);
+			return EXIT_USAGE;
+		}
+		return 0;
 	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
 	case OPT_TMA:
@@ -247,8 +265,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
-	if (o->folded_path && !o->sample_hz) {
-		die_msg("--folded FILE needs --sample (the stacks come from samples)");
+	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
+		die_msg("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
 		return EXIT_USAGE;
 	}
 	return 0;

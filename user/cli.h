@@ -33,6 +33,8 @@ struct options {
 	int sample_hz;			/* --sample[=HZ]; 0 = off */
 	const char *folded_path;	/* --folded FILE */
 	int max_sample_stacks;		/* sample rows and stored stacks */
+	bool offcpu_stacks;		/* --offcpu-stacks */
+	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,

@@ -6,6 +6,8 @@
 #include "events.h"
 #include "host.h"
 #include "json.h"
+#include "memsamples.h"
+#include "offcpu.h"
 #include "sampling.h"
 #include "thread_table.h"
 #include "tma.h"
@@ -48,6 +50,10 @@ struct report {
 	unsigned long long uprobe_attach_ns;
 	/* sampled functions (--sample); NULL when off */
 	const struct sample_result *samples;
+	/* off-CPU stacks (--offcpu-stacks); NULL when off */
+	const struct offcpu_result *offcpu;
+	/* memory samples (--mem-samples); NULL when off or unavailable */
+	const struct mem_result *mem;
 };
 
 /* One row of the functions table: a function's sums for one thread, or for
@@ -68,6 +74,12 @@ void report_functions_json(const struct report *r, struct json *j);
 /* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
 void report_samples_json(const struct report *r, struct json *j);
 void report_samples_text(const struct report *r, FILE *f, int top);
+/* The off-CPU stacks section (--offcpu-stacks): JSON "offcpu_stacks"/"offcpu", text table. */
+void report_offcpu_json(const struct report *r, struct json *j);
+void report_offcpu_text(const struct report *r, FILE *f, int top);
+/* The memory-samples section (--mem-samples): JSON "mem_samples" (null when off), text tables. */
+void report_memsamples_json(const struct report *r, struct json *j);
+void report_memsamples_text(const struct report *r, FILE *f, int top);
 
 /* The --json report (schema 1, see README "Report contract"). */
 int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);

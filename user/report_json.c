@@ -156,6 +156,8 @@ int report_json_write(const struct report *r, const char *path, char *err, size_
 	write_processes(r, &j);
 	report_functions_json(r, &j);
 	report_samples_json(r, &j);
+	report_offcpu_json(r, &j);
+	report_memsamples_json(r, &j);
 	write_self(r, &j);
 	json_arr_begin(&j, "warnings");
 	for (size_t i = 0; i < warn_count(); i++)

@@ -139,6 +139,8 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	print_paths(&v, f);
 	print_funcs(&v, f);
 	report_samples_text(r, f, top);
+	report_offcpu_text(r, f, top);
+	report_memsamples_text(r, f, top);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled; "
 		"full data in --json)\n");
 	fflush(f);

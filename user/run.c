@@ -18,6 +18,8 @@
 #include "dryrun.h"
 #include "events.h"
 #include "host.h"
+#include "memsamples.h"
+#include "offcpu.h"
 #include "tma.h"
 #include "perf_open.h"
 #include "report.h"
@@ -91,6 +93,11 @@ struct run_state {
 	unsigned long long rate_ts;
 	struct sampling samp;		/* --sample */
 	bool sampling;
+	struct offcpu off;		/* --offcpu-stacks */
+	struct folded off_folded;	/* its folded lines when --sample is off */
+	bool offcpu;
+	struct memsamples mem;		/* --mem-samples */
+	bool mem_on;
 	struct thread_table tt;
 	struct report rep;
 	struct view view;		/* the -I summaries and the live view show it */
@@ -213,6 +220,31 @@ static void announce_capabilities(struct run_state *st)
 			 st->cpu_desc);
 }
 
+/* --mem-samples: choose the event (where the PMU lacks one, say so and carry on) and load. */
+static int setup_mem_samples(struct run_state *st, char *err, size_t errlen)
+{
+	struct mem_event ev;
+	char why[256];
+	int r;
+
+	if (!strcmp(st->o->mem_source, "pmu") && !st->host.pmu) {
+		warn_add("--mem-samples: no precise memory sampling here (%s); skipped (fix: bare metal or a VM whose "
+			 "vPMU exposes PEBS/IBS; --mem-samples=page-faults samples page-fault addresses)", st->host.pmu_why);
+		return 0;
+	}
+	if (mem_event_choose(st->o->mem_source, st->cpu, true, &ev, why, sizeof(why))) {
+		warn_add("--mem-samples: %s; skipped", why);
+		return 0;
+	}
+	r = memsamples_load(&st->mem, &ev, &st->prog, &st->pc, &st->tcfg, err, errlen);
+	st->mem_on = true;	/* memsamples_free() cleans up a partial load */
+	if (r) {
+		die_msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int setup_bpf(struct run_state *st)
 {
 	struct threads_cfg *cfg = &st->tcfg;
@@ -276,6 +308,16 @@ static int setup_bpf(struct run_state *st)
 			return 1;
 		}
 	}
+	if (st->o->offcpu_stacks) {
+		r = offcpu_load(&st->off, &st->prog, &st->pc, cfg, st->o->max_sample_stacks, err, sizeof(err));
+		st->offcpu = true;	/* offcpu_free() cleans up a partial load */
+		if (r) {
+			die_msg("%s", err);
+			return 1;
+		}
+	}
+	if (st->o->mem_source && (r = setup_mem_samples(st, err, sizeof(err))))
+		return r;
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
@@ -295,6 +337,19 @@ static int setup_bpf(struct run_state *st)
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
 		die_msg("%s", err);
 		return 1;
+	}
+	if (st->offcpu && (r = offcpu_attach(&st->off, err, sizeof(err)))) {
+		die_msg("%s", err);
+		return 1;
+	}
+	if (st->mem_on && (r = memsamples_attach(&st->mem, err, sizeof(err)))) {
+		if (!strcmp(st->mem.ev.source, "page-faults")) {
+			die_msg("--mem-samples=page-faults: %s", err);
+			return 1;
+		}
+		warn_add("--mem-samples: %s; memory samples skipped, the rest of the run goes on", err);
+		memsamples_free(&st->mem);
+		st->mem_on = false;
 	}
 	return 0;
 }
@@ -408,6 +463,10 @@ static const char *wait_loop(struct run_state *st)
 			trace_run_poll(st->trace);
 		if (st->sampling)
 			sampling_poll(&st->samp);
+		if (st->offcpu)
+			offcpu_poll(&st->off);
+		if (st->mem_on)
+			memsamples_poll(&st->mem);
 		if (stop_signal)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
@@ -440,6 +499,10 @@ static int finish(struct run_state *st, const char *why)
 	char err[512];
 	int rc = 0;
 
+	if (st->offcpu)
+		offcpu_detach(&st->off);
+	if (st->mem_on)
+		memsamples_detach(&st->mem);
 	if (st->sampling)
 		sampling_detach(&st->samp);	/* first, like uprobes: samples fold through the spine's maps */
 	if (st->uprobes_loaded)
@@ -469,8 +532,12 @@ static int finish(struct run_state *st, const char *why)
 		if (sampling_collect(&st->samp, &st->evs, &st->rep.self, sum.oncpu_ns) == 0)
 			st->rep.samples = &st->samp.res;
 	}
-	if (st->sampling && st->o->folded_path &&
-	    sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))) {
+	if (st->mem_on && memsamples_collect(&st->mem) == 0)
+		st->rep.mem = &st->mem.res;
+	if (st->offcpu && offcpu_collect(&st->off, st->sampling ? &st->samp.folded : &st->off_folded) == 0)
+		st->rep.offcpu = &st->off.res;
+	if (st->o->folded_path && (st->sampling ? sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))
+					       : offcpu_write_folded(&st->off_folded, st->o->folded_path, err, sizeof(err)))) {
 		die_msg("%s", err);
 		rc = 1;
 	}
@@ -487,6 +554,11 @@ static void cleanup(struct run_state *st)
 {
 	if (st->sampling)
 		sampling_free(&st->samp);
+	if (st->offcpu)
+		offcpu_free(&st->off);
+	if (st->mem_on)
+		memsamples_free(&st->mem);
+	folded_free(&st->off_folded);
 	if (st->uprobes_loaded)
 		uprobes_destroy(&st->uprobes);
 	uprobe_set_free(&st->uset);
@@ -541,8 +613,19 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.host.pmu = events_host_has_pmu(st.host.pmu_why, sizeof(st.host.pmu_why));
 	if ((r = choose_events(&st, st.host.pmu)))
 		return r;
-	if (o->dry_run)
-		return dryrun_print(st.cpu, st.tma_level, &st.evs, stdout) ? 1 : 0;
+	if (o->dry_run) {
+		if (dryrun_print(st.cpu, st.tma_level, &st.evs, stdout))
+			return 1;
+		if (o->mem_source) {
+			struct mem_event ev;
+
+			if (mem_event_choose(o->mem_source, st.cpu, false, &ev, err, sizeof(err)))
+				printf("mem-samples: none: %s\n", err);
+			else
+				mem_event_print(&ev, stdout);
+		}
+		return 0;
+	}
 	if (host_check_privilege(err, sizeof(err))) {
 		die_msg("%s", err);
 		return EXIT_USAGE;

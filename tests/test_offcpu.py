@@ -1,0 +1,120 @@
+"""--offcpu-stacks: off-CPU time per (thread, stack at switch-out, blocked/runqueue)
+against the ground-truth workload (gt_sleep's wall time, pinned threads that
+wait for each other's CPU) and against the spine's per-thread
+offcpu_blocked_ns / offcpu_runqueue_ns of the same run; folded lines; JSON."""
+import pytest
+
+from conftest import gt_thread, load_json, run_tmabpf, start_groundtruth, threads_by_tid
+
+MS = 300
+
+
+def read_folded(path):
+    lines = []
+    with open(path) as f:
+        for line in f:
+            stack, count = line.rstrip("\n").rsplit(" ", 1)
+            lines.append((stack.split(";"), int(count)))
+    return lines
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("offcpu")
+    gt_out, out, folded = str(tmp / "gt.json"), str(tmp / "tm.json"), str(tmp / "tm.folded")
+    gt = start_groundtruth([f"sleep:{MS}", f"pinned-pair:{MS}"], gt_out)
+    r = run_tmabpf(["-p", str(gt.pid), "--offcpu-stacks", "--json", out, "--folded", folded, "--top", "50"])
+    gt.communicate(timeout=60)
+    assert gt.returncode == 0
+    assert r.returncode == 0, r.stderr
+    return {"gt": load_json(gt_out), "tm": load_json(out), "folded": read_folded(folded), "text": r.stdout}
+
+
+def stacks_of(tm, tid, reason=None):
+    return [s for s in tm["offcpu_stacks"] if s["tid"] == tid and (reason is None or s["reason"] == reason)]
+
+
+def test_sleep_blocked_on_its_stack(run):
+    """gt-sleep: ~MS blocked, on the stack run_sleep -> clock_nanosleep -> the kernel's nanosleep.
+    gt_sleep itself is not in the user stack: glibc's clock_nanosleep keeps no frame pointer, so a
+    frame-pointer walk goes from it straight to gt_sleep's caller (perf --call-graph fp does the same)."""
+    t = gt_thread(run["gt"], "gt-sleep")
+    truth = t["functions"]["gt_sleep"]["wall_ns"]
+    on_chain = sum(s["ns"] for s in stacks_of(run["tm"], t["tid"], "blocked")
+                   if "clock_nanosleep" in s["frames"] and "run_sleep" in s["frames"]
+                   and "do_nanosleep_[k]" in s["frames"]
+                   and s["frames"].index("clock_nanosleep") < s["frames"].index("run_sleep"))
+    assert abs(on_chain - truth) <= 0.03 * truth + 2e6, (on_chain, truth)
+
+
+def test_pinned_pair_runqueue_on_spin_stacks(run):
+    """gt-pin0/1 share one CPU: each waits in the runqueue about as long as the other spins,
+    and that time is on their spin stacks (run_spin -> gt_spin or its clock reads)."""
+    for comm in ("gt-pin0", "gt-pin1"):
+        t = gt_thread(run["gt"], comm)
+        rows = stacks_of(run["tm"], t["tid"], "runqueue")
+        total = sum(s["ns"] for s in rows)
+        on_spin = sum(s["ns"] for s in rows if "run_spin" in s["frames"])
+        assert total > 0.5 * MS * 1e6, (comm, total)
+        assert on_spin >= 0.95 * total, (comm, on_spin, total)
+        assert not stacks_of(run["tm"], t["tid"], "blocked") or \
+            sum(s["ns"] for s in stacks_of(run["tm"], t["tid"], "blocked")) < 0.05 * total
+
+
+def test_totals_match_spine(run):
+    """Per thread, blocked and runqueue sums over the stacks equal the spine's counters of the same
+    run: both measure switch-out to switch-in (the first switch-out after attach included, a period
+    still open at the end not), and both infer the switch-ins this host does not trace."""
+    tm = run["tm"]
+    for tid, t in threads_by_tid(tm).items():
+        for reason, key in (("blocked", "offcpu_blocked_ns"), ("runqueue", "offcpu_runqueue_ns")):
+            got = sum(s["ns"] for s in stacks_of(tm, tid, reason))
+            assert abs(got - t[key]) <= 0.03 * t[key] + 1e6, (t["comm"], reason, got, t[key])
+    assert tm["offcpu"]["blocked_ns"] == sum(s["ns"] for s in tm["offcpu_stacks"] if s["reason"] == "blocked")
+    assert tm["offcpu"]["rows_full"] == 0 and tm["offcpu"]["stack_errors"] == 0
+
+
+def test_folded_lines(run):
+    """Off-CPU folded lines: root marker [blocked]/[runqueue], thread name, user frames root first,
+    kernel frames (_[k]) last, weights in microseconds that add up to the JSON's nanoseconds;
+    the tracepoint's own frames are not in them."""
+    lines = run["folded"]
+    assert lines and all(f[0] in ("[blocked]", "[runqueue]") for f, _ in lines)
+    tm = run["tm"]
+    for reason in ("blocked", "runqueue"):
+        us = sum(c for f, c in lines if f[0] == f"[{reason}]")
+        ns = tm["offcpu"][f"{reason}_ns"]
+        assert abs(us * 1000 - ns) <= 1000 * len(lines) + 1, (reason, us, ns)
+    sleep = [f for f, _ in lines if f[1] == "gt-sleep" and f[0] == "[blocked]"]
+    assert sleep
+    for f in sleep:
+        assert f.index("run_sleep") < f.index("clock_nanosleep") < f.index("do_nanosleep_[k]")
+        assert not any(x.startswith(("bpf_prog_", "bpf_trace_run", "__traceiter_")) for x in f)
+
+
+def test_text_table(run):
+    assert "off-CPU stacks (--offcpu-stacks" in run["text"]
+    assert any("gt-sleep" in l and "blocked" in l and "clock_nanosleep <- run_sleep" in l
+               for l in run["text"].splitlines())
+
+
+def test_with_sample_one_folded_file(tmp_path):
+    """--sample and --offcpu-stacks together: one folded file holds both kinds of lines."""
+    folded, out = str(tmp_path / "f"), str(tmp_path / "tm.json")
+    r = run_tmabpf(["--sample=199", "--offcpu-stacks", "--quiet", "--json", out, "--folded", folded, "--",
+                    "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.2"])
+    assert r.returncode == 0, r.stderr
+    lines = read_folded(folded)
+    assert any(f[0] == "[blocked]" for f, _ in lines)
+    assert any(f[0] not in ("[blocked]", "[runqueue]") for f, _ in lines)
+    tm = load_json(out)
+    assert tm["samples"] and tm["offcpu_stacks"]
+    assert any(s["reason"] == "blocked" and s["ns"] > 150e6 for s in tm["offcpu_stacks"])
+
+
+def test_off_by_default(tmp_path):
+    out = str(tmp_path / "tm.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--", "true"])
+    assert r.returncode == 0, r.stderr
+    tm = load_json(out)
+    assert tm["offcpu_stacks"] == [] and "offcpu" not in tm

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/* The --mem-samples feature: load/attach the sample program, bin addresses and IPs.  See memsamples.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "threads.skel.h"
+#include "memsamples.skel.h"
+#include "memsamples.h"
+#include "perf_open.h"
+#include "warn.h"
+
+static int share_maps(struct memsamples_bpf *o, struct threads_bpf *t)
+{
+	struct { struct bpf_map *mine, *theirs; } pairs[] = {
+		{ o->maps.counters, t->maps.counters }, { o->maps.threads, t->maps.threads },
+		{ o->maps.pids, t->maps.pids }, { o->maps.snaps, t->maps.snaps },
+		{ o->maps.scratch, t->maps.scratch }, { o->maps.new_thread, t->maps.new_thread },
+		{ o->maps.stats, t->maps.stats }, { o->maps.exits, t->maps.exits },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static bool pid_seen(struct memsamples *m, unsigned int pid)
+{
+	for (size_t i = 0; i < m->npids; i++)
+		if (m->pids[i] == pid)
+			return true;
+	if (m->npids == m->cappids) {
+		size_t cap = m->cappids ? 2 * m->cappids : 32;
+		unsigned int *v = realloc(m->pids, cap * sizeof(*v));
+
+		if (!v)
+			return true;
+		m->pids = v;
+		m->cappids = cap;
+	}
+	m->pids[m->npids++] = pid;
+	return false;
+}
+
+static void func_add(struct memsamples *m, unsigned int pid, const char *module, const char *symbol)
+{
+	for (size_t i = m->nfuncs; i > 0; i--) {	/* newest first: samples come in runs */
+		struct mem_func *f = &m->funcs[i - 1];
+
+		if (f->pid == pid && f->module == module && f->symbol == symbol) {
+			f->count++;
+			return;
+		}
+	}
+	if (m->nfuncs == m->capfuncs) {
+		size_t cap = m->capfuncs ? 2 * m->capfuncs : 64;
+		struct mem_func *v = realloc(m->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		m->funcs = v;
+		m->capfuncs = cap;
+	}
+	m->funcs[m->nfuncs++] = (struct mem_func){ .pid = pid, .module = module, .symbol = symbol, .count = 1 };
+}
+
+#define KERNEL_START 0xffff800000000000ULL
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct memsamples *m = ctx;
+	const struct mem_sample *s = data;
+	struct sym_info si;
+
+	if (size < sizeof(*s))
+		return 0;
+	if (!pid_seen(m, s->pid))
+		symbolizer_add_pid(m->sym, (int)s->pid);
+	if (s->ip >= KERNEL_START)
+		symbolizer_kernel(m->sym, s->ip, false, &si);
+	else
+		symbolizer_user(m->sym, (int)s->pid, s->ip, false, &si);
+	func_add(m, s->pid, si.module, symbolizer_label(m->sym, &si));
+	mem_bins_add(&m->bins, s->pid, s->addr);
+	m->samples++;
+	return 0;
+}
+
+int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp,
+		    const struct perf_counters *pc, const struct threads_cfg *tcfg, char *err, size_t errlen)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->ev = *ev;
+	m->nr_cpus = pc->nr_cpus;
+	mem_bins_init(&m->bins, NULL, NULL);
+	m->loaded = true;	/* memsamples_free() cleans up from here */
+	m->sym = symbolizer_new();
+	m->skel = memsamples_bpf__open();
+	if (!m->sym || !m->skel) {
+		r = -errno;
+		snprintf(err, errlen, "opening the memory-sample program: %s", strerror(-r));
+		return r;
+	}
+	m->skel->rodata->cfg_nr_events = pc->nr_events;
+	m->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
+	m->skel->rodata->cfg_filter = tcfg->filter;
+	m->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	r = share_maps(m->skel, tp->skel);
+	if (!r)
+		r = memsamples_bpf__load(m->skel);
+	if (r) {
+		snprintf(err, errlen, "loading the memory-sample program: %s (rerun with --verbose for libbpf's log)",
+			 strerror(-r));
+		return r;
+	}
+	m->rb = ring_buffer__new(bpf_map__fd(m->skel->maps.mem_samples), on_sample, m, NULL);
+	if (!m->rb) {
+		r = -errno;
+		snprintf(err, errlen, "creating the memory-sample ring buffer: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int open_event(struct perf_event_attr *a, int cpu, int group)
+{
+	return (int)syscall(__NR_perf_event_open, a, -1, cpu, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+int memsamples_attach(struct memsamples *m, char *err, size_t errlen)
+{
+	int attached = 0;
+
+	m->fds = malloc(sizeof(*m->fds) * m->nr_cpus);
+	m->aux_fds = malloc(sizeof(*m->aux_fds) * m->nr_cpus);
+	m->links = calloc(m->nr_cpus, sizeof(*m->links));
+	if (!m->fds || !m->aux_fds || !m->links) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+		m->fds[cpu] = m->aux_fds[cpu] = -1;
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct perf_event_attr *a = &m->ev.attr;
+
+		if (m->ev.aux && (m->aux_fds[cpu] = open_event(&m->ev.aux_attr, cpu, -1)) < 0)
+			goto fail;
+		m->fds[cpu] = open_event(a, cpu, m->ev.aux ? m->aux_fds[cpu] : -1);
+		if (m->fds[cpu] < 0)
+			goto fail;
+		m->links[cpu] = bpf_program__attach_perf_event(m->skel->progs.tmabpf_mem_sample, m->fds[cpu]);
+		if (!m->links[cpu]) {
+			int r = -errno;
+
+			snprintf(err, errlen, "attaching the memory-sample program on CPU %d: %s", cpu, strerror(-r));
+			return r;
+		}
+		attached++;
+		continue;
+fail:
+		if (errno == ENODEV || errno == ENXIO)
+			continue;	/* offline CPU */
+		snprintf(err, errlen, "cannot open %s on CPU %d: %s (%s)", m->ev.name, cpu, strerror(errno),
+			 perf_open_hint(errno, a));
+		return -errno;
+	}
+	if (!attached) {
+		snprintf(err, errlen, "no CPU could open %s", m->ev.name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void memsamples_poll(struct memsamples *m)
+{
+	if (m->rb)
+		ring_buffer__consume(m->rb);
+}
+
+void memsamples_detach(struct memsamples *m)
+{
+	for (int cpu = 0; m->fds && cpu < m->nr_cpus; cpu++) {
+		if (m->links[cpu])
+			bpf_link__destroy(m->links[cpu]);	/* closes the event too */
+		else if (m->fds[cpu] >= 0)
+			close(m->fds[cpu]);
+		if (m->aux_fds[cpu] >= 0)
+			close(m->aux_fds[cpu]);
+	}
+	free(m->fds);
+	free(m->aux_fds);
+	free(m->links);
+	m->fds = m->aux_fds = NULL;
+	m->links = NULL;
+}
+
+static unsigned long long stat_sum(struct memsamples *m, __u32 slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	unsigned long long s = 0;
+
+	if (v && ncpu > 0 && bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.mem_stats), &slot, v) == 0)
+		for (int c = 0; c < ncpu; c++)
+			s += v[c];
+	free(v);
+	return s;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct mem_func *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int memsamples_collect(struct memsamples *m)
+{
+	struct mem_result *r = &m->res;
+
+	if (!m->loaded || !m->skel)
+		return -ENOENT;
+	memsamples_poll(m);
+	*r = (struct mem_result){ .ev = &m->ev, .samples = m->samples, .seen = stat_sum(m, MEM_STAT_SEEN),
+				  .target = stat_sum(m, MEM_STAT_TARGET), .lost = stat_sum(m, MEM_STAT_LOST) };
+	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), cmp_func);
+	mem_bins_sort(&m->bins);
+	r->funcs = m->funcs;
+	r->nfuncs = m->nfuncs;
+	r->bins = &m->bins;
+	if (r->lost)
+		warn_add("--mem-samples: %llu samples lost (ring buffer full): raise the period or sample fewer threads",
+			 r->lost);
+	return 0;
+}
+
+void memsamples_free(struct memsamples *m)
+{
+	if (!m->loaded)
+		return;
+	memsamples_detach(m);
+	ring_buffer__free(m->rb);
+	memsamples_bpf__destroy(m->skel);
+	symbolizer_free(m->sym);
+	mem_bins_free(&m->bins);
+	free(m->funcs);
+	free(m->pids);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memsamples: the --mem-samples feature.  Opens the address-carrying event
+ * (mem_event.c) on every CPU with bpf/memsamples.bpf.c attached (the spine's
+ * maps reused), and for each sample of a tracked thread bins the data
+ * address by mapping (mem_bins.c) and the IP by function (symbolize.c),
+ * as the samples arrive, while their processes live.
+ */
+#ifndef TMABPF_MEMSAMPLES_H
+#define TMABPF_MEMSAMPLES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "../bpf/tmabpf.h"
+#include "mem_bins.h"
+#include "mem_event.h"
+#include "symbolize.h"
+#include "threads_loader.h"
+
+struct mem_func {
+	unsigned int pid;
+	const char *module, *symbol;	/* interned by the symbolizer */
+	unsigned long long count;
+};
+
+struct mem_result {
+	const struct mem_event *ev;
+	unsigned long long samples, seen, target, lost;
+	struct mem_func *funcs;		/* by count, descending */
+	size_t nfuncs;
+	const struct mem_bins *bins;	/* bins->v by count, descending */
+};
+
+struct memsamples_bpf;
+struct bpf_link;
+struct ring_buffer;
+
+struct memsamples {
+	struct memsamples_bpf *skel;
+	struct ring_buffer *rb;
+	int nr_cpus;
+	int *fds, *aux_fds;		/* per CPU; -1 where not open */
+	struct bpf_link **links;
+	struct mem_event ev;
+	struct symbolizer *sym;
+	struct mem_bins bins;
+	struct mem_func *funcs;
+	size_t nfuncs, capfuncs;
+	unsigned int *pids;
+	size_t npids, cappids;
+	unsigned long long samples;
+	bool loaded;
+	struct mem_result res;
+};
+
+int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp,
+		    const struct perf_counters *pc, const struct threads_cfg *tcfg, char *err, size_t errlen);
+/* Open the event on every CPU and attach; -errno with err filled when the event cannot be opened. */
+int memsamples_attach(struct memsamples *m, char *err, size_t errlen);
+/* Bin the samples that arrived (call every poll). */
+void memsamples_poll(struct memsamples *m);
+void memsamples_detach(struct memsamples *m);
+/* Last samples, counters, sorted tables into m->res; losses become warnings. */
+int memsamples_collect(struct memsamples *m);
+void memsamples_free(struct memsamples *m);
+
+#endif

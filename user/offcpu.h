@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * offcpu: the --offcpu-stacks feature.  Loads and attaches the off-CPU
+ * program (offcpu_loader.c), reads the maps of each process as it is first
+ * seen off-CPU (symbolize.c keeps them after it exits), and at the end names
+ * the rows' stacks: the table of struct offcpu_stack (report_offcpu.c prints
+ * it) and folded lines (folded.c) with a root marker frame "[blocked]" or
+ * "[runqueue]" and weights in microseconds.
+ */
+#ifndef TMABPF_OFFCPU_H
+#define TMABPF_OFFCPU_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "../bpf/tmabpf.h"
+#include "folded.h"
+#include "offcpu_loader.h"
+#include "symbolize.h"
+
+/* Off-CPU time of one thread on one (user stack, kernel stack, reason). */
+struct offcpu_stack {
+	unsigned int pid, tid;
+	char comm[TMABPF_COMM_LEN + 1];
+	int reason;			/* enum offcpu_reason */
+	unsigned long long ns, count;
+	size_t nframes;
+	const char **frames;		/* leaf first: kernel frames ("name_[k]"), then user frames */
+};
+
+struct offcpu_result {
+	struct offcpu_stack *v;		/* by ns, descending */
+	size_t n;
+	unsigned long long blocked_ns, runqueue_ns;
+	unsigned long long stat[OFFCPU_STAT_MAX];
+};
+
+struct offcpu {
+	struct offcpu_prog prog;
+	struct symbolizer *sym;
+	bool loaded;
+	unsigned int *pids;		/* processes whose maps were read */
+	size_t npids, cap;
+	struct offcpu_result res;
+};
+
+const char *offcpu_reason_name(int reason);
+int offcpu_load(struct offcpu *o, struct threads_prog *tp, const struct perf_counters *pc,
+		const struct threads_cfg *tcfg, int max_rows, char *err, size_t errlen);
+int offcpu_attach(struct offcpu *o, char *err, size_t errlen);
+/* Read the maps of processes first seen off-CPU while they live (call every poll). */
+void offcpu_poll(struct offcpu *o);
+void offcpu_detach(struct offcpu *o);
+/* Read and name the rows; add folded lines to fold (may be NULL); losses become warnings. */
+int offcpu_collect(struct offcpu *o, struct folded *fold);
+void offcpu_free(struct offcpu *o);
+/* Write fold (--folded without --sample) to path ("-": stdout). */
+int offcpu_write_folded(struct folded *fold, const char *path, char *err, size_t errlen);
+
+#endif
