@@ -21,6 +21,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "task_state.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -78,23 +79,6 @@ static __always_inline void ostat_inc(__u32 slot)
 		*v += 1;
 }
 
-/* task->__state (>= 5.14) or task->state (older), via CO-RE (as threads.bpf.c). */
-struct task_struct___o {
-	volatile long state;
-} __attribute__((preserve_access_index));
-
-struct task_struct___x {
-	unsigned int __state;
-} __attribute__((preserve_access_index));
-
-static __always_inline long task_state(struct task_struct *task)
-{
-	struct task_struct___x *t = (void *)task;
-
-	if (bpf_core_field_exists(t->__state))
-		return t->__state;
-	return ((struct task_struct___o *)task)->state;
-}
 
 static __always_inline bool tracked(struct task_struct *task)
 {

@@ -10,26 +10,10 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "task_state.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* task->__state (>= 5.14) or task->state (older), via CO-RE. */
-struct task_struct___o {
-	volatile long state;
-} __attribute__((preserve_access_index));
-
-struct task_struct___x {
-	unsigned int __state;
-} __attribute__((preserve_access_index));
-
-static __always_inline long task_state(struct task_struct *task)
-{
-	struct task_struct___x *t = (void *)task;
-
-	if (bpf_core_field_exists(t->__state))
-		return t->__state;
-	return ((struct task_struct___o *)task)->state;
-}
 
 static __always_inline __u64 task_exec_ns(struct task_struct *task)
 {

@@ -14,24 +14,6 @@
 #include "perf_open.h"
 #include "warn.h"
 
-static int share_maps(struct memsamples_bpf *o, struct threads_bpf *t)
-{
-	struct { struct bpf_map *mine, *theirs; } pairs[] = {
-		{ o->maps.counters, t->maps.counters }, { o->maps.threads, t->maps.threads },
-		{ o->maps.pids, t->maps.pids }, { o->maps.snaps, t->maps.snaps },
-		{ o->maps.scratch, t->maps.scratch }, { o->maps.new_thread, t->maps.new_thread },
-		{ o->maps.stats, t->maps.stats }, { o->maps.exits, t->maps.exits },
-	};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
-
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 static bool pid_seen(struct memsamples *m, unsigned int pid)
 {
 	for (size_t i = 0; i < m->npids; i++)
@@ -115,7 +97,7 @@ int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct thr
 	m->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	m->skel->rodata->cfg_filter = tcfg->filter;
 	m->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
-	r = share_maps(m->skel, tp->skel);
+	r = threads_share_maps(tp, m->skel->obj);
 	if (!r)
 		r = memsamples_bpf__load(m->skel);
 	if (r) {

@@ -11,25 +11,6 @@
 #include "offcpu.skel.h"
 #include "offcpu_loader.h"
 
-/* The thread filter and the shared self-stats are the spine's: reuse its fds. */
-static int share_maps(struct offcpu_bpf *o, struct threads_bpf *t)
-{
-	struct { struct bpf_map *mine, *theirs; } pairs[] = {
-		{ o->maps.counters, t->maps.counters }, { o->maps.threads, t->maps.threads },
-		{ o->maps.pids, t->maps.pids }, { o->maps.snaps, t->maps.snaps },
-		{ o->maps.scratch, t->maps.scratch }, { o->maps.new_thread, t->maps.new_thread },
-		{ o->maps.stats, t->maps.stats }, { o->maps.exits, t->maps.exits },
-	};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
-
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 static int on_notice(void *ctx, void *data, size_t size)
 {
 	struct offcpu_prog *p = ctx;
@@ -62,7 +43,7 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struc
 	bpf_map__set_max_entries(p->skel->maps.offcpu_start, tcfg->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.offcpu, max_rows);
 	bpf_map__set_max_entries(p->skel->maps.offcpu_stacks, max_rows);
-	r = share_maps(p->skel, tp->skel);
+	r = threads_share_maps(tp, p->skel->obj);
 	if (!r)
 		r = offcpu_bpf__load(p->skel);
 	if (r) {

@@ -27,25 +27,6 @@ int samples_max_rate(void)
 	return v;
 }
 
-/* The accounting routine's maps are the spine's: reuse its fds. */
-static int share_maps(struct samples_bpf *u, struct threads_bpf *t)
-{
-	struct { struct bpf_map *mine, *theirs; } pairs[] = {
-		{ u->maps.counters, t->maps.counters }, { u->maps.threads, t->maps.threads },
-		{ u->maps.pids, t->maps.pids }, { u->maps.snaps, t->maps.snaps },
-		{ u->maps.scratch, t->maps.scratch }, { u->maps.new_thread, t->maps.new_thread },
-		{ u->maps.stats, t->maps.stats }, { u->maps.exits, t->maps.exits },
-	};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
-
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 static int on_notice(void *ctx, void *data, size_t size)
 {
 	struct samples_prog *s = ctx;
@@ -77,7 +58,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	s->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
-	r = share_maps(s->skel, tp->skel);
+	r = threads_share_maps(tp, s->skel->obj);
 	if (!r)
 		r = samples_bpf__load(s->skel);
 	if (r) {

@@ -48,6 +48,11 @@ struct threads_prog {
 
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
+/* Make obj (a later feature's BPF object, opened, not yet loaded) use the
+ * spine's accounting maps (account.bpf.h), found by name: the accounting
+ * routine's state is one.  0 or a negative errno. */
+struct bpf_object;
+int threads_share_maps(struct threads_prog *p, struct bpf_object *obj);
 /* Seed the per-CPU snapshots (see SNAP_ATTACH) and attach. */
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen);
 /* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */

@@ -21,25 +21,6 @@ static unsigned long long mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The accounting routine's maps are the spine's: reuse its fds. */
-static int share_maps(struct uprobes_bpf *u, struct threads_bpf *t)
-{
-	struct { struct bpf_map *mine, *theirs; } pairs[] = {
-		{ u->maps.counters, t->maps.counters }, { u->maps.threads, t->maps.threads },
-		{ u->maps.pids, t->maps.pids }, { u->maps.snaps, t->maps.snaps },
-		{ u->maps.scratch, t->maps.scratch }, { u->maps.new_thread, t->maps.new_thread },
-		{ u->maps.stats, t->maps.stats }, { u->maps.exits, t->maps.exits },
-	};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		int r = bpf_map__reuse_fd(pairs[i].mine, bpf_map__fd(pairs[i].theirs));
-
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
 			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, bool multi)
 {
@@ -65,7 +46,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit, multi);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry1, !multi);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit1, !multi);
-	r = share_maps(u->skel, tp->skel);
+	r = threads_share_maps(tp, u->skel->obj);
 	if (!r)
 		r = uprobes_bpf__load(u->skel);
 	if (r) {
