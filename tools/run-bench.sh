@@ -11,6 +11,8 @@ tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
 build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
 rm -rf "$many"
 tools/bench-decoder-overhead.sh
+echo "== TMA engine cost per tma_compute call, compiled formulas cold vs warm (issue: live view)"
+build/bench/tma_cost 200
 echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 1 s refresh"
 build/bench/live_cost build/tmabpf 20 1000
 echo "== fleet daemon overhead (issue: fleet mode)"

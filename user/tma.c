@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "tma_expr.h"
 #include "tma_recipes.h"
 #include "pfm_enc.h"
+#include "tma_cache.h"
 
 static struct tma_env env = { 0, 0, 0, -1, 0, 0 };
 static char plan_note[512];
@@ -18,6 +20,7 @@ static char plan_note[512];
 static const struct tma_cpu *omit_cpu;
 static char omit[TMA_MAX_NODES][48];
 static int nomit;
+static unsigned omit_gen = 1;	/* changes with omit[]: keys the cached plans */
 
 static bool omitted(const struct tma_cpu *c, const char *name)
 {
@@ -282,19 +285,65 @@ static int tree_metrics(const struct tma_formulation *f, const struct tma_metric
 	return n;
 }
 
+/* ---------------- compiled formulations ----------------
+ * Each (cpu, formulation) is compiled once, on first use: every metric visible
+ * through the formulation (its own, then its bases') becomes a postfix program
+ * whose references are bound to a metric index or an interned event key, so a
+ * run does no parsing, no name lookup and no event-key canonicalisation.  The
+ * event keys each (level, #literals, left-out nodes) needs are cached too.
+ * Results are the same as evaluating the strings (tests/unit/test_tma_cache.c). */
+#define MAXM 256	/* metrics visible through one formulation */
+#define MAXK 256	/* distinct event keys its formulas name */
+#define NPLAN 16
+
+enum { LIT_SMT, LIT_CORE_WIDE, LIT_PMEM, LIT_SLOTS };
+
+struct plan_memo {
+	int level, smt_on, core_wide, has_pmem, slots;
+	unsigned omit_gen;	/* 0: the whole recipe (no left-out nodes) */
+	int nk;
+	short k[TMA_EXPR_MAX_IDS];	/* keys, first-use order */
+};
+
+struct key_enc {
+	signed char state;	/* 0 not tried, 1 encoded, -1 cannot be encoded */
+	struct perf_event_attr a;
+};
+
+struct cform {
+	const struct tma_cpu *c;
+	const struct tma_formulation *f;
+	int nm, nkey, ntree;
+	const struct tma_metric *m[MAXM];
+	struct tma_expr_prog *prog[MAXM];
+	short tree[TMA_MAX_NODES];	/* index in m[], -1 */
+	char *key[MAXK];
+	struct key_enc enc[MAXK];
+	struct plan_memo plan[NPLAN];
+	int nplan;
+	struct cform *next;
+};
+
+static pthread_mutex_t cf_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cform *cforms;
+
 #define MAXV 96
 struct evalctx {
 	struct tma_expr_ctx x;
 	const struct tma_cpu *c;
 	const struct tma_formulation *f;
+	struct cform *cf;	/* f compiled */
 	int nv;
 	char key[MAXV][TMA_EXPR_ID_LEN];
 	double val[MAXV], pct[MAXV];
 	int group[MAXV];
-	/* memo of metric values */
-	const struct tma_metric *memo_m[64];
-	struct tma_expr_val memo_v[64];
-	int nmemo;
+	/* memo of metric values: valid when memo_gen[i] == gen */
+	unsigned gen;
+	unsigned memo_gen[MAXM];
+	struct tma_expr_val memo_v[MAXM];
+	short slot_of[MAXK];	/* key -> bit in x (ids), -1 */
+	short val_of[MAXK];	/* key -> index in val[], -1 none, -2 not looked up */
+	short key_of_slot[TMA_EXPR_MAX_IDS];
 	char missing[256];
 };
 
@@ -314,97 +363,252 @@ static void add_missing(struct evalctx *e, const char *key)
 	snprintf(e->missing + l, sizeof(e->missing) - l, "%s%s", l ? ", " : "", key);
 }
 
-static int resolve(struct tma_expr_ctx *x, enum tma_expr_kind kind, const char *id, struct tma_expr_val *out)
+static int intern_key(struct cform *cf, const char *id)
+{
+	char key[TMA_EXPR_ID_LEN];
+
+	if (tma_event_key(id, key, sizeof(key)))
+		snprintf(key, sizeof(key), "%s", id);
+	for (int k = 0; k < cf->nkey; k++)
+		if (!strcmp(cf->key[k], key))
+			return k;
+	if (cf->nkey >= MAXK || !(cf->key[cf->nkey] = strdup(key)))
+		return -1;
+	return cf->nkey++;
+}
+
+static int metric_index(const struct cform *cf, const struct tma_metric *m)
+{
+	for (int i = 0; i < cf->nm; i++)
+		if (cf->m[i] == m)
+			return i;
+	return -1;
+}
+
+static void cform_free(struct cform *cf)
+{
+	for (int i = 0; i < cf->nm; i++)
+		tma_expr_free(cf->prog[i]);
+	for (int k = 0; k < cf->nkey; k++)
+		free(cf->key[k]);
+	free(cf);
+}
+
+/* bind a reference: metric index (0..MAXM-1), MAXM + event key, literal code */
+static int bind_ref(struct cform *cf, struct tma_expr_ref *r)
+{
+	switch (r->kind) {
+	case TMA_EXPR_LITERAL:
+		r->bind = !strcasecmp(r->id, "SMT_on") ? LIT_SMT : !strcasecmp(r->id, "core_wide") ? LIT_CORE_WIDE :
+			  !strcasecmp(r->id, "has_pmem") ? LIT_PMEM : !strcasecmp(r->id, "slots") ? LIT_SLOTS : -1;
+		return 0;
+	case TMA_EXPR_CPUID:
+		return 0;
+	case TMA_EXPR_ID: {
+		const struct tma_metric *m = find_metric(cf->f, r->id);
+		if (m) {
+			r->bind = metric_index(cf, m);
+			return r->bind >= 0 ? 0 : -1;
+		}
+	}
+		/* fallthrough */
+	default: {
+		int k = intern_key(cf, r->id);
+		r->bind = MAXM + k;
+		return k >= 0 ? 0 : -1;
+	}
+	}
+}
+
+static struct cform *cform_build(const struct tma_cpu *c, const struct tma_formulation *f)
+{
+	struct cform *cf = calloc(1, sizeof(*cf));
+	const struct tma_metric *tree[TMA_MAX_NODES];
+
+	if (!cf)
+		return NULL;
+	cf->c = c;
+	cf->f = f;
+	for (const struct tma_formulation *g = f; g; g = g->base)
+		for (int i = 0; i < g->n; i++) {
+			if (find_metric(f, g->m[i].name) != &g->m[i])
+				continue;	/* overridden */
+			if (cf->nm >= MAXM)
+				goto fail;
+			cf->m[cf->nm] = &g->m[i];
+			cf->prog[cf->nm] = tma_expr_compile(g->m[i].expr);
+			if (!cf->prog[cf->nm++])
+				goto fail;
+		}
+	for (int i = 0; i < cf->nm; i++)
+		for (int r = 0; r < tma_expr_nrefs(cf->prog[i]); r++)
+			if (bind_ref(cf, tma_expr_ref_at(cf->prog[i], r)))
+				goto fail;
+	cf->ntree = tree_metrics(f, tree, TMA_MAX_NODES);
+	for (int i = 0; i < cf->ntree; i++)
+		cf->tree[i] = tree[i] ? (short)metric_index(cf, tree[i]) : -1;
+	return cf;
+fail:
+	fprintf(stderr, "tmabpf: TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
+		"or more than %d metrics or %d events)\n", c->name, f->name, MAXM, MAXK);
+	cform_free(cf);
+	return NULL;
+}
+
+static struct cform *cform_get(const struct tma_cpu *c, const struct tma_formulation *f)
+{
+	struct cform *cf;
+
+	pthread_mutex_lock(&cf_lock);
+	for (cf = cforms; cf; cf = cf->next)
+		if (cf->c == c && cf->f == f)
+			break;
+	if (!cf && (cf = cform_build(c, f))) {
+		cf->next = cforms;
+		cforms = cf;
+	}
+	pthread_mutex_unlock(&cf_lock);
+	return cf;
+}
+
+void tma_cache_reset(void)
+{
+	pthread_mutex_lock(&cf_lock);
+	while (cforms) {
+		struct cform *cf = cforms;
+		cforms = cf->next;
+		cform_free(cf);
+	}
+	pthread_mutex_unlock(&cf_lock);
+}
+
+/* x's bit for key k (registered on first use, as tma_expr_id_index did) */
+static int key_slot(struct evalctx *e, int k)
+{
+	if (e->slot_of[k] >= 0)
+		return e->slot_of[k];
+	if (e->x.nid >= TMA_EXPR_MAX_IDS) {
+		e->x.id_overflow = true;
+		return -1;
+	}
+	e->key_of_slot[e->x.nid] = (short)k;
+	e->slot_of[k] = (short)e->x.nid;
+	return e->x.nid++;
+}
+
+static int key_val(struct evalctx *e, int k)
+{
+	if (e->val_of[k] == -2)
+		e->val_of[k] = (short)lookup_value(e, e->cf->key[k]);
+	return e->val_of[k];
+}
+
+static int resolve(struct tma_expr_ctx *x, const struct tma_expr_ref *ref, struct tma_expr_val *out)
 {
 	struct evalctx *e = (struct evalctx *)x;
 
 	out->v = NAN, out->cnst = false, out->ids = 0;
-	if (kind == TMA_EXPR_LITERAL) {
+	if (ref->kind == TMA_EXPR_LITERAL) {
 		out->cnst = true;
-		if (!strcasecmp(id, "SMT_on")) out->v = env.smt_on;
-		else if (!strcasecmp(id, "core_wide")) out->v = env.core_wide;
-		else if (!strcasecmp(id, "has_pmem")) out->v = env.has_pmem;
-		else if (!strcasecmp(id, "slots")) out->v = env.slots ? env.slots : e->c->slots;
-		else return -1;
-		return 0;
+		switch (ref->bind) {
+		case LIT_SMT: out->v = env.smt_on; return 0;
+		case LIT_CORE_WIDE: out->v = env.core_wide; return 0;
+		case LIT_PMEM: out->v = env.has_pmem; return 0;
+		case LIT_SLOTS: out->v = env.slots ? env.slots : e->c->slots; return 0;
+		default: return -1;
+		}
 	}
-	if (kind == TMA_EXPR_CPUID) {
+	if (ref->kind == TMA_EXPR_CPUID) {
 		/* N2/V2 stall-slot erratum test: treat the recipe CPU as a current revision */
 		out->cnst = true;
 		out->v = !strcmp(e->c->name, "neoverse-n2") ? 1 : 0;
 		return 0;
 	}
-	if (kind == TMA_EXPR_ID) {
-		const struct tma_metric *m = find_metric(e->f, id);
-		if (m) {
-			for (int i = 0; i < e->nmemo; i++)
-				if (e->memo_m[i] == m) {
-					*out = e->memo_v[i];
-					return 0;
-				}
-			struct tma_expr_val v;
-			x->depth++;
-			int r = tma_expr_eval(x, m->expr, &v, NULL, 0);
-			x->depth--;
-			if (r != 0) { /* perf: a referenced metric that fails to parse -> NaN */
-				v.v = NAN;
-				v.cnst = false;
-			}
-			if (e->nmemo < 64) {
-				e->memo_m[e->nmemo] = m;
-				e->memo_v[e->nmemo++] = v;
-			}
-			*out = v;
+	if (ref->bind < MAXM) {	/* a metric */
+		int m = ref->bind;
+		if (e->memo_gen[m] == e->gen) {
+			*out = e->memo_v[m];
 			return 0;
 		}
+		struct tma_expr_val v;
+		x->depth++;
+		int r = tma_expr_run(x, e->cf->prog[m], &v, NULL, 0);
+		x->depth--;
+		if (r != 0) { /* perf: a referenced metric that fails to parse -> NaN */
+			v.v = NAN;
+			v.cnst = false;
+		}
+		e->memo_gen[m] = e->gen;
+		e->memo_v[m] = v;
+		*out = v;
+		return 0;
 	}
-	char key[TMA_EXPR_ID_LEN];
-	if (tma_event_key(id, key, sizeof(key)))
-		snprintf(key, sizeof(key), "%s", id);
-	int bit = tma_expr_id_index(x, key);
+	int k = ref->bind - MAXM;
+	int bit = key_slot(e, k);
 	if (bit >= 0)
 		out->ids = 1ULL << bit;
-	if (kind == TMA_EXPR_HAS_EVENT) {
+	if (ref->kind == TMA_EXPR_HAS_EVENT) {
 		out->cnst = true;
-		out->v = lookup_value(e, key) >= 0;
+		out->v = key_val(e, k) >= 0;
 		return 0;
 	}
 	if (x->planning)
 		return 0;
-	int i = lookup_value(e, key);
+	int i = key_val(e, k);
 	if (i < 0)
 		return -1;	/* reported by compute_with when on a taken branch */
-	out->v = kind == TMA_EXPR_SOURCE_COUNT ? 1 : e->val[i];
+	out->v = ref->kind == TMA_EXPR_SOURCE_COUNT ? 1 : e->val[i];
 	return 0;
 }
 
 static void ctx_init(struct evalctx *e, const struct tma_cpu *c, const struct tma_formulation *f, bool planning)
 {
 	memset(e, 0, sizeof(*e));
-	e->x.resolve = resolve;
+	e->x.resolve_ref = resolve;
 	e->x.planning = planning;
 	e->c = c;
 	e->f = f;
 }
 
-/* events (keys) formulation f needs for nodes up to level; returns count, keys in e->x.id */
+/* evaluate f from a clean slate: no ids, no memo; -1 when f cannot be compiled */
+static int ctx_bind(struct evalctx *e, const struct tma_formulation *f)
+{
+	e->f = f;
+	e->cf = cform_get(e->c, f);
+	if (!e->cf)
+		return -1;
+	e->x.nid = 0;
+	e->x.id_overflow = false;
+	for (int k = 0; k < e->cf->nkey; k++) {
+		e->slot_of[k] = -1;
+		e->val_of[k] = -2;
+	}
+	e->gen++;
+	return 0;
+}
+
+/* events (keys) formulation f needs for nodes up to level; returns count, keys in e->x.id
+ * (and e->key_of_slot) */
 static int needed_keys(struct evalctx *e, int level, uint64_t *per_metric, const struct tma_metric **ms, int *nm,
 		       uint64_t *usedp)
 {
 	uint64_t used = 0;
-	const struct tma_metric *tree[TMA_MAX_NODES];
-	int n = tree_metrics(e->f, tree, TMA_MAX_NODES), k = 0;
+	int k = 0;
 
-	for (int i = 0; i < n; i++) {
-		if (!tree[i] || tree[i]->tma == 0 || tree[i]->tma > level || omitted(e->c, tree[i]->name))
+	if (ctx_bind(e, e->f))
+		return -ENOMEM;
+	const struct cform *cf = e->cf;
+	for (int i = 0; i < cf->ntree; i++) {
+		const struct tma_metric *m = cf->tree[i] >= 0 ? cf->m[cf->tree[i]] : NULL;
+		if (!m || m->tma == 0 || m->tma > level || omitted(e->c, m->name))
 			continue;
 		struct tma_expr_val v;
-		e->nmemo = 0;	/* planning memo must not hide ids */
-		tma_expr_eval(&e->x, tree[i]->expr, &v, NULL, 0);
+		e->gen++;	/* planning memo must not hide ids */
+		tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
 		used |= v.ids;
 		if (per_metric) {
 			per_metric[k] = v.ids;
-			ms[k] = tree[i];
+			ms[k] = m;
 		}
 		k++;
 	}
@@ -416,15 +620,64 @@ static int needed_keys(struct evalctx *e, int level, uint64_t *per_metric, const
 		if (!(used >> b & 1))
 			continue;
 		if (n2 != b) {
-			memcpy(e->x.id[n2], e->x.id[b], TMA_EXPR_ID_LEN);
+			e->key_of_slot[n2] = e->key_of_slot[b];
 			for (int m = 0; per_metric && m < k; m++)
 				per_metric[m] = (per_metric[m] & ~(1ULL << n2)) | (((per_metric[m] >> b) & 1) << n2);
 		}
+		snprintf(e->x.id[n2], TMA_EXPR_ID_LEN, "%s", cf->key[e->key_of_slot[n2]]);
 		n2++;
 	}
 	if (usedp)
 		*usedp = used;
 	return n2;
+}
+
+/* the keys formulation f needs up to level with the current #literals and left-out
+ * nodes (whole: none left out), cached; NULL when f cannot be compiled */
+static int plan_keys(const struct tma_cpu *c, const struct tma_formulation *f, int level, bool whole,
+		     struct plan_memo *out)
+{
+	static struct evalctx pe;
+	struct cform *cf = cform_get(c, f);
+	struct plan_memo key = { .level = level, .smt_on = env.smt_on, .core_wide = env.core_wide,
+				 .has_pmem = env.has_pmem, .slots = env.slots,
+				 .omit_gen = whole || omit_cpu != c || !nomit ? 0 : omit_gen };
+	const struct plan_memo *hit = NULL;
+
+	if (!cf)
+		return -ENOMEM;
+	pthread_mutex_lock(&cf_lock);
+	for (int i = 0; i < cf->nplan && !hit; i++) {
+		const struct plan_memo *p = &cf->plan[i];
+		if (p->level == key.level && p->smt_on == key.smt_on && p->core_wide == key.core_wide &&
+		    p->has_pmem == key.has_pmem && p->slots == key.slots && p->omit_gen == key.omit_gen)
+			hit = p;
+	}
+	if (hit)
+		*out = *hit;
+	pthread_mutex_unlock(&cf_lock);
+	if (hit)
+		return 0;
+	const struct tma_cpu *saved = omit_cpu;
+	if (whole)
+		omit_cpu = NULL;
+	ctx_init(&pe, c, f, true);
+	key.nk = needed_keys(&pe, level, NULL, NULL, NULL, NULL);
+	omit_cpu = saved;
+	if (key.nk < 0)
+		return key.nk;
+	for (int i = 0; i < key.nk; i++)
+		key.k[i] = pe.key_of_slot[i];
+	pthread_mutex_lock(&cf_lock);
+	/* full: the oldest entry goes (env changes are rare) */
+	if (cf->nplan == NPLAN) {
+		memmove(&cf->plan[0], &cf->plan[1], (NPLAN - 1) * sizeof(cf->plan[0]));
+		cf->nplan--;
+	}
+	cf->plan[cf->nplan++] = key;
+	pthread_mutex_unlock(&cf_lock);
+	*out = key;
+	return 0;
 }
 
 int tma_needed_events(const struct tma_cpu *c, bool gc, int level, char (*keys)[TMA_KEY_LEN], int max)
@@ -438,6 +691,8 @@ int tma_needed_events(const struct tma_cpu *c, bool gc, int level, char (*keys)[
 	ctx_init(&e, c, gc && c->gc ? c->gc : c->perf, true);
 	int nk = needed_keys(&e, level, NULL, NULL, NULL, NULL);
 	omit_cpu = saved;
+	if (nk < 0)
+		return nk;
 	for (int i = 0; i < nk && i < max; i++)
 		snprintf(keys[i], TMA_KEY_LEN, "%s", e.x.id[i]);
 	return nk < max ? nk : max;
@@ -514,6 +769,7 @@ int tma_plan_events(const struct tma_cpu *c, int level, struct event_list *out, 
 	const struct tma_formulation *f = c->gc ? c->gc : c->perf;
 	nomit = 0;
 	omit_cpu = c;
+	omit_gen++;
 	ctx_init(&e, c, f, true);
 	int nk = needed_keys(&e, level, per, ms, &nm, NULL);
 	if (level >= 3 && out->n + nk > TMABPF_MAX_EVENTS) {
@@ -533,8 +789,13 @@ int tma_plan_events(const struct tma_cpu *c, int level, struct event_list *out, 
 				continue;
 			snprintf(omit[nomit++], sizeof(omit[0]), "%s", m->name);
 		}
+		omit_gen++;
 		ctx_init(&e, c, f, true);
 		nk = needed_keys(&e, level, per, ms, &nm, NULL);
+	}
+	if (nk < 0) {
+		snprintf(err, errlen, "recipe %s: its formulas cannot be compiled", c->name);
+		return nk;
 	}
 	if (e.x.id_overflow) {
 		snprintf(err, errlen, "recipe %s level %d references too many events", c->name, level);
@@ -634,18 +895,16 @@ static bool skip_omitted;
 static int compute_with(const struct tma_cpu *c, const struct tma_formulation *f, int level,
 			struct evalctx *e, struct tma_result *res)
 {
-	const struct tma_metric *tree[TMA_MAX_NODES];
-	int n = tree_metrics(f, tree, TMA_MAX_NODES);
-
 	memset(res, 0, sizeof(*res));
 	res->cpu = c;
 	res->level = level;
 	res->formulation = f->name;
-	e->f = f;
-	e->nmemo = 0;
+	if (ctx_bind(e, f))
+		return -ENOMEM;
 	e->missing[0] = 0;
-	for (int i = 0; i < n; i++) {
-		const struct tma_metric *m = tree[i];
+	const struct cform *cf = e->cf;
+	for (int i = 0; i < cf->ntree; i++) {
+		const struct tma_metric *m = cf->tree[i] >= 0 ? cf->m[cf->tree[i]] : NULL;
 		if (!m || m->tma == 0 || m->tma > level || res->n >= TMA_MAX_NODES)
 			continue;
 		if (skip_omitted && omitted(c, m->name))
@@ -662,7 +921,7 @@ static int compute_with(const struct tma_cpu *c, const struct tma_formulation *f
 				nd->parent = p;
 				nd->depth = res->node[p].depth + 1;
 			}
-		int r = tma_expr_eval(&e->x, m->expr, &v, NULL, 0);
+		int r = tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
 		nd->value = r == 0 ? v.v * m->scale : NAN;
 		nd->min_running = 100;
 		int g0 = -1;
@@ -671,9 +930,9 @@ static int compute_with(const struct tma_cpu *c, const struct tma_formulation *f
 		for (int b = 0; b < e->x.nid; b++) {
 			if (!(v.ids >> b & 1))
 				continue;
-			int k = lookup_value(e, e->x.id[b]);
+			int k = key_val(e, e->key_of_slot[b]);
 			if (k < 0) {
-				add_missing(e, e->x.id[b]);
+				add_missing(e, cf->key[e->key_of_slot[b]]);
 				continue;
 			}
 			if (e->pct[k] < nd->min_running)
@@ -714,17 +973,34 @@ static int compute_common(const struct tma_cpu *c, int level, struct evalctx *e,
 		cand[nc++] = c->perf;
 	}
 	for (int i = 0; i < nc; i++) {
-		struct evalctx pe;
-		ctx_init(&pe, c, cand[i], true);
-		int nk = needed_keys(&pe, level, NULL, NULL, NULL, NULL), miss = 0;
-		for (int k = 0; k < nk; k++)
-			miss += lookup_value(e, pe.x.id[k]) < 0;
+		struct plan_memo pm;
+		if (plan_keys(c, cand[i], level, false, &pm))
+			return -ENOMEM;
+		if (ctx_bind(e, cand[i]))
+			return -ENOMEM;
+		int miss = 0;
+		for (int k = 0; k < pm.nk; k++)
+			miss += key_val(e, pm.k[k]) < 0;
 		if (miss < bestmiss) {
 			bestmiss = miss;
 			best = i;
 		}
 	}
 	return compute_with(c, cand[best], level, e, res);
+}
+
+/* the encoding of key k for cf's CPU (tma_encode_key, cached); NULL if none */
+static const struct perf_event_attr *key_attr(struct cform *cf, int k)
+{
+	struct key_enc *ke = &cf->enc[k];
+
+	pthread_mutex_lock(&cf_lock);
+	if (!ke->state) {
+		char err[128];
+		ke->state = tma_encode_key(cf->c, cf->key[k], &ke->a, err, sizeof(err)) ? -1 : 1;
+	}
+	pthread_mutex_unlock(&cf_lock);
+	return ke->state > 0 ? &ke->a : NULL;
 }
 
 static void add_value(struct evalctx *e, const char *name, const struct perf_event_attr *attr,
@@ -759,21 +1035,27 @@ int tma_compute(const struct tma_cpu *c, int level, const struct event_list *evs
 		add_value(&e, evs->ev[i].name, &evs->ev[i].attr, scaled_values[i],
 			  pct_running ? pct_running[i] : 100, evs->ev[i].group);
 	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
-	static char keys[TMA_EXPR_MAX_IDS][TMA_KEY_LEN];
-	int nk = -1;
+	struct plan_memo pm = { .nk = -1 };
+	struct cform *cf = NULL;
+	bool have[TMA_EXPR_MAX_IDS];
 	for (int i = 0; i < evs->n; i++) {
 		const struct event_desc *d = &evs->ev[i];
 		if (d->attr.type != PERF_TYPE_RAW)
 			continue;
-		if (nk < 0)
-			nk = tma_needed_events(c, true, c->max_level, keys, TMA_EXPR_MAX_IDS);
-		for (int k = 0; k < nk; k++) {
-			struct perf_event_attr a;
-			char err[128];
-			if (lookup_value(&e, keys[k]) >= 0 || tma_encode_key(c, keys[k], &a, err, sizeof(err)))
-				continue;
-			if (a.type == d->attr.type && a.config == d->attr.config && a.config1 == d->attr.config1)
-				add_value(&e, keys[k], &d->attr, scaled_values[i], pct_running ? pct_running[i] : 100, d->group);
+		if (pm.nk < 0) {
+			const struct tma_formulation *gf = c->gc ? c->gc : c->perf;
+			if (plan_keys(c, gf, c->max_level, true, &pm) || !(cf = cform_get(c, gf)))
+				return -ENOMEM;
+			for (int k = 0; k < pm.nk; k++)
+				have[k] = lookup_value(&e, cf->key[pm.k[k]]) >= 0;
+		}
+		for (int k = 0; k < pm.nk; k++) {
+			const struct perf_event_attr *a = have[k] ? NULL : key_attr(cf, pm.k[k]);
+			if (a && a->type == d->attr.type && a->config == d->attr.config && a->config1 == d->attr.config1) {
+				add_value(&e, cf->key[pm.k[k]], &d->attr, scaled_values[i],
+					  pct_running ? pct_running[i] : 100, d->group);
+				have[k] = lookup_value(&e, cf->key[pm.k[k]]) >= 0;
+			}
 		}
 	}
 	skip_omitted = true;

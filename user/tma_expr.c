@@ -8,19 +8,39 @@
 #include <string.h>
 #include "tma_expr.h"
 
+/* instructions of the compiled (postfix) form */
+enum op { I_NUM, I_REF, I_NEG, I_BIN, I_MIN, I_MAX, I_DRATIO, I_IF };
+
+struct insn {
+	uint8_t op;
+	char bop;	/* I_BIN: the operator */
+	int ref;	/* I_REF: index in refs[] */
+	double num;	/* I_NUM */
+};
+
+struct tma_expr_prog {
+	int n, cap, maxdepth;
+	struct insn *code;
+	int nref, refcap;
+	struct tma_expr_ref *refs;
+	bool bad;		/* syntax error: only the references before it are resolved */
+	char err[160];
+};
+
 enum tok { T_END, T_NUM, T_ID, T_LIT, T_IF, T_ELSE, T_MIN, T_MAX, T_DRATIO, T_SRCCOUNT,
 	   T_CPUID, T_HASEV, T_OP, T_ERR };
 
 struct parser {
-	struct tma_expr_ctx *ctx;
 	const char *s, *p;	/* input, cursor */
 	enum tok t;		/* current token */
 	const char *tstart;	/* where it starts */
 	char op;
 	double num;
 	char id[TMA_EXPR_ID_LEN * 2];
-	bool abort;		/* perf would YYABORT (division by zero) */
 	bool bad;		/* syntax error */
+	bool oom;
+	struct tma_expr_prog *prog;	/* what is emitted */
+	int depth;		/* stack depth while emitting */
 	char *err;
 	size_t errlen;
 };
@@ -168,71 +188,96 @@ static void expect_op(struct parser *ps, char op)
 	}
 }
 
-static struct tma_expr_val mk(double v, bool cnst, uint64_t ids)
+/* ---------------- compiler: perf's grammar, emitting postfix code ---------------- */
+
+static void emit(struct parser *ps, struct insn in, int push)
 {
-	struct tma_expr_val r = { v, cnst, ids };
-	return r;
+	struct tma_expr_prog *p = ps->prog;
+
+	if (ps->bad && in.op != I_REF)
+		return;
+	if (p->n == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 32;
+		struct insn *c = realloc(p->code, cap * sizeof(*c));
+		if (!c) {
+			ps->oom = true;
+			return;
+		}
+		p->code = c;
+		p->cap = cap;
+	}
+	p->code[p->n++] = in;
+	ps->depth += push;
+	if (ps->depth > p->maxdepth)
+		p->maxdepth = ps->depth;
 }
 
-static struct tma_expr_val nanval(void)
+static void emit_op(struct parser *ps, enum op op, char bop, int pop)
 {
-	return mk(NAN, false, 0);
+	struct insn in = { .op = op, .bop = bop };
+	emit(ps, in, 1 - pop);
 }
 
-static struct tma_expr_val parse_if(struct parser *ps);
-static struct tma_expr_val parse_bin(struct parser *ps, int minprec);
-
-static struct tma_expr_val resolve(struct parser *ps, enum tma_expr_kind kind, const char *id)
+/* a reference resolved at run time, in source order (as perf's parser resolves them) */
+static void emit_ref(struct parser *ps, enum tma_expr_kind kind, const char *id)
 {
-	struct tma_expr_val v = nanval();
+	struct tma_expr_prog *p = ps->prog;
 
 	if (ps->bad)
-		return v;
-	if (ps->ctx->resolve(ps->ctx, kind, id, &v) != 0) {
-		if (kind == TMA_EXPR_LITERAL)
-			ps->abort = true; /* perf: unknown literal -> EXPR_ERROR */
-		return nanval();
+		return;
+	if (p->nref == p->refcap) {
+		int cap = p->refcap ? 2 * p->refcap : 8;
+		struct tma_expr_ref *r = realloc(p->refs, cap * sizeof(*r));
+		if (!r) {
+			ps->oom = true;
+			return;
+		}
+		p->refs = r;
+		p->refcap = cap;
 	}
-	return v;
+	struct tma_expr_ref *r = &p->refs[p->nref];
+	r->kind = kind;
+	r->bind = -1;
+	r->id = strdup(id);
+	if (!r->id) {
+		ps->oom = true;
+		return;
+	}
+	struct insn in = { .op = I_REF, .ref = p->nref++ };
+	emit(ps, in, 1);
 }
 
-static struct tma_expr_val parse_call2(struct parser *ps, struct tma_expr_val *b)
-{
-	struct tma_expr_val a;
+static void parse_if(struct parser *ps);
+static void parse_bin(struct parser *ps, int minprec);
 
+static void parse_call2(struct parser *ps)
+{
 	expect_op(ps, '(');
-	a = parse_bin(ps, 0);
+	parse_bin(ps, 0);
 	expect_op(ps, ',');
-	*b = parse_bin(ps, 0);
+	parse_bin(ps, 0);
 	expect_op(ps, ')');
-	return a;
 }
 
-static struct tma_expr_val parse_primary(struct parser *ps)
+static void parse_primary(struct parser *ps)
 {
-	struct tma_expr_val a, b;
-	bool plan = ps->ctx->planning;
-
 	if (ps->bad)
-		return nanval();
+		return;
 	switch (ps->t) {
-	case T_NUM:
-		a = mk(ps->num, true, 0);
+	case T_NUM: {
+		struct insn in = { .op = I_NUM, .num = ps->num };
 		next(ps);
-		return a;
-	case T_ID: {
-		char id[sizeof(ps->id)];
-		snprintf(id, sizeof(id), "%s", ps->id);
-		next(ps);
-		return resolve(ps, TMA_EXPR_ID, id);
+		emit(ps, in, 1);
+		return;
 	}
+	case T_ID:
 	case T_LIT: {
 		char id[sizeof(ps->id)];
+		enum tma_expr_kind k = ps->t == T_ID ? TMA_EXPR_ID : TMA_EXPR_LITERAL;
 		snprintf(id, sizeof(id), "%s", ps->id);
 		next(ps);
-		a = resolve(ps, TMA_EXPR_LITERAL, id);
-		a.cnst = true;
-		return a;
+		emit_ref(ps, k, id);
+		return;
 	}
 	case T_SRCCOUNT:
 	case T_CPUID:
@@ -247,47 +292,34 @@ static struct tma_expr_val parse_primary(struct parser *ps)
 		snprintf(id, sizeof(id), "%s", ps->id);
 		next(ps);
 		expect_op(ps, ')');
-		a = resolve(ps, k, id);
-		if (k != TMA_EXPR_SOURCE_COUNT)
-			a.cnst = true;
-		return a;
+		emit_ref(ps, k, id);
+		return;
 	}
 	case T_MIN:
-	case T_MAX: {
-		bool ismin = ps->t == T_MIN;
+	case T_MAX:
+	case T_DRATIO: {
+		enum op op = ps->t == T_MIN ? I_MIN : ps->t == T_MAX ? I_MAX : I_DRATIO;
 		next(ps);
-		a = parse_call2(ps, &b);
-		if (plan)
-			return mk(NAN, false, a.ids | b.ids);
-		if (ismin)
-			return mk(a.v < b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
-		return mk(a.v > b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
+		parse_call2(ps);
+		emit_op(ps, op, 0, 2);
+		return;
 	}
-	case T_DRATIO:
-		next(ps);
-		a = parse_call2(ps, &b);
-		if (fpclassify(b.v) == FP_ZERO)
-			return mk(0.0, plan ? true : a.cnst && b.cnst, plan ? 0 : a.ids | b.ids);
-		if (!plan || (a.cnst && b.cnst))
-			return mk(a.v / b.v, a.cnst && b.cnst, a.ids | b.ids);
-		return mk(NAN, false, a.ids | b.ids);
 	case T_OP:
 		if (ps->op == '(') {
 			next(ps);
-			a = parse_if(ps);
+			parse_if(ps);
 			expect_op(ps, ')');
-			return a;
+			return;
 		}
 		if (ps->op == '-') {
 			next(ps);
-			a = parse_bin(ps, 7); /* NEG binds tighter than any binary operator */
-			a.v = -a.v;
-			return a;
+			parse_bin(ps, 7); /* NEG binds tighter than any binary operator */
+			emit_op(ps, I_NEG, 0, 1);
+			return;
 		}
 		/* fallthrough */
 	default:
 		syntax(ps, ps->t == T_END ? "unexpected end" : "unexpected token");
-		return nanval();
 	}
 }
 
@@ -306,6 +338,106 @@ static int prec(const struct parser *ps)
 	}
 }
 
+static void parse_bin(struct parser *ps, int minprec)
+{
+	parse_primary(ps);
+	for (;;) {
+		int p = prec(ps);
+		if (p < 0 || p < minprec || ps->bad)
+			return;
+		char op = ps->op;
+		next(ps);
+		parse_bin(ps, p + 1);
+		emit_op(ps, I_BIN, op, 2);
+	}
+}
+
+static void parse_if(struct parser *ps)
+{
+	parse_bin(ps, 0);
+	if (ps->t != T_IF)
+		return;
+	next(ps);
+	parse_bin(ps, 0);
+	if (ps->t != T_ELSE) {
+		syntax(ps, "expected 'else'");
+		return;
+	}
+	next(ps);
+	parse_if(ps);
+	emit_op(ps, I_IF, 0, 3);	/* operands in source order: a, c, b */
+}
+
+void tma_expr_free(struct tma_expr_prog *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nref; i++)
+		free(p->refs[i].id);
+	free(p->refs);
+	free(p->code);
+	free(p);
+}
+
+struct tma_expr_prog *tma_expr_compile(const char *expr)
+{
+	struct tma_expr_prog *p = calloc(1, sizeof(*p));
+	struct parser ps = { .s = expr, .p = expr, .prog = p };
+
+	if (!p)
+		return NULL;
+	ps.err = p->err;
+	ps.errlen = sizeof(p->err);
+	next(&ps);
+	parse_if(&ps);
+	if (!ps.bad && ps.t != T_END)
+		syntax(&ps, ps.t == T_ERR ? "bad character" : "unexpected token");
+	if (ps.oom) {
+		tma_expr_free(p);
+		return NULL;
+	}
+	p->bad = ps.bad;
+	return p;
+}
+
+int tma_expr_nrefs(const struct tma_expr_prog *p)
+{
+	return p->nref;
+}
+
+struct tma_expr_ref *tma_expr_ref_at(struct tma_expr_prog *p, int i)
+{
+	return &p->refs[i];
+}
+
+/* ---------------- evaluation: perf's arithmetic ---------------- */
+
+static struct tma_expr_val mk(double v, bool cnst, uint64_t ids)
+{
+	struct tma_expr_val r = { v, cnst, ids };
+	return r;
+}
+
+static struct tma_expr_val nanval(void)
+{
+	return mk(NAN, false, 0);
+}
+
+static struct tma_expr_val resolve(struct tma_expr_ctx *ctx, const struct tma_expr_ref *ref, bool *abort)
+{
+	struct tma_expr_val v = nanval();
+	int r = ctx->resolve_ref ? ctx->resolve_ref(ctx, ref, &v) : ctx->resolve(ctx, ref->kind, ref->id, &v);
+
+	if (r != 0) {
+		if (ref->kind == TMA_EXPR_LITERAL)
+			*abort = true; /* perf: unknown literal -> EXPR_ERROR */
+		v = nanval();
+	}
+	if (ref->kind != TMA_EXPR_ID && ref->kind != TMA_EXPR_SOURCE_COUNT)
+		v.cnst = true;
+	return v;
+}
+
 /* (long)v without undefined behaviour for values outside long's range */
 static long to_long(double v)
 {
@@ -322,15 +454,14 @@ static double lmod(double a, double b)
 	return y == -1 ? 0 : (double)(x % y);
 }
 
-static struct tma_expr_val binop(struct parser *ps, char op, struct tma_expr_val a, struct tma_expr_val b)
+static struct tma_expr_val binop(bool plan, bool *abort, char op, struct tma_expr_val a, struct tma_expr_val b)
 {
-	bool plan = ps->ctx->planning;
 	bool cnst = a.cnst && b.cnst;
 	uint64_t ids = a.ids | b.ids;
 
 	if (op == '/' || op == '%') {
 		if (fpclassify(b.v) == FP_ZERO || (op == '%' && !isnan(b.v) && to_long(b.v) == 0)) {
-			ps->abort = true;
+			*abort = true;
 			return mk(NAN, false, ids);
 		}
 		if (plan && !cnst)
@@ -356,44 +487,101 @@ static struct tma_expr_val binop(struct parser *ps, char op, struct tma_expr_val
 	return nanval();
 }
 
-static struct tma_expr_val parse_bin(struct parser *ps, int minprec)
+static struct tma_expr_val minmax(bool plan, bool ismin, struct tma_expr_val a, struct tma_expr_val b)
 {
-	struct tma_expr_val a = parse_primary(ps);
-
-	for (;;) {
-		int p = prec(ps);
-		if (p < 0 || p < minprec || ps->bad)
-			return a;
-		char op = ps->op;
-		next(ps);
-		struct tma_expr_val b = parse_bin(ps, p + 1);
-		a = binop(ps, op, a, b);
-	}
+	if (plan)
+		return mk(NAN, false, a.ids | b.ids);
+	if (ismin)
+		return mk(a.v < b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
+	return mk(a.v > b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
 }
 
-static struct tma_expr_val parse_if(struct parser *ps)
+static struct tma_expr_val dratio(bool plan, struct tma_expr_val a, struct tma_expr_val b)
 {
-	struct tma_expr_val a = parse_bin(ps, 0), c, b;
+	if (fpclassify(b.v) == FP_ZERO)
+		return mk(0.0, plan ? true : a.cnst && b.cnst, plan ? 0 : a.ids | b.ids);
+	if (!plan || (a.cnst && b.cnst))
+		return mk(a.v / b.v, a.cnst && b.cnst, a.ids | b.ids);
+	return mk(NAN, false, a.ids | b.ids);
+}
 
-	if (ps->t != T_IF)
-		return a;
-	next(ps);
-	c = parse_bin(ps, 0);
-	if (ps->t != T_ELSE) {
-		syntax(ps, "expected 'else'");
-		return nanval();
-	}
-	next(ps);
-	b = parse_if(ps);
+/* "a if c else b" */
+static struct tma_expr_val ifelse(bool plan, struct tma_expr_val a, struct tma_expr_val c, struct tma_expr_val b)
+{
 	if (fpclassify(c.v) == FP_ZERO)
-		return ps->ctx->planning ? b : mk(b.v, b.cnst && c.cnst, b.ids | c.ids);
-	if (!ps->ctx->planning)
+		return plan ? b : mk(b.v, b.cnst && c.cnst, b.ids | c.ids);
+	if (!plan)
 		return mk(a.v, a.cnst && c.cnst, a.ids | c.ids);
 	if (c.cnst)
 		return a;
 	if (a.cnst && b.cnst && a.v == b.v)
 		return mk(a.v, true, 0);
 	return mk(NAN, false, a.ids | b.ids | c.ids);
+}
+
+int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct tma_expr_val *out,
+		 char *err, size_t errlen)
+{
+	struct tma_expr_val st[p->maxdepth + 1];
+	bool plan = ctx->planning, abort = false;
+	int sp = 0;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (ctx->depth > 32) {
+		if (err)
+			snprintf(err, errlen, "metric expression: references nested too deeply");
+		*out = nanval();
+		return -1;
+	}
+	if (p->bad) {
+		/* perf's parser resolved what came before the error */
+		for (int i = 0; i < p->n; i++)
+			if (p->code[i].op == I_REF)
+				resolve(ctx, &p->refs[p->code[i].ref], &abort);
+		if (err)
+			snprintf(err, errlen, "%s", p->err);
+		*out = nanval();
+		return -1;
+	}
+	for (int i = 0; i < p->n; i++) {
+		const struct insn *in = &p->code[i];
+		switch (in->op) {
+		case I_NUM:
+			st[sp++] = mk(in->num, true, 0);
+			break;
+		case I_REF:
+			st[sp++] = resolve(ctx, &p->refs[in->ref], &abort);
+			break;
+		case I_NEG:
+			st[sp - 1].v = -st[sp - 1].v;
+			break;
+		case I_BIN:
+			sp--;
+			st[sp - 1] = binop(plan, &abort, in->bop, st[sp - 1], st[sp]);
+			break;
+		case I_MIN:
+		case I_MAX:
+			sp--;
+			st[sp - 1] = minmax(plan, in->op == I_MIN, st[sp - 1], st[sp]);
+			break;
+		case I_DRATIO:
+			sp--;
+			st[sp - 1] = dratio(plan, st[sp - 1], st[sp]);
+			break;
+		case I_IF:
+			sp -= 2;
+			st[sp - 1] = ifelse(plan, st[sp - 1], st[sp], st[sp + 1]);
+			break;
+		}
+	}
+	*out = sp == 1 ? st[0] : nanval();
+	if (abort) {
+		out->v = NAN;
+		out->cnst = false;
+		return 1;
+	}
+	return 0;
 }
 
 int tma_expr_id_index(struct tma_expr_ctx *ctx, const char *key)
@@ -412,28 +600,15 @@ int tma_expr_id_index(struct tma_expr_ctx *ctx, const char *key)
 int tma_expr_eval(struct tma_expr_ctx *ctx, const char *expr, struct tma_expr_val *out,
 		  char *err, size_t errlen)
 {
-	struct parser ps = { .ctx = ctx, .s = expr, .p = expr, .err = err, .errlen = errlen };
+	struct tma_expr_prog *p = tma_expr_compile(expr);
 
-	if (err && errlen)
-		err[0] = 0;
-	if (ctx->depth > 32) {
-		if (err)
-			snprintf(err, errlen, "metric expression: references nested too deeply");
+	if (!p) {
+		if (err && errlen)
+			snprintf(err, errlen, "metric expression: out of memory compiling it");
 		*out = nanval();
 		return -1;
 	}
-	next(&ps);
-	*out = parse_if(&ps);
-	if (!ps.bad && ps.t != T_END)
-		syntax(&ps, ps.t == T_ERR ? "bad character" : "unexpected token");
-	if (ps.bad) {
-		*out = nanval();
-		return -1;
-	}
-	if (ps.abort) {
-		out->v = NAN;
-		out->cnst = false;
-		return 1;
-	}
-	return 0;
+	int r = tma_expr_run(ctx, p, out, err, errlen);
+	tma_expr_free(p);
+	return r;
 }
