@@ -44,14 +44,17 @@ def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path):
             work_faults = sum(t["minflt"] - t["minflt_start"] for t in truth["threads"])
             assert work_faults == 30000
             work_cpu = sum(t["cpu_ns"] for t in truth["threads"])
+            # slices whose switch-in the host never traced get a time-share of their
+            # CPU's counts (README: Untraced switches): allow a few percent low
+            low = 0.97 * work_faults
             faults = prom.wait_value(
                 f'sum(tmabpf_events_total{{event="page-faults",cgroup="{cg.rel}"}})',
-                lambda v: v >= work_faults)
+                lambda v: v >= low)
             print(f"prometheus: cgroup page faults {faults:.0f}, work {work_faults}, "
                   f"RUSAGE_SELF {truth['process_minflt']}")
             # everything it did is in: the work, plus setup since the move; at most what
             # RUSAGE_SELF saw (fork, exec, setup) plus its exit after writing the JSON
-            assert work_faults <= faults <= truth["process_minflt"] + 100, (faults, truth["process_minflt"])
+            assert low <= faults <= truth["process_minflt"] + 100, (faults, truth["process_minflt"])
             oncpu = prom.wait_value(f'sum(tmabpf_oncpu_seconds_total{{cgroup="{cg.rel}"}})',
                                     lambda v: v * 1e9 >= 0.98 * work_cpu)
             print(f"prometheus: cgroup on-CPU {oncpu * 1e9:.0f} ns, work {work_cpu}, "
