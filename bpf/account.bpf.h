@@ -271,13 +271,13 @@ static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec
 }
 
 /*
- * t is running now, in its own context (uprobe, sample, exit), but no
- * switch-in of it was traced: some hosts never emit sched_switch for switches
- * away from certain tasks (see threads.bpf.c), or t is seen for the first
- * time.  Infer the switch-in, as sched_switch would have recorded it: the
- * slice began its own exec time ago, and not before this CPU's last accounting
- * point (no traced switch came between; a new thread is taken to have run
- * since then, as switch_out does).  Returns the inferred slice length, t's
+ * t is running now on this CPU (its uprobe, sample or exit, or its switch-out:
+ * task is t's task_struct), but no switch-in of it was traced: some hosts
+ * never emit sched_switch for switches away from certain tasks (see
+ * threads.bpf.c), or t is seen for the first time.  Infer the switch-in, as
+ * sched_switch would have recorded it: the slice began its own exec time ago,
+ * and not before this CPU's last accounting point (no traced switch came
+ * between; a new thread is taken to have run since then).  Returns the inferred slice length, t's
  * share of the CPU's counter delta since that point; 0 when nothing was
  * missed.
  */

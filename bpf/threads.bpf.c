@@ -25,38 +25,15 @@ static __always_inline __u64 task_exec_ns(struct task_struct *task)
  * CLOCK_THREAD_CPUTIME_ID reports), so it stays exact when the kernel does
  * not trace a switch-in: some hosts never emit sched_switch for switches away
  * from certain tasks (seen: a sandbox agent's threads), which leaves a
- * switch-out with no switch-in before it.  Such a slice is detected
- * (last_in_ns == 0), counted in missed_switch_in, and its start inferred as
- * now - (exec time of the slice), so off-CPU time still adds up.
- * since_ns: the last accounting point on this CPU (the latest t can have
- * started running), used when t is seen for the first time.
+ * switch-out with no switch-in before it.  The caller has inferred that
+ * switch-in (account_catch_up), so off-CPU time still adds up.
  */
 static __always_inline void switch_out(struct thread_stats *t, struct task_struct *prev, __u64 exec, bool preempt,
-				       __u64 now, __u32 cpu, __u64 since_ns)
+				       __u64 now, __u32 cpu)
 {
 	/* Same rule as the kernel's nvcsw/nivcsw in __schedule(). */
 	bool blocked = !preempt && task_state(prev) != 0;
 
-	if (!t->last_in_ns) {
-		if (!t->last_out_ns) {
-			/* first sight, running since at most since_ns */
-			__u64 ran = sub_clamped(now, since_ns);
-
-			t->exec_base = exec > ran ? exec - ran : 0;
-		} else {
-			__u64 slice = sub_clamped(exec, t->exec_out);
-			__u64 in = sub_clamped(now, slice);
-			__u64 off = in > t->last_out_ns ? in - t->last_out_ns : 0;
-
-			if (t->out_blocked)
-				t->offcpu_blocked_ns += off;
-			else
-				t->offcpu_runqueue_ns += off;
-			t->missed_switch_in++;
-			if (t->last_cpu != cpu)
-				t->migrations++;
-		}
-	}
 	t->oncpu_ns = sub_clamped(exec, t->exec_base);
 	t->exec_out = exec;
 	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
@@ -70,19 +47,6 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 		t->switches_voluntary++;
 	else
 		t->switches_involuntary++;
-}
-
-/* Share of the time since the CPU's last accounting point (since) that t
- * ran, when t's switch-in was not traced (see switch_out); 0 when it was.
- * Seen for the first time: it may have run all of that time, as switch_out
- * then assumes. */
-static __always_inline __u64 untraced_slice(const struct thread_stats *t, __u64 exec, __u64 now, __u64 since)
-{
-	if (!t || t->last_in_ns)
-		return 0;
-	if (!t->last_out_ns)
-		return sub_clamped(now, since);
-	return sub_clamped(exec, t->exec_out);
 }
 
 /* Test hook: ignore about 1 in N switch-ins of tracked threads, as hosts
@@ -116,7 +80,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	__u32 zero = 0, cpu;
 	struct cpu_snap *snap;
 	struct reading *now;
-	__u64 ts, since, slice, prev_exec = 0;
+	__u64 ts, since, slice = 0, prev_exec = 0;
 
 	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
 	if (!pt) {
@@ -134,14 +98,15 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	since = snap->ts;
 	ts = bpf_ktime_get_ns();
-	if (pt)
+	if (pt) {
 		prev_exec = task_exec_ns(prev);
-	slice = untraced_slice(pt, prev_exec, ts, since);
+		slice = account_catch_up(pt, prev, snap, ts);	/* its switch-in untraced */
+	}
 	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
 	cpu = bpf_get_smp_processor_id();
 	calibrate_clock(snap, prev, next, ts);
 	if (pt)
-		switch_out(pt, prev, prev_exec, preempt, ts, cpu, since);
+		switch_out(pt, prev, prev_exec, preempt, ts, cpu);
 	if (nt)
 		account_switch_in(nt, task_exec_ns(next), ts, cpu);
 	return 0;

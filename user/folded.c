@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "folded.h"
@@ -83,4 +84,21 @@ void folded_free(struct folded *f)
 		free(f->v[i].stack);
 	free(f->v);
 	memset(f, 0, sizeof(*f));
+}
+
+int folded_write_path(struct folded *fold, const char *path, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int r;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write --folded file '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	r = folded_write(fold, f);
+	if ((f != stdout && fclose(f)) || r) {
+		snprintf(err, errlen, "writing --folded file '%s': %s", path, strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	return 0;
 }

@@ -52,7 +52,5 @@ void offcpu_detach(struct offcpu *o);
 /* Read and name the rows; add folded lines to fold (may be NULL); losses become warnings. */
 int offcpu_collect(struct offcpu *o, struct folded *fold);
 void offcpu_free(struct offcpu *o);
-/* Write fold (--folded without --sample) to path ("-": stdout). */
-int offcpu_write_folded(struct folded *fold, const char *path, char *err, size_t errlen);
 
 #endif

@@ -67,6 +67,8 @@ struct func_sum {
 
 /* Add b's sums into a. */
 void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events);
+/* Order of func_sum rows: function, pid, tid (qsort/bsearch). */
+int func_sum_cmp(const void *a, const void *b);
 /* Rows per (function, pid) aggregate and per (function, thread); malloc'd, sorted by (fn, pid, tid). */
 size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread);
 void report_functions_json(const struct report *r, struct json *j);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "report.h"
 
-static int cmp_sum(const void *a, const void *b)
+int func_sum_cmp(const void *a, const void *b)
 {
 	const struct func_sum *x = a, *y = b;
 
@@ -25,14 +25,8 @@ void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_eve
 	a->self_oncpu_ns += b->self_oncpu_ns;
 	a->offcpu_blocked_ns += b->offcpu_blocked_ns;
 	a->offcpu_runqueue_ns += b->offcpu_runqueue_ns;
-	for (int e = 0; e < nr_events; e++) {
-		a->c[e].value += b->c[e].value;
-		a->c[e].enabled += b->c[e].enabled;
-		a->c[e].running += b->c[e].running;
-		a->self[e].value += b->self[e].value;
-		a->self[e].enabled += b->self[e].enabled;
-		a->self[e].running += b->self[e].running;
-	}
+	counters_add(a->c, b->c, nr_events);
+	counters_add(a->self, b->self, nr_events);
 }
 
 size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread)
@@ -48,9 +42,9 @@ size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_
 		v[i] = (struct func_sum){ .fn = (int)r->frows[i].key.fn, .pid = r->frows[i].s.pid,
 					   .tid = per_thread ? (long long)r->frows[i].key.tid : -1,
 					   .s = r->frows[i].s };
-	qsort(v, r->nfrows, sizeof(*v), cmp_sum);
+	qsort(v, r->nfrows, sizeof(*v), func_sum_cmp);
 	for (size_t i = 0; i < r->nfrows; i++) {
-		if (n && !cmp_sum(&v[n - 1], &v[i])) {
+		if (n && !func_sum_cmp(&v[n - 1], &v[i])) {
 			func_stats_add(&v[n - 1].s, &v[i].s, r->evs->n);
 			continue;
 		}

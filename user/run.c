@@ -536,8 +536,8 @@ static int finish(struct run_state *st, const char *why)
 		st->rep.mem = &st->mem.res;
 	if (st->offcpu && offcpu_collect(&st->off, st->sampling ? &st->samp.folded : &st->off_folded) == 0)
 		st->rep.offcpu = &st->off.res;
-	if (st->o->folded_path && (st->sampling ? sampling_write_folded(&st->samp, st->o->folded_path, err, sizeof(err))
-					       : offcpu_write_folded(&st->off_folded, st->o->folded_path, err, sizeof(err)))) {
+	if (st->o->folded_path && folded_write_path(st->sampling ? &st->samp.folded : &st->off_folded,
+						     st->o->folded_path, err, sizeof(err))) {
 		die_msg("%s", err);
 		rc = 1;
 	}

@@ -206,17 +206,6 @@ static void on_notice(void *ctx, const struct sample_key *key)
 
 /* ---- aggregation ------------------------------------------------------ */
 
-static void counters_add(struct counter_val *a, const struct counter_val *b, int n)
-{
-	for (int e = 0; e < n; e++) {
-		a->value += b->value;
-		a->enabled += b->enabled;
-		a->running += b->running;
-		a++;
-		b++;
-	}
-}
-
 static int cmp_key(const void *a, const void *b)
 {
 	const struct sample_func *x = a, *y = b;
@@ -428,22 +417,6 @@ out:
 	return r;
 }
 
-int sampling_write_folded(struct sampling *s, const char *path, char *err, size_t errlen)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int r;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot write --folded file '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	r = folded_write(&s->folded, f);
-	if ((f != stdout && fclose(f)) || r) {
-		snprintf(err, errlen, "writing --folded file '%s': %s", path, strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	return 0;
-}
 
 void sampling_free(struct sampling *s)
 {

@@ -79,7 +79,6 @@ void sampling_detach(struct sampling *s);
  * oncpu_ns: the tracked threads' on-CPU time (what cpu-clock samples should match). */
 int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
 		     unsigned long long oncpu_ns);
-int sampling_write_folded(struct sampling *s, const char *path, char *err, size_t errlen);
 void sampling_free(struct sampling *s);
 
 #endif

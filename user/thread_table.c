@@ -81,11 +81,7 @@ void thread_stats_add(struct thread_stats *a, const struct thread_stats *b, int 
 	a->switches_voluntary += b->switches_voluntary;
 	a->switches_involuntary += b->switches_involuntary;
 	a->migrations += b->migrations;
-	for (int e = 0; e < nr_events; e++) {
-		a->c[e].value += b->c[e].value;
-		a->c[e].enabled += b->c[e].enabled;
-		a->c[e].running += b->c[e].running;
-	}
+	counters_add(a->c, b->c, nr_events);
 }
 
 static __u64 sub0(__u64 a, __u64 b)
@@ -105,11 +101,7 @@ void thread_stats_sub(struct thread_stats *out, const struct thread_stats *a, co
 	out->switches_voluntary = sub0(a->switches_voluntary, b->switches_voluntary);
 	out->switches_involuntary = sub0(a->switches_involuntary, b->switches_involuntary);
 	out->migrations = sub0(a->migrations, b->migrations);
-	for (int e = 0; e < nr_events; e++) {
-		out->c[e].value = sub0(a->c[e].value, b->c[e].value);
-		out->c[e].enabled = sub0(a->c[e].enabled, b->c[e].enabled);
-		out->c[e].running = sub0(a->c[e].running, b->c[e].running);
-	}
+	counters_sub(out->c, b->c, nr_events);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -160,6 +152,24 @@ void thread_table_total(const struct thread_table *tt, struct thread_stats *sum)
 		thread_stats_add(sum, &tt->exited[i], tt->nr_events);
 	for (size_t i = 0; i < tt->n_live; i++)
 		thread_stats_add(sum, &tt->live[i], tt->nr_events);
+}
+
+void counters_add(struct counter_val *a, const struct counter_val *b, int n)
+{
+	for (int e = 0; e < n; e++) {
+		a[e].value += b[e].value;
+		a[e].enabled += b[e].enabled;
+		a[e].running += b[e].running;
+	}
+}
+
+void counters_sub(struct counter_val *a, const struct counter_val *b, int n)
+{
+	for (int e = 0; e < n; e++) {
+		a[e].value = sub0(a[e].value, b[e].value);
+		a[e].enabled = sub0(a[e].enabled, b[e].enabled);
+		a[e].running = sub0(a[e].running, b[e].running);
+	}
 }
 
 double counter_scaled(const struct counter_val *c)

@@ -30,6 +30,10 @@ void thread_stats_add(struct thread_stats *a, const struct thread_stats *b, int 
 /* a - b for sums (interval deltas); clamps at zero. */
 void thread_stats_sub(struct thread_stats *out, const struct thread_stats *a, const struct thread_stats *b,
 		      int nr_events);
+/* a[e] += b[e] for n counters (value, enabled, running). */
+void counters_add(struct counter_val *a, const struct counter_val *b, int n);
+/* a[e] -= b[e], clamped at zero, for n counters (interval deltas). */
+void counters_sub(struct counter_val *a, const struct counter_val *b, int n);
 /* Multiplex-scaled value: value * enabled / running. */
 double counter_scaled(const struct counter_val *c);
 /* Share of time the counter was running, 0..1 (1 when never enabled). */

@@ -147,26 +147,6 @@ static void build_procs(struct view *v, int nev)
 	free(by);
 }
 
-static int cmp_fsum(const void *a, const void *b)
-{
-	const struct func_sum *x = a, *y = b;
-
-	if (x->fn != y->fn)
-		return x->fn < y->fn ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static void counters_sub(struct counter_val *out, const struct counter_val *b, int nev)
-{
-	for (int e = 0; e < nev; e++) {
-		out[e].value = sub0(out[e].value, b[e].value);
-		out[e].enabled = sub0(out[e].enabled, b[e].enabled);
-		out[e].running = sub0(out[e].running, b[e].running);
-	}
-}
-
 static void func_stats_sub(struct func_stats *out, const struct func_stats *b, int nev)
 {
 	out->calls = sub0(out->calls, b->calls);
@@ -193,7 +173,7 @@ static void build_funcs(struct view *v, const struct report *r, struct func_sum 
 
 	for (size_t i = 0; i < ncur; i++) {
 		const struct func_sum *p = v->fprev && !v->whole_run ?
-			bsearch(&cur[i], v->fprev, v->nfprev, sizeof(*cur), cmp_fsum) : NULL;
+			bsearch(&cur[i], v->fprev, v->nfprev, sizeof(*cur), func_sum_cmp) : NULL;
 
 		if (p)
 			func_stats_sub(&cur[i].s, &p->s, nev);
