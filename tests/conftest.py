@@ -160,5 +160,15 @@ class StealMeter:
         return self.ns + 1e9 / os.sysconf("SC_CLK_TCK") if self.ns else 0
 
 
+def read_folded(path):
+    """--folded lines as ([frame, ...], count)."""
+    lines = []
+    with open(path) as f:
+        for line in f:
+            stack, count = line.rstrip("\n").rsplit(" ", 1)
+            lines.append((stack.split(";"), int(count)))
+    return lines
+
+
 def within(actual, expected, rel, abs_slack=0):
     return abs(actual - expected) <= rel * abs(expected) + abs_slack

@@ -4,18 +4,9 @@ wait for each other's CPU) and against the spine's per-thread
 offcpu_blocked_ns / offcpu_runqueue_ns of the same run; folded lines; JSON."""
 import pytest
 
-from conftest import gt_thread, load_json, run_tmabpf, start_groundtruth, threads_by_tid
+from conftest import gt_thread, load_json, read_folded, run_tmabpf, start_groundtruth, threads_by_tid
 
 MS = 300
-
-
-def read_folded(path):
-    lines = []
-    with open(path) as f:
-        for line in f:
-            stack, count = line.rstrip("\n").rsplit(" ", 1)
-            lines.append((stack.split(";"), int(count)))
-    return lines
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, DECODER, TMABPF, load_json, run_tmabpf
+from conftest import BUILD, DECODER, TMABPF, load_json, read_folded, run_tmabpf
 
 HOTFUNCS = os.path.join(BUILD, "tools", "hotfuncs")
 CPPWORK = os.path.join(BUILD, "tools", "cppwork")
@@ -78,15 +78,6 @@ def user_shares(counts):
     instead of the user function that was running, for up to a quarter of the samples, in either
     tool, depending on the relative phase.  Samples that hit user mode are unaffected."""
     return shares_by_symbol({k: n for k, n in counts.items() if not k[0].startswith("[kernel")})
-
-
-def read_folded(path):
-    lines = []
-    with open(path) as f:
-        for line in f:
-            stack, count = line.rstrip("\n").rsplit(" ", 1)
-            lines.append((stack.split(";"), int(count)))
-    return lines
 
 
 # ---- shares: a workload with functions of known relative cost ----
