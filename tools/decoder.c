@@ -13,12 +13,16 @@
  * token each (M = 1), so cblas_sgemm is called 6 * L * (G + 1) times.
  *
  * Output (stdout), one line:
- *   sgemm_calls=N formula=6*L*(G+1)=N tokens_per_s=X elapsed_s=Y
+ *   sgemm_calls=N formula=6*L*(G+1)=N tokens_per_s=X elapsed_s=Y tokens_per_cpu_s=Z
  * or with --json one JSON object with: sgemm_calls, expected_sgemm_calls,
  * layers, dim, heads, ffn, vocab, prompt, gen, seed, tokens_per_s,
- * elapsed_s, prefill_s, decode_s, checksum.
+ * elapsed_s, prefill_s, decode_s, cpu_s, tokens_per_cpu_s, checksum.
  *   elapsed_s    wall time of prefill + decode (weight setup excluded)
  *   tokens_per_s generated tokens (G) / elapsed_s
+ *   cpu_s        the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) over
+ *                prefill + decode; uprobe traps and BPF run in the thread
+ *                they interrupt, so they are in it, other load is not
+ *   tokens_per_cpu_s  G / cpu_s
  *   checksum     hash of the generated token ids (same seed, same value)
  * Exit status 1 if the counted calls differ from the formula.
  *
@@ -81,12 +85,17 @@ static void fatal(const char *fmt, ...)
 	exit(1);
 }
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 /* ------------------------------------------------------------------ */
@@ -336,6 +345,7 @@ static int forward(const struct model *m, struct acts *a, const int *tokens,
 
 struct result {
 	double prefill_s, decode_s;
+	double cpu_s;		/* the process's CPU time over prefill + decode */
 	uint64_t checksum;
 };
 
@@ -363,6 +373,8 @@ static void generate(const struct model *m, struct acts *a, struct result *r)
 	if (!prompt)
 		fatal("out of memory");
 	random_prompt(prompt, c);
+	double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+
 	t0 = now_s();
 	next = forward(m, a, prompt, c->prompt, 0);
 	t1 = now_s();
@@ -372,6 +384,7 @@ static void generate(const struct model *m, struct acts *a, struct result *r)
 	}
 	r->prefill_s = t1 - t0;
 	r->decode_s = now_s() - t1;
+	r->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	r->checksum = hash_token(h, next);
 	free(prompt);
 }
@@ -493,22 +506,24 @@ static void print_result(const struct config *c, const struct result *r,
 {
 	double elapsed = r->prefill_s + r->decode_s;
 	double tps = elapsed > 0 ? (double)c->gen / elapsed : 0.0;
+	double tpcs = r->cpu_s > 0 ? (double)c->gen / r->cpu_s : 0.0;
 
 	if (!c->json) {
 		printf("sgemm_calls=%llu formula=6*L*(G+1)=%llu tokens_per_s=%.2f "
-		       "elapsed_s=%.6f\n", (unsigned long long)g_sgemm_calls,
-		       (unsigned long long)expected, tps, elapsed);
+		       "elapsed_s=%.6f tokens_per_cpu_s=%.2f\n", (unsigned long long)g_sgemm_calls,
+		       (unsigned long long)expected, tps, elapsed, tpcs);
 		return;
 	}
 	printf("{\"sgemm_calls\": %llu, \"expected_sgemm_calls\": %llu, "
 	       "\"layers\": %d, \"dim\": %d, \"heads\": %d, \"ffn\": %d, "
 	       "\"vocab\": %d, \"prompt\": %d, \"gen\": %d, \"seed\": %llu, "
 	       "\"tokens_per_s\": %.3f, \"elapsed_s\": %.6f, "
-	       "\"prefill_s\": %.6f, \"decode_s\": %.6f, \"checksum\": %llu}\n",
+	       "\"prefill_s\": %.6f, \"decode_s\": %.6f, \"cpu_s\": %.6f, \"tokens_per_cpu_s\": %.3f, "
+	       "\"checksum\": %llu}\n",
 	       (unsigned long long)g_sgemm_calls, (unsigned long long)expected,
 	       c->layers, c->dim, c->heads, c->ffn, c->vocab, c->prompt, c->gen,
 	       (unsigned long long)c->seed, tps, elapsed, r->prefill_s,
-	       r->decode_s, (unsigned long long)r->checksum);
+	       r->decode_s, r->cpu_s, tpcs, (unsigned long long)r->checksum);
 }
 
 int main(int argc, char **argv)

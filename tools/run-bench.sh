@@ -10,7 +10,8 @@ many=$(mktemp -d)
 tools/gen_manyfuncs.sh 1000 "$many" >/dev/null
 build/bench/uprobe_cost build/tmabpf "$many/libmanyfuncs.so"
 rm -rf "$many"
-tools/bench-decoder-overhead.sh
+echo "== decoder overhead (issue: per-function deltas)"
+/usr/bin/python3 tools/bench-decoder-overhead.py
 echo "== TMA engine cost per tma_compute call, compiled formulas cold vs warm (issue: live view)"
 build/bench/tma_cost 200
 echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 1 s refresh"
