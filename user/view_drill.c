@@ -342,10 +342,10 @@ static void drill_sampled(const struct view *v, const struct vm_row *row, struct
 	add_line(l, "function %s in %s, pid %u  (source: samples, %s at %d Hz; %s: %.1f s)", f->symbol,
 		 f->module ? f->module : "?", f->pid, v->sd.event ? v->sd.event : "?", v->sd.hz, period_name(v),
 		 v->hdr.period_s);
-	add_line(l, "  samples %llu (%.0f/s), %.1f%% of the tracked threads' samples; estimated on-CPU %.3f ms "
-		 "(%s); no calls, self or off-CPU times (sampled leaf)", f->count,
-		 period > 0 ? f->count * 1e9 / period : 0.0, vm_pct((double)f->count, (double)v->sd.samples), ns / 1e6,
-		 v->sd.cpu_clock ? "their periods" : "samples / Hz");
+	add_line(l, "  samples %llu (%.0f/s), %.1f%% of the tracked threads' samples", f->count,
+		 period > 0 ? f->count * 1e9 / period : 0.0, vm_pct((double)f->count, (double)v->sd.samples));
+	add_line(l, "  estimated on-CPU %.3f ms (%s); a sampled leaf: no calls, self or off-CPU times", ns / 1e6,
+		 v->sd.cpu_clock ? "sum of the sample periods" : "samples / Hz");
 	drill_counters(v, f->c, NULL, NULL, l);
 	memset(&t, 0, sizeof(t));
 	memcpy(t.c, f->c, sizeof(t.c));
