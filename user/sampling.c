@@ -431,6 +431,12 @@ static int per_thread_and_process(struct sample_result *res, const struct sample
 	return 0;
 }
 
+static void result_reset(const struct sampling *s, struct sample_result *res)
+{
+	free(res->funcs);
+	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+}
+
 int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
 		     unsigned long long oncpu_ns)
 {
@@ -441,8 +447,7 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 
 	if (!s->loaded)
 		return 0;
-	free(res->funcs);
-	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+	result_reset(s, res);
 	res->seen = self->stat[STAT_SAMPLES_SEEN];
 	res->target = self->stat[STAT_SAMPLES_TARGET];
 	res->rows_full = self->stat[STAT_SAMPLE_ROWS_FULL];
@@ -470,8 +475,7 @@ const struct sample_result *sampling_snapshot(struct sampling *s, const struct e
 
 	if (!s->loaded)
 		return NULL;
-	free(res->funcs);
-	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+	result_reset(s, res);
 	if (read_rows(s, evs->n, false, res, &thr, &nthr))
 		return NULL;
 	res->funcs = thr;

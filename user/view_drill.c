@@ -326,9 +326,7 @@ static void drill_func(const struct view *v, const struct vm_row *row, struct vm
 		 "runqueue %.3f ms", f->s.wall_ns / 1e6, f->s.oncpu_ns / 1e6, f->s.self_oncpu_ns / 1e6,
 		 vm_pct(f->s.self_oncpu_ns, f->s.oncpu_ns), f->s.offcpu_blocked_ns / 1e6, f->s.offcpu_runqueue_ns / 1e6);
 	drill_counters(v, f->s.c, NULL, f->s.self, l);
-	memset(&t, 0, sizeof(t));
-	memcpy(t.c, f->s.c, sizeof(t.c));
-	t.oncpu_ns = f->s.oncpu_ns;
+	view_row_sums(v, VM_FUNCS, row, &t);
 	drill_tma(v, &t, l);
 	drill_funcs(v, f->pid, -1, row, l);
 }
@@ -347,9 +345,7 @@ static void drill_sampled(const struct view *v, const struct vm_row *row, struct
 	add_line(l, "  estimated on-CPU %.3f ms (%s); a sampled leaf: no calls, self or off-CPU times", ns / 1e6,
 		 v->sd.cpu_clock ? "sum of the sample periods" : "samples / Hz");
 	drill_counters(v, f->c, NULL, NULL, l);
-	memset(&t, 0, sizeof(t));
-	memcpy(t.c, f->c, sizeof(t.c));
-	t.oncpu_ns = (unsigned long long)ns;
+	view_row_sums(v, VM_FUNCS, row, &t);
 	drill_tma(v, &t, l);
 	drill_funcs(v, f->pid, -1, row, l);
 }

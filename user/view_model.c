@@ -643,22 +643,32 @@ static struct vm_row *new_row(struct vm_table *t)
 	return &t->rows[t->nrows++];
 }
 
+/* A new row of table t, counted in its total; NULL when the filter leaves it out. */
+static struct vm_row *add_row(struct view *v, struct vm_table *t, unsigned int pid, long long tid, int id, char src,
+			      size_t data, const char *name, const struct counter_val *c)
+{
+	struct vm_row *row;
+
+	t->total++;
+	if (!keep(v, pid, tid, name) || !(row = new_row(t)))
+		return NULL;
+	row->pid = pid;
+	row->tid = tid;
+	row->id = id;
+	row->src = src;
+	row->data = data;
+	row->s[0] = name;
+	row->mux = mux_bits(c, v->r->evs->n);
+	return row;
+}
+
 static void sums_row(struct view *v, struct vm_table *t, const struct thread_stats *s, long long tid, size_t data,
 		     unsigned int nthreads)
 {
 	double period = v->hdr.period_s * 1e9;
-	struct vm_row *row;
+	struct vm_row *row = add_row(v, t, s->pid, tid, -1, 0, data, s->comm, s->c);
 
-	t->total++;
-	if (!keep(v, s->pid, tid, s->comm) || !(row = new_row(t)))
-		return;
-	row->pid = s->pid;
-	row->tid = tid;
-	row->id = -1;
-	row->data = data;
-	row->s[0] = s->comm;
-	row->mux = mux_bits(s->c, v->r->evs->n);
-	for (int c = 0; c < t->ncols; c++)
+	for (int c = 0; row && c < t->ncols; c++)
 		row->v[c] = t->col[c].key == K_NTHREADS ? nthreads :
 			    sums_cell(t->col[c].key, t->col[c].arg, s, period);
 }
@@ -672,17 +682,8 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 
 	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns)
 		return;	/* not called in this period */
-	t->total++;
-	if (!keep(v, f->pid, f->tid, sym) || !(row = new_row(t)))
-		return;
-	row->pid = f->pid;
-	row->tid = f->tid;
-	row->id = f->fn;
-	row->src = 'u';
-	row->data = data;
-	row->s[0] = sym;
-	row->mux = mux_bits(f->s.c, r->evs->n);
-	for (int c = 0; c < t->ncols; c++)
+	row = add_row(v, t, f->pid, f->tid, f->fn, 'u', data, sym, f->s.c);
+	for (int c = 0; row && c < t->ncols; c++)
 		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.oncpu_ns, v->total.oncpu_ns) :
 			    func_cell(t->col[c].key, t->col[c].arg, f, period);
 }
@@ -690,19 +691,9 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 static void sample_row(struct view *v, struct vm_table *t, const struct sample_func *f, size_t data)
 {
 	double period = v->hdr.period_s * 1e9;
-	struct vm_row *row;
+	struct vm_row *row = add_row(v, t, f->pid, f->tid, sample_id(v, f), 's', data, f->symbol, f->c);
 
-	t->total++;
-	if (!keep(v, f->pid, f->tid, f->symbol) || !(row = new_row(t)))
-		return;
-	row->pid = f->pid;
-	row->tid = f->tid;
-	row->id = sample_id(v, f);
-	row->src = 's';
-	row->data = data;
-	row->s[0] = f->symbol;
-	row->mux = mux_bits(f->c, v->r->evs->n);
-	for (int c = 0; c < t->ncols; c++)
+	for (int c = 0; row && c < t->ncols; c++)
 		row->v[c] = sample_cell(v, t->col[c].key, t->col[c].arg, f, period);
 }
 
@@ -735,8 +726,7 @@ static void event_row(struct view *v, struct vm_table *t, int e)
 	}
 }
 
-/* The sums a row shows (functions: inclusive counters over their on-CPU time). */
-static void row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out)
+void view_row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out)
 {
 	const struct func_stats *fs;
 
@@ -781,7 +771,7 @@ void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n)
 
 		if (row->tma_done)
 			continue;
-		row_sums(v, k, row, &s);
+		view_row_sums(v, k, row, &s);
 		tma_of(v->r, &s, &row->tma);
 		row->tma_done = true;
 		for (int c = 0; c < t->ncols; c++) {

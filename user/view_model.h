@@ -189,6 +189,10 @@ void vm_tma_bar(const struct vm_tma *t, int width, char *buf);
 /* TMA level 1 and the dominant level-2 node of a computed tree. */
 void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out);
 const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id);
+/* The sums a row's TMA comes from: a thread's or process's; a function's inclusive
+ * counters over its on-CPU time (sampled: the counter deltas of its samples over
+ * their estimated time). */
+void view_row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out);
 
 /* part as a percent of whole; 0 when whole is 0. */
 double vm_pct(double part, double whole);
