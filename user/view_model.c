@@ -239,11 +239,13 @@ static int sample_id(struct view *v, const struct sample_func *f)
 	}
 	if (v->nsnames >= (size_t)(INT32_MAX - VM_SAMPLED_ID0))
 		return -1;
-	n = realloc(v->snames, (v->nsnames + 1) * sizeof(*n));
-	if (!n)
-		return -1;
-	v->snames = n;
-	n[v->nsnames] = (struct vm_sname){ f->module, f->symbol };
+	if (!v->nsnames || (v->nsnames >= 64 && !(v->nsnames & (v->nsnames - 1)))) {	/* full: 64, 128, ... */
+		n = realloc(v->snames, (v->nsnames ? 2 * v->nsnames : 64) * sizeof(*n));
+		if (!n)
+			return -1;
+		v->snames = n;
+	}
+	v->snames[v->nsnames] = (struct vm_sname){ f->module, f->symbol };
 	if (u64map_put(&v->sids, k, (void *)(uintptr_t)(v->nsnames + 1)))
 		return -1;
 	return VM_SAMPLED_ID0 + (int)v->nsnames++;

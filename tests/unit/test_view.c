@@ -474,6 +474,46 @@ static void test_sampled(void)
 	check(tf->nrows == 1 && hot && hot->v[col_of(tf, "SAMPLES")] == 150 && fabs(hot->v[col_of(tf, "SHARE%")] - 100) < 1e-6,
 	      "interval: only new samples (%.0f), functions without new samples have no row (%zu rows)",
 	      hot ? hot->v[col_of(tf, "SAMPLES")] : -1, tf->nrows);
+	/* many sampled functions: each keeps its own id */
+	{
+		enum { N = 300 };
+		static char names[N][16];
+		struct sample_func *many = calloc(N + 3, sizeof(*many));
+		struct sample_result big = live;
+		int *ids = calloc(N, sizeof(*ids)), distinct = 1;
+
+		memcpy(many, snap, sizeof(snap));
+		for (int i = 0; i < N; i++) {
+			snprintf(names[i], sizeof(names[i]), "fn_%03d", i);
+			many[3 + i] = sfunc(302, mod, names[i], 1 + i, 0.01);
+		}
+		qsort(many, N + 3, sizeof(*many), sample_func_cmp);
+		big.funcs = many;
+		big.nfuncs = N + 3;
+		r2.samples_live = &big;
+		r2.duration_ns = 3000000000ULL;
+		r2.mono_ns = BASE + r2.duration_ns;
+		view_update(&v, &r2);
+		for (size_t i = 0; i < tf->nrows; i++)
+			for (int k = 0; k < N; k++)
+				if (tf->rows[i].s[0] == names[k])
+					ids[k] = tf->rows[i].id;
+		for (int k = 0; k < N; k++)
+			for (int j = 0; j < k && distinct; j++)
+				distinct = ids[k] >= VM_SAMPLED_ID0 && ids[k] != ids[j];
+		check(tf->nrows == N && distinct && !view_find_row(tf, 300, -1, id),
+		      "%d new sampled functions, each with its own id (%zu rows); hot_leaf without new samples: no row", N,
+		      tf->nrows);
+		r2.duration_ns = 4000000000ULL;
+		r2.mono_ns = BASE + r2.duration_ns;
+		for (int i = 0; i < N + 3; i++)
+			many[i].count += many[i].symbol == names[150] ? 7 : 0;	/* one function, new samples */
+		view_update(&v, &r2);
+		check(tf->nrows == 1 && tf->rows[0].s[0] == names[150] && tf->rows[0].v[col_of(tf, "SAMPLES")] == 7 &&
+		      tf->rows[0].id == ids[150], "the same function keeps its id at the next refresh");
+		free(ids);
+		free(many);
+	}
 	view_whole_run(&v, &r2);
 	check(v.tab[VM_FUNCS].nrows == 0 && col_of(&v.tab[VM_FUNCS], "SAMPLES") < 0,
 	      "whole run: no sampled rows (the final report has its own section)");
