@@ -8,6 +8,8 @@
  *   live   the ncurses view in a private tmux server, refreshing every 1 s
  *   batch  --batch -I 1000, text to /dev/null (the same model, text back end)
  *   none   no view: final report only (the polling loop and the BPF side)
+ * and, with --sample=999, batch and none again: what reading and naming the
+ * sampled functions at every refresh adds (sampling_snapshot + the deltas).
  * After a warm-up, tmabpf's user+system CPU time (/proc/PID/stat utime +
  * stime, all its threads) over the window, as a share of one core, is
  * printed for each, and the view's own share (live - none).  The kernel
@@ -216,7 +218,8 @@ static int run_live(const char *tmabpf, pid_t wl, double warm, double secs, stru
 	return r;
 }
 
-static int run_plain(const char *tmabpf, pid_t wl, const char *args, double warm, double secs, struct result *res)
+static int run_plain(const char *tmabpf, pid_t wl, const char *args, const char *extra, double warm, double secs,
+		     struct result *res)
 {
 	char pids[16];
 	pid_t pid = fork();
@@ -239,6 +242,8 @@ static int run_plain(const char *tmabpf, pid_t wl, const char *args, double warm
 		} else {
 			argv[n++] = "--quiet";
 		}
+		if (extra)
+			argv[n++] = (char *)extra;
 		argv[n] = NULL;
 		execv(tmabpf, argv);
 		_exit(127);
@@ -330,7 +335,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 20, warm = 3;
 	int nthreads = argc > 3 ? atoi(argv[3]) : 1000;
-	struct result live = {}, batch = {}, none = {};
+	struct result live = {}, batch = {}, none = {}, sbatch = {}, snone = {};
 	pid_t wl;
 	int r;
 
@@ -348,8 +353,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r = run_live(argv[1], wl, warm, secs, &live);
-	r |= run_plain(argv[1], wl, "1000", warm, secs, &batch);
-	r |= run_plain(argv[1], wl, NULL, warm, secs, &none);
+	r |= run_plain(argv[1], wl, "1000", NULL, warm, secs, &batch);
+	r |= run_plain(argv[1], wl, NULL, NULL, warm, secs, &none);
+	r |= run_plain(argv[1], wl, "1000", "--sample=999", warm, secs, &sbatch);
+	r |= run_plain(argv[1], wl, NULL, "--sample=999", warm, secs, &snone);
 	kill(wl, SIGKILL);
 	waitpid(wl, NULL, 0);
 	if (r) {
@@ -363,6 +370,10 @@ int main(int argc, char **argv)
 	printf("  %-44s %6.2f %% of one core\n", "no view (final report only):", none.cpu_pct);
 	printf("  view's own share (live - no view): %.2f %% of one core; goal: live <= 2 %%: %s\n",
 	       live.cpu_pct - none.cpu_pct, live.cpu_pct <= 2.0 ? "met" : "NOT met");
+	printf("  %-44s %6.2f %% of one core\n", "--sample=999 --batch -I 1000:", sbatch.cpu_pct);
+	printf("  %-44s %6.2f %% of one core\n", "--sample=999, no view:", snone.cpu_pct);
+	printf("  sampled functions in the view (--sample=999 batch - no view): %.2f %% of one core\n",
+	       sbatch.cpu_pct - snone.cpu_pct);
 	{
 		double off = model_ms(nthreads, false, false), on = model_ms(nthreads, true, false);
 		double all = model_ms(nthreads, true, true);

@@ -398,3 +398,143 @@ def test_key_by_key_fallback(tmp_path):
     # 400 pages (+1 when the uprobe XOL page is mapped in this thread, see groundtruth.c)
     assert f[("gt_fault_pages", gt_thread(gt, "gt-fault")["tid"])]["counters"]["page-faults"] in (400, 401)
     assert "gt_spin" in r.stdout and "    PID S FUNCTION" in r.stdout
+
+
+HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
+# hotfuncs spin: hf_leaf does 5 units of work a round, hf_b 3, hf_c 2 (tools/hotfuncs.c)
+HF_SHARES = {"hf_leaf": 50.0, "hf_b": 30.0, "hf_c": 20.0}
+
+
+def sampled(rows):
+    return {r["FUNCTION"]: r for r in rows if r.get("S") == "s"}
+
+
+def test_live_sampled_functions(tmp_path, term):
+    """--sample in the live view: `f` lists sampled functions (S = s) with samples, share and
+    estimated time; sort, filter and drill-downs work on them; a thread's drill-down lists them."""
+    hf = subprocess.Popen([HOTFUNCS, "--threads", "2", "--seconds", "600", "--delay-ms", "0", "--out",
+                           str(tmp_path / "hf.json"), "spin"], stdout=subprocess.DEVNULL)
+    try:
+        live_sampled_functions(hf, term)
+    finally:
+        hf.kill()
+        hf.wait(timeout=30)
+
+
+def live_sampled_functions(hf, term):
+    t = term(width=200, height=45)
+    t.run(f"{TMABPF} --sample=499 -I 1000 -p {hf.pid}")
+    t.wait(lambda s: "hf-0" in s and "hf-1" in s, "the workload's threads", timeout=30)
+    pid = child_tmabpf(t)
+    assert pid
+    t.keys("f")
+    # an interval with enough samples to compare shares (the first one may be short)
+    s = t.wait(lambda s: "sort: ONCPU_MS (desc)" in s and set(HF_SHARES) <= set(sampled(table(s))) and
+               sum(int(r["SAMPLES"]) for r in sampled(table(s)).values()) >= 150,
+               "sampled rows of a full interval", timeout=40)
+    rows = table(s)
+    f = sampled(rows)
+    hdr = next(l for l in s.splitlines() if "FUNCTION" in l)
+    assert hdr.split()[:10] == ["PID", "S", "FUNCTION", "CALLS", "CALLS/s", "SAMPLES", "SAMPLES/s", "WALL_MS",
+                                "ONCPU_MS", "SHARE%"], hdr
+    for name, r in f.items():
+        assert r["CALLS"] == "-" and r["CALLS/s"] == "-" and r["SELF_MS"] == "-", r  # no calls: blank
+        assert int(r["SAMPLES"]) > 0 and num(r["SAMPLES/s"]) > 0 and num(r["ONCPU_MS"]) > 0, r
+    ms = [num(r["ONCPU_MS"]) for r in rows]
+    assert ms == sorted(ms, reverse=True), s
+    # shares: the heaviest function is hf_leaf; each within a loose bound of its work share
+    assert max(f, key=lambda n: int(f[n]["SAMPLES"])) == "hf_leaf", f
+    for name, want in HF_SHARES.items():
+        assert abs(num(f[name]["SHARE%"]) - want) < 20, (name, f[name])
+    assert sum(num(r["SHARE%"]) for r in f.values()) <= 100.5, f
+
+    # sort by SAMPLES ('>' from ONCPU_MS: SHARE%, then SAMPLES is to the left: '<' x3)
+    t.keys("<", "<", "<")
+    s = t.wait(lambda s: "sort: SAMPLES (desc)" in s, "sort by SAMPLES")
+    sm = [int(r["SAMPLES"]) for r in table(s)]
+    assert sm == sorted(sm, reverse=True), s
+
+    # filter by function name, then the drill-down of the sampled row
+    t.keys("/")
+    t.keys("hf_b", literal=True)
+    t.keys("Enter")
+    s = t.wait(lambda s: "filter: hf_b" in s and [r["FUNCTION"] for r in table(s)] == ["hf_b"], "filter hf_b")
+    assert table(s)[0]["S"] == "s"
+    t.keys("Home", "Enter")
+    s = t.wait(lambda s: "details (Esc" in s and "function hf_b" in s, "sampled function drill-down")
+    for w in ("(source: samples, cpu-clock at 499 Hz", "samples ", "estimated on-CPU", "counters", "task-clock",
+              "TMA: not available (no PMU: software events)", "threads running it", " hf-0", " hf-1"):
+        assert w in s, (w, s)
+    assert "hotfuncs" in s.split("function hf_b in ", 1)[1].split(",", 1)[0], s
+    t.keys("Escape")
+    t.wait(lambda s: "details (Esc" not in s and "FUNCTION" in s, "back to the table")
+    t.keys("/")
+    t.keys(*["BSpace"] * 6)
+    t.keys("Enter")
+    t.wait(lambda s: "filter:" not in s and len(sampled(table(s))) >= 3, "filter cleared")
+
+    # a thread's drill-down: its hottest functions include the sampled ones
+    t.keys("t")
+    t.keys("/")
+    t.keys("hf-0", literal=True)
+    t.keys("Enter")
+    s = t.wait(lambda s: "filter: hf-0" in s and [r["COMM"] for r in table(s)] == ["hf-0"], "filter hf-0")
+    t.keys("Enter")
+    s = t.wait(lambda s: "details (Esc" in s and "hottest functions" in s and "s hf_leaf" in s,
+               "thread drill-down with sampled functions")
+    hot = [l.split() for l in s.split("hottest functions", 1)[1].splitlines()[2:] if l.startswith("  s ")]
+    assert {h[1] for h in hot} >= set(HF_SHARES), s
+    assert all(h[2] == "-" and int(h[3]) > 0 for h in hot), hot  # no calls; samples
+    t.keys("Escape")
+
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (quit) ===" in s and Tmux.at_prompt(s),
+               "final report and the shell prompt", timeout=40)
+    assert not t.alternate()
+    assert wait_gone(pid)
+    assert nothing_attached()
+
+
+SAMPLED_COLS = ["PID", "S", "FUNCTION", "CALLS", "CALLS/s", "SAMPLES", "SAMPLES/s", "WALL_MS", "ONCPU_MS", "SHARE%",
+                "SELF_MS", "SELF%", "BLOCK_MS", "RUNQ_MS", "task-clock", "page-faults"]
+FUNCS_HEAD = re.compile(r"^functions \((?:uprobes: .*?; )?samples: (\d+), cpu-clock at (\d+) Hz; "
+                        r"S: u = uprobes, s = samples\):$")
+
+
+def test_batch_sampled_functions(tmp_path):
+    """--sample with -I: every interval's functions table has the samples new in that interval;
+    summed over the intervals they never exceed the final report's (JSON) counts."""
+    hf_out, tm_out = str(tmp_path / "hf.json"), str(tmp_path / "tm.json")
+    r = run_tmabpf(["-I", "400", "--sample=499", "--json", tm_out, "--", HOTFUNCS, "--threads", "1", "--seconds", "3",
+                    "--delay-ms", "0", "--out", hf_out, "spin"])
+    assert r.returncode == 0, r.stderr
+    intervals = [b for b in r.stdout.split("\n\n") if b.startswith("tmabpf ")]
+    assert len(intervals) >= 4, r.stdout
+    hf_pid = load_json(hf_out)["pid"]
+    per_iv = []
+    for b in intervals:
+        lines = b.splitlines()
+        at = next((i for i, l in enumerate(lines) if l.startswith("functions (")), None)
+        if at is None:
+            assert "functions (" not in b
+            continue
+        m = FUNCS_HEAD.match(lines[at])
+        assert m and m.group(2) == "499", lines[at]
+        assert lines[at + 1].split() == SAMPLED_COLS, lines[at + 1]
+        rows = parse_table(lines[at + 1:])
+        assert rows and all(set(x) == set(SAMPLED_COLS) and x["S"] == "s" for x in rows), rows
+        for x in rows:
+            assert x["PID"] == str(hf_pid) and x["CALLS"] == "-" and x["SELF%"] == "-", x
+            assert int(x["SAMPLES"]) > 0 and 0 < num(x["SHARE%"]) <= 100 and num(x["ONCPU_MS"]) > 0, x
+            num(x["task-clock"])
+        # the title's total is the interval's samples; the table shows up to --top rows of them
+        assert sum(int(x["SAMPLES"]) for x in rows) <= int(m.group(1)), b
+        per_iv.append({x["FUNCTION"]: int(x["SAMPLES"]) for x in rows})
+    assert len(per_iv) >= 3, r.stdout
+    assert sum(1 for iv in per_iv if "hf_leaf" in iv) >= 3, per_iv
+    final = {x["symbol"]: x["count"] for x in load_json(tm_out)["samples"] if x["tid"] is None}
+    for name in HF_SHARES:
+        shown = sum(iv.get(name, 0) for iv in per_iv)
+        assert 0 < shown <= final[name], (name, shown, final[name])
+    leaf = sum(iv.get("hf_leaf", 0) for iv in per_iv)
+    assert leaf > sum(iv.get("hf_c", 0) for iv in per_iv), per_iv

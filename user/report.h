@@ -50,6 +50,8 @@ struct report {
 	unsigned long long uprobe_attach_ns;
 	/* sampled functions (--sample); NULL when off */
 	const struct sample_result *samples;
+	/* --sample: the table so far, per thread (sampling_snapshot at each -I refresh); NULL when off */
+	const struct sample_result *samples_live;
 	/* off-CPU stacks (--offcpu-stacks); NULL when off */
 	const struct offcpu_result *offcpu;
 	/* memory samples (--mem-samples); NULL when off or unavailable */

@@ -89,10 +89,14 @@ static void print_funcs(struct view *v, FILE *f)
 {
 	const struct vm_header *h = &v->hdr;
 
-	if (!v->r->uset && !v->tab[VM_FUNCS].total)
+	if (!v->r->uset && !h->sample_event && !v->tab[VM_FUNCS].total)
 		return;
-	fprintf(f, "functions (uprobes: %d in %d files, %.0f ns BPF per hit; S: u = uprobes, s = samples):\n",
-		h->nfuncs, h->nlibs, h->uprobe_ns_per_hit);
+	fprintf(f, "functions (");
+	if (v->r->uset)
+		fprintf(f, "uprobes: %d in %d files, %.0f ns BPF per hit; ", h->nfuncs, h->nlibs, h->uprobe_ns_per_hit);
+	if (h->sample_event)
+		fprintf(f, "samples: %llu, %s at %d Hz; ", h->samples, h->sample_event, h->sample_hz);
+	fprintf(f, "S: u = uprobes, s = samples):\n");
 	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
 }
 

@@ -443,6 +443,8 @@ static void show_interval(struct run_state *st)
 	if (st->ui && view_curses_paused(st->ui))
 		return;
 	refresh(st);
+	if (st->sampling)
+		sampling_snapshot(&st->samp, &st->evs);	/* into rep.samples_live */
 	view_update(&st->view, &st->rep);
 	if (st->ui)
 		view_curses_draw(st->ui);
@@ -663,7 +665,8 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
 				  .tma_json = st.tma_level ? tma_json_hook : NULL,
 				  .tma_path = st.tma_level ? tma_path_hook : NULL,
-				  .tma_result = st.tma_level ? tma_of : NULL, .tma_level = st.tma_level, .tma_ctx = &st };
+				  .tma_result = st.tma_level ? tma_of : NULL, .tma_level = st.tma_level, .tma_ctx = &st,
+				  .samples_live = st.sampling ? &st.samp.live : NULL };
 	view_init(&st.view, o->top);
 	st.t0 = now_ns();
 	st.rate_ts = st.t0;

@@ -327,35 +327,46 @@ static void warn_losses(const struct sample_result *r)
 			 "tracing program held the CPU)", r->target, r->expected);
 }
 
-int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
-		     unsigned long long oncpu_ns)
+/* A row's stack: named before, else read now (one lookup) and named, or from
+ * the stacks read in one go (st, the final collect). */
+static const struct named_stack *row_stack(struct sampling *s, const struct stack_entry *st, size_t nst,
+					   unsigned int pid, __u64 id, bool kernel)
 {
-	struct sample_result *res = &s->res;
+	const struct named_stack *ns = memo_find(&s->memo, pid, id, kernel);
+	struct stack_frames f;
+
+	if (ns || !id)
+		return ns;
+	if (st)
+		return name_stack(s, pid, id, kernel, samples_stack_find(st, nst, id));
+	return name_stack(s, pid, id, kernel, samples_stack_lookup(&s->prog, id, &f) ? NULL : &f);
+}
+
+/*
+ * Read the rows, name their leaves and add them up per (thread, function):
+ * *out (malloc'd) sorted by sample_func_cmp; res gets the sample totals.
+ * all_stacks: read every stored stack in one go and add the rows' stacks to
+ * the folded output (the final collect); else look up only stacks not named
+ * yet (the live view's snapshots).
+ */
+static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample_result *res,
+		     struct sample_func **out, size_t *nout)
+{
 	struct stack_entry *st = NULL;
 	struct sample_row *rows = NULL;
-	struct sample_func *thr = NULL, *all;
-	size_t n = 0, nst = 0, nthr;
+	struct sample_func *thr = NULL;
+	size_t n = 0, nst = 0;
 	int r;
 
-	if (!s->loaded)
-		return 0;
-	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz };
-	res->seen = self->stat[STAT_SAMPLES_SEEN];
-	res->target = self->stat[STAT_SAMPLES_TARGET];
-	res->rows_full = self->stat[STAT_SAMPLE_ROWS_FULL];
-	res->stacks_full = self->stat[STAT_SAMPLE_STACKS_FULL];
-	res->stack_errors = self->stat[STAT_SAMPLE_STACK_ERRORS];
-	res->notices_lost = self->stat[STAT_SAMPLE_NOTICES_LOST];
-	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
-	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
-	samples_poll(&s->prog);	/* processes first sampled just before the end */
-	if ((r = samples_read(&s->prog, &rows, &n)) || (r = samples_read_stacks(&s->prog, &st, &nst))) {
-		warn_add("--sample: reading the sample maps: %s", strerror(-r));
+	*out = NULL;
+	*nout = 0;
+	samples_poll(&s->prog);	/* processes first sampled since the last poll */
+	if ((r = samples_read(&s->prog, &rows, &n)) || (all_stacks && (r = samples_read_stacks(&s->prog, &st, &nst)))) {
 		free(rows);
 		return r;
 	}
 	res->nr_rows = n;
-	res->nr_stacks = nst;
+	res->nr_stacks = all_stacks ? nst : res->nr_stacks;
 	/* room for every row's two stacks up front: a rehash would move the entries the loop holds */
 	while (2 * (s->memo.n + 2 * n + 2) > s->memo.cap)
 		if (memo_grow(&s->memo)) {
@@ -369,10 +380,8 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sample_key *k = &rows[i].key;
-		const struct named_stack *u = name_stack(s, k->pid, k->ustack, false,
-							 samples_stack_find(st, nst, k->ustack));
-		const struct named_stack *ks = name_stack(s, k->pid, k->kstack, true,
-							  samples_stack_find(st, nst, k->kstack));
+		const struct named_stack *u = row_stack(s, st, nst, k->pid, k->ustack, false);
+		const struct named_stack *ks = row_stack(s, st, nst, k->pid, k->kstack, true);
 		const struct named_stack *leaf = ks ? ks : u;
 		struct sample_func *f = &thr[i];
 
@@ -394,29 +403,126 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 			res->unknown_leaf += f->count;
 		}
 		res->samples += f->count;
-		add_folded(s, &rows[i], u, ks);
+		if (all_stacks)
+			add_folded(s, &rows[i], u, ks);
 	}
-	nthr = merge(thr, n, evs->n);
-	all = calloc(2 * nthr + 1, sizeof(*all));
-	if (!all) {
-		r = -ENOMEM;
-		goto out;
-	}
-	res->nprocs = per_process(thr, nthr, all, evs->n);
-	qsort(all, res->nprocs, sizeof(*all), cmp_count_desc);
-	memcpy(all + res->nprocs, thr, nthr * sizeof(*thr));
-	qsort(all + res->nprocs, nthr, sizeof(*all), cmp_count_desc);
-	res->funcs = all;
-	res->nfuncs = res->nprocs + nthr;
-	warn_losses(res);
+	*nout = merge(thr, n, nev);
+	*out = thr;
 	r = 0;
 out:
-	free(thr);
 	free(rows);
 	free(st);
 	return r;
 }
 
+/* res->funcs from per-thread rows (sorted by key): per process, then per thread, each by count. */
+static int per_thread_and_process(struct sample_result *res, const struct sample_func *thr, size_t nthr, int nev)
+{
+	struct sample_func *all = calloc(2 * nthr + 1, sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	res->nprocs = per_process(thr, nthr, all, nev);
+	qsort(all, res->nprocs, sizeof(*all), cmp_count_desc);
+	memcpy(all + res->nprocs, thr, nthr * sizeof(*thr));
+	qsort(all + res->nprocs, nthr, sizeof(*all), cmp_count_desc);
+	res->funcs = all;
+	res->nfuncs = res->nprocs + nthr;
+	return 0;
+}
+
+static void result_reset(const struct sampling *s, struct sample_result *res)
+{
+	free(res->funcs);
+	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+}
+
+int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
+		     unsigned long long oncpu_ns)
+{
+	struct sample_result *res = &s->res;
+	struct sample_func *thr;
+	size_t nthr;
+	int r;
+
+	if (!s->loaded)
+		return 0;
+	result_reset(s, res);
+	res->seen = self->stat[STAT_SAMPLES_SEEN];
+	res->target = self->stat[STAT_SAMPLES_TARGET];
+	res->rows_full = self->stat[STAT_SAMPLE_ROWS_FULL];
+	res->stacks_full = self->stat[STAT_SAMPLE_STACKS_FULL];
+	res->stack_errors = self->stat[STAT_SAMPLE_STACK_ERRORS];
+	res->notices_lost = self->stat[STAT_SAMPLE_NOTICES_LOST];
+	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
+	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
+	if ((r = read_rows(s, evs->n, true, res, &thr, &nthr))) {
+		warn_add("--sample: reading the sample maps: %s", strerror(-r));
+		return r;
+	}
+	r = per_thread_and_process(res, thr, nthr, evs->n);
+	free(thr);
+	if (!r)
+		warn_losses(res);
+	return r;
+}
+
+const struct sample_result *sampling_snapshot(struct sampling *s, const struct event_list *evs)
+{
+	struct sample_result *res = &s->live;
+	struct sample_func *thr;
+	size_t nthr;
+
+	if (!s->loaded)
+		return NULL;
+	result_reset(s, res);
+	if (read_rows(s, evs->n, false, res, &thr, &nthr))
+		return NULL;
+	res->funcs = thr;
+	res->nfuncs = nthr;
+	return res;
+}
+
+int sample_funcs_since(const struct sample_result *cur, const struct sample_func *prev, size_t nprev, int nev,
+		       struct sample_result *out)
+{
+	struct sample_func *d = malloc((cur->nfuncs ? cur->nfuncs : 1) * sizeof(*d));
+	size_t n = 0;
+	int r;
+
+	*out = (struct sample_result){ .event = cur->event, .hz = cur->hz, .cpu_clock = cur->cpu_clock };
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->nfuncs; i++) {
+		const struct sample_func *p = prev ? bsearch(&cur->funcs[i], prev, nprev, sizeof(*prev), cmp_key) : NULL;
+
+		d[n] = cur->funcs[i];
+		if (p) {
+			if (d[n].count <= p->count)
+				continue;	/* no new samples */
+			d[n].count -= p->count;
+			d[n].period = d[n].period > p->period ? d[n].period - p->period : 0;
+			counters_sub(d[n].c, p->c, nev);
+		}
+		if (d[n].count)
+			out->samples += d[n++].count;
+	}
+	r = per_thread_and_process(out, d, n, nev);
+	free(d);
+	return r;
+}
+
+int sample_func_cmp(const void *a, const void *b)
+{
+	return cmp_key(a, b);
+}
+
+double sample_func_ns(const struct sample_result *r, const struct sample_func *f)
+{
+	if (r->cpu_clock)
+		return (double)f->period;
+	return r->hz > 0 ? (double)f->count * 1e9 / r->hz : 0.0;
+}
 
 void sampling_free(struct sampling *s)
 {
@@ -429,4 +535,6 @@ void sampling_free(struct sampling *s)
 	folded_free(&s->folded);
 	free(s->res.funcs);
 	s->res.funcs = NULL;
+	free(s->live.funcs);
+	s->live.funcs = NULL;
 }

@@ -4,7 +4,9 @@
  * (samples_loader.c), snapshots the maps of each process as it is first
  * sampled (symbolize.c), and at the end turns the sample rows into the
  * per-function table (struct sample_result, printed by report_samples.c)
- * and the --folded stacks (folded.c).
+ * and the --folded stacks (folded.c).  During the run, sampling_snapshot()
+ * gives the live view the table so far, and sample_funcs_since() its rows
+ * new since the previous snapshot.
  */
 #ifndef TMABPF_SAMPLING_H
 #define TMABPF_SAMPLING_H
@@ -32,6 +34,7 @@ struct sample_func {
 struct sample_result {
 	const char *event;		/* sampling event: "cpu-clock", "cycles" */
 	int hz;
+	bool cpu_clock;			/* periods are ns (cpu-clock) */
 	unsigned long long samples;	/* recorded samples of tracked threads */
 	unsigned long long target;	/* samples of tracked threads that reached BPF */
 	unsigned long long seen;	/* samples that reached BPF, idle and untracked included */
@@ -58,7 +61,8 @@ struct sampling {
 	struct symbolizer *sym;
 	struct stack_memo memo;
 	bool loaded;
-	struct sample_result res;
+	struct sample_result res;	/* sampling_collect() */
+	struct sample_result live;	/* sampling_snapshot() */
 	struct folded folded;
 };
 
@@ -79,6 +83,22 @@ void sampling_detach(struct sampling *s);
  * oncpu_ns: the tracked threads' on-CPU time (what cpu-clock samples should match). */
 int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
 		     unsigned long long oncpu_ns);
+/* The table so far, for a refresh of the live view: rows read and named now
+ * (only stacks not named before are read), per thread, sorted by
+ * sample_func_cmp, nprocs 0; sample totals only (no losses, warnings or
+ * folded stacks: sampling_collect() does those once, at the end).  Valid
+ * until the next call; NULL when sampling is off or the maps cannot be read. */
+const struct sample_result *sampling_snapshot(struct sampling *s, const struct event_list *evs);
+/* The samples of a snapshot (cur) that are new since an earlier one (prev: its
+ * per-thread rows, sorted by sample_func_cmp): out->funcs (malloc'd) per
+ * process (tid -1), then per thread, each by count like sampling_collect's;
+ * out->samples their total.  Rows without new samples are left out. */
+int sample_funcs_since(const struct sample_result *cur, const struct sample_func *prev, size_t nprev, int nev,
+		       struct sample_result *out);
+/* Order of sample_func rows: pid, tid, function (module, symbol) (qsort/bsearch). */
+int sample_func_cmp(const void *a, const void *b);
+/* A row's estimated on-CPU time, ns: its periods (cpu-clock), else samples / hz. */
+double sample_func_ns(const struct sample_result *r, const struct sample_func *f);
 void sampling_free(struct sampling *s);
 
 #endif

@@ -383,7 +383,8 @@ static void draw_table(struct view_curses *c)
 		putf(c, y + 1, 0, "collecting: first update in %.1f s", c->interval_ms / 1000.0);
 	else if (!t->nrows)
 		putf(c, y + 1, 0, "%s", t->total ? "no row matches the filter" :
-		     c->kind == VM_FUNCS ? "no function rows: use --uprobe LIB:GLOB (sampled functions will show here too)" :
+		     c->kind == VM_FUNCS && !c->v->r->uset && !c->v->hdr.sample_event ?
+		     "no function rows: use --uprobe LIB:GLOB or --sample" :
 		     "no rows in this interval");
 	for (size_t i = c->first; i < t->nrows && i < c->first + room; i++) {
 		const struct vm_row *row = &t->rows[i];

@@ -3,8 +3,10 @@
  * Drill-down of one row of the view model, as lines of text both back ends
  * show: times and switches (period and whole run), counters with percent
  * running, the TMA tree and bottleneck path, and the hottest functions (a
- * thread, a process), the threads running a function, an event's top threads.
+ * thread, a process: uprobed and sampled), the threads running a function,
+ * an event's top threads.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,63 +158,100 @@ static void drill_tma(const struct view *v, const struct thread_stats *s, struct
 		add_line(l, "  bottleneck: %s", path);
 }
 
-static int cmp_fsum_oncpu(const void *a, const void *b)
-{
-	const struct func_sum *x = *(const struct func_sum *const *)a, *y = *(const struct func_sum *const *)b;
+/* One line of a drill-down's function list: uprobed (calls, times) or sampled (samples, estimated time). */
+struct hot {
+	char src;
+	const char *name;
+	long long tid;
+	double calls, samples, oncpu_ns, self_ns, wall_ns;	/* NaN: n/a for this source */
+};
 
-	if (x->s.oncpu_ns != y->s.oncpu_ns)
-		return x->s.oncpu_ns > y->s.oncpu_ns ? -1 : 1;
-	return x->s.calls > y->s.calls ? -1 : x->s.calls < y->s.calls;
+static int cmp_hot(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->oncpu_ns != y->oncpu_ns)
+		return x->oncpu_ns > y->oncpu_ns ? -1 : 1;
+	return x->src != y->src ? (x->src < y->src ? 1 : -1) : strcmp(x->name, y->name);
 }
 
-/* Hottest functions of a thread (tid >= 0) or process (tid < 0), or the
- * threads of one function (fn >= 0), from the per-thread function rows. */
-static void drill_funcs(const struct view *v, unsigned int pid, long long tid, int fn, struct vm_lines *l)
+static void hot_cell(char *buf, size_t len, double x, double scale, const char *fmt)
 {
-	const struct func_sum **sel = malloc((v->nftd ? v->nftd : 1) * sizeof(*sel));
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, x / scale);
+}
+
+static const char *thread_comm(const struct view *v, long long tid)
+{
+	for (size_t k = 0; k < v->ntd; k++)
+		if ((long long)v->td[k].tid == tid)
+			return v->td[k].comm;
+	return "?";
+}
+
+/* Hottest functions of a thread (tid >= 0) or process (tid < 0), uprobed and
+ * sampled, or the threads running one function (fn: the row); by on-CPU time
+ * (sampled: estimated from the samples). */
+static void drill_funcs(const struct view *v, unsigned int pid, long long tid, const struct vm_row *fn,
+			struct vm_lines *l)
+{
+	const struct sample_result *sd = &v->sd;
+	const struct sample_func *sfn = fn && fn->src == 's' ? &sd->funcs[fn->data] : NULL;
+	struct hot *sel = malloc((v->nftd + sd->nfuncs + 1) * sizeof(*sel));
 	const struct report *r = v->r;
 	size_t n = 0;
 
 	if (!sel)
 		return;
-	for (size_t i = 0; i < v->nftd; i++) {
+	for (size_t i = 0; (!fn || fn->src == 'u') && i < v->nftd; i++) {
 		const struct func_sum *f = &v->ftd[i];
 
-		if (f->pid != pid || (tid >= 0 && f->tid != tid) || (fn >= 0 && f->fn != fn))
+		if (f->pid != pid || (tid >= 0 && f->tid != tid) || (fn && f->fn != fn->id))
 			continue;
 		if (f->s.calls || f->s.oncpu_ns)
-			sel[n++] = f;
+			sel[n++] = (struct hot){ 'u', r->uset->funcs[f->fn].symbol, f->tid, f->s.calls, NAN,
+						 f->s.oncpu_ns, f->s.self_oncpu_ns, f->s.wall_ns };
 	}
-	qsort(sel, n, sizeof(*sel), cmp_fsum_oncpu);
-	if (fn >= 0)
+	/* sampled: per-process rows for a process, per-thread rows otherwise */
+	for (size_t i = tid < 0 && !fn ? 0 : sd->nprocs; (!fn || sfn) && i < (tid < 0 && !fn ? sd->nprocs : sd->nfuncs);
+	     i++) {
+		const struct sample_func *f = &sd->funcs[i];
+
+		if (f->pid != pid || (tid >= 0 && f->tid != tid) ||
+		    (sfn && (f->symbol != sfn->symbol || f->module != sfn->module)))
+			continue;
+		sel[n++] = (struct hot){ 's', f->symbol, f->tid, NAN, (double)f->count, sample_func_ns(sd, f), NAN, NAN };
+	}
+	qsort(sel, n, sizeof(*sel), cmp_hot);
+	if (fn)
 		add_line(l, "threads running it (%s)", period_name(v));
 	else
 		add_line(l, "hottest functions (%s; S: u = uprobes, s = samples)", period_name(v));
 	if (!n) {
-		add_line(l, r->uset ? "  none called in this period" : "  none: no --uprobe (sampling will add rows)");
+		add_line(l, r->uset || v->hdr.sample_event ? "  none in this period" :
+			 "  none: no --uprobe or --sample");
 		free(sel);
 		return;
 	}
-	add_line(l, "  %s %-32s %9s %10s %10s %10s", fn >= 0 ? "TID    " : "S", fn >= 0 ? "COMM" : "FUNCTION", "CALLS",
-		 "ONCPU_MS", "SELF_MS", "WALL_MS");
+	add_line(l, "  %s %-32s %9s %9s %10s %10s %10s", fn ? "TID    " : "S", fn ? "COMM" : "FUNCTION", "CALLS",
+		 "SAMPLES", "ONCPU_MS", "SELF_MS", "WALL_MS");
 	for (size_t i = 0; i < n && i < 10; i++) {
-		const struct func_sum *f = sel[i];
-		const char *name = r->uset->funcs[f->fn].symbol;
-		char who[16];
+		const struct hot *h = &sel[i];
+		char who[16], c[5][32];
 
-		if (fn >= 0) {
-			const struct thread_stats *t = NULL;
-
-			for (size_t k = 0; k < v->ntd && !t; k++)
-				if ((long long)v->td[k].tid == f->tid)
-					t = &v->td[k];
-			name = t ? t->comm : "?";
-			snprintf(who, sizeof(who), "%-7lld", f->tid);
-		} else {
-			snprintf(who, sizeof(who), "u");
-		}
-		add_line(l, "  %s %-32.32s %9llu %10.2f %10.2f %10.2f", who, name, (unsigned long long)f->s.calls,
-			 f->s.oncpu_ns / 1e6, f->s.self_oncpu_ns / 1e6, f->s.wall_ns / 1e6);
+		if (fn)
+			snprintf(who, sizeof(who), "%-7lld", h->tid);
+		else
+			snprintf(who, sizeof(who), "%c", h->src);
+		hot_cell(c[0], sizeof(c[0]), h->calls, 1, "%.0f");
+		hot_cell(c[1], sizeof(c[1]), h->samples, 1, "%.0f");
+		hot_cell(c[2], sizeof(c[2]), h->oncpu_ns, 1e6, "%.2f");
+		hot_cell(c[3], sizeof(c[3]), h->self_ns, 1e6, "%.2f");
+		hot_cell(c[4], sizeof(c[4]), h->wall_ns, 1e6, "%.2f");
+		add_line(l, "  %s %-32.32s %9s %9s %10s %10s %10s", who, fn ? thread_comm(v, h->tid) : h->name, c[0], c[1],
+			 c[2], c[3], c[4]);
 	}
 	if (n > 10)
 		add_line(l, "  ... %zu more", n - 10);
@@ -229,7 +268,7 @@ static void drill_thread(const struct view *v, const struct vm_row *row, struct 
 	drill_times(v, d, run, l);
 	drill_counters(v, d->c, run ? run->c : NULL, NULL, l);
 	drill_tma(v, d, l);
-	drill_funcs(v, d->pid, d->tid, -1, l);
+	drill_funcs(v, d->pid, d->tid, NULL, l);
 }
 
 static int cmp_td_oncpu(const void *a, const void *b)
@@ -266,7 +305,7 @@ static void drill_proc(const struct view *v, const struct vm_row *row, struct vm
 	if (n > 10)
 		add_line(l, "  ... %zu more", n - 10);
 	free(thr);
-	drill_funcs(v, p->d.pid, -1, -1, l);
+	drill_funcs(v, p->d.pid, -1, NULL, l);
 }
 
 static void drill_func(const struct view *v, const struct vm_row *row, struct vm_lines *l)
@@ -287,11 +326,28 @@ static void drill_func(const struct view *v, const struct vm_row *row, struct vm
 		 "runqueue %.3f ms", f->s.wall_ns / 1e6, f->s.oncpu_ns / 1e6, f->s.self_oncpu_ns / 1e6,
 		 vm_pct(f->s.self_oncpu_ns, f->s.oncpu_ns), f->s.offcpu_blocked_ns / 1e6, f->s.offcpu_runqueue_ns / 1e6);
 	drill_counters(v, f->s.c, NULL, f->s.self, l);
-	memset(&t, 0, sizeof(t));
-	memcpy(t.c, f->s.c, sizeof(t.c));
-	t.oncpu_ns = f->s.oncpu_ns;
+	view_row_sums(v, VM_FUNCS, row, &t);
 	drill_tma(v, &t, l);
-	drill_funcs(v, f->pid, -1, f->fn, l);
+	drill_funcs(v, f->pid, -1, row, l);
+}
+
+static void drill_sampled(const struct view *v, const struct vm_row *row, struct vm_lines *l)
+{
+	const struct sample_func *f = &v->sd.funcs[row->data];
+	double period = v->hdr.period_s * 1e9, ns = sample_func_ns(&v->sd, f);
+	static struct thread_stats t;
+
+	add_line(l, "function %s in %s, pid %u  (source: samples, %s at %d Hz; %s: %.1f s)", f->symbol,
+		 f->module ? f->module : "?", f->pid, v->sd.event ? v->sd.event : "?", v->sd.hz, period_name(v),
+		 v->hdr.period_s);
+	add_line(l, "  samples %llu (%.0f/s), %.1f%% of the tracked threads' samples", f->count,
+		 period > 0 ? f->count * 1e9 / period : 0.0, vm_pct((double)f->count, (double)v->sd.samples));
+	add_line(l, "  estimated on-CPU %.3f ms (%s); a sampled leaf: no calls, self or off-CPU times", ns / 1e6,
+		 v->sd.cpu_clock ? "sum of the sample periods" : "samples / Hz");
+	drill_counters(v, f->c, NULL, NULL, l);
+	view_row_sums(v, VM_FUNCS, row, &t);
+	drill_tma(v, &t, l);
+	drill_funcs(v, f->pid, -1, row, l);
 }
 
 static int cmp_by_event(const void *a, const void *b, void *ctx)
@@ -337,7 +393,12 @@ void view_drill(const struct view *v, enum vm_kind k, const struct vm_row *row, 
 	switch (k) {
 	case VM_THREADS: drill_thread(v, row, out); break;
 	case VM_PROCS: drill_proc(v, row, out); break;
-	case VM_FUNCS: drill_func(v, row, out); break;
+	case VM_FUNCS:
+		if (row->src == 's')
+			drill_sampled(v, row, out);
+		else
+			drill_func(v, row, out);
+		break;
 	case VM_EVENTS: drill_event(v, row, out); break;
 	default: break;
 	}

@@ -20,7 +20,8 @@
 enum vm_key {
 	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
 	K_TMA_BAR, K_TMA_L2,
-	K_SRC, K_FUNC, K_CALLS, K_CALLS_S, K_WALL, K_FONCPU, K_SELF, K_SELF_PCT, K_FBLOCK, K_FRUNQ, K_FCTR,
+	K_SRC, K_FUNC, K_CALLS, K_CALLS_S, K_SAMPLES, K_SAMPLES_S, K_WALL, K_FONCPU, K_SHARE, K_SELF, K_SELF_PCT,
+	K_FBLOCK, K_FRUNQ, K_FCTR,
 	K_EVNAME, K_EVPMU, K_EVCONFIG, K_EVGROUP, K_EVRUNNING, K_EVVALUE, K_EVTOTAL,
 };
 
@@ -38,6 +39,8 @@ static void free_period(struct view *v)
 	free(v->pd);
 	free(v->fd);
 	free(v->ftd);
+	free(v->sd.funcs);
+	memset(&v->sd, 0, sizeof(v->sd));
 	v->td = NULL;
 	v->pd = NULL;
 	v->fd = v->ftd = NULL;
@@ -49,6 +52,9 @@ void view_free(struct view *v)
 	free_period(v);
 	free(v->prev);
 	free(v->fprev);
+	free(v->sprev);
+	u64map_free(&v->sids);
+	free(v->snames);
 	for (int k = 0; k < VM_NKINDS; k++)
 		free(v->tab[k].rows);
 	memset(v, 0, sizeof(*v));
@@ -162,10 +168,9 @@ static void func_stats_sub(struct func_stats *out, const struct func_stats *b, i
 }
 
 /*
- * Function rows of the period: per (function, thread) deltas from uprobes,
- * then per (function, pid) sums.  Source 'u'.  Sampled functions (source
- * 's', one row per sampled (function, thread)) join ftd here, before the
- * per-process sums, once the sampling loader provides them.
+ * Function rows of the period from uprobes (source 'u'): per (function,
+ * thread) deltas, then per (function, pid) sums.  Sampled functions (source
+ * 's'): build_samples().
  */
 static void build_funcs(struct view *v, const struct report *r, struct func_sum *cur, size_t ncur)
 {
@@ -193,6 +198,57 @@ static void build_funcs(struct view *v, const struct report *r, struct func_sum 
 		}
 		func_stats_add(&a->s, &cur[i].s, nev);
 	}
+}
+
+/* Sampled functions of the period (--sample): the samples new since the
+ * previous refresh, per (function, pid) and per (function, thread).  The
+ * whole-run view leaves them out: the final report has its own sampled
+ * functions section (report_samples.c). */
+static void build_samples(struct view *v, const struct report *r)
+{
+	const struct sample_result *cur = r->samples_live;
+	struct sample_func *keep;
+
+	if (!cur || v->whole_run)
+		return;
+	if (sample_funcs_since(cur, v->sprev, v->nsprev, r->evs->n, &v->sd))
+		return;
+	keep = malloc((cur->nfuncs ? cur->nfuncs : 1) * sizeof(*keep));
+	if (!keep)
+		return;
+	memcpy(keep, cur->funcs, cur->nfuncs * sizeof(*keep));
+	free(v->sprev);
+	v->sprev = keep;
+	v->nsprev = cur->nfuncs;
+}
+
+/* A sampled function's row id, the same at every refresh. */
+static int sample_id(struct view *v, const struct sample_func *f)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)f->symbol * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(uintptr_t)f->module;
+	struct vm_sname *n;
+
+	for (;; k++) {
+		void *p = u64map_get(&v->sids, k);
+		size_t i = (uintptr_t)p - 1;
+
+		if (!p)
+			break;
+		if (v->snames[i].module == f->module && v->snames[i].symbol == f->symbol)
+			return VM_SAMPLED_ID0 + (int)i;
+	}
+	if (v->nsnames >= (size_t)(INT32_MAX - VM_SAMPLED_ID0))
+		return -1;
+	if (!v->nsnames || (v->nsnames >= 64 && !(v->nsnames & (v->nsnames - 1)))) {	/* full: 64, 128, ... */
+		n = realloc(v->snames, (v->nsnames ? 2 * v->nsnames : 64) * sizeof(*n));
+		if (!n)
+			return -1;
+		v->snames = n;
+	}
+	v->snames[v->nsnames] = (struct vm_sname){ f->module, f->symbol };
+	if (u64map_put(&v->sids, k, (void *)(uintptr_t)(v->nsnames + 1)))
+		return -1;
+	return VM_SAMPLED_ID0 + (int)v->nsnames++;
 }
 
 /* ---------- header ---------- */
@@ -267,6 +323,9 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	h->nfuncs = r->uset ? r->uset->nr_funcs : 0;
 	h->nlibs = r->uset ? r->uset->nr_libs : 0;
 	h->uprobe_ns_per_hit = r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0;
+	h->sample_event = r->samples_live && !v->whole_run ? r->samples_live->event : NULL;
+	h->sample_hz = r->samples_live ? r->samples_live->hz : 0;
+	h->samples = v->sd.samples;
 	if (!v->whole_run) {
 		v->prev_bpf_ns = bpf_ns;
 		v->prev_bpf_cnt = bpf_cnt;
@@ -314,6 +373,7 @@ void view_update(struct view *v, const struct report *r)
 	v->whole_run = false;
 	period_from(v, r, cur, n);
 	build_funcs(v, r, fcur, nf);
+	build_samples(v, r);
 	build_header(v, r, period);
 	free(v->prev);
 	v->prev = cur;
@@ -358,6 +418,14 @@ void view_whole_run(struct view *v, const struct report *r)
 }
 
 /* ---------- columns ---------- */
+
+static int col_of(const struct vm_table *t, int key)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (t->col[c].key == key)
+			return c;
+	return -1;
+}
 
 static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fmt, int width, int cwidth, int prio,
 		   int arg)
@@ -410,6 +478,7 @@ static void sums_cols(struct vm_table *t, const struct report *r)
 static void build_cols(struct view *v)
 {
 	const struct report *r = v->r;
+	bool sampled = r->samples_live && !v->whole_run;
 	struct vm_table *t;
 
 	t = &v->tab[VM_THREADS];
@@ -439,8 +508,14 @@ static void build_cols(struct view *v)
 	add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0);
 	add_col(t, K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0);
 	add_col(t, K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0);
+	if (sampled)
+		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 3, 0);
+	if (sampled)
+		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 4, 0);
 	add_col(t, K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0);
 	add_col(t, K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0);
+	if (sampled)
+		add_col(t, K_SHARE, "SHARE%", VM_F_PCT, 6, 6, 1, 0);
 	add_col(t, K_SELF, "SELF_MS", VM_F_MS, 10, 9, 2, 0);
 	add_col(t, K_SELF_PCT, "SELF%", VM_F_PCT, 6, 6, 3, 0);
 	add_col(t, K_FBLOCK, "BLOCK_MS", VM_F_MS, 9, 9, 4, 0);
@@ -465,7 +540,7 @@ static void build_cols(struct view *v)
 	if (v->tab[VM_PROCS].sort_col < 0)
 		v->tab[VM_PROCS].sort_col = 3;
 	if (v->tab[VM_FUNCS].sort_col < 0)
-		v->tab[VM_FUNCS].sort_col = 6;	/* ONCPU_MS */
+		v->tab[VM_FUNCS].sort_col = col_of(&v->tab[VM_FUNCS], K_FONCPU);
 }
 
 /* ---------- rows ---------- */
@@ -501,7 +576,23 @@ static double func_cell(int key, int arg, const struct func_sum *f, double perio
 	case K_FCTR: return counter_scaled(&f->s.c[arg]);
 	case K_SRC: return 'u';
 	}
-	return NAN;	/* TMA columns: filled in by view_tma_rows() */
+	return NAN;	/* sampled-only columns; TMA columns: filled in by view_tma_rows() */
+}
+
+/* A sampled function: samples, their estimated time, share and counter
+ * deltas; no calls, wall, self or off-CPU times (blank). */
+static double sample_cell(const struct view *v, int key, int arg, const struct sample_func *f, double period_ns)
+{
+	switch (key) {
+	case K_PID: return f->pid;
+	case K_SAMPLES: return (double)f->count;
+	case K_SAMPLES_S: return period_ns > 0 ? f->count * 1e9 / period_ns : 0.0;
+	case K_FONCPU: return sample_func_ns(&v->sd, f) / 1e6;
+	case K_SHARE: return vm_pct((double)f->count, (double)v->sd.samples);
+	case K_FCTR: return counter_scaled(&f->c[arg]);
+	case K_SRC: return 's';
+	}
+	return NAN;
 }
 
 static unsigned int mux_bits(const struct counter_val *c, int nev)
@@ -554,22 +645,32 @@ static struct vm_row *new_row(struct vm_table *t)
 	return &t->rows[t->nrows++];
 }
 
+/* A new row of table t, counted in its total; NULL when the filter leaves it out. */
+static struct vm_row *add_row(struct view *v, struct vm_table *t, unsigned int pid, long long tid, int id, char src,
+			      size_t data, const char *name, const struct counter_val *c)
+{
+	struct vm_row *row;
+
+	t->total++;
+	if (!keep(v, pid, tid, name) || !(row = new_row(t)))
+		return NULL;
+	row->pid = pid;
+	row->tid = tid;
+	row->id = id;
+	row->src = src;
+	row->data = data;
+	row->s[0] = name;
+	row->mux = mux_bits(c, v->r->evs->n);
+	return row;
+}
+
 static void sums_row(struct view *v, struct vm_table *t, const struct thread_stats *s, long long tid, size_t data,
 		     unsigned int nthreads)
 {
 	double period = v->hdr.period_s * 1e9;
-	struct vm_row *row;
+	struct vm_row *row = add_row(v, t, s->pid, tid, -1, 0, data, s->comm, s->c);
 
-	t->total++;
-	if (!keep(v, s->pid, tid, s->comm) || !(row = new_row(t)))
-		return;
-	row->pid = s->pid;
-	row->tid = tid;
-	row->id = -1;
-	row->data = data;
-	row->s[0] = s->comm;
-	row->mux = mux_bits(s->c, v->r->evs->n);
-	for (int c = 0; c < t->ncols; c++)
+	for (int c = 0; row && c < t->ncols; c++)
 		row->v[c] = t->col[c].key == K_NTHREADS ? nthreads :
 			    sums_cell(t->col[c].key, t->col[c].arg, s, period);
 }
@@ -583,18 +684,19 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 
 	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns)
 		return;	/* not called in this period */
-	t->total++;
-	if (!keep(v, f->pid, f->tid, sym) || !(row = new_row(t)))
-		return;
-	row->pid = f->pid;
-	row->tid = f->tid;
-	row->id = f->fn;
-	row->src = 'u';
-	row->data = data;
-	row->s[0] = sym;
-	row->mux = mux_bits(f->s.c, r->evs->n);
-	for (int c = 0; c < t->ncols; c++)
-		row->v[c] = func_cell(t->col[c].key, t->col[c].arg, f, period);
+	row = add_row(v, t, f->pid, f->tid, f->fn, 'u', data, sym, f->s.c);
+	for (int c = 0; row && c < t->ncols; c++)
+		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.oncpu_ns, v->total.oncpu_ns) :
+			    func_cell(t->col[c].key, t->col[c].arg, f, period);
+}
+
+static void sample_row(struct view *v, struct vm_table *t, const struct sample_func *f, size_t data)
+{
+	double period = v->hdr.period_s * 1e9;
+	struct vm_row *row = add_row(v, t, f->pid, f->tid, sample_id(v, f), 's', data, f->symbol, f->c);
+
+	for (int c = 0; row && c < t->ncols; c++)
+		row->v[c] = sample_cell(v, t->col[c].key, t->col[c].arg, f, period);
 }
 
 static void event_row(struct view *v, struct vm_table *t, int e)
@@ -626,8 +728,7 @@ static void event_row(struct view *v, struct vm_table *t, int e)
 	}
 }
 
-/* The sums a row shows (functions: inclusive counters over their on-CPU time). */
-static void row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out)
+void view_row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out)
 {
 	const struct func_stats *fs;
 
@@ -635,8 +736,15 @@ static void row_sums(const struct view *v, enum vm_kind k, const struct vm_row *
 	case VM_THREADS: *out = v->td[row->data]; return;
 	case VM_PROCS: *out = v->pd[row->data].d; return;
 	case VM_FUNCS:
-		fs = &v->fd[row->data].s;
 		memset(out, 0, sizeof(*out));
+		if (row->src == 's') {
+			const struct sample_func *sf = &v->sd.funcs[row->data];
+
+			memcpy(out->c, sf->c, sizeof(out->c));
+			out->oncpu_ns = (unsigned long long)sample_func_ns(&v->sd, sf);
+			return;
+		}
+		fs = &v->fd[row->data].s;
 		memcpy(out->c, fs->c, sizeof(out->c));
 		out->oncpu_ns = fs->oncpu_ns;
 		return;
@@ -665,7 +773,7 @@ void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n)
 
 		if (row->tma_done)
 			continue;
-		row_sums(v, k, row, &s);
+		view_row_sums(v, k, row, &s);
 		tma_of(v->r, &s, &row->tma);
 		row->tma_done = true;
 		for (int c = 0; c < t->ncols; c++) {
@@ -737,6 +845,8 @@ void view_build(struct view *v)
 	t = &v->tab[VM_FUNCS];
 	for (size_t i = 0; i < v->nfd; i++)
 		func_row(v, t, &v->fd[i], i);
+	for (size_t i = 0; i < v->sd.nprocs; i++)
+		sample_row(v, t, &v->sd.funcs[i], i);
 	t = &v->tab[VM_EVENTS];
 	for (int e = 0; e < v->r->evs->n; e++)
 		event_row(v, t, e);

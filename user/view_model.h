@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "report.h"
+#include "u64map.h"
 
 enum vm_kind { VM_THREADS, VM_FUNCS, VM_PROCS, VM_EVENTS, VM_NKINDS };
 
@@ -62,7 +63,7 @@ struct vm_row {
 	unsigned int pid;
 	long long tid;		/* -1 on process and per-process function rows */
 	int id;			/* function id (functions), event index (events), else -1 */
-	size_t data;		/* index into the view's interval data of this kind */
+	size_t data;		/* index into the view's interval data of this kind (sampled functions: sd.funcs) */
 	bool tma_done;		/* tma (and the TMA cells) computed: see view_tma_rows() */
 	struct vm_tma tma;
 };
@@ -102,7 +103,14 @@ struct vm_header {
 	int nfuncs;		/* probed functions */
 	int nlibs;
 	double uprobe_ns_per_hit;
+	const char *sample_event;	/* --sample: sampling event; NULL when off */
+	int sample_hz;
+	unsigned long long samples;	/* samples of tracked threads in the period */
 };
+
+/* Row ids of sampled functions: VM_SAMPLED_ID0 + their index in view.snames
+ * (stable across refreshes); uprobed functions' ids are their index in the uprobe set. */
+#define VM_SAMPLED_ID0 (1 << 24)
 
 /* Per-interval data the rows index into. */
 struct vm_proc {
@@ -126,6 +134,8 @@ struct view {
 	size_t nfd;
 	struct func_sum *ftd;		/* ... and per (function, thread), sorted by cmp (fn, pid, tid) */
 	size_t nftd;
+	struct sample_result sd;	/* sampled functions' new samples (--sample): per (function, pid),
+					 * then per (function, thread) rows; see sample_funcs_since() */
 	struct thread_stats total;	/* all threads over the period */
 	struct thread_stats run_total;	/* all threads over the whole run */
 	/* state at the previous update */
@@ -133,6 +143,11 @@ struct view {
 	size_t nprev;
 	struct func_sum *fprev;		/* per (function, thread) sums, sorted */
 	size_t nfprev;
+	struct sample_func *sprev;	/* the previous sampling snapshot's per-thread rows */
+	size_t nsprev;
+	struct u64map sids;		/* sampled function (module, symbol) -> 1 + index in snames */
+	struct vm_sname { const char *module, *symbol; } *snames;
+	size_t nsnames;
 	unsigned long long prev_ns;	/* run time */
 	unsigned long long prev_bpf_ns, prev_bpf_cnt, prev_switch_ns, prev_switch_cnt;
 	unsigned long long prev_self_ns;	/* own user+system time */
@@ -174,6 +189,10 @@ void vm_tma_bar(const struct vm_tma *t, int width, char *buf);
 /* TMA level 1 and the dominant level-2 node of a computed tree. */
 void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out);
 const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id);
+/* The sums a row's TMA comes from: a thread's or process's; a function's inclusive
+ * counters over its on-CPU time (sampled: the counter deltas of its samples over
+ * their estimated time). */
+void view_row_sums(const struct view *v, enum vm_kind k, const struct vm_row *row, struct thread_stats *out);
 
 /* part as a percent of whole; 0 when whole is 0. */
 double vm_pct(double part, double whole);

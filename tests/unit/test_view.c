@@ -11,7 +11,9 @@
  *  - interval deltas and open slices (a thread blocked across refreshes);
  *  - drill-down: TMA tree to level 3, bottleneck path, counters with
  *    percent running, hottest functions;
- *  - batch text: header, columns and rows parse back.
+ *  - batch text: header, columns and rows parse back;
+ *  - sampled functions (source s): interval deltas of the sampling snapshots,
+ *    samples, share, estimated time, TMA of their counter deltas, drill-downs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -376,6 +378,148 @@ static void test_final_text(void)
 	free(text);
 }
 
+static struct sample_func sfunc(unsigned tid, const char *module, const char *sym, unsigned long long count,
+				 double scale)
+{
+	struct sample_func f = { .module = module, .symbol = sym, .pid = 300, .tid = tid, .count = count,
+				 .period = count * 2000000ULL };	/* cpu-clock at 500 Hz: 2 ms a sample */
+
+	snprintf(f.comm, sizeof(f.comm), "%s", tid == 301 ? "sampler" : "helper");
+	fill(f.c, scale, 1.0);
+	return f;
+}
+
+static void test_sampled(void)
+{
+	static const char mod[] = "/usr/bin/app", leaf[] = "hot_leaf", cold[] = "cold_fn";
+	struct thread_stats t[2] = { thread(300, 301, "sampler", 0.9), thread(300, 302, "helper", 0.3) };
+	struct sample_func snap[3];
+	struct sample_result live = { .event = "cpu-clock", .hz = 500, .cpu_clock = true, .funcs = snap, .nfuncs = 3 };
+	struct report r2 = rep;
+	const struct vm_table *tf;
+	const struct vm_row *hot, *c;
+	struct view v;
+	char *text = NULL, *d;
+	size_t len;
+	FILE *f;
+	int id;
+
+	r2.uset = NULL;
+	r2.frows = NULL;
+	r2.nfrows = 0;
+	r2.samples_live = &live;
+	fill(t[0].c, 0.9, 1.0);
+	fill(t[1].c, 0.3, 1.0);
+	set_live(t, 2);
+	snap[0] = sfunc(301, mod, leaf, 300, 0.6);
+	snap[1] = sfunc(301, mod, cold, 100, 0.2);
+	snap[2] = sfunc(302, mod, leaf, 100, 0.2);
+	qsort(snap, 3, sizeof(*snap), sample_func_cmp);
+	r2.duration_ns = 1000000000ULL;
+	r2.mono_ns = BASE + r2.duration_ns;
+	view_init(&v, 20);
+	view_start(&v, &r2);
+	view_update(&v, &r2);
+	tf = &v.tab[VM_FUNCS];
+	hot = view_find_row(tf, 300, -1, tf->nrows ? tf->rows[0].id : -1);
+	check(tf->nrows == 2 && hot && hot->src == 's' && !strcmp(hot->s[0], leaf) && hot->id >= VM_SAMPLED_ID0,
+	      "sampled functions: per-process rows, source s, the hottest first (%zu rows, %s)", tf->nrows,
+	      hot ? hot->s[0] : "-");
+	check(hot && hot->v[col_of(tf, "SAMPLES")] == 400 && fabs(hot->v[col_of(tf, "ONCPU_MS")] - 800) < 1e-6 &&
+	      fabs(hot->v[col_of(tf, "SHARE%")] - 80) < 1e-6 && hot->v[col_of(tf, "SAMPLES/s")] == 400,
+	      "sampled row: 400 samples, 800 ms estimated, 80%% share, 400/s");
+	check(hot && isnan(hot->v[col_of(tf, "CALLS")]) && isnan(hot->v[col_of(tf, "CALLS/s")]) &&
+	      isnan(hot->v[col_of(tf, "SELF_MS")]), "sampled row: calls and self blank");
+	view_tma_rows(&v, VM_FUNCS, 0, tf->nrows);
+	check(hot && hot->tma.ok && !strcmp(hot->tma.l2, "Memory_Bound"), "sampled row TMA from its counter deltas: %s",
+	      hot ? hot->tma.l2 : "-");
+	id = hot ? hot->id : -1;
+	d = drill_text(&v, VM_FUNCS, hot);
+	check(strstr(d, "function hot_leaf in /usr/bin/app, pid 300  (source: samples, cpu-clock at 500 Hz") &&
+	      strstr(d, "samples 400 (400/s), 80.0%") && strstr(d, "DRAM_Bound") && strstr(d, "bottleneck: Backend_Bound") &&
+	      strstr(d, "threads running it") && strstr(d, "301     sampler") && strstr(d, "302     helper"),
+	      "sampled function drill-down: samples, TMA tree, threads running it");
+	free(d);
+	c = view_find_row(&v.tab[VM_THREADS], 300, 301, -1);
+	d = drill_text(&v, VM_THREADS, c);
+	check(c && strstr(d, "hottest functions") && strstr(d, "  s hot_leaf") && strstr(d, "  s cold_fn") &&
+	      strstr(d, "  s hot_leaf") < strstr(d, "  s cold_fn"), "thread drill-down lists its sampled functions");
+	free(d);
+	f = open_memstream(&text, &len);
+	report_text_interval(&v, f);
+	fclose(f);
+	if (getenv("TEST_VIEW_PRINT"))
+		fputs(text, stdout);
+	check(strstr(text, "functions (samples: 500, cpu-clock at 500 Hz; S: u = uprobes, s = samples):") &&
+	      strstr(text, "    PID S FUNCTION                         CALLS   CALLS/s  SAMPLES SAMPLES/s") &&
+	      strstr(text, "    300 s hot_leaf                             -         -      400       400"),
+	      "text functions table with sampled rows");
+	free(text);
+	view_set_filter(&v, "cold");
+	check(tf->nrows == 1 && !strcmp(tf->rows[0].s[0], cold), "filter keeps the sampled row by name");
+	view_set_filter(&v, "");
+
+	/* second refresh: only the new samples; the row keeps its id */
+	for (int i = 0; i < 3; i++)
+		if (snap[i].tid == 301 && snap[i].symbol == leaf) {
+			snap[i].count += 150;
+			snap[i].period = snap[i].count * 2000000ULL;
+		}
+	t[0].oncpu_ns += 300000000;
+	set_live(t, 2);
+	r2.duration_ns = 2000000000ULL;
+	r2.mono_ns = BASE + r2.duration_ns;
+	view_update(&v, &r2);
+	hot = view_find_row(tf, 300, -1, id);
+	check(tf->nrows == 1 && hot && hot->v[col_of(tf, "SAMPLES")] == 150 && fabs(hot->v[col_of(tf, "SHARE%")] - 100) < 1e-6,
+	      "interval: only new samples (%.0f), functions without new samples have no row (%zu rows)",
+	      hot ? hot->v[col_of(tf, "SAMPLES")] : -1, tf->nrows);
+	/* many sampled functions: each keeps its own id */
+	{
+		enum { N = 300 };
+		static char names[N][16];
+		struct sample_func *many = calloc(N + 3, sizeof(*many));
+		struct sample_result big = live;
+		int *ids = calloc(N, sizeof(*ids)), distinct = 1;
+
+		memcpy(many, snap, sizeof(snap));
+		for (int i = 0; i < N; i++) {
+			snprintf(names[i], sizeof(names[i]), "fn_%03d", i);
+			many[3 + i] = sfunc(302, mod, names[i], 1 + i, 0.01);
+		}
+		qsort(many, N + 3, sizeof(*many), sample_func_cmp);
+		big.funcs = many;
+		big.nfuncs = N + 3;
+		r2.samples_live = &big;
+		r2.duration_ns = 3000000000ULL;
+		r2.mono_ns = BASE + r2.duration_ns;
+		view_update(&v, &r2);
+		for (size_t i = 0; i < tf->nrows; i++)
+			for (int k = 0; k < N; k++)
+				if (tf->rows[i].s[0] == names[k])
+					ids[k] = tf->rows[i].id;
+		for (int k = 0; k < N; k++)
+			for (int j = 0; j < k && distinct; j++)
+				distinct = ids[k] >= VM_SAMPLED_ID0 && ids[k] != ids[j];
+		check(tf->nrows == N && distinct && !view_find_row(tf, 300, -1, id),
+		      "%d new sampled functions, each with its own id (%zu rows); hot_leaf without new samples: no row", N,
+		      tf->nrows);
+		r2.duration_ns = 4000000000ULL;
+		r2.mono_ns = BASE + r2.duration_ns;
+		for (int i = 0; i < N + 3; i++)
+			many[i].count += many[i].symbol == names[150] ? 7 : 0;	/* one function, new samples */
+		view_update(&v, &r2);
+		check(tf->nrows == 1 && tf->rows[0].s[0] == names[150] && tf->rows[0].v[col_of(tf, "SAMPLES")] == 7 &&
+		      tf->rows[0].id == ids[150], "the same function keeps its id at the next refresh");
+		free(ids);
+		free(many);
+	}
+	view_whole_run(&v, &r2);
+	check(v.tab[VM_FUNCS].nrows == 0 && col_of(&v.tab[VM_FUNCS], "SAMPLES") < 0,
+	      "whole run: no sampled rows (the final report has its own section)");
+	view_free(&v);
+}
+
 int main(void)
 {
 	struct view v;
@@ -390,5 +534,6 @@ int main(void)
 	test_second_period(&v);
 	test_final_text();
 	view_free(&v);
+	test_sampled();
 	return check_exit();
 }
