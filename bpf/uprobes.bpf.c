@@ -251,8 +251,9 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 
 	if (!t)
 		return 0;
-	now = bpf_ktime_get_ns();
-	account_current(t, task, now, false);
+	now = account_current_clocked(t, task);
+	if (!now)
+		return 0;
 	/* calls are counted where the frame ends (return, unmatched, exit) or overflows:
 	 * one hash lookup less per entry; the reader adds frames still open */
 	st = stack_get(t->tid, true);
@@ -282,8 +283,9 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 		stat_inc(STAT_RET_NO_ENTRY);
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
-	account_current(t, task, now, false);
+	now = account_current_clocked(t, task);
+	if (!now)
+		return 0;
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		__u32 d = st->depth;
 		struct call_frame *top;
