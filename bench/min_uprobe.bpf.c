@@ -15,6 +15,11 @@ int empty_entry(struct pt_regs *ctx) { return 0; }
 SEC("uretprobe.multi")
 int empty_exit(struct pt_regs *ctx) { return 0; }
 
+/* Loaded as a uprobe session (BPF_TRACE_UPROBE_SESSION) where the kernel has
+ * them: returning 0 asks for the return too. */
+SEC("uprobe.multi")
+int empty_session(struct pt_regs *ctx) { return 0; }
+
 SEC("uprobe.multi")
 int minimal_entry(struct pt_regs *ctx) { return read_all(); }
 

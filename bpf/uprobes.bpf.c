@@ -250,7 +250,7 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	__u64 now;
 
 	if (!t)
-		return 0;
+		return 1;	/* untracked: a session skips this call's return */
 	now = account_current_clocked(t, task);
 	if (!now)
 		return 0;
@@ -321,6 +321,23 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 		barrier_var(sp);						\
 		return handler(sp, (__u32)bpf_get_attach_cookie(ctx));		\
 	}
+
+/* Session (kernel >= 6.13): one program and one link for entry and return
+ * (returning 0 at entry asks for the return).  One link detaches in half
+ * the time of an entry link and a return link (bench/uprobe_cost).  The
+ * loader sets its attach type (BPF_TRACE_UPROBE_SESSION, unknown to libbpf 1.4). */
+extern bool bpf_session_is_return(void) __weak __ksym;
+
+SEC("uprobe.multi")
+int tmabpf_usess(struct pt_regs *ctx)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+
+	barrier_var(sp);
+	if (bpf_session_is_return())
+		return on_return(sp, (__u32)bpf_get_attach_cookie(ctx));
+	return on_entry(sp, (__u32)bpf_get_attach_cookie(ctx));
+}
 
 UPROBE_PROG("uprobe.multi", tmabpf_uentry, on_entry)
 UPROBE_PROG("uretprobe.multi", tmabpf_uexit, on_return)
