@@ -311,7 +311,9 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 }
 
 /* Entry/return programs: read ctx first, since the verifier refuses loads
- * through a ctx pointer clang derived; the function id is the cookie. */
+ * through a ctx pointer clang derived; the function id is the cookie.  They
+ * return 0: a classic uprobe returning non-zero would also write a perf
+ * sample nobody reads. */
 #define UPROBE_PROG(sec, name, handler)						\
 	SEC(sec)								\
 	int name(struct pt_regs *ctx)						\
@@ -319,7 +321,8 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 		__u64 sp = PT_REGS_SP(ctx);					\
 										\
 		barrier_var(sp);						\
-		return handler(sp, (__u32)bpf_get_attach_cookie(ctx));		\
+		handler(sp, (__u32)bpf_get_attach_cookie(ctx));			\
+		return 0;							\
 	}
 
 /* Session (kernel >= 6.13): one program and one link for entry and return
