@@ -8,6 +8,7 @@
  * Prints ns per round trip (2 switches), ns added per switch, and BPF run time
  * per sched_switch from kernel BPF stats, then the ratio tmabpf / minimal_reads.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -112,22 +113,51 @@ static int measure_minimal(const char *dir, int rt, int reps, bool reads, struct
 	return 0;
 }
 
-/* Run tmabpf -a in the background; read its sched_switch program's stats from bpftool. */
-static int tmabpf_prog_stats(unsigned long long *ns, unsigned long long *cnt)
+/* Run tmabpf -a in the background; read the stats of the sched_switch program
+ * that this child holds (its program fds in /proc/PID/fdinfo): other tmabpf
+ * instances on the host (tests, other checkouts) do not count. */
+static int tmabpf_prog_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
 {
-	FILE *p = popen("bpftool prog show name tmabpf_switch 2>/dev/null", "r");
-	char line[512];
+	char dir[64], path[320], line[256];
+	struct dirent *de;
+	DIR *d;
 
 	*ns = *cnt = 0;
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *s = strstr(line, "run_time_ns ");
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", child);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		unsigned int id = 0;
+		FILE *f;
 
-		if (s)
-			sscanf(s, "run_time_ns %llu run_cnt %llu", ns, cnt);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "prog_id: %u", &id) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (id) {
+			int fd = bpf_prog_get_fd_by_id(id);
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+			char link[320], target[64];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/proc/%d/fd/%s", child, de->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			target[n > 0 ? n : 0] = 0;
+			/* a link and its program both name the id: count program fds only */
+			if (fd >= 0 && strstr(target, "bpf-prog") && bpf_prog_get_info_by_fd(fd, &info, &len) == 0 &&
+			    !strcmp(info.name, "tmabpf_switch")) {
+				*ns += info.run_time_ns;
+				*cnt += info.run_cnt;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
 	}
-	pclose(p);
+	if (d)
+		closedir(d);
 	return *cnt ? 0 : -1;
 }
 
@@ -144,15 +174,15 @@ static int measure_tmabpf(const char *dir, const char *tmabpf, int rt, int reps,
 		execl(tmabpf, tmabpf, "-a", "-e", EVENTS, "--quiet", (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 100 && tmabpf_prog_stats(&ns0, &cnt0); i++)
+	for (int i = 0; i < 100 && tmabpf_prog_stats(pid, &ns0, &cnt0); i++)
 		usleep(50000);
-	if (tmabpf_prog_stats(&ns0, &cnt0)) {
+	if (tmabpf_prog_stats(pid, &ns0, &cnt0)) {
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
 	r->ns_rt = best_of(dir, rt, reps);
-	tmabpf_prog_stats(&ns1, &cnt1);
+	tmabpf_prog_stats(pid, &ns1, &cnt1);
 	r->bpf_ns_run = cnt1 > cnt0 ? (double)(ns1 - ns0) / (cnt1 - cnt0) : 0;
 	kill(pid, SIGINT);
 	waitpid(pid, NULL, 0);

@@ -35,6 +35,8 @@ struct cpu_snap {
 	__u64 ts;
 	__s64 clk_off;		/* bpf_ktime_get_ns() - this CPU's rq clock_task, at the last
 				 * traced switch-in (per CPU: they differ by steal time) */
+	__u64 base_ts;		/* account_clock(): bpf_ktime_get_ns() at its last rebase ... */
+	__u64 base_enabled;	/* ... and event 0's enabled time then; 0: no base yet */
 	struct counter_val c[TMABPF_MAX_EVENTS];
 };
 

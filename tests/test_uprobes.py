@@ -270,14 +270,17 @@ def test_jit_address_rejected():
         p.wait()
 
 
-def test_classic_uprobe_fallback_counts_the_same(tmp_path):
-    """Kernels without uprobe_multi get classic per-function uprobes (forced here)."""
+@pytest.mark.parametrize("force,mode", [("TMABPF_FORCE_CLASSIC_UPROBES", "(classic uprobes)"),
+                                        ("TMABPF_NO_UPROBE_SESSION", "(uprobe_multi)")])
+def test_uprobe_fallbacks_count_the_same(tmp_path, force, mode):
+    """Kernels without uprobe sessions (< 6.13) get an entry and a return uprobe_multi link per
+    library; without uprobe_multi (< 6.6), classic per-function uprobes (both forced here)."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
-    env = dict(os.environ, TMABPF_FORCE_CLASSIC_UPROBES="1")
+    env = dict(os.environ, **{force: "1"})
     r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
                     "outer:100:20", "recurse:4:5"], env=env)
     assert r.returncode == 0, r.stderr
-    assert "classic uprobes" in r.stderr
+    assert mode in r.stderr
     f = funcs(load_json(tm_out))
     assert f["gt_outer"]["calls"] == 1 and f["gt_recurse"]["calls"] == 4
     assert within(f["gt_outer"]["counters"]["page-faults"], 100, 0.01, 1)

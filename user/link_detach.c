@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <stdbool.h>
+#include <unistd.h>
 #include "link_detach.h"
 
 #define DETACH_THREADS 64
 
 struct detach_job {
-	struct bpf_link **links;
+	struct bpf_link **links;	/* or */
+	int *fds;
 	int n, first, stride;
 };
 
@@ -14,12 +16,16 @@ static void *detach_some(void *arg)
 {
 	struct detach_job *j = arg;
 
-	for (int i = j->first; i < j->n; i += j->stride)
-		bpf_link__destroy(j->links[i]);
+	for (int i = j->first; i < j->n; i += j->stride) {
+		if (j->links)
+			bpf_link__destroy(j->links[i]);
+		else if (j->fds[i] >= 0)
+			close(j->fds[i]);
+	}
 	return NULL;
 }
 
-void link_detach_all(struct bpf_link **links, int n)
+static void detach_jobs(struct bpf_link **links, int *fds, int n)
 {
 	int nthreads = n < DETACH_THREADS ? n : DETACH_THREADS;
 	struct detach_job jobs[DETACH_THREADS];
@@ -30,7 +36,7 @@ void link_detach_all(struct bpf_link **links, int n)
 		return;
 	/* job 0 runs in this thread; the others in their own */
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (struct detach_job){ .links = links, .n = n, .first = t, .stride = nthreads };
+		jobs[t] = (struct detach_job){ .links = links, .fds = fds, .n = n, .first = t, .stride = nthreads };
 		if (t > 0)
 			started[t] = pthread_create(&tids[t], NULL, detach_some, &jobs[t]) == 0;
 	}
@@ -41,4 +47,16 @@ void link_detach_all(struct bpf_link **links, int n)
 		else
 			detach_some(&jobs[t]);
 	}
+}
+
+void link_detach_all(struct bpf_link **links, int n)
+{
+	detach_jobs(links, NULL, n);
+}
+
+void link_fds_close_all(int *fds, int n)
+{
+	detach_jobs(NULL, fds, n);
+	for (int i = 0; i < n; i++)
+		fds[i] = -1;
 }

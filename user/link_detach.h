@@ -12,5 +12,8 @@
  * when a thread cannot be started.
  */
 void link_detach_all(struct bpf_link **links, int n);
+/* The same for links held as bare fds (created with bpf_link_create()): close
+ * every fd >= 0 of fds[0..n), concurrently, and set them to -1. */
+void link_fds_close_all(int *fds, int n);
 
 #endif

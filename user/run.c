@@ -332,7 +332,7 @@ static int setup_bpf(struct run_state *st)
 		for (int i = 0; i < st->uset.nr_libs; i++)
 			fprintf(stderr, "tmabpf: uprobe: %s\n", st->uset.libs[i].note);
 		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs,
-			st->uprobes.attach_ns / 1e6, st->uprobes.multi ? "uprobe_multi" : "classic uprobes");
+			st->uprobes.attach_ns / 1e6, uprobes_mode_name(&st->uprobes));
 	}
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
 		die_msg("%s", err);

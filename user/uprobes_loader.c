@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "threads.skel.h"
@@ -21,8 +24,11 @@ static unsigned long long mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
+#define ATTACH_UPROBE_SESSION 57
+
 static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
-			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, bool multi)
+			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, enum uprobes_mode mode)
 {
 	int r;
 
@@ -42,10 +48,12 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 		u->skel->rodata->cfg_trace_wake = cfg->trace_ring_bytes / 4;
 		bpf_map__set_max_entries(u->skel->maps.trace_rb, cfg->trace_ring_bytes);
 	}
-	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, multi);
-	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit, multi);
-	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry1, !multi);
-	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit1, !multi);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_usess, mode == UPROBES_SESSION);
+	bpf_program__set_expected_attach_type(u->skel->progs.tmabpf_usess, ATTACH_UPROBE_SESSION);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, mode == UPROBES_MULTI);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit, mode == UPROBES_MULTI);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry1, mode == UPROBES_CLASSIC);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_uexit1, mode == UPROBES_CLASSIC);
 	r = threads_share_maps(tp, u->skel->obj);
 	if (!r)
 		r = uprobes_bpf__load(u->skel);
@@ -63,11 +71,19 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 
 	memset(u, 0, sizeof(*u));
 	u->max_funcs = cfg->max_funcs;
-	u->multi = !getenv("TMABPF_FORCE_CLASSIC_UPROBES");	/* tests the fallback on new kernels */
-	r = u->multi ? open_and_load(u, tp, pc, tcfg, cfg, true) : -EOPNOTSUPP;
+	/* the environment variables test the fallbacks on new kernels */
+	u->mode = getenv("TMABPF_FORCE_CLASSIC_UPROBES") ? UPROBES_CLASSIC
+		  : getenv("TMABPF_NO_UPROBE_SESSION")	   ? UPROBES_MULTI
+							   : UPROBES_SESSION;
+	r = u->mode == UPROBES_SESSION ? open_and_load(u, tp, pc, tcfg, cfg, UPROBES_SESSION) : -EOPNOTSUPP;
+	if (r && u->mode != UPROBES_CLASSIC) {
+		u->mode = UPROBES_MULTI;	/* kernel < 6.13: no uprobe sessions */
+		r = open_and_load(u, tp, pc, tcfg, cfg, UPROBES_MULTI);
+	}
+	u->multi = !r && u->mode != UPROBES_CLASSIC;
 	if (r) {
-		u->multi = false;
-		r = open_and_load(u, tp, pc, tcfg, cfg, false);
+		u->mode = UPROBES_CLASSIC;
+		r = open_and_load(u, tp, pc, tcfg, cfg, UPROBES_CLASSIC);
 		if (!r)
 			warn_add("this kernel lacks uprobe_multi links: using classic uprobes, at most %d "
 				 "functions, slower to attach and detach", UPROBE_CLASSIC_CAP);
@@ -99,12 +115,38 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 	return n;
 }
 
+/* One session link for entry and return; libbpf 1.4 cannot create it (bpf_link_create() refuses
+ * uprobe_multi options with an attach type it does not know), so the raw syscall. */
+static int session_link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, int n)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = prog_fd;
+	a.link_create.attach_type = ATTACH_UPROBE_SESSION;
+	a.link_create.uprobe_multi.path = (__u64)(unsigned long)path;
+	a.link_create.uprobe_multi.offsets = (__u64)(unsigned long)offs;
+	a.link_create.uprobe_multi.cookies = (__u64)(unsigned long)cookies;
+	a.link_create.uprobe_multi.cnt = n;
+	return syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
 static int attach_multi(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen)
 {
 	unsigned long *offs = calloc(set->nr_funcs, sizeof(*offs));
 	__u64 *cookies = calloc(set->nr_funcs, sizeof(*cookies));
 	int n = offs && cookies ? lib_funcs(set, lib, offs, cookies) : -ENOMEM, r = 0;
 
+	if (n > 0 && u->mode == UPROBES_SESSION) {
+		u->link_fds[lib] = session_link(bpf_program__fd(u->skel->progs.tmabpf_usess), set->libs[lib].attach_path,
+						offs, cookies, n);
+		if (u->link_fds[lib] < 0) {
+			r = -errno;
+			snprintf(err, errlen, "attaching %d uprobes (session link) to %s: %s", n, set->libs[lib].module,
+				 strerror(-r));
+		}
+		n = 0;
+	}
 	for (int ret = 0; n > 0 && ret < 2; ret++) {
 		LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = offs, .cookies = cookies, .cnt = n, .retprobe = ret);
 		struct bpf_program *p = ret ? u->skel->progs.tmabpf_uexit : u->skel->progs.tmabpf_uentry;
@@ -158,8 +200,12 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
 
 	u->nr_links = u->multi ? 2 * set->nr_libs : 2 * set->nr_funcs;
 	u->links = calloc(u->nr_links ? u->nr_links : 1, sizeof(*u->links));
-	if (!u->links)
+	u->nr_link_fds = u->mode == UPROBES_SESSION ? set->nr_libs : 0;
+	u->link_fds = malloc((u->nr_link_fds ? u->nr_link_fds : 1) * sizeof(*u->link_fds));
+	if (!u->links || !u->link_fds)
 		return -ENOMEM;
+	for (int i = 0; i < u->nr_link_fds; i++)
+		u->link_fds[i] = -1;
 	if (u->multi)
 		for (int lib = 0; lib < set->nr_libs && !r; lib++)
 			r = attach_multi(u, set, lib, err, errlen);
@@ -179,6 +225,8 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 		bpf_link__destroy(u->links[2 * lib + ret]);
 		u->links[2 * lib + ret] = NULL;
 	}
+	if (u->mode == UPROBES_SESSION && lib < u->nr_link_fds)
+		link_fds_close_all(&u->link_fds[lib], 1);
 	return attach_multi(u, set, lib, err, errlen);
 }
 
@@ -270,12 +318,26 @@ int uprobes_trace_fd(const struct uprobes_prog *u)
 	return bpf_map__fd(u->skel->maps.trace_rb);
 }
 
+const char *uprobes_mode_name(const struct uprobes_prog *u)
+{
+	switch (u->mode) {
+	case UPROBES_SESSION: return "uprobe_multi session";
+	case UPROBES_MULTI: return "uprobe_multi";
+	default: return "classic uprobes";
+	}
+}
+
 void uprobes_detach(struct uprobes_prog *u)
 {
 	link_detach_all(u->links, u->nr_links);
+	if (u->link_fds)
+		link_fds_close_all(u->link_fds, u->nr_link_fds);
 	free(u->links);
+	free(u->link_fds);
 	u->links = NULL;
+	u->link_fds = NULL;
 	u->nr_links = 0;
+	u->nr_link_fds = 0;
 }
 
 void uprobes_destroy(struct uprobes_prog *u)

@@ -19,11 +19,20 @@ struct uprobes_cfg {
 	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
 };
 
+enum uprobes_mode {
+	UPROBES_SESSION,	/* one uprobe_multi session link per lib: entry and return (kernel >= 6.13) */
+	UPROBES_MULTI,		/* an entry and a return uprobe_multi link per lib (>= 6.6) */
+	UPROBES_CLASSIC,	/* two links per function, capped */
+};
+
 struct uprobes_prog {
 	struct uprobes_bpf *skel;
-	bool multi;			/* uprobe_multi links (else classic, capped) */
+	enum uprobes_mode mode;
+	bool multi;			/* uprobe_multi links, session or not (else classic, capped) */
 	struct bpf_link **links;	/* per lib: [2*lib] entry, [2*lib+1] return (multi) */
 	int nr_links;
+	int *link_fds;			/* session: per lib, the link's fd (-1: none) */
+	int nr_link_fds;
 	int max_funcs;
 	unsigned long long attach_ns;	/* time taken by the last attach */
 };
@@ -43,6 +52,8 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
 /* The --trace span ring buffer (struct trace_rec records). */
 int uprobes_trace_fd(const struct uprobes_prog *u);
+/* "uprobe_multi session", "uprobe_multi" or "classic uprobes". */
+const char *uprobes_mode_name(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);
 void uprobes_destroy(struct uprobes_prog *u);
 
