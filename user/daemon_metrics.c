@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon_metrics.h"
+#include "daemon_sampling.h"
 #include "json.h"
 #include "prom.h"
 #include "report.h"
@@ -284,6 +285,8 @@ static void self_families(FILE *f, const struct daemon_view *v)
 			{ "threads_map_full", STAT_THREADS_FULL }, { "exit_records_lost", STAT_EXIT_DROPS },
 			{ "counter_read_errors", STAT_READ_ERRORS }, { "stacks_map_full", STAT_STACKS_FULL },
 			{ "funcs_map_full", STAT_FUNCS_FULL }, { "call_depth_overflow", STAT_DEPTH_OVERFLOW },
+			{ "sample_rows_full", STAT_SAMPLE_ROWS_FULL }, { "sample_stacks_full", STAT_SAMPLE_STACKS_FULL },
+			{ "sample_notices_lost", STAT_SAMPLE_NOTICES_LOST },
 		};
 		for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
 			const char *labels[] = { "reason", drops[i].reason, NULL };
@@ -341,6 +344,10 @@ void daemon_metrics_write(FILE *f, const struct daemon_view *v)
 	thread_families(f, v);
 	function_families(f, v);
 	self_families(f, v);
+	if (v->samp)
+		dsamp_metrics_write(f, v->samp, v->agg);
+	else
+		counter(f, "tmabpf_samples_total", "Samples of tracked threads recorded (all CPUs).", 0);
 }
 
 /* ---- JSON lines ---- */
@@ -431,6 +438,8 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	if (v->samp)
+		dsamp_jsonl_write(&j, v->samp, a);
 	json_obj_begin(&j, "self");
 	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);

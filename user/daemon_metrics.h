@@ -13,6 +13,8 @@
 #include "tma.h"
 #include "uprobe_targets.h"
 
+struct dsamp;
+
 /* tmabpf's own cost and state, gathered at each refresh. */
 struct daemon_self {
 	struct self_stats spine;	/* threads programs: run time, drops */
@@ -41,6 +43,7 @@ struct daemon_view {
 	int (*tma)(void *ctx, const struct thread_stats *s, struct tma_result *res);
 	void *tma_ctx;
 	const struct daemon_self *self;
+	const struct dsamp *samp;	/* NULL when not sampling */
 };
 
 void daemon_metrics_write(FILE *f, const struct daemon_view *v);
