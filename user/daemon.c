@@ -277,6 +277,8 @@ static void refresh(struct daemon *D)
 	threads_self_stats(env->prog, &D->self.spine);
 	if (env->uprobes)
 		uprobes_run_stats(env->uprobes, &D->self.uprobe_run_ns, &D->self.uprobe_run_cnt);
+	if (D->sampler)
+		samples_run_stats(&D->samp.prog, &D->self.sample_run_ns, &D->self.sample_run_cnt);
 	D->self.max_threads = D->self.spine.max_threads;
 	update_budget(D, mono_ns());
 	http_counts(D->http, &D->self.http);

@@ -254,14 +254,19 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",
 		    "tmabpf's own BPF run time (kernel BPF stats), per group of programs.");
 	{
-		const char *sp[] = { "programs", "spine", NULL }, *up[] = { "programs", "uprobes", NULL };
+		const char *sp[] = { "programs", "spine", NULL }, *up[] = { "programs", "uprobes", NULL },
+			   *sa[] = { "programs", "sampler", NULL };
 		prom_sample(f, "tmabpf_bpf_run_seconds_total", sp, s->spine.bpf_run_ns / 1e9);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_run_seconds_total", up, s->uprobe_run_ns / 1e9);
+		if (v->samp)
+			prom_sample(f, "tmabpf_bpf_run_seconds_total", sa, s->sample_run_ns / 1e9);
 		prom_family(f, "tmabpf_bpf_runs_total", "counter", "Runs of tmabpf's BPF programs.");
 		prom_sample(f, "tmabpf_bpf_runs_total", sp, s->spine.bpf_run_cnt);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_runs_total", up, s->uprobe_run_cnt);
+		if (v->samp)
+			prom_sample(f, "tmabpf_bpf_runs_total", sa, s->sample_run_cnt);
 	}
 	gauge(f, "tmabpf_bpf_stats_enabled", "1 when kernel BPF run-time stats are on (needed for the budget).",
 	      s->spine.run_stats);
@@ -441,7 +446,7 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 	if (v->samp)
 		dsamp_jsonl_write(&j, v->samp, a);
 	json_obj_begin(&j, "self");
-	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns);
+	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);
 	json_double(&j, "budget_ratio", s->budget->limit);
 	json_double(&j, "sample_rate_hz", s->sampling ? s->budget->hz : 0);

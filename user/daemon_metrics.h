@@ -19,6 +19,7 @@ struct dsamp;
 struct daemon_self {
 	struct self_stats spine;	/* threads programs: run time, drops */
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long sample_run_ns, sample_run_cnt;	/* the sampler's program */
 	unsigned long long threads_in_map, max_threads;
 	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
 	const struct budget *budget;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "daemon_sampling.h"
@@ -135,8 +136,8 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 		snprintf(err, errlen, "out of memory for %d function slots", top_functions);
 		return -ENOMEM;
 	}
-	s->ksym = symbolizer_new();
-	if (!s->ksym || sym_rebuild(s, mono_ns())) {
+	/* --top-functions 0: no function series, nothing named (no symbols held) */
+	if (top_functions > 0 && (!(s->ksym = symbolizer_new()) || sym_rebuild(s, mono_ns()))) {
 		snprintf(err, errlen, "out of memory for the symbolizer");
 		dsamp_stop(s);
 		return -ENOMEM;
@@ -377,27 +378,30 @@ static void expire(struct dsamp *s, unsigned long long now)
 			fn_free(&s->past[i]);
 }
 
-/* Stored stacks no row of this interval uses go once the store is half full
- * (a stack sampled again is stored again). */
-static void gc_stacks(struct dsamp *s, const struct sample_row *rows, size_t n)
+/* Stored stacks no row of this interval uses go once the store may be half
+ * full: the ids rows used since the last collection bound what is stored (a
+ * stack sampled again is stored again). */
+static void gc_stacks(struct dsamp *s, const struct sample_key *keys, size_t n)
 {
 	int fd = bpf_map__fd(s->prog.skel->maps.sample_stacks);
 	struct u64map used = {};
 	__u64 key, next, *dead = NULL;
-	size_t count = 0, nd = 0, cap = 0;
+	size_t nd = 0, cap = 0;
 	bool ok = true;
 
-	for (__u64 *pk = NULL; bpf_map_get_next_key(fd, pk, &next) == 0; pk = &key) {
-		key = next;
-		count++;
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].kstack)
+			u64map_put(&s->stacks_seen, keys[i].kstack, (void *)1);
+		if (keys[i].ustack)
+			u64map_put(&s->stacks_seen, keys[i].ustack, (void *)1);
 	}
-	if (count < (size_t)DSAMP_MAX_ROWS / 2)
+	if (s->stacks_seen.n < (size_t)DSAMP_MAX_ROWS / 2)
 		return;
 	for (size_t i = 0; i < n && ok; i++) {
-		if (rows[i].key.kstack)
-			ok = !u64map_put(&used, rows[i].key.kstack, (void *)1);
-		if (rows[i].key.ustack && ok)
-			ok = !u64map_put(&used, rows[i].key.ustack, (void *)1);
+		if (keys[i].kstack)
+			ok = !u64map_put(&used, keys[i].kstack, (void *)1);
+		if (keys[i].ustack && ok)
+			ok = !u64map_put(&used, keys[i].ustack, (void *)1);
 	}
 	for (__u64 *pk = NULL; ok && bpf_map_get_next_key(fd, pk, &next) == 0; pk = &key) {
 		key = next;
@@ -416,33 +420,52 @@ static void gc_stacks(struct dsamp *s, const struct sample_row *rows, size_t n)
 		if (!bpf_map_delete_elem(fd, &dead[i]))
 			s->stacks_gced++;
 	free(dead);
-	u64map_free(&used);
+	u64map_free(&s->stacks_seen);
+	s->stacks_seen = used;	/* what is left stored */
+}
+
+/* Room for cap rows in the drain buffers (kept between intervals, shrunk after a burst). */
+static int rows_reserve(struct dsamp *s, size_t cap)
+{
+	struct sample_key *k;
+	struct sample_stats *v;
+
+	if (cap == s->rows_cap)
+		return 0;
+	k = realloc(s->keys, cap * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	s->keys = k;
+	v = realloc(s->vals, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->vals = v;
+	s->rows_cap = cap;
+	return 0;
 }
 
 /* Take every row out of the map: lookup-and-delete in batches, the rows map
  * holding only what came since the last drain. */
-static int take_rows(struct dsamp *s, struct sample_row **out, size_t *n)
+static int take_rows(struct dsamp *s, size_t *n)
 {
 	int fd = bpf_map__fd(s->prog.skel->maps.samples);
-	size_t cap = DSAMP_MAX_ROWS;
-	struct sample_key *keys = calloc(cap, sizeof(*keys));
-	struct sample_stats *vals = calloc(cap, sizeof(*vals));
-	struct sample_row *rows = calloc(cap, sizeof(*rows));
 	__u64 batch;
 	void *in = NULL;
 	int r = 0;
 
-	*out = NULL;
 	*n = 0;
-	if (!keys || !vals || !rows) {
-		r = -ENOMEM;
-		goto done;
-	}
-	while (*n < cap) {
-		__u32 count = (__u32)(cap - *n);
+	if (!s->rows_cap && rows_reserve(s, 256))
+		return -ENOMEM;
+	for (;;) {
+		__u32 count;
 
-		r = bpf_map_lookup_and_delete_batch(fd, in, &batch, keys + *n, vals + *n, &count, NULL);
+		if (*n == s->rows_cap && (s->rows_cap >= DSAMP_MAX_ROWS || rows_reserve(s, 2 * s->rows_cap)))
+			break;
+		count = (__u32)(s->rows_cap - *n);
+		r = bpf_map_lookup_and_delete_batch(fd, in, &batch, s->keys + *n, s->vals + *n, &count, NULL);
 		*n += count;
+		if (r && errno == ENOSPC && s->rows_cap < DSAMP_MAX_ROWS && !rows_reserve(s, 2 * s->rows_cap))
+			continue;	/* a bucket holds more than the room left */
 		if (r) {
 			r = errno == ENOENT ? 0 : -errno;
 			break;
@@ -455,33 +478,21 @@ static int take_rows(struct dsamp *s, struct sample_row **out, size_t *n)
 
 		r = 0;
 		*n = 0;
-		while (*n < cap && bpf_map_get_next_key(fd, NULL, &k) == 0) {
-			if (bpf_map_lookup_and_delete_elem(fd, &k, vals + *n) == 0 ||
-			    (bpf_map_lookup_elem(fd, &k, vals + *n) == 0 && bpf_map_delete_elem(fd, &k) == 0))
-				keys[(*n)++] = k;
+		while (bpf_map_get_next_key(fd, NULL, &k) == 0) {
+			if (*n == s->rows_cap && (s->rows_cap >= DSAMP_MAX_ROWS || rows_reserve(s, 2 * s->rows_cap)))
+				break;
+			if (bpf_map_lookup_and_delete_elem(fd, &k, s->vals + *n) == 0 ||
+			    (bpf_map_lookup_elem(fd, &k, s->vals + *n) == 0 && bpf_map_delete_elem(fd, &k) == 0))
+				s->keys[(*n)++] = k;
 			else
 				break;
 		}
 	}
-	for (size_t i = 0; i < *n; i++) {
-		rows[i].key = keys[i];
-		rows[i].s = vals[i];
-	}
-done:
-	free(keys);
-	free(vals);
-	if (r) {
-		free(rows);
-		*n = 0;
-		return r;
-	}
-	*out = rows;
-	return 0;
+	return r;
 }
 
 static int drain_rows(struct dsamp *s, unsigned long long now)
 {
-	struct sample_row *rows = NULL;
 	struct cand *c = NULL;
 	size_t n = 0, nc = 0;
 	double w = s->prog.period_ns;	/* ns of CPU one sample stands for, at the rate in force */
@@ -490,14 +501,14 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 	if (!s->attached)
 		return 0;
 	samples_poll(&s->prog);		/* new rows' processes named first */
-	r = take_rows(s, &rows, &n);
+	r = take_rows(s, &n);
 	if (r)
 		return r;
 	if (n && !(c = calloc(n, sizeof(*c))))
 		n = 0;	/* out of memory: this interval's rows are lost (counted in samples nowhere) */
 	for (size_t i = 0; i < n; i++) {
-		const struct sample_key *k = &rows[i].key;
-		unsigned long long cnt = rows[i].s.count;
+		const struct sample_key *k = &s->keys[i];
+		unsigned long long cnt = s->vals[i].count;
 		enum dsamp_series kind;
 		uint64_t id;
 		const void *owner;
@@ -512,6 +523,11 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 		sum->cpu_ns += cnt * w;
 		s->total.samples += cnt;
 		s->total.cpu_ns += cnt * w;
+		if (!s->top_functions) {
+			s->fn_other.samples += cnt;
+			s->fn_other.cpu_ns += cnt * w;
+			continue;
+		}
 		leaf_name(s, k, &module, &symbol);
 		key = (struct cand){ .kind = kind, .id = id, .owner = owner, .module = module, .symbol = symbol,
 				     .count = cnt };
@@ -528,11 +544,24 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 	}
 	if (s->top_functions > 0 || nc)
 		route_functions(s, c, nc, w, now);
-	if (n)
-		gc_stacks(s, rows, n);
+	gc_stacks(s, s->keys, n);
+	if (s->rows_cap > 256 && n < s->rows_cap / 4)
+		rows_reserve(s, s->rows_cap / 2);	/* after a burst */
 	free(c);
-	free(rows);
 	return 0;
+}
+
+static double rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size, res = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (double)res * sysconf(_SC_PAGESIZE);
 }
 
 void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
@@ -545,7 +574,8 @@ void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
 	if (drain_rows(s, now))
 		warn_add("sampling: reading the sample rows failed: %s", strerror(errno));
 	/* processes met since the last rebuild (live or gone): drop their maps and symbols now and then */
-	if (s->known.n > DSAMP_MAX_PIDS || now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL) {
+	if (s->usym && (s->known.n > DSAMP_MAX_PIDS ||
+			(now - s->sym_born_ns > DSAMP_RSS_MIN_AGE_S * 1000000000ULL && rss_bytes() > DSAMP_RSS_REBUILD) || now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL)) {
 		if (!sym_rebuild(s, now))
 			s->sym_rebuilds++;
 	}
@@ -732,4 +762,10 @@ void dsamp_stop(struct dsamp *s)
 		fn_free(&s->past[i]);
 	free(s->past);
 	s->past = NULL;
+	free(s->keys);
+	free(s->vals);
+	s->keys = NULL;
+	s->vals = NULL;
+	s->rows_cap = 0;
+	u64map_free(&s->stacks_seen);
 }

@@ -21,9 +21,11 @@
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
  * symbolizer (maps and ELF symbols of the processes met) is rebuilt after
- * DSAMP_MAX_PIDS processes or DSAMP_SYM_MAX_AGE_S seconds (kernel symbols
- * have a symbolizer of their own that stays), per-series sums go with the
- * spine's series.
+ * DSAMP_MAX_PIDS processes, DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
+ * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
+ * symbols, libLLVM's, take ~25 MB); kernel symbols have a symbolizer of their
+ * own that stays; per-series sums go with the spine's series.  --top-functions
+ * 0 names nothing and holds no symbols.
  */
 #ifndef TMABPF_DAEMON_SAMPLING_H
 #define TMABPF_DAEMON_SAMPLING_H
@@ -37,6 +39,8 @@
 #define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */
 #define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before it is rebuilt */
 #define DSAMP_SYM_MAX_AGE_S 600
+#define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
+#define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
 #define DSAMP_PAST 1024			/* evicted function slots remembered */
 #define DSAMP_DECAY 0.8			/* slot score: score * DECAY + samples, per interval */
 
@@ -89,6 +93,10 @@ struct dsamp {
 	struct dsamp_fn *past;		/* DSAMP_PAST slots evicted for hotter ones: their sums resume */
 	size_t past_next;
 	struct dsamp_sums fn_other;	/* functions without a slot */
+	struct sample_key *keys;	/* drain buffers */
+	struct sample_stats *vals;
+	size_t rows_cap;
+	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
 	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
 };
 
