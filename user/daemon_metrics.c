@@ -275,7 +275,7 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	gauge(f, "tmabpf_overhead_budget_ratio", "The --max-overhead budget, in CPUs.", b->limit);
 	counter(f, "tmabpf_overhead_budget_exceeded_intervals_total", "Intervals whose BPF run time was over the budget.",
 		b->over_intervals);
-	gauge(f, "tmabpf_sampling_available", "1 when this build samples (the budget then sets its rate).", s->sampling);
+	gauge(f, "tmabpf_sampling_available", "1 when the daemon samples (the budget then sets its rate; 0 with --no-sample).", s->sampling);
 	gauge(f, "tmabpf_sample_rate_hz", "Effective sampling rate per CPU (0: no sampling).", s->sampling ? b->hz : 0);
 	gauge(f, "tmabpf_sample_rate_requested_hz", "Requested sampling rate (--sample-hz).", b->max_hz);
 	gauge(f, "tmabpf_sample_weight_seconds", "CPU time one sample stands for at the current rate (1/rate).",
