@@ -565,3 +565,29 @@ def test_no_sample_samples_nothing(tmp_path):
         assert not select(m, "tmabpf_sampled_cpu_seconds_total")
         assert not select(m, "tmabpf_function_sampled_seconds_total")
         assert select(m, "tmabpf_oncpu_seconds_total", pid=str(spin.pid)), "the spine runs on"
+
+
+def test_function_series_are_bounded_and_the_hot_one_wins(tmp_path):
+    """--top-functions 2: at most two (process, function) series plus [other]; the
+    spinner's gt_spin, the host's hottest function, takes a slot (by eviction when
+    others got there first) and its series never goes down."""
+    with Daemon("-I", "250", "--top-functions", "2") as d:
+        gt = subprocess.Popen([GROUNDTRUTH, "--out", str(tmp_path / "gt.json"), "spin:2500"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seen, worst = [], 0
+        while gt.poll() is None:
+            m = d.metrics()
+            rows = select(m, "tmabpf_function_sampled_seconds_total")
+            worst = max(worst, len(rows))
+            seen += [v for l, v in rows if l.get("symbol") == "gt_spin" and l.get("pid") == str(gt.pid)]
+            time.sleep(0.3)
+        assert gt.wait() == 0
+        time.sleep(0.6)
+        m = d.metrics()
+        assert d.stop() == 0
+    rows = select(m, "tmabpf_function_sampled_seconds_total")
+    assert worst <= 3 and len(rows) <= 3, rows
+    assert all(l["module"] == l["symbol"] == "[other]" for l, _ in rows if "pid" not in l and "cgroup" not in l)
+    spin = [v for l, v in rows if l.get("symbol") == "gt_spin" and l.get("pid") == str(gt.pid)]
+    assert spin and spin[0] > 1.0, rows
+    assert seen == sorted(seen), seen
