@@ -305,6 +305,9 @@ def test_config_file_uprobes_and_jsonl(tmp_path):
     assert len(lines) >= 3
     snaps = [json.loads(l) for l in lines]
     assert all(s["schema"] == 1 and "series" in s and "self" in s for s in snaps)
+    # sampling is on by default: the snapshot has its per-process estimates
+    assert all("sampled" in s and "sampled_functions" in s for s in snaps)
+    assert any(r["samples"] > 0 and r["cpu_ns"] > 0 for s in snaps for r in s["sampled"])
     fn = [f for f in snaps[-1]["functions"] if f["symbol"] == "gt_fault_pages"]
     assert fn and fn[0]["calls"] == 7
     times = [s["time"] for s in snaps]

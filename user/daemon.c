@@ -290,35 +290,6 @@ static void refresh(struct daemon *D)
 		malloc_trim(0);	/* churn frees many small records: give the pages back */
 }
 
-/* The system-wide sampler (--sample-hz), or one line saying why there is none. */
-static void start_sampler(struct daemon *D)
-{
-	const struct daemon_opts *d = D->d;
-	double hz = d->sample_hz;
-	int max = samples_max_rate();
-	char err[512];
-
-	if (hz <= 0) {
-		fprintf(stderr, "tmabpf: sampling off (--no-sample): nothing is sampled; the budget (--max-overhead %.2g%%) "
-			"only monitors tmabpf's BPF time%s\n", d->max_overhead_pct,
-			D->env->uprobes ? " and detaches the busiest probed function when over" : "");
-		return;
-	}
-	if (max > 0 && hz > max) {
-		warn_add("--sample-hz %.0f is above kernel.perf_event_max_sample_rate (%d): sampling at %d Hz", hz, max, max);
-		hz = max;
-	}
-	if (dsamp_start(&D->samp, D->env, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err,
-			sizeof(err))) {
-		warn_add("sampling: %s; carrying on without sampling (the budget only monitors)", err);
-		fprintf(stderr, "tmabpf: sampling: %s; carrying on without it\n", err);
-		return;
-	}
-	D->sampler = dsamp_sampler(&D->samp);
-	fprintf(stderr, "tmabpf: sampling: %s at %.0f Hz per CPU (%s), weighted by the period; the budget may lower it "
-		"to %.3g Hz\n", D->samp.prog.event, D->samp.hz, D->samp.prog.why, d->min_sample_hz);
-}
-
 static int loop(void *ctx, const struct run_env *env)
 {
 	struct daemon *D = ctx;
@@ -338,7 +309,7 @@ static int loop(void *ctx, const struct run_env *env)
 		die_msg("out of memory for %d functions", env->uset->nr_funcs);
 		return 1;
 	}
-	start_sampler(D);
+	D->sampler = dsamp_open(&D->samp, env, d);
 	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? D->samp.hz : 0, d->min_sample_hz);
 	D->self.budget = &D->budget;
 	D->self.sampling = D->sampler != NULL;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "daemon_cli.h"
 #include "daemon_sampling.h"
 #include "host.h"
 #include "json.h"
@@ -153,6 +154,33 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 	s->attached = true;
 	s->hz = s->prog.hz;
 	return 0;
+}
+
+const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *env, const struct daemon_opts *d)
+{
+	double hz = d->sample_hz;
+	int max = samples_max_rate();
+	char err[512];
+
+	memset(s, 0, sizeof(*s));
+	if (hz <= 0) {
+		fprintf(stderr, "tmabpf: sampling off (--no-sample): nothing is sampled; the budget (--max-overhead %.2g%%) "
+			"only monitors tmabpf's BPF time%s\n", d->max_overhead_pct,
+			env->uprobes ? " and detaches the busiest probed function when over" : "");
+		return NULL;
+	}
+	if (max > 0 && hz > max) {
+		warn_add("--sample-hz %.0f is above kernel.perf_event_max_sample_rate (%d): sampling at %d Hz", hz, max, max);
+		hz = max;
+	}
+	if (dsamp_start(s, env, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
+		warn_add("sampling: %s; carrying on without sampling (the budget only monitors)", err);
+		fprintf(stderr, "tmabpf: sampling: %s; carrying on without it\n", err);
+		return NULL;
+	}
+	fprintf(stderr, "tmabpf: sampling: %s at %.0f Hz per CPU (%s), weighted by the period; the budget may lower it "
+		"to %.3g Hz\n", s->prog.event, s->hz, s->prog.why, d->min_sample_hz);
+	return dsamp_sampler(s);
 }
 
 void dsamp_poll(struct dsamp *s)

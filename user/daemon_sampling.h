@@ -104,6 +104,11 @@ struct dsamp {
  * failure err says why and nothing stays attached. */
 int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_functions,
 		unsigned long long expire_ns, char *err, size_t errlen);
+struct daemon_opts;
+/* dsamp_start with the daemon's options (--sample-hz, clamped to the kernel's
+ * maximum), saying on stderr what it samples, or why nothing (--no-sample, a
+ * failure: then a warning, and the daemon carries on); the budget's handle, or NULL. */
+const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *env, const struct daemon_opts *d);
 /* Name new rows' processes while they live (often: every poll). */
 void dsamp_poll(struct dsamp *s);
 /* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */
