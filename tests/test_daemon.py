@@ -509,12 +509,17 @@ def test_sampler_estimates_cpu_time_of_groundtruth(tmp_path):
     assert "sampling: cpu-clock at 49 Hz" in d.stderr() or "sampling: cycles at 49 Hz" in d.stderr()
 
 
-def test_budget_lowers_the_rate_and_totals_stay_unbiased(tmp_path):
+@pytest.mark.parametrize("reopen", [False, True], ids=["ioctl", "reopen"])
+def test_budget_lowers_the_rate_and_totals_stay_unbiased(tmp_path, monkeypatch, reopen):
     """A budget no rate can meet cuts the sampling rate from 997 Hz to the
     --min-sample-hz floor of 97 while a spinner runs; samples taken at each rate
     count with their own period, so the estimate still matches the spine's exact
     on-CPU time over the same window (one weight for all would be 10x off for the
-    part sampled at the other rate)."""
+    part sampled at the other rate).  The rate changes in place
+    (PERF_EVENT_IOC_PERIOD), or, where that is refused (forced here), by closing
+    and re-opening the events."""
+    if reopen:
+        monkeypatch.setenv("TMABPF_TEST_NO_IOC_PERIOD", "1")
     cg = Cgroup("tmabpf-test-budget-rate")
     if not cg.path:
         pytest.skip("no cgroup2 mount")
@@ -537,6 +542,7 @@ def test_budget_lowers_the_rate_and_totals_stay_unbiased(tmp_path):
     assert select(m2, "tmabpf_budget_rate_changes_total")[0][1] >= 1
     assert select(m2, "tmabpf_overhead_budget_exceeded_intervals_total")[0][1] >= 1
     assert "over --max-overhead" in d.stderr()
+    assert ("re-opened the events at 97 Hz" in d.stderr()) == reopen, d.stderr()
     e1, n1, c1 = sampled(m1, cg.rel)
     e2, n2, c2 = sampled(m2, cg.rel)
     est, n, oncpu = e2 - e1, n2 - n1, c2 - c1

@@ -211,7 +211,11 @@ int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen
 		return -EINVAL;
 	}
 	v = period_value(s, hz);
-	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+	if (getenv("TMABPF_TEST_NO_IOC_PERIOD")) {	/* tests: take the re-open path */
+		bad = 0;
+		errno = ENOTTY;
+	}
+	for (int cpu = 0; bad < 0 && cpu < s->nr_cpus; cpu++)
 		if (s->pfds[cpu] >= 0 && ioctl(s->pfds[cpu], PERF_EVENT_IOC_PERIOD, &v)) {
 			bad = cpu;
 			break;
