@@ -460,16 +460,19 @@ static int rows_reserve(struct dsamp *s, size_t cap)
 
 	if (cap == s->rows_cap)
 		return 0;
+	/* a failed realloc leaves the old block: after a shrink both are still >= cap,
+	 * after a failed growth both are still >= the old cap */
 	k = realloc(s->keys, cap * sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	s->keys = k;
-	v = realloc(s->vals, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->vals = v;
-	s->rows_cap = cap;
-	return 0;
+	if (k)
+		s->keys = k;
+	v = k ? realloc(s->vals, cap * sizeof(*v)) : NULL;
+	if (v)
+		s->vals = v;
+	if (cap < s->rows_cap || (k && v)) {
+		s->rows_cap = cap;
+		return 0;
+	}
+	return -ENOMEM;
 }
 
 /* Take every row out of the map: lookup-and-delete in batches, the rows map
@@ -519,9 +522,16 @@ static int take_rows(struct dsamp *s, size_t *n)
 	return r;
 }
 
+static bool same_cand(const struct cand *a, const struct cand *b)
+{
+	return a->hash == b->hash && a->kind == b->kind && a->id == b->id && a->owner == b->owner &&
+	       a->module == b->module && a->symbol == b->symbol;
+}
+
 static int drain_rows(struct dsamp *s, unsigned long long now)
 {
 	struct cand *c = NULL;
+	struct u64map idx = {};		/* candidate hash -> index + 1 */
 	size_t n = 0, nc = 0;
 	double w = s->prog.period_ns;	/* ns of CPU one sample stands for, at the rate in force */
 	int r;
@@ -561,17 +571,22 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 				     .count = cnt };
 		key.hash = str_hash(str_hash(0xcbf29ce484222325ULL ^ (id * 31 + kind), module), symbol);
 		/* interned names: equal strings of one symbolizer are one pointer */
-		for (j = 0; j < nc; j++)
-			if (c[j].hash == key.hash && c[j].kind == kind && c[j].id == id && c[j].owner == owner &&
-			    c[j].module == module && c[j].symbol == symbol)
-				break;
-		if (j < nc)
-			c[j].count += cnt;
+		j = (size_t)(uintptr_t)u64map_get(&idx, key.hash);
+		if (j && !same_cand(&c[j - 1], &key))	/* a hash collision: look through them all */
+			for (j = 0; j < nc && !same_cand(&c[j], &key); j++)
+				;
 		else
-			c[nc++] = key;
+			j = j ? j - 1 : nc;
+		if (j < nc) {
+			c[j].count += cnt;
+			continue;
+		}
+		c[nc++] = key;
+		u64map_put(&idx, key.hash, (void *)(uintptr_t)nc);
 	}
 	if (s->top_functions > 0 || nc)
 		route_functions(s, c, nc, w, now);
+	u64map_free(&idx);
 	gc_stacks(s, s->keys, n);
 	if (s->rows_cap > 256 && n < s->rows_cap / 4)
 		rows_reserve(s, s->rows_cap / 2);	/* after a burst */
