@@ -23,7 +23,9 @@
 #include "daemon_cli.h"
 #include "daemon_http.h"
 #include "daemon_metrics.h"
+#include "daemon_sampling.h"
 #include "run.h"
+#include "samples_loader.h"
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "tma.h"
@@ -42,7 +44,8 @@ struct daemon {
 	bool agg_ready;
 	struct agg_funcs funcs;
 	struct budget budget;
-	const struct daemon_sampler *sampler;	/* NULL: no sampling in this build */
+	const struct daemon_sampler *sampler;	/* NULL: not sampling */
+	struct dsamp samp;			/* the sampler (daemon_sampling.c) */
 	struct daemon_http *http;
 	FILE *jsonl;
 	struct daemon_self self;
@@ -226,7 +229,7 @@ static void publish(struct daemon *D)
 	struct daemon_view v = {
 		.agg = &D->agg, .funcs = env->uprobes ? &D->funcs : NULL, .uset = env->uset, .evs = env->evs,
 		.host = env->host, .recipe = env->cpu ? tma_cpu_name(env->cpu) : NULL, .tma_level = env->tma_level,
-		.tma = tma_hook, .tma_ctx = D, .self = &D->self,
+		.tma = tma_hook, .tma_ctx = D, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0;
@@ -269,9 +272,13 @@ static void refresh(struct daemon *D)
 		refresh_funcs(D);
 	if (snap)
 		agg_end(&D->agg, mono_ns());
+	if (D->sampler)
+		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
 	threads_self_stats(env->prog, &D->self.spine);
 	if (env->uprobes)
 		uprobes_run_stats(env->uprobes, &D->self.uprobe_run_ns, &D->self.uprobe_run_cnt);
+	if (D->sampler)
+		samples_run_stats(&D->samp.prog, &D->self.sample_run_ns, &D->self.sample_run_cnt);
 	D->self.max_threads = D->self.spine.max_threads;
 	update_budget(D, mono_ns());
 	http_counts(D->http, &D->self.http);
@@ -302,15 +309,12 @@ static int loop(void *ctx, const struct run_env *env)
 		die_msg("out of memory for %d functions", env->uset->nr_funcs);
 		return 1;
 	}
-	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? d->sample_hz : 0, 1);
+	D->sampler = dsamp_open(&D->samp, env, d);
+	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? D->samp.hz : 0, d->min_sample_hz);
 	D->self.budget = &D->budget;
 	D->self.sampling = D->sampler != NULL;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	D->self.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
-	if (!D->sampler)
-		fprintf(stderr, "tmabpf: sampling not available in this build: the budget (--max-overhead %.2g%%) only "
-			"monitors tmabpf's BPF time%s\n", d->max_overhead_pct,
-			env->uprobes ? " and detaches the busiest probed function when over" : "");
 	refresh(D);
 	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads map %d "
 		"(LRU)\n", http_bound(D->http), d->interval_ms, env->evs->n, env->o->max_threads);
@@ -321,6 +325,8 @@ static int loop(void *ctx, const struct run_env *env)
 		long long wait_ms = ((long long)next - (long long)t) / 1000000;
 
 		threads_poll(env->prog, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
+		if (D->sampler)
+			dsamp_poll(&D->samp);
 		if (*env->stop) {
 			why = *env->stop == SIGINT ? "SIGINT" : "SIGTERM";
 			break;
@@ -338,6 +344,8 @@ static int loop(void *ctx, const struct run_env *env)
 		}
 	}
 	fprintf(stderr, "tmabpf: daemon: stopping (%s) after %llu refreshes\n", why, D->self.refreshes);
+	D->sampler = NULL;
+	dsamp_stop(&D->samp);
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
-	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE,
+	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS,
 };
 
 static const struct option long_opts[] = {
@@ -21,6 +21,9 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'I' },
 	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
+	{ "no-sample", no_argument, NULL, OPT_NO_SAMPLE },
+	{ "min-sample-hz", required_argument, NULL, OPT_MIN_SAMPLE_HZ },
+	{ "top-functions", required_argument, NULL, OPT_TOP_FUNCTIONS },
 	{ "top-procs", required_argument, NULL, OPT_TOP_PROCS },
 	{ "top-threads", required_argument, NULL, OPT_TOP_THREADS },
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
@@ -50,8 +53,12 @@ void daemon_usage(FILE *f)
 	      "      --serve ADDR:PORT   same as --listen\n"
 	      "  -I, --interval MS       drain the BPF maps and refresh the metrics every MS (default 1000)\n"
 	      "      --max-overhead PCT  budget for tmabpf's BPF run time, in % of one CPU (default 1)\n"
-	      "      --sample-hz HZ      requested sampling rate, lowered to stay in the budget (default 49;\n"
-	      "                          needs a build with sampling)\n"
+	      "      --sample-hz HZ      system-wide sampling rate per CPU (cpu-clock; cycles with a PMU),\n"
+	      "                          lowered by the budget to stay inside it (default 49; 0: off)\n"
+	      "      --min-sample-hz HZ  lowest rate the budget may cut to (default 1)\n"
+	      "      --no-sample         no sampling (same as --sample-hz 0)\n"
+	      "      --top-functions N   (process, sampled leaf function) series (default 50; the rest:\n"
+	      "                          module=symbol=\"[other]\")\n"
 	      "      --top-procs N       processes with their own series (default 100; the rest are summed\n"
 	      "                          per cgroup under comm=\"[other]\")\n"
 	      "      --min-share PCT     on-CPU share of one CPU over an interval a process needs to get a\n"
@@ -133,6 +140,8 @@ static void defaults(struct daemon_opts *d)
 	d->interval_ms = 1000;
 	d->max_overhead_pct = 1.0;
 	d->sample_hz = 49;
+	d->min_sample_hz = 1;
+	d->top_functions = 50;
 	d->top_procs = 100;
 	d->top_threads = 20;
 	d->min_share_pct = 0.5;
@@ -165,7 +174,16 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 			return bad("--max-overhead", arg, "a percentage of one CPU > 0, e.g. 1 or 0.5");
 		return r;
 	}
-	case OPT_SAMPLE_HZ: return parse_double(arg, "--sample-hz", 1, 100000, &d->sample_hz);
+	case OPT_SAMPLE_HZ: {
+		int r = parse_double(arg, "--sample-hz", 0, 100000, &d->sample_hz);
+
+		if (!r && d->sample_hz > 0 && d->sample_hz < 1)
+			return bad("--sample-hz", arg, "0 (off) or a rate >= 1");
+		return r;
+	}
+	case OPT_NO_SAMPLE: d->sample_hz = 0; return 0;
+	case OPT_MIN_SAMPLE_HZ: return parse_double(arg, "--min-sample-hz", 0.1, 100000, &d->min_sample_hz);
+	case OPT_TOP_FUNCTIONS: return parse_long(arg, "--top-functions", 0, 10000, &d->top_functions);
 	case OPT_TOP_PROCS: return parse_long(arg, "--top-procs", 0, 100000, &d->top_procs);
 	case OPT_TOP_THREADS: return parse_long(arg, "--top-threads", 0, 100000, &d->top_threads);
 	case OPT_MIN_SHARE: return parse_double(arg, "--min-share (% of one CPU)", 0, 100, &d->min_share_pct);

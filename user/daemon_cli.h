@@ -13,7 +13,9 @@ struct daemon_opts {
 	const char *listen;		/* --listen ADDR:PORT */
 	int interval_ms;		/* refresh (drain) period */
 	double max_overhead_pct;	/* % of one CPU */
-	double sample_hz;		/* requested sampling rate */
+	double sample_hz;		/* requested sampling rate; 0: no sampling */
+	double min_sample_hz;		/* lowest rate the budget may choose */
+	int top_functions;		/* sampled (series, leaf function) slots */
 	int top_procs, top_threads, max_cgroups;
 	double min_share_pct;		/* --min-share */
 	double expire_s;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon_metrics.h"
+#include "daemon_sampling.h"
 #include "json.h"
 #include "prom.h"
 #include "report.h"
@@ -253,14 +254,19 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",
 		    "tmabpf's own BPF run time (kernel BPF stats), per group of programs.");
 	{
-		const char *sp[] = { "programs", "spine", NULL }, *up[] = { "programs", "uprobes", NULL };
+		const char *sp[] = { "programs", "spine", NULL }, *up[] = { "programs", "uprobes", NULL },
+			   *sa[] = { "programs", "sampler", NULL };
 		prom_sample(f, "tmabpf_bpf_run_seconds_total", sp, s->spine.bpf_run_ns / 1e9);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_run_seconds_total", up, s->uprobe_run_ns / 1e9);
+		if (v->samp)
+			prom_sample(f, "tmabpf_bpf_run_seconds_total", sa, s->sample_run_ns / 1e9);
 		prom_family(f, "tmabpf_bpf_runs_total", "counter", "Runs of tmabpf's BPF programs.");
 		prom_sample(f, "tmabpf_bpf_runs_total", sp, s->spine.bpf_run_cnt);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_runs_total", up, s->uprobe_run_cnt);
+		if (v->samp)
+			prom_sample(f, "tmabpf_bpf_runs_total", sa, s->sample_run_cnt);
 	}
 	gauge(f, "tmabpf_bpf_stats_enabled", "1 when kernel BPF run-time stats are on (needed for the budget).",
 	      s->spine.run_stats);
@@ -269,7 +275,7 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	gauge(f, "tmabpf_overhead_budget_ratio", "The --max-overhead budget, in CPUs.", b->limit);
 	counter(f, "tmabpf_overhead_budget_exceeded_intervals_total", "Intervals whose BPF run time was over the budget.",
 		b->over_intervals);
-	gauge(f, "tmabpf_sampling_available", "1 when this build samples (the budget then sets its rate).", s->sampling);
+	gauge(f, "tmabpf_sampling_available", "1 when the daemon samples (the budget then sets its rate; 0 with --no-sample).", s->sampling);
 	gauge(f, "tmabpf_sample_rate_hz", "Effective sampling rate per CPU (0: no sampling).", s->sampling ? b->hz : 0);
 	gauge(f, "tmabpf_sample_rate_requested_hz", "Requested sampling rate (--sample-hz).", b->max_hz);
 	gauge(f, "tmabpf_sample_weight_seconds", "CPU time one sample stands for at the current rate (1/rate).",
@@ -284,6 +290,8 @@ static void self_families(FILE *f, const struct daemon_view *v)
 			{ "threads_map_full", STAT_THREADS_FULL }, { "exit_records_lost", STAT_EXIT_DROPS },
 			{ "counter_read_errors", STAT_READ_ERRORS }, { "stacks_map_full", STAT_STACKS_FULL },
 			{ "funcs_map_full", STAT_FUNCS_FULL }, { "call_depth_overflow", STAT_DEPTH_OVERFLOW },
+			{ "sample_rows_full", STAT_SAMPLE_ROWS_FULL }, { "sample_stacks_full", STAT_SAMPLE_STACKS_FULL },
+			{ "sample_notices_lost", STAT_SAMPLE_NOTICES_LOST },
 		};
 		for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
 			const char *labels[] = { "reason", drops[i].reason, NULL };
@@ -341,6 +349,10 @@ void daemon_metrics_write(FILE *f, const struct daemon_view *v)
 	thread_families(f, v);
 	function_families(f, v);
 	self_families(f, v);
+	if (v->samp)
+		dsamp_metrics_write(f, v->samp, v->agg);
+	else
+		counter(f, "tmabpf_samples_total", "Samples of tracked threads recorded (all CPUs).", 0);
 }
 
 /* ---- JSON lines ---- */
@@ -431,8 +443,10 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	if (v->samp)
+		dsamp_jsonl_write(&j, v->samp, a);
 	json_obj_begin(&j, "self");
-	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns);
+	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);
 	json_double(&j, "budget_ratio", s->budget->limit);
 	json_double(&j, "sample_rate_hz", s->sampling ? s->budget->hz : 0);

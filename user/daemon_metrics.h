@@ -13,10 +13,13 @@
 #include "tma.h"
 #include "uprobe_targets.h"
 
+struct dsamp;
+
 /* tmabpf's own cost and state, gathered at each refresh. */
 struct daemon_self {
 	struct self_stats spine;	/* threads programs: run time, drops */
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long sample_run_ns, sample_run_cnt;	/* the sampler's program */
 	unsigned long long threads_in_map, max_threads;
 	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
 	const struct budget *budget;
@@ -41,6 +44,7 @@ struct daemon_view {
 	int (*tma)(void *ctx, const struct thread_stats *s, struct tma_result *res);
 	void *tma_ctx;
 	const struct daemon_self *self;
+	const struct dsamp *samp;	/* NULL when not sampling */
 };
 
 void daemon_metrics_write(FILE *f, const struct daemon_view *v);

@@ -584,7 +584,7 @@ static void cleanup(struct run_state *st)
 static int run_mode_loop(struct run_state *st)
 {
 	struct run_env env = { .o = st->o, .host = &st->host, .evs = &st->evs, .cpu = st->cpu,
-			       .tma_level = st->tma_level, .prog = &st->prog,
+			       .tma_level = st->tma_level, .prog = &st->prog, .pc = &st->pc, .tcfg = &st->tcfg,
 			       .uprobes = st->uprobes_loaded ? &st->uprobes : NULL, .uset = &st->uset,
 			       .stop = &stop_signal };
 	int r = st->mode->loop(st->mode->ctx, &env);

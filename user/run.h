@@ -16,6 +16,7 @@ struct threads_prog;
 struct thread_stats;
 struct uprobes_prog;
 struct uprobe_set;
+struct perf_counters;
 
 /* What a run set up, for a mode that replaces the profiling loop (the daemon). */
 struct run_env {
@@ -25,6 +26,8 @@ struct run_env {
 	const struct tma_cpu *cpu;	/* TMA recipe, NULL when none */
 	int tma_level;			/* 0: TMA off */
 	struct threads_prog *prog;
+	const struct perf_counters *pc;		/* for later loaders sharing the spine's maps */
+	const struct threads_cfg *tcfg;
 	struct uprobes_prog *uprobes;	/* NULL without --uprobe */
 	struct uprobe_set *uset;
 	volatile sig_atomic_t *stop;	/* SIGINT/SIGTERM seen */

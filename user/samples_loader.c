@@ -56,6 +56,8 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	s->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
 	s->skel->rodata->cfg_filter = tcfg->filter;
 	s->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	s->skel->rodata->cfg_main_id = tcfg->main_id;
+	s->skel->rodata->cfg_cgroup = tcfg->cgroup;	/* threads first met at a sample keep their cgroup (daemon) */
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
 	r = threads_share_maps(tp, s->skel->obj);
@@ -84,6 +86,8 @@ static int sys_perf_event_open(struct perf_event_attr *a, int cpu)
 
 static void sampling_attr(struct perf_event_attr *a, bool cycles, int hz)
 {
+	if (hz < 1)
+		hz = 1;
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
@@ -120,15 +124,34 @@ static bool choose_cycles(struct samples_prog *s)
 	return false;
 }
 
+static int samples_attach_events(struct samples_prog *s, char *err, size_t errlen);
+
 int samples_attach(struct samples_prog *s, char *err, size_t errlen)
 {
+	int r = samples_attach_events(s, err, errlen);
+
+	if (r)
+		return r;
+	s->exec_link = bpf_program__attach(s->skel->progs.tmabpf_sample_exec);
+	if (!s->exec_link) {
+		r = -errno;
+		snprintf(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/* The sampling event on every CPU, each with the sample program attached. */
+static int samples_attach_events(struct samples_prog *s, char *err, size_t errlen)
+{
 	struct perf_event_attr a;
-	bool cycles = choose_cycles(s);
+	bool cycles = s->event[0] ? !s->cpu_clock : choose_cycles(s);
 	int attached = 0;
 
 	s->cpu_clock = !cycles;
 	snprintf(s->event, sizeof(s->event), "%s", cycles ? "cycles" : "cpu-clock");
 	sampling_attr(&a, cycles, s->hz);
+	s->period_ns = 1e9 / s->hz;
 	s->pfds = malloc(sizeof(*s->pfds) * s->nr_cpus);
 	s->links = calloc(s->nr_cpus, sizeof(*s->links));
 	if (!s->pfds || !s->links) {
@@ -166,14 +189,58 @@ int samples_attach(struct samples_prog *s, char *err, size_t errlen)
 		snprintf(err, errlen, "no CPU could take a %s sampling event", s->event);
 		return -ENODEV;
 	}
-	s->exec_link = bpf_program__attach(s->skel->progs.tmabpf_sample_exec);
-	if (!s->exec_link) {
-		int r = -errno;
-
-		snprintf(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
-		return r;
-	}
 	return 0;
+}
+
+/* The events' new period: cpu-clock turned freq into a fixed period at open
+ * (attr.freq cleared), so it takes ns; cycles stays in frequency mode and takes Hz. */
+static unsigned long long period_value(const struct samples_prog *s, double hz)
+{
+	if (s->cpu_clock)
+		return (unsigned long long)(1e9 / hz + 0.5);
+	return hz < 1 ? 1 : (unsigned long long)(hz + 0.5);
+}
+
+int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen)
+{
+	unsigned long long v;
+	int bad = -1;
+
+	if (!s->pfds || !(hz > 0)) {
+		snprintf(err, errlen, "no sampling events open");
+		return -EINVAL;
+	}
+	v = period_value(s, hz);
+	if (getenv("TMABPF_TEST_NO_IOC_PERIOD")) {	/* tests: take the re-open path */
+		bad = 0;
+		errno = ENOTTY;
+	}
+	for (int cpu = 0; bad < 0 && cpu < s->nr_cpus; cpu++)
+		if (s->pfds[cpu] >= 0 && ioctl(s->pfds[cpu], PERF_EVENT_IOC_PERIOD, &v)) {
+			bad = cpu;
+			break;
+		}
+	if (bad < 0) {
+		s->hz = (int)(hz + 0.5);
+		s->period_ns = s->cpu_clock ? (double)v : 1e9 / hz;
+		return 0;
+	}
+	/* an old kernel or an event that refuses: re-open everything at the new rate */
+	{
+		int e = errno, r;
+		struct bpf_link *exec_link = s->exec_link;
+
+		s->exec_link = NULL;	/* the exec program stays attached */
+		samples_detach(s);
+		s->exec_link = exec_link;
+		s->hz = (int)(hz + 0.5) < 1 ? 1 : (int)(hz + 0.5);
+		r = samples_attach_events(s, err, errlen);
+		if (r)
+			return r;
+		snprintf(err, errlen, "PERF_EVENT_IOC_PERIOD on CPU %d: %s; re-opened the events at %d Hz", bad,
+			 strerror(e), s->hz);
+		return 1;
+	}
 }
 
 void samples_poll(struct samples_prog *s)

@@ -35,6 +35,7 @@ struct samples_prog {
 	struct bpf_link **links;	/* per CPU; a link owns (closes) its pfd */
 	struct bpf_link *exec_link;	/* sched_process_exec: re-announce a process after exec */
 	int hz;
+	double period_ns;		/* CPU time one sample stands for (cpu-clock: its period) */
 	int max_rows;
 	bool try_cycles;		/* from samples_cfg */
 	bool cpu_clock;			/* sampling on cpu-clock (period 1e9/hz ns) */
@@ -55,6 +56,10 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 		 const struct threads_cfg *tcfg, const struct samples_cfg *cfg, char *err, size_t errlen);
 /* Open the sampling event on every CPU and attach the program to each. */
 int samples_attach(struct samples_prog *s, char *err, size_t errlen);
+/* Change the rate of the open events in place (PERF_EVENT_IOC_PERIOD on each
+ * CPU's event), or else close and re-open them at hz: 0 in place, 1 after a
+ * re-open (err says why), or -errno with err set. */
+int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen);
 /* Deliver notices to on_notice (non-blocking). */
 void samples_poll(struct samples_prog *s);
 /* Every row; *rows is malloc'd. */

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's always-on, low-rate sampler: bpf/samples.bpf.c on one cpu-clock
+ * (cycles with a PMU) event per CPU, its rate set by the budget (budget.c)
+ * through struct daemon_sampler.
+ *
+ * Every refresh drains the sample rows (lookup-and-delete: the rows map only
+ * ever holds one interval) and multiplies each interval's counts by the weight
+ * of one sample at the rate in force then (the period: 1/rate seconds of CPU),
+ * so sums stay unbiased however the budget moves the rate; a rate change first
+ * drains what was sampled at the old rate.  Sums are routed like the spine's
+ * series (daemon_agg.c): to the process's series when it holds a slot, else
+ * to its cgroup's "[other]".  The leaf function of each row is named
+ * (symbolize.c) and summed into at most top_functions (series, module,
+ * symbol) slots, the rest into one "[other]" row; a slot goes when its series
+ * goes, after expire_ns without samples, or to a function sampled over twice
+ * as often as the coldest slot's smoothed rate (its sums are kept among the
+ * last DSAMP_PAST evicted, so that a series that comes back resumes: counters
+ * never go down unless more than that many were evicted in between).
+ *
+ * Bounded: the rows map is drained, stored stacks not used in the last
+ * interval are deleted once the store is half full, the user-space
+ * symbolizer (maps and ELF symbols of the processes met) is rebuilt after
+ * DSAMP_MAX_PIDS processes, DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
+ * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
+ * symbols, libLLVM's, take ~25 MB); kernel symbols have a symbolizer of their
+ * own that stays; per-series sums go with the spine's series.  --top-functions
+ * 0 names nothing and holds no symbols.
+ */
+#ifndef TMABPF_DAEMON_SAMPLING_H
+#define TMABPF_DAEMON_SAMPLING_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "daemon.h"
+#include "daemon_agg.h"
+#include "samples_loader.h"
+#include "u64map.h"
+
+#define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */
+#define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before it is rebuilt */
+#define DSAMP_SYM_MAX_AGE_S 600
+#define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
+#define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
+#define DSAMP_PAST 1024			/* evicted function slots remembered */
+#define DSAMP_DECAY 0.8			/* slot score: score * DECAY + samples, per interval */
+
+struct run_env;
+struct json;
+struct symbolizer;
+
+/* Sampled sums of one series (process, or a cgroup's "[other]"). */
+struct dsamp_sums {
+	double cpu_ns;			/* weighted: samples x the period in force */
+	unsigned long long samples;
+};
+
+struct dsamp_proc {
+	const struct agg_proc *owner;	/* the spine's record it belongs to (pid reuse: a new one) */
+	struct dsamp_sums s;
+};
+
+enum dsamp_series { DS_PROC = 1, DS_CGROUP, DS_OVERFLOW };
+
+struct dsamp_fn {
+	bool used;
+	enum dsamp_series kind;
+	uint64_t id;			/* pid, or cgroup id */
+	const void *owner;		/* agg_proc, for DS_PROC */
+	uint64_t hash;
+	char *module, *symbol;		/* owned */
+	struct dsamp_sums s;
+	unsigned long long active_ns;
+	double score;			/* samples per interval, smoothed */
+};
+
+struct dsamp {
+	struct samples_prog prog;
+	bool loaded, attached;
+	struct symbolizer *usym, *ksym;
+	struct u64map known;		/* pids whose maps usym holds */
+	unsigned long long sym_born_ns;
+	unsigned long long sym_rebuilds;
+	double hz;			/* in force now */
+	struct daemon_sampler iface;
+	const struct agg *agg;		/* routing (set at each drain) */
+	struct u64map procs;		/* pid -> dsamp_proc */
+	struct u64map cgroups;		/* cgroup id -> dsamp_sums ([other]) */
+	struct dsamp_sums overflow;	/* processes unknown to the spine, cgroups past max_cgroups */
+	struct dsamp_sums total;
+	int top_functions;
+	unsigned long long expire_ns;
+	struct dsamp_fn *fns;		/* top_functions slots */
+	struct dsamp_fn *past;		/* DSAMP_PAST slots evicted for hotter ones: their sums resume */
+	size_t past_next;
+	struct dsamp_sums fn_other;	/* functions without a slot */
+	struct sample_key *keys;	/* drain buffers */
+	struct sample_stats *vals;
+	size_t rows_cap;
+	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
+	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
+};
+
+/* Load and attach at hz (the sample program shares the spine's maps); on
+ * failure err says why and nothing stays attached. */
+int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_functions,
+		unsigned long long expire_ns, char *err, size_t errlen);
+struct daemon_opts;
+/* dsamp_start with the daemon's options (--sample-hz, clamped to the kernel's
+ * maximum), saying on stderr what it samples, or why nothing (--no-sample, a
+ * failure: then a warning, and the daemon carries on); the budget's handle, or NULL. */
+const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *env, const struct daemon_opts *d);
+/* Name new rows' processes while they live (often: every poll). */
+void dsamp_poll(struct dsamp *s);
+/* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */
+void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now_ns);
+const struct daemon_sampler *dsamp_sampler(struct dsamp *s);
+void dsamp_metrics_write(FILE *f, const struct dsamp *s, const struct agg *a);
+/* "sampled": [{labels, cpu_ns, samples}], "sampled_functions": [...] */
+void dsamp_jsonl_write(struct json *j, const struct dsamp *s, const struct agg *a);
+void dsamp_stop(struct dsamp *s);
+
+#endif
