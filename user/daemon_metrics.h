@@ -15,7 +15,8 @@
 
 /* tmabpf's own cost and state, gathered at each refresh. */
 struct daemon_self {
-	struct self_stats spine;	/* threads programs: run time, drops */
+	struct self_stats spine;	/* threads programs (tasks mode: the task programs): run time, drops */
+	const char *accounting;		/* "tasks" or "switch" (--accounting) */
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
 	unsigned long long threads_in_map, max_threads;
 	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
