@@ -7,14 +7,20 @@
  * (se.sum_exec_runtime), time waiting on a runqueue (sched_info.run_delay),
  * page faults (min_flt, maj_flt), context switches (nvcsw, nivcsw) and
  * migrations (se.nr_migrations).  A task iterator reads them for every thread
- * once per daemon interval; sched_process_exit, which runs once per thread,
- * reads them a last time into a ring buffer so that a thread's last interval
- * survives its exit.  Nothing runs at context switches.
+ * once per daemon interval; sched_process_exit and sched_process_free, which
+ * run once per thread, read them into a ring buffer so that a thread's last
+ * interval survives its exit: the exit record orders the end (below), the
+ * free record has the final counts (se.sum_exec_runtime is only brought up to
+ * date at the dead task's last switch, after sched_process_exit).  Nothing
+ * runs at context switches.
  *
- * Ordering: the exit program submits the record, then marks the task
- * (task storage); the iterator skips marked tasks.  A thread missing from an
- * iteration therefore has its exit record in the ring buffer already, which
- * user space drains right after the iteration (as for the spine's threads map).
+ * Ordering: sched_process_exit runs before exit_notify() sets exit_state,
+ * and the iterator skips tasks whose exit_state is set (or already reaped).
+ * A thread missing from an iteration therefore has its exit record in the
+ * ring buffer already, which user space drains right after the iteration (as
+ * for the spine's threads map).  A thread between the two may show in an
+ * iteration after its exit record: user space keeps a tombstone for it
+ * (task_acct.c), so nothing is counted twice.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,13 +29,6 @@
 #include "tmabpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u32);
-} task_reported SEC(".maps");	/* 1: the exit record went out; freed with the task */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -78,35 +77,44 @@ int tmabpf_task_iter(struct bpf_iter__task *ctx)
 
 	if (!task)
 		return 0;
-	/* exit record already out (or past exit_notify): user space has it from the ring buffer */
-	if (task->exit_state || bpf_task_storage_get(&task_reported, task, 0, 0))
+	/* past exit_notify(): its exit record is in the ring buffer already */
+	if (task->exit_state)
 		return 0;
 	task_fill(&r, task, bpf_ktime_get_ns());
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }
 
+static __always_inline void task_end(struct task_struct *task, __u32 kind)
+{
+	struct task_rec *r;
+
+	if (!task->pid)
+		return;
+	r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
+	if (!r) {
+		task_stat_inc(TASK_STAT_EXIT_DROPS);
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	task_fill(r, task, bpf_ktime_get_ns());
+	r->exited = kind;
+	/* no wakeup: its irq_work (a self-IPI, a VM exit on virtual machines)
+	 * cost ~20 us per record here; user space drains on a timer instead */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_task_exit, struct task_struct *task)
 {
-	struct task_rec *r;
-	__u32 *mark;
+	task_end(task, 1);
+	return 0;
+}
 
-	if (!task->pid)
-		return 0;
-	r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
-	if (r) {
-		__builtin_memset(r, 0, sizeof(*r));
-		task_fill(r, task, bpf_ktime_get_ns());
-		r->exited = 1;
-		bpf_ringbuf_submit(r, 0);
-	} else {
-		task_stat_inc(TASK_STAT_EXIT_DROPS);
-	}
-	mark = bpf_task_storage_get(&task_reported, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (mark)
-		*mark = 1;
-	else
-		task_stat_inc(TASK_STAT_MARK_FAILS);
+/* After release_task() and an RCU grace period: the dead task's final counts. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tmabpf_task_free, struct task_struct *task)
+{
+	task_end(task, 2);
 	return 0;
 }

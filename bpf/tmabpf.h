@@ -226,7 +226,7 @@ enum mem_stat {
 /* ---- task accounting (daemon --accounting=tasks): no per-switch hook ---- */
 /* One thread's cumulative scheduler and fault counts, as the kernel keeps them
  * in its task_struct: read by the task iterator once per interval, and at
- * sched_process_exit (exits ring buffer). */
+ * sched_process_exit and sched_process_free (exits ring buffer). */
 struct task_rec {
 	__u32 pid;		/* tgid */
 	__u32 tid;
@@ -239,14 +239,13 @@ struct task_rec {
 	__u64 min_flt, maj_flt;	/* page faults, as getrusage counts them */
 	__u64 nvcsw, nivcsw;	/* voluntary / involuntary context switches */
 	__u64 nr_migrations;	/* se.nr_migrations: moves to another CPU */
-	__u32 exited;		/* 1: read at sched_process_exit */
+	__u32 exited;		/* 1: read at sched_process_exit, 2: at sched_process_free (final counts) */
 	__u32 pad;
 };
 
 /* Self-accounting slots of the task programs (their own per-CPU array). */
 enum task_stat {
 	TASK_STAT_EXIT_DROPS = 0,	/* exit ring buffer full: a thread's last interval lost */
-	TASK_STAT_MARK_FAILS,		/* exited thread not marked (task storage full): may be seen once more */
 	TASK_STAT_MAX,
 };
 

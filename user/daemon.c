@@ -198,7 +198,8 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	if (D->budget.floor_over && !was_over)
 		warn_add("budget: tmabpf's BPF time is %.2f%% of a CPU, over --max-overhead %.2f%%%s", 100 * D->budget.cost,
 			 100 * D->budget.limit,
-			 D->sampler ? " even at the lowest sampling rate (context-switch accounting alone)" :
+			 D->sampler ? " even at the lowest sampling rate (thread accounting alone)" :
+			 D->tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
 	shed_uprobes(D, dup, dbpf);
 }

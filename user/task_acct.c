@@ -8,8 +8,12 @@
 struct task_seen {
 	uint64_t start_ns;
 	struct task_rec base;	/* counts at the start of accounting (zeros for threads born after t0) */
+	struct task_rec exit;	/* the exit record, while held (exiting) */
 	uint64_t blocked;	/* blocked ns last given: the value never goes down */
-	unsigned int gen;
+	unsigned int gen;	/* last iteration that showed it (or held it) */
+	unsigned int exit_gen;	/* iteration in which its exit record came */
+	bool exiting;		/* exit record held: shown as live until its final record */
+	bool done;		/* final sums given (held too long): a late final record is ignored */
 };
 
 static const struct {
@@ -77,7 +81,9 @@ void task_acct_begin(struct task_acct *a, uint64_t now)
 		for (size_t i = 0; i < a->seen.cap; i++) {
 			struct task_seen *s = a->seen.vals[i];
 
-			if (s && s->gen != a->gen)
+			if (!s)
+				continue;
+			if (s->done ? a->gen - s->exit_gen >= TASK_ACCT_DONE_ITERS : !s->exiting && s->gen != a->gen)
 				gone[n++] = a->seen.keys[i];
 		}
 		for (size_t i = 0; i < n; i++)	/* collect first: deleting rehashes */
@@ -143,45 +149,126 @@ static void convert(const struct task_acct *a, const struct task_rec *r, const s
 	}
 }
 
-int task_acct_live(struct task_acct *a, const struct task_rec *r, struct thread_stats *out)
+/* The thread's state, created when there is room; NULL for an older thread's
+ * record (dropped) or when full. */
+static struct task_seen *seen_get(struct task_acct *a, const struct task_rec *r, bool create)
 {
 	struct task_seen *s = u64map_get(&a->seen, r->tid);
 
-	if (s && s->start_ns != r->start_ns) {	/* tid reused: the old thread's exit was drained */
+	if (s && s->start_ns != r->start_ns) {	/* tid reused: the old thread is gone */
 		free(u64map_del(&a->seen, r->tid));
 		s = NULL;
 	}
+	if (s || !create)
+		return s;
+	if (a->seen.n >= a->max_threads || !(s = calloc(1, sizeof(*s))))
+		return NULL;
+	s->start_ns = r->start_ns;
+	if (r->start_ns < a->t0)
+		s->base = *r;	/* older than accounting: counts from now */
+	if (u64map_put(&a->seen, r->tid, s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static const struct task_rec *base_of(const struct task_acct *a, const struct task_seen *s, const struct task_rec *r)
+{
+	return s && r->start_ns < a->t0 ? &s->base : NULL;
+}
+
+int task_acct_live(struct task_acct *a, const struct task_rec *r, struct thread_stats *out)
+{
+	struct task_seen *s = seen_get(a, r, true);
+
 	if (!s) {
-		if (a->seen.n >= a->max_threads || !(s = calloc(1, sizeof(*s)))) {
-			a->over_cap++;
-			return -1;
-		}
-		s->start_ns = r->start_ns;
-		if (r->start_ns < a->t0)
-			s->base = *r;	/* older than accounting: counts from now */
-		if (u64map_put(&a->seen, r->tid, s)) {
-			free(s);
-			a->over_cap++;
-			return -1;
-		}
+		a->over_cap++;
+		return -1;
 	}
 	s->gen = a->gen;
-	convert(a, r, r->start_ns < a->t0 ? &s->base : NULL, &s->blocked, out);
+	if (s->exiting || s->done)
+		return -1;	/* read between its exit record and exit_notify(): the held record stands */
+	convert(a, r, base_of(a, s, r), &s->blocked, out);
 	return 0;
+}
+
+/* Final sums from the exit record e and the final record f (NULL: none):
+ * f's counts, e's time plus what ran after it. */
+static void final_sums(struct task_acct *a, struct task_seen *s, const struct task_rec *e, const struct task_rec *f,
+		       struct thread_stats *out)
+{
+	struct task_rec m = f ? *f : *e;
+
+	if (f && e) {
+		m.now_ns = e->now_ns + (f->exec_ns > e->exec_ns ? f->exec_ns - e->exec_ns : 0);
+		memcpy(m.comm, e->comm, sizeof(m.comm));
+		m.cgroup_id = e->cgroup_id;
+	}
+	m.exited = 1;
+	convert(a, &m, base_of(a, s, &m), s ? &s->blocked : NULL, out);
 }
 
 int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_stats *out)
 {
-	struct task_seen *s = u64map_get(&a->seen, r->tid);
+	bool final = r->exited == TASK_REC_FINAL;
+	struct task_seen *s = seen_get(a, r, false);
 
-	if (s && s->start_ns != r->start_ns)
-		s = NULL;	/* not this thread's (cannot happen: tids are reused only after the exit) */
-	if (!s && (!a->t0 || r->start_ns < a->t0)) {
-		a->unknown_exits++;	/* older than accounting and never seen: no base to count from */
+	if (!s && r->start_ns < a->t0) {
+		a->unknown_exits += final;	/* older than accounting and never seen: no base to count from */
 		return -1;
 	}
-	convert(a, r, s && r->start_ns < a->t0 ? &s->base : NULL, s ? &s->blocked : NULL, out);
-	if (s)
+	if (s && s->done) {
+		if (final)
+			free(u64map_del(&a->seen, r->tid));	/* the late final record: it is all over */
+		return -1;
+	}
+	if (!final) {
+		if (!s && !(s = seen_get(a, r, true)))
+			return -1;	/* full: its final record counts it from birth */
+		if (!s->exiting) {
+			s->exit = *r;
+			s->exiting = true;
+			s->exit_gen = a->gen;
+			a->held++;
+		}
+		return -1;
+	}
+	final_sums(a, s, s && s->exiting ? &s->exit : NULL, r, out);
+	if (s) {
+		a->held -= s->exiting;
 		free(u64map_del(&a->seen, r->tid));
+	}
 	return 0;
+}
+
+size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
+		      void (*final)(void *ctx, const struct thread_stats *s), void *ctx)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->seen.cap && a->held; i++) {
+		struct task_seen *s = a->seen.vals[i];
+
+		if (!s || !s->exiting)
+			continue;
+		if (a->gen - s->exit_gen >= TASK_ACCT_HOLD_ITERS || k >= cap) {
+			struct thread_stats f;
+
+			final_sums(a, s, &s->exit, NULL, &f);	/* no final record in time: the exit's sums */
+			s->exiting = false;
+			s->done = true;
+			a->held--;
+			a->finals_late++;
+			if (final)
+				final(ctx, &f);
+			continue;
+		}
+		s->gen = a->gen;
+		convert(a, &s->exit, base_of(a, s, &s->exit), &s->blocked, &out[k]);
+		out[k].exited = 0;	/* live as far as the aggregation knows, until the final record */
+		out[k].exit_ns = 0;
+		k++;
+	}
+	return k;
 }

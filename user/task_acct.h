@@ -16,7 +16,17 @@
  * Threads that existed before the first iteration count from their first
  * sighting (as the spine counts from attach); threads started later count
  * from birth.  A thread is (tid, start time): first_seen_ns = start time.
- * Per-thread state is kept only for live threads, at most max_threads.
+ * A thread's end comes in two records: sched_process_exit (which orders it
+ * before the thread leaves the iteration) and sched_process_free (its final
+ * counts: se.sum_exec_runtime is not brought up to date at exit, which loses
+ * most of a short thread's time).  In between the exit record is held and
+ * shown as the live thread; the final record gives the final sums (exit time
+ * plus what ran after it).  A thread whose final record does not come within
+ * TASK_ACCT_HOLD_ITERS iterations (an unreaped zombie leader) gets the exit
+ * record's sums, and its final record is then ignored.
+ *
+ * Per-thread state is kept only for live and exiting threads, at most
+ * max_threads.
  */
 #ifndef TMABPF_TASK_ACCT_H
 #define TMABPF_TASK_ACCT_H
@@ -42,6 +52,11 @@ enum task_field task_acct_event_field(const struct event_desc *d);
 /* "task-clock, page-faults, ...": the events task accounting derives. */
 const char *task_acct_derivable(void);
 
+#define TASK_REC_EXIT 1		/* task_rec.exited: sched_process_exit */
+#define TASK_REC_FINAL 2	/* task_rec.exited: sched_process_free */
+#define TASK_ACCT_HOLD_ITERS 5	/* iterations an exit record waits for its final record */
+#define TASK_ACCT_DONE_ITERS 600	/* iterations a thread given its exit's sums waits for a late final record */
+
 struct task_acct {
 	int nr_events;
 	enum task_field field[TMABPF_MAX_EVENTS];
@@ -51,6 +66,8 @@ struct task_acct {
 	struct u64map seen;		/* tid -> struct task_seen, live threads */
 	unsigned long long over_cap;	/* records not accounted: max_threads threads held already */
 	unsigned long long unknown_exits;	/* exits of threads older than t0 never seen */
+	unsigned long long finals_late;	/* threads given their exit record's sums: no final record in time */
+	size_t held;			/* exit records waiting for their final record */
 };
 
 /* 0, or -EINVAL with err naming the first event that is not derivable. */
@@ -61,7 +78,13 @@ void task_acct_free(struct task_acct *a);
 void task_acct_begin(struct task_acct *a, uint64_t now);
 /* A live thread's record: 0 with *out filled, or -1 (not accounted). */
 int task_acct_live(struct task_acct *a, const struct task_rec *r, struct thread_stats *out);
-/* An exit record: 0 with *out filled (exited = 1), or -1. */
+/* An exit or final record: 0 with the thread's final sums in *out (exited =
+ * 1), or -1 (held, ignored, or not accounted). */
 int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_stats *out);
+/* After an iteration and a drain of the ring buffer: the held exit records as
+ * live threads (up to cap into out[]); those held too long go to final()
+ * instead. */
+size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
+		      void (*final)(void *ctx, const struct thread_stats *s), void *ctx);
 
 #endif

@@ -94,6 +94,9 @@ int tasks_attach(struct tasks_prog *p, char *err, size_t errlen)
 	p->skel->links.tmabpf_task_exit = bpf_program__attach(p->skel->progs.tmabpf_task_exit);
 	if (!p->skel->links.tmabpf_task_exit)
 		return hint(-errno, err, errlen, "attaching to sched_process_exit");
+	p->skel->links.tmabpf_task_free = bpf_program__attach(p->skel->progs.tmabpf_task_free);
+	if (!p->skel->links.tmabpf_task_free)
+		return hint(-errno, err, errlen, "attaching to sched_process_free");
 	p->iter = bpf_program__attach_iter(p->skel->progs.tmabpf_task_iter, NULL);
 	if (!p->iter) {
 		r = -errno;
@@ -159,13 +162,16 @@ int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n)
 {
 	struct task_rec *recs = NULL;
 	struct thread_stats *vals;
-	size_t nrec = 0, k = 0;
+	size_t nrec = 0, k = 0, room;
 	int r;
 
 	task_acct_begin(&p->acct, mono_ns());
 	if ((r = iterate(p, &recs, &nrec)))
 		return r;
-	vals = calloc(nrec ? nrec : 1, sizeof(*vals));
+	/* threads missing from the iteration have their exit record in the ring now */
+	ring_buffer__consume(p->rb);
+	room = nrec + p->acct.held;
+	vals = calloc(room ? room : 1, sizeof(*vals));
 	if (!vals) {
 		free(recs);
 		return -ENOMEM;
@@ -174,15 +180,22 @@ int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n)
 		if (task_acct_live(&p->acct, &recs[i], &vals[k]) == 0)
 			k++;
 	free(recs);
+	k += task_acct_held(&p->acct, vals + k, room - k, p->on_exit, p->ctx);
 	p->records = nrec;
 	*out = vals;
 	*n = k;
 	return 0;
 }
 
+/* The exit program submits without wakeups (see tasks.bpf.c): wait, then drain. */
 int tasks_poll(struct tasks_prog *p, int timeout_ms)
 {
-	return ring_buffer__poll(p->rb, timeout_ms);
+	if (timeout_ms > 0) {
+		struct timespec ts = { .tv_sec = timeout_ms / 1000, .tv_nsec = (timeout_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);	/* a signal ends it early */
+	}
+	return ring_buffer__consume(p->rb);
 }
 
 static void prog_stats(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt)
@@ -205,6 +218,7 @@ void tasks_self_stats(struct tasks_prog *p, struct self_stats *s)
 	s->run_stats = p->run_stats;
 	prog_stats(p->skel->progs.tmabpf_task_iter, &s->bpf_run_ns, &s->bpf_run_cnt);
 	prog_stats(p->skel->progs.tmabpf_task_exit, &s->bpf_run_ns, &s->bpf_run_cnt);
+	prog_stats(p->skel->progs.tmabpf_task_free, &s->bpf_run_ns, &s->bpf_run_cnt);
 	for (__u32 k = 0; k < TASK_STAT_MAX; k++)
 		if (k == TASK_STAT_EXIT_DROPS && bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.task_stats), &k, vals) == 0)
 			for (int c = 0; c < ncpu; c++)
