@@ -47,7 +47,9 @@ stop_daemon() {	# $1: workload name
 }
 
 dec() { build/tools/decoder $DEC_ARGS | sed -n 's/.*tokens_per_s=\([0-9.]*\).*/\1/p'; }
-pp() { build/bench/pingpong $PP_ARGS | sed -n 's/.*ns_per_roundtrip=\([0-9.]*\).*/\1/p'; }
+# "WALL:CPU": ns per round trip, elapsed and CPU (user + system of both threads, which other tenants
+# of a shared box disturb less; BPF run at sched_switch is charged to the threads switching)
+pp() { build/bench/pingpong $PP_ARGS | sed -n 's/.* ns_per_roundtrip=\([0-9.]*\).*cpu_ns_per_roundtrip=\([0-9.]*\).*/\1:\2/p'; }
 ppsw() { pp; }	# the same load; its pairs run the daemon with --accounting=switch
 
 pair() {	# $1: workload; one run alone and one under the daemon, in the order $2
@@ -72,19 +74,28 @@ done
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # loss in throughput per pair: tokens/s falls, ns per round trip rises
 dec_loss=$(awk '{ print 100 * (1 - $2 / $1) }' "$tmp/pairs.dec" | median)
-pp_loss=$(awk '{ print 100 * (1 - $1 / $2) }' "$tmp/pairs.pp" | median)
-ppsw_loss=$(awk '{ print 100 * (1 - $1 / $2) }' "$tmp/pairs.ppsw" | median)
-ppsw_a=$(awk '{ print $1 }' "$tmp/pairs.ppsw" | median); ppsw_d=$(awk '{ print $2 }' "$tmp/pairs.ppsw" | median)
+# pingpong pairs: "aWALL:aCPU dWALL:dCPU"; field 1 wall, 2 CPU
+ppcol() { awk -v f="$2" '{ split($1, a, ":"); split($2, d, ":"); print a[f], d[f] }' "$tmp/pairs.$1"; }
+pploss() { ppcol "$1" "$2" | awk '{ print 100 * (1 - $1 / $2) }' | median; }
+ppmed() { ppcol "$1" "$2" | awk -v c="$3" '{ print $c }' | median; }
+
 dec_a=$(awk '{ print $1 }' "$tmp/pairs.dec" | median); dec_d=$(awk '{ print $2 }' "$tmp/pairs.dec" | median)
-pp_a=$(awk '{ print $1 }' "$tmp/pairs.pp" | median); pp_d=$(awk '{ print $2 }' "$tmp/pairs.pp" | median)
+
 self() { awk '{ printf "%.4f %.4f\n", 100 * $1, 100 * ($2 - $3) / ($5 - $4) }' "$tmp/self.$1" | sort -g | awk '
 	{ b[NR] = $1; u[NR] = $2 } END { m = int((NR + 1) / 2); printf "BPF %.3f%% + user space %.3f%% of a CPU", b[m], u[m] }'; }
 echo "host: $(nproc) CPUs, $(uname -r); $N pairs each, medians"
 printf "decoder  tokens/s: alone %s, under the daemon %s: loss %.2f%% (per-pair median); daemon %s\n" \
 	"$dec_a" "$dec_d" "$dec_loss" "$(self dec)"
-printf "pingpong ns/roundtrip (pinned, 2 switches), daemon at defaults (%s): alone %s, under the daemon %s: throughput loss %.2f%%; daemon %s\n" \
-	"$(cat "$tmp/mode")" "$pp_a" "$pp_d" "$pp_loss" "$(self pp)"
-printf "pingpong ns/roundtrip (pinned, 2 switches), daemon --accounting=switch (%s): alone %s, under the daemon %s: throughput loss %.2f%%; daemon %s\n" \
-	"$(cat "$tmp/mode--accounting=switch")" "$ppsw_a" "$ppsw_d" "$ppsw_loss" "$(self ppsw)"
-echo "per-pair losses: decoder $(awk '{ printf "%.1f ", 100 * (1 - $2 / $1) }' "$tmp/pairs.dec")| pingpong defaults $(awk '{ printf "%.1f ", 100 * (1 - $1 / $2) }' "$tmp/pairs.pp")| pingpong switch $(awk '{ printf "%.1f ", 100 * (1 - $1 / $2) }' "$tmp/pairs.ppsw")"
+for w in pp ppsw; do
+	if [ "$w" = pp ]; then what="daemon at defaults ($(cat "$tmp/mode"))"; else
+		what="daemon --accounting=switch ($(cat "$tmp/mode--accounting=switch"))"; fi
+	printf "pingpong (pinned, 2 switches per round trip), %s:\n" "$what"
+	printf "  ns/roundtrip: alone %s, under the daemon %s: throughput loss %.2f%% (per-pair median)\n" \
+		"$(ppmed $w 1 1)" "$(ppmed $w 1 2)" "$(pploss $w 1)"
+	printf "  CPU ns/roundtrip: alone %s, under the daemon %s: CPU cost %+.2f%% (per-pair median); daemon %s\n" \
+		"$(ppmed $w 2 1)" "$(ppmed $w 2 2)" "$(ppcol $w 2 | awk '{ print 100 * ($2 / $1 - 1) }' | median)" "$(self $w)"
+	printf "  per-pair throughput losses: %s\n" "$(ppcol $w 1 | awk '{ printf "%.1f ", 100 * (1 - $1 / $2) }')"
+	printf "  per-pair CPU costs: %s\n" "$(ppcol $w 2 | awk '{ printf "%+.1f ", 100 * ($2 / $1 - 1) }')"
+done
+echo "per-pair decoder losses: $(awk '{ printf "%.1f ", 100 * (1 - $2 / $1) }' "$tmp/pairs.dec")"
 echo "goal: <= 1% throughput loss at defaults"
