@@ -30,7 +30,7 @@ static int first_underivable(const struct options *o, char *name, size_t len)
 		if (!cpu && !o->cpu_name)
 			cpu = tma_cpu_detect(why, sizeof(why), err, sizeof(err));
 		if (cpu && events_host_has_pmu(why, sizeof(why))) {
-			snprintf(name, len, "the TMA recipe's hardware events");
+			snprintf(name, len, "the TMA recipe (hardware events)");
 			return 0;
 		}
 	}
