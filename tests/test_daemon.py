@@ -92,6 +92,18 @@ def cgroup_sums(m, cg):
             "voluntary": s("tmabpf_context_switches_total", kind="voluntary")}
 
 
+def settled_sums(d, cg, timeout=60):
+    """The cgroup's sums once two reads a second apart agree (its final records are in)."""
+    deadline, last = time.time() + timeout, None
+    while time.time() < deadline:
+        cur = cgroup_sums(d.metrics(), cg)
+        if cur == last:
+            return cur
+        last = cur
+        time.sleep(1.0)
+    raise AssertionError(f"sums never settled: {last}")
+
+
 def test_tasks_mode_against_ground_truth_and_switch_mode(tmp_path):
     """Two daemons at once, one per accounting mode, watch one ground-truth run
     (faulter, spinner, sleeper, two spinners pinned to one CPU) in its own
@@ -109,8 +121,7 @@ def test_tasks_mode_against_ground_truth_and_switch_mode(tmp_path):
             cg.join(gt.pid)
             gt.send_signal(signal.SIGUSR1)
             assert gt.wait(timeout=120) == 0, gt.stderr.read()
-            time.sleep(0.8)  # a refresh after its exit (no timing is asserted)
-            tasks, switch = cgroup_sums(dt.metrics(), cg), cgroup_sums(ds.metrics(), cg)
+            tasks, switch = settled_sums(dt, cg), settled_sums(ds, cg)
             assert dt.stop() == 0 and ds.stop() == 0
     finally:
         cg.remove()
