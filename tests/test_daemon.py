@@ -117,8 +117,14 @@ def test_tasks_mode_against_ground_truth_and_switch_mode(tmp_path):
     try:
         with Daemon("-I", "250", "--accounting=tasks") as dt, Daemon("-I", "250", "--accounting=switch") as ds:
             out = str(tmp_path / "gt.json")
-            gt = start_gt_waiting(["fault:30000", "spin:300", "sleep:400", "pinned-pair:300"], out)
-            cg.join(gt.pid)
+            # in the cgroup from its first instruction: the modes credit time at different
+            # moments (blocked time per switch-in, or as it passes), so a move mid-run
+            # would split the same time differently between cgroups
+            gt = subprocess.Popen(["/bin/sh", "-c", f'echo $$ > {cg.path}/cgroup.procs && exec "$0" "$@"',
+                                   GROUNDTRUTH, "--wait-signal", "--out", out, "fault:30000", "spin:300",
+                                   "sleep:400", "pinned-pair:300"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.3)  # its threads do their setup and wait at the barrier
             gt.send_signal(signal.SIGUSR1)
             assert gt.wait(timeout=120) == 0, gt.stderr.read()
             tasks, switch = settled_sums(dt, cg), settled_sums(ds, cg)
