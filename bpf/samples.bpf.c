@@ -132,6 +132,10 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
 	return bpf_map_lookup_elem(&samples, key);
 }
 
+/* Standalone (the daemon's task accounting, no spine): samples only, no
+ * thread records and no counter deltas. */
+const volatile bool cfg_no_account = false;
+
 SEC("perf_event")
 int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
@@ -139,16 +143,24 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 	struct sample_key key = {};
 	struct thread_stats *t;
 	struct sample_stats *s;
-	struct reading *delta;
+	struct reading *delta = NULL;
 
 	stat_inc(STAT_SAMPLES_SEEN);
-	t = thread_get(task);
-	if (!t)
-		return 0;
-	stat_inc(STAT_SAMPLES_TARGET);
-	delta = account_current(t, task, bpf_ktime_get_ns(), true);
-	key.pid = t->pid;
-	key.tid = t->tid;
+	if (cfg_no_account) {
+		if (!task_tracked(task->tgid, task->pid))
+			return 0;
+		key.pid = task->tgid;
+		key.tid = task->pid;
+		stat_inc(STAT_SAMPLES_TARGET);
+	} else {
+		t = thread_get(task);
+		if (!t)
+			return 0;
+		stat_inc(STAT_SAMPLES_TARGET);
+		delta = account_current(t, task, bpf_ktime_get_ns(), true);
+		key.pid = t->pid;
+		key.tid = t->tid;
+	}
 	key.kstack = take_stack(ctx, 0);
 	if (!(task->flags & PF_KTHREAD))
 		key.ustack = take_stack(ctx, BPF_F_USER_STACK);

@@ -25,13 +25,15 @@ def start_gt_waiting(scenarios, out, extra=()):
     return p
 
 
-def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path):
+@pytest.mark.parametrize("accounting", ["tasks", "switch"])
+def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path, accounting):
     """Prometheus' view of a cgroup holding only the faulter: its page faults and
-    on-CPU time against getrusage of the workload (RUSAGE_SELF and per thread)."""
+    on-CPU time against getrusage of the workload (RUSAGE_SELF and per thread),
+    in both accounting modes."""
     cg = Cgroup("tmabpf-test-prom")
     if not cg.path:
         pytest.skip("no cgroup2 mount")
-    with Daemon("-I", "500") as d:
+    with Daemon("-I", "500", f"--accounting={accounting}") as d:
         prom = Prometheus(str(tmp_path), d.addr)
         try:
             prom.wait_value('up{job="tmabpf"}', lambda v: v == 1, timeout=60, settle=0)
@@ -44,9 +46,10 @@ def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path):
             work_faults = sum(t["minflt"] - t["minflt_start"] for t in truth["threads"])
             assert work_faults == 30000
             work_cpu = sum(t["cpu_ns"] for t in truth["threads"])
-            # slices whose switch-in the host never traced get a time-share of their
-            # CPU's counts (README: Untraced switches): allow a few percent low
-            low = 0.97 * work_faults
+            # per-switch: slices whose switch-in the host never traced get a time-share
+            # of their CPU's counts (README: Untraced switches): allow a few percent low;
+            # tasks: the kernel's own per-thread counts, exact
+            low = 0.97 * work_faults if accounting == "switch" else work_faults
             faults = prom.wait_value(
                 f'sum(tmabpf_events_total{{event="page-faults",cgroup="{cg.rel}"}})',
                 lambda v: v >= low)
@@ -74,6 +77,105 @@ def test_prometheus_scrapes_page_faults_of_groundtruth(tmp_path):
             cg.remove()
     assert rc == 0, d.stderr()
     assert "stopping (SIGTERM)" in d.stderr()
+    assert f"accounting: {'tasks' if accounting == 'tasks' else 'per-switch'} (--accounting={accounting}" in d.stderr()
+
+
+def cgroup_sums(m, cg):
+    def s(metric, **labels):
+        return sum(v for _, v in select(m, metric, cgroup=cg.rel, **labels))
+    return {"faults": s("tmabpf_events_total", event="page-faults"),
+            "task_clock": s("tmabpf_events_total", event="task-clock") / 1e9,
+            "oncpu": s("tmabpf_oncpu_seconds_total"),
+            "blocked": s("tmabpf_offcpu_seconds_total", reason="blocked"),
+            "runqueue": s("tmabpf_offcpu_seconds_total", reason="runqueue"),
+            "switches": s("tmabpf_context_switches_total"),
+            "voluntary": s("tmabpf_context_switches_total", kind="voluntary")}
+
+
+def settled_sums(d, cg, timeout=60):
+    """The cgroup's sums once two reads a second apart agree (its final records are in)."""
+    deadline, last = time.time() + timeout, None
+    while time.time() < deadline:
+        cur = cgroup_sums(d.metrics(), cg)
+        if cur == last:
+            return cur
+        last = cur
+        time.sleep(1.0)
+    raise AssertionError(f"sums never settled: {last}")
+
+
+def test_tasks_mode_against_ground_truth_and_switch_mode(tmp_path):
+    """Two daemons at once, one per accounting mode, watch one ground-truth run
+    (faulter, spinner, sleeper, two spinners pinned to one CPU) in its own
+    cgroup; every thread has exited when they are read, so everything came
+    through exit records.  Tasks mode against the workload's getrusage and
+    thread CPU clocks, the sleeper's blocked and the pinned pair's runqueue
+    time, and against per-switch accounting of the same run."""
+    cg = Cgroup("tmabpf-test-modes")
+    if not cg.path:
+        pytest.skip("no cgroup2 mount")
+    try:
+        with Daemon("-I", "250", "--accounting=tasks") as dt, Daemon("-I", "250", "--accounting=switch") as ds:
+            out = str(tmp_path / "gt.json")
+            # in the cgroup from its first instruction: the modes credit time at different
+            # moments (blocked time per switch-in, or as it passes), so a move mid-run
+            # would split the same time differently between cgroups
+            gt = subprocess.Popen(["/bin/sh", "-c", f'echo $$ > {cg.path}/cgroup.procs && exec "$0" "$@"',
+                                   GROUNDTRUTH, "--wait-signal", "--out", out, "fault:30000", "spin:300",
+                                   "sleep:400", "pinned-pair:300"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(0.3)  # its threads do their setup and wait at the barrier
+            gt.send_signal(signal.SIGUSR1)
+            assert gt.wait(timeout=120) == 0, gt.stderr.read()
+            tasks, switch = settled_sums(dt, cg), settled_sums(ds, cg)
+            assert dt.stop() == 0 and ds.stop() == 0
+    finally:
+        cg.remove()
+    truth = load_json(out)
+    th = {t["comm"]: t for t in truth["threads"]}
+    work_faults = sum(t["minflt"] - t["minflt_start"] for t in truth["threads"])
+    work_cpu = sum(t["cpu_ns"] for t in truth["threads"]) / 1e9
+    sleeper = (th["gt-sleep"]["wall_ns"] - th["gt-sleep"]["cpu_ns"]) / 1e9
+    pinned = (th["gt-pin0"]["cpu_ns"] + th["gt-pin1"]["cpu_ns"]) / 1e9
+    print(f"tasks {tasks}\nswitch {switch}\ntruth: faults {work_faults} (RUSAGE_SELF {truth['process_minflt']}), "
+          f"cpu {work_cpu:.4f} s (RUSAGE_SELF {truth['process_cpu_ns'] / 1e9:.4f}), sleeper wall-cpu {sleeper:.4f} s, "
+          f"pinned pair cpu {pinned:.4f} s")
+    # as tight as the per-switch ground-truth checks (test_prometheus_...)
+    assert work_faults <= tasks["faults"] <= truth["process_minflt"] + 100, tasks
+    assert 0.98 * work_cpu <= tasks["oncpu"] <= truth["process_cpu_ns"] / 1e9 + 0.05, tasks
+    assert tasks["task_clock"] == pytest.approx(tasks["oncpu"], rel=1e-6)  # task-clock is sum_exec_runtime
+    # the sleeper blocks for its whole sleep; each pinned spinner waits while the other runs
+    assert tasks["blocked"] >= 0.98 * sleeper, tasks
+    assert tasks["runqueue"] >= 0.5 * pinned, tasks
+    assert tasks["voluntary"] >= 1
+    # the same run accounted per switch
+    for key, rel, slack in (("faults", 0.01, 5), ("oncpu", 0.02, 0.01), ("blocked", 0.05, 0.02),
+                            ("runqueue", 0.05, 0.02), ("switches", 0.02, 10)):
+        assert abs(tasks[key] - switch[key]) <= rel * switch[key] + slack, (key, tasks[key], switch[key])
+
+
+def test_accounting_mode_is_said(tmp_path):
+    """One line says which accounting runs and why; auto takes tasks only when it is exact."""
+    def run(*args):
+        r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "0.3", "-I", "100", *args],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        lines = [l for l in r.stderr.splitlines() if l.startswith("tmabpf: accounting:")]
+        assert len(lines) == 1, r.stderr
+        return lines[0]
+    assert "accounting: tasks (every event is a per-thread kernel count" in run()
+    assert "accounting: tasks" in run("-e", "task-clock,page-faults,minor-faults,major-faults,context-switches,"
+                                      "cpu-migrations")
+    assert "accounting: per-switch (event 'cpu-clock' needs sched_switch counter deltas" in run("-e", "cpu-clock")
+    assert "accounting: per-switch (--uprobe needs exact per-switch deltas" in run(
+        "--uprobe", f"{GROUNDTRUTH}:gt_spin")
+    assert "accounting: per-switch (--accounting=switch" in run("--accounting=switch")
+    cfg = tmp_path / "d.conf"
+    cfg.write_text("accounting = switch\n")
+    assert "accounting: per-switch (--accounting=switch" in run("--config", str(cfg))
+    jsonl = tmp_path / "s.jsonl"
+    run("--jsonl", str(jsonl))
+    assert json.loads(jsonl.read_text().splitlines()[-1])["self"]["accounting"] == "tasks"
 
 
 def test_other_bucket_per_cgroup(tmp_path):
@@ -197,13 +299,16 @@ def series_values(m):
     return {k: v for k, v in m.items() if k[0].endswith("_total")}
 
 
-def test_counters_monotonic_across_exits():
+@pytest.mark.parametrize("accounting", ["tasks", "switch"])
+def test_counters_monotonic_across_exits(accounting):
     """Scrape while threads and processes come and go: no counter series ever goes
-    down, and the totals keep what exited threads did."""
+    down, and the totals keep what exited threads did.  In tasks mode the
+    cgroup's totals equal the churn's own getrusage (itself and its reaped
+    children): every exited thread's last interval came through its exit record."""
     cg = Cgroup("tmabpf-test-mono")
     if not cg.path:
         pytest.skip("no cgroup2 mount")
-    with Daemon("-I", "200") as d:
+    with Daemon("-I", "200", f"--accounting={accounting}") as d:
         churn = subprocess.Popen(["/bin/sh", "-c", f'echo $$ > {cg.path}/cgroup.procs && exec "$0" "$@"', CHURN,
                                   "--threads", "3000", "--procs", "100", "--seconds", "4"],
                                  stdout=subprocess.PIPE, text=True)
@@ -214,7 +319,7 @@ def test_counters_monotonic_across_exits():
                     drops.append((k, seen[k], v))
                 seen[k] = max(v, seen.get(k, v))
             time.sleep(0.2)
-        time.sleep(0.5)
+        settled_sums(d, cg)  # the churn's last threads are in (a loaded box may lag a few refreshes)
         final = d.metrics()
         for k, v in series_values(final).items():
             if k in seen and v < seen[k]:
@@ -225,6 +330,18 @@ def test_counters_monotonic_across_exits():
         rows = select(final, "tmabpf_events_total", cgroup=cg.rel, event="page-faults")
         assert sum(v for _, v in rows) >= 3000, rows
         assert select(final, "tmabpf_threads_exited_total")[0][1] >= 3000
+        out = json.loads(churn.stdout.read())
+        faults = sum(v for _, v in rows)
+        oncpu = sum(v for _, v in select(final, "tmabpf_oncpu_seconds_total", cgroup=cg.rel)) * 1e9
+        lost = select(final, "tmabpf_drops_total", reason="exit_records_lost")[0][1]
+        print(f"{accounting}: churn {out['threads']} threads: page faults {faults:.0f} (getrusage {out['faults']}), "
+              f"on-CPU {oncpu / 1e6:.1f} ms (getrusage {out['cpu_ns'] / 1e6:.1f} ms), exit records lost {lost:.0f}")
+        if accounting == "tasks":
+            assert lost == 0
+            # + the shell before exec and the churn's own exit (after its getrusage)
+            assert 0.99 * out["faults"] <= faults <= 1.01 * out["faults"] + 200, (faults, out)
+            # getrusage's times are the same scheduler runtime, split by ticks, in us
+            assert 0.98 * out["cpu_ns"] - 5e6 <= oncpu <= 1.02 * out["cpu_ns"] + 20e6, (oncpu, out)
         assert d.stop() == 0
     cg.remove()
 
@@ -238,12 +355,15 @@ SOAK_THREADS = int(os.environ.get("TMABPF_SOAK_THREADS", "12000"))
 SOAK_SECONDS = float(os.environ.get("TMABPF_SOAK_SECONDS", "40"))
 
 
-def test_soak_bounded_memory_and_maps():
-    """10,000+ threads and hundreds of processes churned through a daemon whose LRU
-    threads map (512) is smaller than the 600 threads held alive: RSS stays under
-    64 MB and flat, map entries never pass the limit, evictions are counted."""
+@pytest.mark.parametrize("accounting", ["tasks", "switch"])
+def test_soak_bounded_memory_and_maps(accounting):
+    """10,000+ threads and hundreds of processes churned through a daemon whose
+    threads table (512: the LRU map per-switch, the per-thread records in tasks
+    mode) is smaller than the 600 threads held alive: RSS stays under 64 MB and
+    flat, entries never pass the limit, evictions (switch) or threads left out
+    (tasks) are counted."""
     max_threads = 512
-    with Daemon("-I", "200", "--max-threads", str(max_threads)) as d:
+    with Daemon("-I", "200", "--max-threads", str(max_threads), f"--accounting={accounting}") as d:
         churn = subprocess.Popen([CHURN, "--threads", str(SOAK_THREADS), "--procs", "300", "--hold", "600",
                                   "--seconds", str(SOAK_SECONDS)], stdout=subprocess.PIPE, text=True)
         t0, samples, entries, tracked = time.time(), [], [], []
@@ -263,18 +383,22 @@ def test_soak_bounded_memory_and_maps():
     early = max(kb for t, kb in samples if t <= SOAK_SECONDS / 4)
     late = max(kb for t, kb in samples if t >= SOAK_SECONDS / 2)
     exited = select(m, "tmabpf_threads_exited_total")[0][1]
-    print(f"soak: {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS first quarter "
+    print(f"soak ({accounting}): {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS first quarter "
           f"{early} kB, second half {late} kB, peak {peak} kB; map entries max {max(entries):.0f}/{max_threads}; "
           f"exits folded {exited:.0f}; evicted/lost "
           f"{select(m, 'tmabpf_drops_total', reason='threads_evicted_or_lost')[0][1]:.0f}; exit records lost "
-          f"{select(m, 'tmabpf_drops_total', reason='exit_records_lost')[0][1]:.0f}")
+          f"{select(m, 'tmabpf_drops_total', reason='exit_records_lost')[0][1]:.0f}; left out (table full) "
+          f"{select(m, 'tmabpf_drops_total', reason='threads_map_full')[0][1]:.0f}")
     assert peak <= 64 * 1024, f"RSS peak {peak} kB > 64 MB"
     assert late - early <= 4 * 1024, f"RSS grew from {early} kB (first quarter) to {late} kB (second half)"
     assert max(entries) <= max_threads
     assert max(t["threads"] for t in tracked) <= max_threads
     assert max(t["processes"] for t in tracked) <= max_threads + 100  # live ones + top-procs lingering
     assert select(m, "tmabpf_map_capacity_entries", map="threads")[0][1] == max_threads
-    assert select(m, "tmabpf_drops_total", reason="threads_evicted_or_lost")[0][1] > 0, "LRU never evicted"
+    if accounting == "switch":
+        assert select(m, "tmabpf_drops_total", reason="threads_evicted_or_lost")[0][1] > 0, "LRU never evicted"
+    else:
+        assert select(m, "tmabpf_drops_total", reason="threads_map_full")[0][1] > 0, "the table never filled"
     assert exited >= 0.9 * out["threads"], (exited, out)
 
 
@@ -354,6 +478,11 @@ def test_sigint_and_duration_stop_cleanly():
     (["--jsonl", "/nonexistent/dir/x.jsonl"], "--jsonl"),
     (["-e", "bogus-event"], "unknown event"),
     (["--uprobe", "libnosuchlib.so:foo"], "libnosuchlib"),
+    (["--accounting", "bogus"], "bad --accounting 'bogus'"),
+    (["--accounting=tasks", "-e", "cpu-clock"], "--accounting=tasks: event 'cpu-clock' needs sched_switch"),
+    (["--accounting=tasks", "--uprobe", f"{GROUNDTRUTH}:gt_spin"], "--accounting=tasks: --uprobe"),
+    (["--accounting=tasks", "--tma"], "--accounting=tasks: --tma"),
+    (["--accounting=tasks", "-e", "bogus-event"], "unknown event"),
 ])
 def test_bad_usage(args, needle):
     r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", *args],

@@ -12,8 +12,12 @@
  *     S  spread the churn over about S seconds (10)
  *     B  threads started at once (32)
  *
- * Output, one line: {"threads": T, "processes": P, "held": H, "seconds": S}
- * (T counts every thread that ran, the held ones and the processes' included).
+ * Output, one line: {"threads": T, "processes": P, "held": H, "seconds": S,
+ *                    "faults": F, "cpu_ns": C}
+ * (T counts every thread that ran, the held ones and the processes' included;
+ * F and C: page faults (minor + major) and user + system time of this process
+ * and its reaped children, getrusage(RUSAGE_SELF) + getrusage(RUSAGE_CHILDREN)
+ * just before the line is printed).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,7 +168,16 @@ int main(int argc, char **argv)
 	stop_holders = 1;
 	for (long i = 0; i < hold; i++)
 		pthread_join(holders[i], NULL);
-	printf("{\"threads\": %ld, \"processes\": %ld, \"held\": %ld, \"seconds\": %.3f}\n", done + hold, forked, hold,
-	       now_s() - t0);
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	printf("{\"threads\": %ld, \"processes\": %ld, \"held\": %ld, \"seconds\": %.3f, \"faults\": %ld, "
+	       "\"cpu_ns\": %lld}\n", done + hold, forked, hold, now_s() - t0,
+	       self.ru_minflt + self.ru_majflt + kids.ru_minflt + kids.ru_majflt,
+	       (long long)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) *
+			       1000000000LL +
+		       (long long)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+				   kids.ru_stime.tv_usec) * 1000LL);
 	return 0;
 }

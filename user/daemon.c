@@ -19,6 +19,7 @@
 #include "budget.h"
 #include "cpu_detect.h"
 #include "daemon.h"
+#include "daemon_accounting.h"
 #include "daemon_agg.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
@@ -26,6 +27,7 @@
 #include "daemon_sampling.h"
 #include "run.h"
 #include "samples_loader.h"
+#include "tasks_loader.h"
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "tma.h"
@@ -53,7 +55,15 @@ struct daemon {
 	uint32_t *drop_tids;	/* threads that exited one refresh ago: their function rows go */
 	size_t n_drop_tids;
 	int shed_streak;
+	struct accounting_choice acct;	/* --accounting */
+	struct tasks_prog *tasks;	/* tasks mode: the task programs; NULL: the spine (env->prog) */
 };
+
+/* Exited threads' records, from whichever accounting runs. */
+static int poll_exits(struct daemon *D, int timeout_ms)
+{
+	return D->tasks ? tasks_poll(D->tasks, timeout_ms) : threads_poll(D->env->prog, timeout_ms);
+}
 
 static unsigned long long mono_ns(void)
 {
@@ -191,7 +201,8 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	if (D->budget.floor_over && !was_over)
 		warn_add("budget: tmabpf's BPF time is %.2f%% of a CPU, over --max-overhead %.2f%%%s", 100 * D->budget.cost,
 			 100 * D->budget.limit,
-			 D->sampler ? " even at the lowest sampling rate (context-switch accounting alone)" :
+			 D->sampler ? " even at the lowest sampling rate (thread accounting alone)" :
+			 D->tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
 	shed_uprobes(D, dup, dbpf);
 }
@@ -259,7 +270,7 @@ static void refresh(struct daemon *D)
 	size_t n = 0;
 	bool snap;
 
-	snap = threads_read(env->prog, &live, &n) == 0;
+	snap = (D->tasks ? tasks_read(D->tasks, &live, &n) : threads_read(env->prog, &live, &n)) == 0;
 	if (snap) {
 		agg_begin(&D->agg);
 		for (size_t i = 0; i < n; i++)
@@ -267,14 +278,19 @@ static void refresh(struct daemon *D)
 		D->self.threads_in_map = n;
 	}
 	free(live);
-	threads_poll(env->prog, 0);	/* exits up to now: none of the threads not seen can still come */
+	poll_exits(D, 0);	/* exits up to now: none of the threads not seen can still come */
 	if (env->uprobes)
 		refresh_funcs(D);
 	if (snap)
 		agg_end(&D->agg, mono_ns());
 	if (D->sampler)
 		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
-	threads_self_stats(env->prog, &D->self.spine);
+	if (D->tasks)
+		tasks_self_stats(D->tasks, &D->self.spine);
+	else
+		threads_self_stats(env->prog, &D->self.spine);
+	if (D->sampler)
+		samples_stats_add(&D->samp.prog, &D->self.spine);	/* standalone (tasks mode): its own slots */
 	if (env->uprobes)
 		uprobes_run_stats(env->uprobes, &D->self.uprobe_run_ns, &D->self.uprobe_run_cnt);
 	if (D->sampler)
@@ -316,15 +332,17 @@ static int loop(void *ctx, const struct run_env *env)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	D->self.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
 	refresh(D);
-	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads map %d "
-		"(LRU)\n", http_bound(D->http), d->interval_ms, env->evs->n, env->o->max_threads);
+	fprintf(stderr, "tmabpf: %s\n", D->acct.line);
+	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads %s %d\n",
+		http_bound(D->http), d->interval_ms, env->evs->n, D->tasks ? "at most" : "map (LRU)",
+		env->o->max_threads);
 	next = start + d->interval_ms * 1000000ULL;
 	deadline = env->o->duration_s > 0 ? start + (unsigned long long)(env->o->duration_s * 1e9) : 0;
 	for (;;) {
 		unsigned long long t = mono_ns();
 		long long wait_ms = ((long long)next - (long long)t) / 1000000;
 
-		threads_poll(env->prog, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
+		poll_exits(D, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
 		if (D->sampler)
 			dsamp_poll(&D->samp);
 		if (*env->stop) {
@@ -358,6 +376,8 @@ int cmd_daemon(int argc, char **argv)
 	int r;
 
 	r = daemon_parse(argc, argv, &d);
+	if (!r)
+		r = accounting_choose(&d, &D.acct);
 	if (r) {
 		daemon_opts_free(&d);
 		return r < 0 ? 0 : r;
@@ -376,7 +396,8 @@ int cmd_daemon(int argc, char **argv)
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
 	}
-	r = run_with_mode(&d.run, &mode);
+	D.self.accounting = D.acct.tasks ? "tasks" : "switch";
+	r = D.acct.tasks ? daemon_tasks_run(&d.run, &mode, &D.tasks) : run_with_mode(&d.run, &mode);
 	http_stop(D.http);
 	if (D.jsonl)
 		fclose(D.jsonl);

@@ -12,7 +12,7 @@
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
-	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS,
+	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
 };
 
 static const struct option long_opts[] = {
@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "top-procs", required_argument, NULL, OPT_TOP_PROCS },
 	{ "top-threads", required_argument, NULL, OPT_TOP_THREADS },
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+	{ "accounting", required_argument, NULL, OPT_ACCOUNTING },
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "expire", required_argument, NULL, OPT_EXPIRE },
 	{ "jsonl", required_argument, NULL, OPT_JSONL },
@@ -70,6 +71,10 @@ void daemon_usage(FILE *f)
 	      "      --config FILE       read options from FILE: 'key = value' lines, keys are the long\n"
 	      "                          option names (listen, event, uprobe, ...); '#' comments; flags\n"
 	      "                          given on the command line win, uprobe lines add up\n"
+	      "      --accounting MODE   auto (default), tasks or switch: 'tasks' reads the kernel's per-thread\n"
+	      "                          counts once per interval (nothing per context switch; software\n"
+	      "                          events only), 'switch' accounts at every context switch (hardware\n"
+	      "                          events, --uprobe); 'auto' takes tasks when it is exact\n"
 	      "  -e, --event E[,E]       counters (default: the TMA recipe on PMU hosts, else\n"
 	      "                          task-clock,page-faults)\n"
 	      "      --uprobe LIB:GLOB   per-function calls and time (repeatable)\n"
@@ -190,6 +195,16 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
 	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
 	case OPT_JSONL: d->jsonl_path = arg; return 0;
+	case OPT_ACCOUNTING:
+		if (!strcmp(arg, "auto"))
+			d->accounting = DAEMON_ACCT_AUTO;
+		else if (!strcmp(arg, "tasks"))
+			d->accounting = DAEMON_ACCT_TASKS;
+		else if (!strcmp(arg, "switch"))
+			d->accounting = DAEMON_ACCT_SWITCH;
+		else
+			return bad("--accounting", arg, "auto, tasks or switch");
+		return 0;
 	case OPT_CONFIG: return 0;	/* read before everything else */
 	case 'e': o->events = arg; return 0;
 	case OPT_UPROBE:

@@ -8,6 +8,12 @@
 
 #define DAEMON_MAX_CONFIG_ARGS 256
 
+enum daemon_accounting {
+	DAEMON_ACCT_AUTO = 0,	/* tasks when every event is derivable and no --uprobe, else switch */
+	DAEMON_ACCT_TASKS,	/* task iterator + exit hook: nothing per context switch */
+	DAEMON_ACCT_SWITCH,	/* the spine at sched_switch */
+};
+
 struct daemon_opts {
 	struct options run;		/* what profiling runs share: -e, --uprobe, map sizes, --cpu, --tma, -d */
 	const char *listen;		/* --listen ADDR:PORT */
@@ -19,6 +25,7 @@ struct daemon_opts {
 	int top_procs, top_threads, max_cgroups;
 	double min_share_pct;		/* --min-share */
 	double expire_s;
+	enum daemon_accounting accounting;	/* --accounting */
 	const char *jsonl_path;
 	const char *config_path;
 	char *config_args[DAEMON_MAX_CONFIG_ARGS];	/* strings from the config file (owned) */

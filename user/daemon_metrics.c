@@ -248,13 +248,15 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_build_info", "gauge", "tmabpf build and host facts (always 1).");
 	{
 		const char *labels[] = { "version", TMABPF_VERSION, "kernel", v->host->kernel,
-					 "recipe", v->recipe ? v->recipe : "none", "pmu", v->host->pmu ? "1" : "0", NULL };
+					 "recipe", v->recipe ? v->recipe : "none", "pmu", v->host->pmu ? "1" : "0",
+					 "accounting", s->accounting ? s->accounting : "switch", NULL };
 		prom_sample(f, "tmabpf_build_info", labels, 1);
 	}
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",
 		    "tmabpf's own BPF run time (kernel BPF stats), per group of programs.");
 	{
-		const char *sp[] = { "programs", "spine", NULL }, *up[] = { "programs", "uprobes", NULL },
+		const char *sp[] = { "programs", s->accounting && !strcmp(s->accounting, "tasks") ? "tasks" : "spine", NULL },
+			   *up[] = { "programs", "uprobes", NULL },
 			   *sa[] = { "programs", "sampler", NULL };
 		prom_sample(f, "tmabpf_bpf_run_seconds_total", sp, s->spine.bpf_run_ns / 1e9);
 		if (v->funcs)
@@ -446,6 +448,7 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 	if (v->samp)
 		dsamp_jsonl_write(&j, v->samp, a);
 	json_obj_begin(&j, "self");
+	json_str(&j, "accounting", s->accounting ? s->accounting : "switch");
 	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);
 	json_double(&j, "budget_ratio", s->budget->limit);

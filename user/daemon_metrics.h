@@ -17,7 +17,8 @@ struct dsamp;
 
 /* tmabpf's own cost and state, gathered at each refresh. */
 struct daemon_self {
-	struct self_stats spine;	/* threads programs: run time, drops */
+	struct self_stats spine;	/* threads programs (tasks mode: the task programs): run time, drops */
+	const char *accounting;		/* "tasks" or "switch" (--accounting) */
 	unsigned long long uprobe_run_ns, uprobe_run_cnt;
 	unsigned long long sample_run_ns, sample_run_cnt;	/* the sampler's program */
 	unsigned long long threads_in_map, max_threads;

@@ -42,7 +42,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->nr_cpus = pc->nr_cpus;
+	s->nr_cpus = pc ? pc->nr_cpus : libbpf_num_possible_cpus();
 	s->hz = cfg->hz;
 	s->max_rows = cfg->max_rows;
 	s->on_notice = cfg->on_notice;
@@ -52,15 +52,23 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 		snprintf(err, errlen, "opening the sample program: %s", strerror(errno));
 		return -errno;
 	}
-	s->skel->rodata->cfg_nr_events = pc->nr_events;
-	s->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
-	s->skel->rodata->cfg_filter = tcfg->filter;
-	s->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
-	s->skel->rodata->cfg_main_id = tcfg->main_id;
-	s->skel->rodata->cfg_cgroup = tcfg->cgroup;	/* threads first met at a sample keep their cgroup (daemon) */
+	s->skel->rodata->cfg_nr_events = pc ? pc->nr_events : 0;
+	s->skel->rodata->cfg_nr_cpus = s->nr_cpus;
+	s->skel->rodata->cfg_filter = tcfg ? tcfg->filter : FILTER_ALL;
+	s->skel->rodata->cfg_follow_fork = tcfg && tcfg->follow_fork;
+	s->skel->rodata->cfg_main_id = tcfg ? tcfg->main_id : 0;
+	s->skel->rodata->cfg_cgroup = tcfg && tcfg->cgroup;	/* threads first met at a sample keep their cgroup (daemon) */
+	s->skel->rodata->cfg_no_account = !tp;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
-	r = threads_share_maps(tp, s->skel->obj);
+	if (tp) {
+		r = threads_share_maps(tp, s->skel->obj);
+	} else {	/* standalone: the spine's maps unused, kept small */
+		bpf_map__set_max_entries(s->skel->maps.counters, 1);
+		bpf_map__set_max_entries(s->skel->maps.threads, 1);
+		bpf_map__set_max_entries(s->skel->maps.pids, 1);
+		r = 0;
+	}
 	if (!r)
 		r = samples_bpf__load(s->skel);
 	if (r) {
@@ -375,14 +383,15 @@ const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_
 
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
 	*ns = *cnt = 0;
-	if (s->skel && bpf_prog_get_info_by_fd(bpf_program__fd(s->skel->progs.tmabpf_sample), &info, &len) == 0) {
-		*ns = info.run_time_ns;
-		*cnt = info.run_cnt;
-	}
+	if (s->skel)
+		prog_run_stats_add(s->skel->progs.tmabpf_sample, ns, cnt);
+}
+
+void samples_stats_add(struct samples_prog *s, struct self_stats *self)
+{
+	if (s->skel && s->skel->rodata->cfg_no_account)
+		stats_map_add(bpf_map__fd(s->skel->maps.stats), s->nr_cpus, self);
 }
 
 void samples_detach(struct samples_prog *s)

@@ -51,7 +51,9 @@ struct sample_row {
 	struct sample_stats s;
 };
 
-/* Load the program, reusing the spine's maps (threads_load first). */
+/* Load the program, reusing the spine's maps (threads_load first).  tp, pc and tcfg
+ * NULL: standalone, every thread, samples without thread records or counter deltas
+ * (the daemon's task accounting). */
 int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct perf_counters *pc,
 		 const struct threads_cfg *tcfg, const struct samples_cfg *cfg, char *err, size_t errlen);
 /* Open the sampling event on every CPU and attach the program to each. */
@@ -77,6 +79,10 @@ int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *
 const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id);
 /* BPF run time of the sample program (kernel BPF stats). */
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt);
+/* Standalone: add the sampler's own stats slots (STAT_SAMPLE*) into self; shared maps: nothing
+ * (the spine's stats already hold them). */
+struct self_stats;
+void samples_stats_add(struct samples_prog *s, struct self_stats *self);
 /* Stop sampling (links and events), keeping the maps readable. */
 void samples_detach(struct samples_prog *s);
 void samples_destroy(struct samples_prog *s);

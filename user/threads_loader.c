@@ -224,7 +224,7 @@ int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
 	return 0;
 }
 
-static void prog_stats(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt)
+void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -235,24 +235,28 @@ static void prog_stats(struct bpf_program *prog, unsigned long long *ns, unsigne
 	}
 }
 
-void threads_self_stats(struct threads_prog *p, struct self_stats *s)
+void stats_map_add(int fd, int ncpu, struct self_stats *s)
 {
-	int ncpu = p->nr_cpus;
 	__u64 vals[STAT_MAX * ncpu];
 	__u32 keys[STAT_MAX];
-	struct bpf_program *prog;
 	size_t n;
+
+	if (map_read_all(fd, sizeof(keys[0]), ncpu * sizeof(__u64), keys, vals, STAT_MAX, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			for (int c = 0; c < ncpu && keys[i] < STAT_MAX; c++)
+				s->stat[keys[i]] += vals[i * ncpu + c];
+}
+
+void threads_self_stats(struct threads_prog *p, struct self_stats *s)
+{
+	struct bpf_program *prog;
 
 	memset(s, 0, sizeof(*s));
 	s->run_stats = p->run_stats;
 	bpf_object__for_each_program(prog, p->skel->obj)
-		prog_stats(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
-	prog_stats(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);
-	if (map_read_all(bpf_map__fd(p->skel->maps.stats), sizeof(keys[0]), ncpu * sizeof(__u64), keys, vals,
-			 STAT_MAX, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			for (int c = 0; c < ncpu && keys[i] < STAT_MAX; c++)
-				s->stat[keys[i]] += vals[i * ncpu + c];
+		prog_run_stats_add(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
+	prog_run_stats_add(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);
+	stats_map_add(bpf_map__fd(p->skel->maps.stats), p->nr_cpus, s);
 	s->max_threads = p->max_threads;
 }
 

@@ -61,6 +61,11 @@ int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t err
 int threads_poll(struct threads_prog *p, int timeout_ms);
 /* Current sums of live threads; *out is malloc'd. */
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n);
+/* Add a program's kernel BPF stats (run time, runs) into *ns and *cnt. */
+struct bpf_program;
+void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt);
+/* Add a stats map's per-CPU slots (enum stat) into s->stat. */
+void stats_map_add(int fd, int ncpu, struct self_stats *s);
 void threads_self_stats(struct threads_prog *p, struct self_stats *s);
 /* Stop accounting: destroy the links (nothing stays attached). */
 void threads_detach(struct threads_prog *p);

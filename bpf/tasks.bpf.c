@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Per-thread accounting with no per-switch hook (daemon --accounting=tasks).
+ *
+ * The kernel already keeps, in every task_struct, the cumulative counts the
+ * spine would otherwise add up at each sched_switch: on-CPU time
+ * (se.sum_exec_runtime), time waiting on a runqueue (sched_info.run_delay),
+ * page faults (min_flt, maj_flt), context switches (nvcsw, nivcsw) and
+ * migrations (se.nr_migrations).  A task iterator reads them for every thread
+ * once per daemon interval; sched_process_exit and sched_process_free, which
+ * run once per thread, read them into a ring buffer so that a thread's last
+ * interval survives its exit: the exit record orders the end (below), the
+ * free record has the final counts (se.sum_exec_runtime is only brought up to
+ * date at the dead task's last switch, after sched_process_exit).  Nothing
+ * runs at context switches.
+ *
+ * Ordering: sched_process_exit runs before exit_notify() sets exit_state,
+ * and the iterator skips tasks whose exit_state is set (or already reaped).
+ * A thread missing from an iteration therefore has its exit record in the
+ * ring buffer already, which user space drains right after the iteration (as
+ * for the spine's threads map).  A thread between the two may show in an
+ * iteration after its exit record: user space keeps a tombstone for it
+ * (task_acct.c), so nothing is counted twice.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "tmabpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 21);	/* set by the loader */
+} task_exits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TASK_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} task_stats SEC(".maps");
+
+static __always_inline void task_stat_inc(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&task_stats, &slot);
+
+	if (v)
+		*v += 1;
+}
+
+/* task is a trusted BTF pointer: plain loads (the verifier guards faults). */
+static __always_inline void task_fill(struct task_rec *r, struct task_struct *task, __u64 now)
+{
+	r->pid = task->tgid;
+	r->tid = task->pid;
+	__builtin_memcpy(r->comm, task->comm, sizeof(r->comm));
+	r->cgroup_id = task->cgroups->dfl_cgrp->kn->id;	/* as account.bpf.h task_cgroup_id() */
+	r->start_ns = task->start_time;
+	r->now_ns = now;
+	r->exec_ns = task->se.sum_exec_runtime;
+	if (bpf_core_field_exists(task->sched_info))
+		r->run_delay_ns = task->sched_info.run_delay;
+	r->min_flt = task->min_flt;
+	r->maj_flt = task->maj_flt;
+	r->nvcsw = task->nvcsw;
+	r->nivcsw = task->nivcsw;
+	r->nr_migrations = task->se.nr_migrations;
+}
+
+SEC("iter/task")
+int tmabpf_task_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct task_rec r = {};
+
+	if (!task)
+		return 0;
+	/* past exit_notify(): its exit record is in the ring buffer already */
+	if (task->exit_state)
+		return 0;
+	task_fill(&r, task, bpf_ktime_get_ns());
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
+static __always_inline void task_end(struct task_struct *task, __u32 kind)
+{
+	struct task_rec *r;
+
+	if (!task->pid)
+		return;
+	r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
+	if (!r) {
+		task_stat_inc(TASK_STAT_EXIT_DROPS);
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	task_fill(r, task, bpf_ktime_get_ns());
+	r->exited = kind;
+	/* no wakeup: its irq_work (a self-IPI, a VM exit on virtual machines)
+	 * cost ~20 us per record here; user space drains on a timer instead */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tmabpf_task_exit, struct task_struct *task)
+{
+	task_end(task, 1);
+	return 0;
+}
+
+/* After release_task() and an RCU grace period: the dead task's final counts. */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tmabpf_task_free, struct task_struct *task)
+{
+	task_end(task, 2);
+	return 0;
+}

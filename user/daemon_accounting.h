@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's accounting mode (--accounting=auto|tasks|switch):
+ *   tasks   the kernel's own per-thread counts (task_struct), read by a task
+ *           iterator once per interval and at thread exit: nothing runs at
+ *           context switches; software events that are such counts only;
+ *   switch  the spine at every sched_switch (~230 ns each): hardware counter
+ *           deltas, TMA, per-function sums (--uprobe).
+ * auto takes tasks when it is exact (every event derivable, no --uprobe, no
+ * --tma), else switch, and says which and why.
+ */
+#ifndef TMABPF_DAEMON_ACCOUNTING_H
+#define TMABPF_DAEMON_ACCOUNTING_H
+#include <stdbool.h>
+#include "daemon_cli.h"
+#include "run.h"
+
+struct tasks_prog;
+
+struct accounting_choice {
+	bool tasks;
+	char line[320];		/* "accounting: ... (why)", printed once the daemon serves */
+};
+
+/* Decide; 0, or EXIT_USAGE after one line (--accounting=tasks that cannot be exact). */
+int accounting_choose(const struct daemon_opts *d, struct accounting_choice *c);
+
+/* run_with_mode() for tasks mode: events, privilege, the task programs, then
+ * m->loop with env->prog NULL; *slot points to the loaded programs meanwhile. */
+int daemon_tasks_run(struct options *o, const struct run_mode *m, struct tasks_prog **slot);
+
+#endif
