@@ -412,11 +412,14 @@ def test_config_file_uprobes_and_jsonl(tmp_path):
                    f"uprobe = {GROUNDTRUTH}:gt_fault_pages\n"
                    "interval = 250\n"
                    f"jsonl = {jsonl}\n"
-                   "top-threads = 5\n")
+                   "top-threads = 5\n"
+                   "max-overhead = 100\n")  # a loaded host must not cut sampling to 1 Hz here
     with Daemon("--config", str(cfg)) as d:
         out = str(tmp_path / "gt.json")
         gt = subprocess.run([GROUNDTRUTH, "--repeat", "7", "--out", out, "fault:64"], timeout=60)
         assert gt.returncode == 0
+        # something to sample: 300 ms of CPU is about 15 samples at 49 Hz
+        assert subprocess.run([GROUNDTRUTH, "--out", str(tmp_path / "spin.json"), "spin:300"], timeout=60).returncode == 0
         truth = load_json(out)
         time.sleep(1.0)
         m = d.metrics()
