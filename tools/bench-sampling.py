@@ -17,7 +17,7 @@ over the rounds is printed with its spread (tools/benchlib.py).  Two throughputs
 Also tmabpf's sample-program BPF time (kernel BPF stats) as a share of the
 loop's CPU time: the profiler's own cost, free of noise.
 
-  tools/bench-sampling.py [--seconds S] [--rounds N] [--cpu C]
+  tools/bench-sampling.py [--seconds S] [--rounds N] [--cpu C] [--rates 49,99,999] [--no-spine]
 
 """
 import argparse
@@ -42,11 +42,16 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.5)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1)
+    ap.add_argument("--rates", default=",".join(map(str, RATES)), help="comma-separated rates (Hz)")
+    ap.add_argument("--no-spine", action="store_true", help="skip tmabpf without --sample")
     a = ap.parse_args()
+    rates = [int(x) for x in a.rates.split(",")]
     tmp = tempfile.mkdtemp(prefix="bench-sampling-")
     work = ["taskset", "-c", str(a.cpu), HOTFUNCS, "--seconds", str(a.seconds), "bench"]
-    configs = [("baseline", work, None), ("tmabpf (no --sample)", [TMABPF, "--quiet", "--", *work], None)]
-    for hz in RATES:
+    configs = [("baseline", work, None)]
+    if not a.no_spine:
+        configs.append(("tmabpf (no --sample)", [TMABPF, "--quiet", "--", *work], None))
+    for hz in rates:
         js = os.path.join(tmp, f"tm{hz}.json")
         configs.append((f"tmabpf --sample={hz}", [TMABPF, f"--sample={hz}", "--quiet", "--json", js, "--", *work], js))
         configs.append((f"perf record -F {hz} -g", ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(hz), "-g",
@@ -78,7 +83,7 @@ def main():
             extra = f"{share:.4f} % ({ns:.0f} ns per sample, idle CPUs' included)"
         print(f"{name:<24} {benchlib.loss_summary(ratios[name][0]):<52} {benchlib.loss_summary(ratios[name][1]):<40} "
               f"{extra}")
-    for hz in RATES:
+    for hz in rates:
         t, p = ratios[f"tmabpf --sample={hz}"], ratios[f"perf record -F {hz} -g"]
         print(f"{hz:>4} Hz median loss (wall / cpu): tmabpf {benchlib.median_loss(t[0]):.2f} % / "
               f"{benchlib.median_loss(t[1]):.2f} %, perf record {benchlib.median_loss(p[0]):.2f} % / "
