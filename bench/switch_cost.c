@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "child_progs.h"
 #include "events.h"
 #include "min_switch.skel.h"
 #include "perf_open.h"
@@ -118,46 +119,9 @@ static int measure_minimal(const char *dir, int rt, int reps, bool reads, struct
  * instances on the host (tests, other checkouts) do not count. */
 static int tmabpf_prog_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
 {
-	char dir[64], path[320], line[256];
-	struct dirent *de;
-	DIR *d;
+	static const char *const names[] = { "tmabpf_switch", NULL };
 
-	*ns = *cnt = 0;
-	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", child);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		unsigned int id = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "prog_id: %u", &id) == 1)
-				break;
-		if (f)
-			fclose(f);
-		if (id) {
-			int fd = bpf_prog_get_fd_by_id(id);
-			struct bpf_prog_info info = {};
-			__u32 len = sizeof(info);
-			char link[320], target[64];
-			ssize_t n;
-
-			snprintf(link, sizeof(link), "/proc/%d/fd/%s", child, de->d_name);
-			n = readlink(link, target, sizeof(target) - 1);
-			target[n > 0 ? n : 0] = 0;
-			/* a link and its program both name the id: count program fds only */
-			if (fd >= 0 && strstr(target, "bpf-prog") && bpf_prog_get_info_by_fd(fd, &info, &len) == 0 &&
-			    !strcmp(info.name, "tmabpf_switch")) {
-				*ns += info.run_time_ns;
-				*cnt += info.run_cnt;
-			}
-			if (fd >= 0)
-				close(fd);
-		}
-	}
-	if (d)
-		closedir(d);
+	child_prog_stats(child, names, ns, cnt);
 	return *cnt ? 0 : -1;
 }
 

@@ -23,11 +23,13 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "child_progs.h"
 #include "elfsyms.h"
 #include "events.h"
 #include "link_detach.h"
 #include "min_uprobe.skel.h"
 #include "perf_open.h"
+#include "uprobes_loader.h"
 
 #define EVENTS "task-clock,page-faults"
 #define CALLS 200000
@@ -99,50 +101,9 @@ static double pair_cost(struct bpf_program *in, struct bpf_program *out, const c
  * /proc/PID/fdinfo): other tmabpf instances on the host do not count. */
 static void tmabpf_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
 {
-	char dir[64], path[320], line[256];
-	struct dirent *de;
-	DIR *d;
+	static const char *const names[] = { "tmabpf_uentry", "tmabpf_uexit", "tmabpf_usess", NULL };
 
-	*ns = *cnt = 0;
-	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", child);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		FILE *f;
-		unsigned int id = 0;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "prog_id: %u", &id) == 1)
-				break;
-		if (f)
-			fclose(f);
-		if (id) {
-			int fd = bpf_prog_get_fd_by_id(id);
-			struct bpf_prog_info info = {};
-			__u32 len = sizeof(info);
-
-			/* a link and its program both name the id: count program fds only */
-			if (fd >= 0 && bpf_prog_get_info_by_fd(fd, &info, &len) == 0 &&
-			    (!strcmp(info.name, "tmabpf_uentry") || !strcmp(info.name, "tmabpf_uexit") ||
-			     !strcmp(info.name, "tmabpf_usess"))) {
-				char link[320], target[64];
-				ssize_t n;
-
-				snprintf(link, sizeof(link), "/proc/%d/fd/%s", child, de->d_name);
-				n = readlink(link, target, sizeof(target) - 1);
-				target[n > 0 ? n : 0] = 0;
-				if (strstr(target, "bpf-prog")) {
-					*ns += info.run_time_ns;
-					*cnt += info.run_cnt;
-				}
-			}
-			if (fd >= 0)
-				close(fd);
-		}
-	}
-	if (d)
-		closedir(d);
+	child_prog_stats(child, names, ns, cnt);
 }
 
 static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace, double *bpf_ns_hit)
@@ -183,22 +144,6 @@ static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace
 	return r;
 }
 
-#define ATTACH_UPROBE_SESSION 57	/* BPF_TRACE_UPROBE_SESSION, kernel >= 6.13 */
-
-/* A session link as tmabpf creates it (user/uprobes_loader.c); -1 and errno on failure. */
-static int session_link(int prog_fd, const char *path, const unsigned long *offs, int n)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.prog_fd = prog_fd;
-	a.link_create.attach_type = ATTACH_UPROBE_SESSION;
-	a.link_create.uprobe_multi.path = (__u64)(unsigned long)path;
-	a.link_create.uprobe_multi.offsets = (__u64)(unsigned long)offs;
-	a.link_create.uprobe_multi.cnt = n;
-	return syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-}
-
 /* Attach/detach of the 1000 functions of a generated library (tools/gen_manyfuncs.sh), empty programs. */
 static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 {
@@ -232,7 +177,7 @@ static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 		int fd, ok;
 
 		t0 = mono_ns();
-		fd = session_link(bpf_program__fd(skel->progs.empty_session), libc, offs, n);
+		fd = uprobe_session_link(bpf_program__fd(skel->progs.empty_session), libc, offs, NULL, n);
 		t1 = mono_ns();
 		ok = fd >= 0;
 		if (!ok)

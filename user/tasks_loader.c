@@ -31,29 +31,6 @@ static int on_exit_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static bool stats_sysctl_on(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v == 1;
-}
-
-static unsigned int ringbuf_size(int max_threads)
-{
-	unsigned long want = (unsigned long)max_threads * (sizeof(struct task_rec) + 8);
-	unsigned int sz = 1u << 20;
-
-	while (sz < want && sz < (1u << 28))
-		sz <<= 1;
-	return sz;
-}
-
 int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threads, thread_exit_fn on_exit, void *ctx,
 	       char *err, size_t errlen)
 {
@@ -75,7 +52,7 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	p->skel = tasks_bpf__open();
 	if (!p->skel)
 		return hint(-errno, err, errlen, "opening the task accounting BPF object");
-	bpf_map__set_max_entries(p->skel->maps.task_exits, ringbuf_size(max_threads));
+	bpf_map__set_max_entries(p->skel->maps.task_exits, ringbuf_bytes((unsigned long)max_threads * (sizeof(struct task_rec) + 8)));
 	r = tasks_bpf__load(p->skel);
 	if (r)
 		return hint(r, err, errlen, "loading the task accounting BPF programs");
@@ -83,7 +60,7 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	if (!p->rb)
 		return hint(-errno, err, errlen, "creating the exit ring buffer");
 	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
-	p->run_stats = p->stats_fd >= 0 || stats_sysctl_on();
+	p->run_stats = p->stats_fd >= 0 || bpf_stats_sysctl_on();
 	return 0;
 }
 

@@ -42,7 +42,7 @@ static int load_hint(int err, char *buf, size_t len, const char *what)
 
 /* BPF_ENABLE_STATS needs CAP_SYS_ADMIN; an administrator may have turned the
  * stats on for everyone instead (sysctl kernel.bpf_stats_enabled=1). */
-static bool stats_sysctl_on(void)
+bool bpf_stats_sysctl_on(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
 	int v = 0;
@@ -55,9 +55,8 @@ static bool stats_sysctl_on(void)
 	return v == 1;
 }
 
-static unsigned int ringbuf_size(int max_threads)
+unsigned int ringbuf_bytes(unsigned long want)
 {
-	unsigned long want = (unsigned long)max_threads / 8 * sizeof(struct thread_stats);
 	unsigned int sz = 1u << 20;
 
 	while (sz < want && sz < (1u << 28))
@@ -95,7 +94,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
 	bpf_map__set_max_entries(p->skel->maps.threads, cfg->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.pids, cfg->max_pids);
-	bpf_map__set_max_entries(p->skel->maps.exits, ringbuf_size(cfg->max_threads));
+	bpf_map__set_max_entries(p->skel->maps.exits, ringbuf_bytes((unsigned long)cfg->max_threads / 8 * sizeof(struct thread_stats)));
 	r = threads_bpf__load(p->skel);
 	if (r)
 		return load_hint(r, err, errlen, "loading BPF programs");
@@ -117,7 +116,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	if (!p->rb)
 		return load_hint(-errno, err, errlen, "creating the exit ring buffer");
 	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
-	p->run_stats = p->stats_fd >= 0 || stats_sysctl_on();
+	p->run_stats = p->stats_fd >= 0 || bpf_stats_sysctl_on();
 	return 0;
 }
 

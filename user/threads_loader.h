@@ -61,6 +61,10 @@ int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t err
 int threads_poll(struct threads_prog *p, int timeout_ms);
 /* Current sums of live threads; *out is malloc'd. */
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n);
+/* kernel.bpf_stats_enabled is 1 (an administrator turned the stats on for everyone). */
+bool bpf_stats_sysctl_on(void);
+/* A ring buffer's size for about `want` bytes: a power of two, 1 MiB to 256 MiB. */
+unsigned int ringbuf_bytes(unsigned long want);
 /* Add a program's kernel BPF stats (run time, runs) into *ns and *cnt. */
 struct bpf_program;
 void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt);

@@ -25,7 +25,6 @@ static unsigned long long mono_ns(void)
 }
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
-#define ATTACH_UPROBE_SESSION 57
 
 static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
 			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, enum uprobes_mode mode)
@@ -117,7 +116,7 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 
 /* One session link for entry and return; libbpf 1.4 cannot create it (bpf_link_create() refuses
  * uprobe_multi options with an attach type it does not know), so the raw syscall. */
-static int session_link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, int n)
+int uprobe_session_link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, int n)
 {
 	union bpf_attr a;
 
@@ -138,7 +137,7 @@ static int attach_multi(struct uprobes_prog *u, const struct uprobe_set *set, in
 	int n = offs && cookies ? lib_funcs(set, lib, offs, cookies) : -ENOMEM, r = 0;
 
 	if (n > 0 && u->mode == UPROBES_SESSION) {
-		u->link_fds[lib] = session_link(bpf_program__fd(u->skel->progs.tmabpf_usess), set->libs[lib].attach_path,
+		u->link_fds[lib] = uprobe_session_link(bpf_program__fd(u->skel->progs.tmabpf_usess), set->libs[lib].attach_path,
 						offs, cookies, n);
 		if (u->link_fds[lib] < 0) {
 			r = -errno;

@@ -57,4 +57,9 @@ const char *uprobes_mode_name(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);
 void uprobes_destroy(struct uprobes_prog *u);
 
+#define ATTACH_UPROBE_SESSION 57	/* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13; not in libbpf 1.4's headers) */
+/* One uprobe_multi session link (BPF_TRACE_UPROBE_SESSION, kernel >= 6.13) for entry and return of
+ * n offsets in path (cookies may be NULL); the link fd, or -1 and errno.  libbpf 1.4 cannot create it. */
+int uprobe_session_link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies, int n);
+
 #endif
