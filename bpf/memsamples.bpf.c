@@ -57,6 +57,6 @@ int tmabpf_mem_sample(struct bpf_perf_event_data *ctx)
 	m->tid = t->tid;
 	m->ip = PT_REGS_IP(&ctx->regs);
 	m->addr = ctx->addr;
-	bpf_ringbuf_submit(m, 0);
+	bpf_ringbuf_submit(m, BPF_RB_NO_WAKEUP);	/* drained on a timer (ring_buffer__consume) */
 	return 0;
 }

@@ -97,7 +97,7 @@ static __always_inline void record(struct task_struct *task, const struct offcpu
 
 		bpf_probe_read_kernel_str(zero.comm, sizeof(zero.comm), task->comm);
 		if (bpf_map_update_elem(&offcpu, &key, &zero, BPF_NOEXIST) == 0 &&
-		    bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), 0))
+		    bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))	/* drained on a timer */
 			ostat_inc(OFFCPU_STAT_NOTICES_LOST);
 		v = bpf_map_lookup_elem(&offcpu, &key);
 		if (!v) {
@@ -179,7 +179,7 @@ int BPF_PROG(tmabpf_offcpu_exec, struct task_struct *p, pid_t old_pid, struct li
 
 	if (!task_tracked(p->tgid, p->pid))
 		return 0;
-	if (bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), 0))
+	if (bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))
 		ostat_inc(OFFCPU_STAT_NOTICES_LOST);
 	return 0;
 }

@@ -127,7 +127,7 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
 		return s;
 	}
 	/* a new (thread, stack, stack): user space names its frames while the process lives */
-	if (bpf_ringbuf_output(&sample_notices, (void *)key, sizeof(*key), 0))
+	if (bpf_ringbuf_output(&sample_notices, (void *)key, sizeof(*key), BPF_RB_NO_WAKEUP))	/* drained on a timer: a wakeup is a self-IPI */
 		stat_inc(STAT_SAMPLE_NOTICES_LOST);
 	return bpf_map_lookup_elem(&samples, key);
 }
@@ -187,7 +187,7 @@ int BPF_PROG(tmabpf_sample_exec, struct task_struct *p, pid_t old_pid, struct li
 
 	if (!task_tracked(p->tgid, p->pid))
 		return 0;
-	if (bpf_ringbuf_output(&sample_notices, &key, sizeof(key), 0))
+	if (bpf_ringbuf_output(&sample_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))
 		stat_inc(STAT_SAMPLE_NOTICES_LOST);
 	return 0;
 }

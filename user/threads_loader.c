@@ -195,9 +195,15 @@ int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char 
 	return 0;
 }
 
+/* The exit program wakes us only when its ring is half full: wait, then drain what is there. */
 int threads_poll(struct threads_prog *p, int timeout_ms)
 {
-	return ring_buffer__poll(p->rb, timeout_ms);
+	int r = ring_buffer__poll(p->rb, timeout_ms), c;
+
+	if (r < 0)
+		return r;
+	c = ring_buffer__consume(p->rb);
+	return c < 0 ? c : r + c;
 }
 
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
