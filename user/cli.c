@@ -113,7 +113,7 @@ void cli_usage(FILE *f)
 	      f);
 }
 
-static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
+int parse_int_at(const char *where, const char *s, const char *what, long lo, long hi, int *out)
 {
 	char *end;
 	long v;
@@ -121,11 +121,16 @@ static int parse_int(const char *s, const char *what, long lo, long hi, int *out
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		die_msg("bad %s '%s': expected an integer in [%ld, %ld]", what, s, lo, hi);
+		die_msg("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = (int)v;
 	return 0;
+}
+
+static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
+{
+	return parse_int_at("", s, what, lo, hi, out);
 }
 
 static int parse_duration(const char *s, double *out)

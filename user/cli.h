@@ -3,6 +3,7 @@
 #ifndef TMABPF_CLI_H
 #define TMABPF_CLI_H
 #include <stdbool.h>
+#include <stdio.h>
 #include "target.h"
 
 #define EXIT_USAGE 2
@@ -41,5 +42,9 @@ struct options {
  * or -1 when --help/--version was handled (exit 0). */
 int cli_parse(int argc, char **argv, struct options *o);
 void cli_usage(FILE *f);
+
+/* Parse an integer in [lo, hi] into *out, or print one line (prefixed by where, e.g. a config
+ * file's "FILE:LINE: ") and return EXIT_USAGE. */
+int parse_int_at(const char *where, const char *s, const char *what, long lo, long hi, int *out);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "cli.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
 #include "warn.h"
@@ -98,17 +99,7 @@ static int bad(const char *what, const char *v, const char *want)
 
 static int parse_long(const char *s, const char *what, long lo, long hi, int *out)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		die_msg("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
-		return EXIT_USAGE;
-	}
-	*out = (int)v;
-	return 0;
+	return parse_int_at(where, s, what, lo, hi, out);	/* where: the config file's line, if any */
 }
 
 static int parse_double(const char *s, const char *what, double lo, double hi, double *out)

@@ -23,22 +23,8 @@
 #include "report_text.h"
 #include "tma.h"
 #include "view_model.h"
+#include "skx_profile.h"
 
-#define CLK 1e9
-/* Skylake-X memory-bound decode profile (test_tma.c): Backend_Bound >
- * Memory_Bound > DRAM_Bound > MEM_Bandwidth 60% */
-static const struct { const char *k; double v; } profile[] = {
-	{ "CPU_CLK_UNHALTED.THREAD", CLK }, { "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", 2.5e7 }, { "CPU_CLK_UNHALTED.REF_XCLK", 2.5e7 },
-	{ "INST_RETIRED.ANY", 6e8 }, { "IDQ_UOPS_NOT_DELIVERED.CORE", 4e8 }, { "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", 6e7 },
-	{ "UOPS_ISSUED.ANY", 8e8 }, { "UOPS_RETIRED.RETIRE_SLOTS", 7e8 }, { "UOPS_RETIRED.MACRO_FUSED", 5e7 },
-	{ "INT_MISC.RECOVERY_CYCLES", 1e7 }, { "BR_MISP_RETIRED.ALL_BRANCHES", 1e6 }, { "MACHINE_CLEARS.COUNT", 1e5 },
-	{ "CYCLE_ACTIVITY.STALLS_MEM_ANY", 7e8 }, { "EXE_ACTIVITY.BOUND_ON_STORES", 2e7 }, { "CYCLE_ACTIVITY.STALLS_TOTAL", 8e8 },
-	{ "EXE_ACTIVITY.1_PORTS_UTIL", 5e7 }, { "EXE_ACTIVITY.2_PORTS_UTIL", 4e7 },
-	{ "CYCLE_ACTIVITY.STALLS_L1D_MISS", 6.5e8 }, { "CYCLE_ACTIVITY.STALLS_L2_MISS", 5.6e8 }, { "CYCLE_ACTIVITY.STALLS_L3_MISS", 5e8 },
-	{ "MEM_LOAD_RETIRED.L2_HIT", 1e6 }, { "MEM_LOAD_RETIRED.FB_HIT", 2e5 }, { "MEM_LOAD_RETIRED.L1_MISS", 5e6 },
-	{ "cpu/L1D_PEND_MISS.FB_FULL,cmask=1/", 1e7 },
-	{ "cpu/OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD,cmask=4/", 6e8 }, { "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD", 8e8 },
-};
 
 static const struct tma_cpu *cpu;
 static struct event_list evs;
@@ -65,10 +51,10 @@ static double value_of(int e, double scale)
 	char a[TMA_KEY_LEN], b[TMA_KEY_LEN];
 
 	tma_event_key(evs.ev[e].name, b, sizeof(b));
-	for (size_t k = 0; k < sizeof(profile) / sizeof(profile[0]); k++) {
-		tma_event_key(profile[k].k, a, sizeof(a));
+	for (size_t k = 0; skx_llm_decode[k].k; k++) {
+		tma_event_key(skx_llm_decode[k].k, a, sizeof(a));
 		if (!strcmp(a, b))
-			return profile[k].v * scale;
+			return skx_llm_decode[k].v * scale;
 	}
 	return -1;
 }
