@@ -19,6 +19,11 @@
 
 #include "tmabpf.h"
 
+_Static_assert(sizeof(struct counter_val) == sizeof(struct bpf_perf_event_value) &&
+		       __builtin_offsetof(struct counter_val, enabled) == __builtin_offsetof(struct bpf_perf_event_value, enabled) &&
+		       __builtin_offsetof(struct counter_val, running) == __builtin_offsetof(struct bpf_perf_event_value, running),
+	       "counter_val must have bpf_perf_event_value's layout");
+
 const volatile __u32 cfg_nr_events = 0;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_filter = FILTER_ALL;
@@ -149,31 +154,33 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
  * snapshot's value so that it contributes a zero delta (and is counted). */
 static __always_inline struct reading *account_read(struct cpu_snap *snap)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), n = cfg_nr_events, ncpu = cfg_nr_cpus;
 	struct reading *r = bpf_map_lookup_elem(&scratch, &zero);
 
 	if (!r)
 		return NULL;
+	/* struct counter_val has bpf_perf_event_value's layout: read in place */
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		struct bpf_perf_event_value v;
-
-		if (e >= cfg_nr_events)
+		if (e >= n)
 			break;
-		if (bpf_perf_event_read_value(&counters, (__u64)(e * cfg_nr_cpus + cpu), &v, sizeof(v))) {
+		if (bpf_perf_event_read_value(&counters, (__u64)(e * ncpu + cpu), (struct bpf_perf_event_value *)&r->c[e],
+					      sizeof(r->c[e]))) {
 			stat_inc(STAT_READ_ERRORS);
 			r->c[e] = snap->c[e];
-			continue;
 		}
-		r->c[e].value = v.counter;
-		r->c[e].enabled = v.enabled;
-		r->c[e].running = v.running;
 	}
 	return r;
 }
 
+/* now - then, or 0 when then is later.  Branch-free (BPF has no conditional
+ * move; a branch per subtraction doubled the uprobes' per-event code): every
+ * quantity here (ns, counts) stays far below 2^63, so a negative difference is
+ * exactly one with the top bit set. */
 static __always_inline __u64 sub_clamped(__u64 now, __u64 then)
 {
-	return now > then ? now - then : 0;
+	__u64 d = now - then;
+
+	return d & ~(__u64)((__s64)d >> 63);
 }
 
 /* x * num / den without overflow for the magnitudes we meet (num <= den). */
@@ -227,6 +234,7 @@ static __always_inline void account_fold_share(struct thread_stats *t, struct cp
 	}
 	snap->tid = next_owner;
 	snap->ts = ts;
+	snap->gen++;
 }
 
 static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,

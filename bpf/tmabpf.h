@@ -37,7 +37,18 @@ struct cpu_snap {
 				 * traced switch-in (per CPU: they differ by steal time) */
 	__u64 base_ts;		/* account_clock(): bpf_ktime_get_ns() at its last rebase ... */
 	__u64 base_enabled;	/* ... and event 0's enabled time then; 0: no base yet */
+	__u64 gen;		/* bumped at every fold: invalidates the uprobe cache below */
+	/* Uprobe fast path (uprobes.bpf.c): while uc_gen == gen and uc_tid is the
+	 * running thread, that thread's sums are derived from a counter reading
+	 * alone: sums = reading + uc_off, on-CPU time = uc_oncpu_base + now. */
+	__u64 uc_gen;
+	__u32 uc_tid;		/* 0: no cache */
+	__u32 uc_slot;		/* its call-stack slot (UPROBE_NO_SLOT: none) */
+	__u64 uc_oncpu_base;
+	__u64 uc_blocked_ns;	/* its off-CPU sums, fixed while it runs */
+	__u64 uc_runq_ns;
 	struct counter_val c[TMABPF_MAX_EVENTS];
+	struct counter_val uc_off[TMABPF_MAX_EVENTS];	/* thread sums - this CPU's reading, mod 2^64 */
 };
 
 /* Per-thread sums (value of the threads hash map). */
@@ -69,27 +80,39 @@ struct thread_stats {
 
 /* ---- uprobes (per-function deltas) ---- */
 #define TMABPF_MAX_DEPTH 32	/* active calls kept per thread */
+#define TMABPF_ROW_CACHE 8	/* (function, thread) rows kept in a thread's slot (power of 2) */
+#define UPROBE_NO_SLOT 0xffffffffu
 
-/* One active call on a thread's stack. */
-struct call_frame {
+/*
+ * A probed thread owns a slot: index s of the ustacks array, frames
+ * s * TMABPF_MAX_DEPTH + d of uframes, rows s * TMABPF_ROW_CACHE + k of urows.
+ * All three are arrays (no hash lookup per call); uframes and urows values are
+ * sized for the events counted (the loader sets value_size).
+ */
+struct ustack_ent {
+	__u64 sp;		/* stack pointer at entry: its return has sp + 8 */
 	__u32 fn;		/* function id (the uprobe cookie) */
 	__u32 outermost;	/* 1 unless fn is already active deeper in the stack */
-	__u64 sp;		/* stack pointer at entry: its return has sp + 8 */
+};
+
+struct ustack {
+	__u32 tid;		/* 0: slot free */
+	__u32 pid;		/* tgid */
+	__u32 depth;
+	__u32 overflow;		/* calls not tracked because the stack was full */
+	struct ustack_ent ent[TMABPF_MAX_DEPTH];
+};
+
+/* One active call (uframes value); followed by struct counter_val
+ * c[nr_events] (thread sums at entry) and child[nr_events] (inclusive sums of
+ * returned callees, valid once has_child is set: leaves never touch them). */
+struct ucall_frame {
 	__u64 entry_ns;
 	__u64 oncpu_ns;		/* thread sums at entry */
 	__u64 blocked_ns;
 	__u64 runq_ns;
-	struct counter_val c[TMABPF_MAX_EVENTS];
-	struct counter_val child[TMABPF_MAX_EVENTS];	/* inclusive sums of returned callees */
 	__u64 child_oncpu_ns;
-};
-
-struct call_stack {
-	__u32 depth;
-	__u32 overflow;		/* calls not tracked because the stack was full */
-	__u32 pid;		/* tgid of the thread */
-	__u32 pad;
-	struct call_frame f[TMABPF_MAX_DEPTH];
+	__u64 has_child;
 };
 
 struct func_key {
@@ -97,14 +120,31 @@ struct func_key {
 	__u32 tid;
 };
 
-/* Per (function, thread) sums. */
-struct func_stats {
+/* Scalar sums of a (function, thread) pair: the head of struct func_stats
+ * (funcs hash) and of a cached row (urows value, followed by
+ * struct counter_val c[nr_events], self[nr_events]). */
+struct func_head {
 	__u32 pid;
-	__u32 pad;
+	__u32 fn1;		/* urows: function id + 1, 0 = free; funcs: 0 */
 	__u64 calls;		/* entries */
 	__u64 returns;		/* matched returns */
 	__u64 unmatched;	/* frames whose return never came (longjmp, exception, thread exit) */
 	__u64 wall_ns;		/* inclusive, outermost calls only */
+	__u64 oncpu_ns;
+	__u64 self_oncpu_ns;
+	__u64 offcpu_blocked_ns;
+	__u64 offcpu_runqueue_ns;
+};
+
+/* Per (function, thread) sums (funcs hash: rows that found no room in the
+ * thread's slot, and a slot's rows when its thread exits). */
+struct func_stats {
+	__u32 pid;
+	__u32 fn1;
+	__u64 calls;
+	__u64 returns;
+	__u64 unmatched;
+	__u64 wall_ns;
 	__u64 oncpu_ns;
 	__u64 self_oncpu_ns;
 	__u64 offcpu_blocked_ns;

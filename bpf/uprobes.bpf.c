@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Per-function deltas from uprobes.  Entry and return both call the shared
- * accounting routine (account.bpf.h), so a thread's virtualised sums are
- * exact at both ends even when the call sleeps or migrates; a call's
- * inclusive delta is "thread sums at return - thread sums at entry".
+ * Per-function deltas from uprobes.  A call's inclusive delta is "thread sums
+ * at return - thread sums at entry", where the thread sums are the spine's
+ * virtualised counters (account.bpf.h): exact even when the call sleeps or
+ * migrates, since every switch folds them.
  *
- * Each thread keeps a LIFO of active calls.  A return is matched to its
- * frame by stack pointer (the return probe sees entry sp + 8), so frames
- * skipped by longjmp or C++ exceptions are recognised and counted as
- * `unmatched`, never turned into garbage deltas.  Recursive functions add
- * inclusive sums for the outermost active call only.  The function id is the
- * attach cookie.
+ * Fast path.  Between two folds on a CPU, the running thread's sums are its
+ * sums at the last fold plus the CPU's counter delta since.  So after one
+ * accounting point per (thread, CPU slice) the uprobes keep, in the CPU's
+ * snapshot, the offset "thread sums - snapshot" (cpu_snap.uc_*), valid until
+ * the next fold bumps cpu_snap.gen.  A call then costs the counter reads and
+ * array accesses only: no hash lookup of the thread, its stack or its row, and
+ * nothing written to the thread (the next switch folds it as without uprobes).
+ * The first uprobe hit after a fold takes the slow path: thread lookup,
+ * fold, refill.
+ *
+ * Each probed thread owns a slot (tmabpf.h): its LIFO of active calls and a
+ * small direct-mapped cache of its (function, thread) rows.  A row that finds
+ * its cache entry taken goes to the funcs hash; a slot's rows move there when
+ * its thread exits, and the slot is reused.  A return is matched to its frame
+ * by stack pointer (the return probe sees entry sp + 8), so frames skipped by
+ * longjmp or C++ exceptions are recognised and counted as `unmatched`, never
+ * turned into garbage deltas.  Recursive functions add inclusive sums for the
+ * outermost active call only.  The function id is the attach cookie.
  *
  * --trace (cfg_trace): every frame boundary (entry, matched return, frame
  * skipped by longjmp, frame open at thread exit) also goes to the trace_rb
  * ring buffer, which user space turns into per-thread spans.  cfg_trace is
- * rodata, so with tracing off the verifier drops that code (no measurable
- * cost per call: bench/uprobe_cost).
+ * rodata, so with tracing off the verifier drops that code.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,6 +37,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+_Static_assert(__builtin_offsetof(struct func_stats, c) == sizeof(struct func_head),
+	       "func_stats must start with func_head's layout");
+
 const volatile bool cfg_trace = false;
 const volatile __u64 cfg_trace_wake = 0;	/* wake user space once this many bytes wait */
 
@@ -34,13 +48,43 @@ struct {
 	__uint(max_entries, 4096);	/* set by the loader when tracing */
 } trace_rb SEC(".maps");
 
+/* Per-slot arrays; sizes set by the loader (--max-stacks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ustack);
+} ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);			/* slots * TMABPF_MAX_DEPTH */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ucall_frame));	/* + 2 * nr_events counter_val */
+} uframes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);			/* slots * TMABPF_ROW_CACHE */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct func_head));	/* + 2 * nr_events counter_val */
+} urows SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 4096);	/* --max-stacks */
+	__uint(max_entries, 1);		/* slots */
 	__type(key, __u32);		/* tid */
-	__type(value, struct call_stack);
-} stacks SEC(".maps");
+	__type(value, __u32);		/* its slot */
+} uslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1);		/* slots */
+	__uint(value_size, sizeof(__u32));
+} ufree SEC(".maps");			/* free slots (the loader pushes them all) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -49,15 +93,6 @@ struct {
 	__type(key, struct func_key);
 	__type(value, struct func_stats);
 } funcs SEC(".maps");
-
-/* Zeroed template for inserting a stack; never written, so shared by all CPUs
- * (a per-CPU value may not exceed 32 KiB). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct call_stack);
-} stack_zero SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -89,29 +124,27 @@ static __always_inline void trace_emit(__u32 pid, __u32 tid, __u32 fn, __u32 dep
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
-/* Thread's on-CPU time up to now: exact at its last switch-in, plus the running slice. */
-static __always_inline __u64 thread_oncpu_now(const struct thread_stats *t, __u64 now)
+static __always_inline struct ustack *stack_at(__u32 slot)
 {
-	if (!t->last_in_ns)
-		return t->oncpu_ns;
-	return sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);
+	return bpf_map_lookup_elem(&ustacks, &slot);
 }
 
-static __always_inline struct call_stack *stack_get(__u32 tid, bool create)
+static __always_inline struct ucall_frame *frame_at(__u32 slot, __u32 d)
 {
-	struct call_stack *st = bpf_map_lookup_elem(&stacks, &tid);
-	__u32 zero = 0;
+	__u32 idx = slot * TMABPF_MAX_DEPTH + (d & (TMABPF_MAX_DEPTH - 1));
 
-	if (st || !create)
-		return st;
-	st = bpf_map_lookup_elem(&stack_zero, &zero);
-	if (!st)
-		return NULL;
-	if (bpf_map_update_elem(&stacks, &tid, st, BPF_NOEXIST) && !bpf_map_lookup_elem(&stacks, &tid)) {
-		stat_inc(STAT_STACKS_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&stacks, &tid);
+	return bpf_map_lookup_elem(&uframes, &idx);
+}
+
+/* A frame's or a row's counter arrays: c[nr_events], then a second one. */
+static __always_inline struct counter_val *cv_first(void *head, __u32 head_size)
+{
+	return head + head_size;
+}
+
+static __always_inline struct counter_val *cv_second(void *head, __u32 head_size)
+{
+	return (struct counter_val *)(head + head_size) + cfg_nr_events;
 }
 
 static __always_inline struct func_stats *func_get_ids(__u32 fn, __u32 tid, __u32 pid)
@@ -133,48 +166,170 @@ static __always_inline struct func_stats *func_get_ids(__u32 fn, __u32 tid, __u3
 	return bpf_map_lookup_elem(&funcs, &key);
 }
 
-static __always_inline struct func_stats *func_get(__u32 fn, const struct thread_stats *t)
+/* A (function, thread) row: the slot's cached one (claimed when free), else
+ * the funcs hash.  *c and *self point at its counter arrays. */
+struct row_ref {
+	struct func_head *h;
+	struct counter_val *c, *self;
+};
+
+static __always_inline bool row_get(__u32 slot, __u32 fn, __u32 tid, __u32 pid, struct row_ref *r)
 {
-	return func_get_ids(fn, t->tid, t->pid);
+	__u32 idx = slot * TMABPF_ROW_CACHE + (fn & (TMABPF_ROW_CACHE - 1));
+	struct func_head *h = NULL;
+	struct func_stats *fs;
+
+	if (slot != UPROBE_NO_SLOT)
+		h = bpf_map_lookup_elem(&urows, &idx);
+	if (h && (h->fn1 == fn + 1 || h->fn1 == 0)) {
+		if (!h->fn1) {
+			h->fn1 = fn + 1;
+			h->pid = pid;
+		}
+		r->h = h;
+		r->c = cv_first(h, sizeof(*h));
+		r->self = cv_second(h, sizeof(*h));
+		return true;
+	}
+	fs = func_get_ids(fn, tid, pid);
+	if (!fs)
+		return false;
+	r->h = (struct func_head *)fs;
+	r->c = fs->c;
+	r->self = fs->self;
+	return true;
 }
 
-static __always_inline void frame_push(struct call_stack *st, struct thread_stats *t, __u32 fn, __u64 sp, __u64 now)
+static __always_inline void count_call(__u32 slot, __u32 fn, __u32 tid, __u32 pid, bool unmatched)
 {
-	__u32 d = st->depth;
-	struct call_frame *f;
+	struct row_ref r;
 
-	if (d >= TMABPF_MAX_DEPTH) {
-		struct func_stats *fs = func_get(fn, t);
-
-		if (fs)
-			fs->calls++;	/* not tracked further: counted here */
-		st->overflow++;
-		stat_inc(STAT_DEPTH_OVERFLOW);
+	if (!row_get(slot, fn, tid, pid, &r))
 		return;
+	r.h->calls++;
+	if (unmatched)
+		r.h->unmatched++;
+}
+
+/* The thread's slot; a new one when create (its first probed call). */
+static __always_inline __u32 slot_of(__u32 tid, __u32 pid, bool create)
+{
+	__u32 *found = bpf_map_lookup_elem(&uslots, &tid), slot;
+	struct ustack *st;
+
+	if (found)
+		return *found;
+	if (!create)
+		return UPROBE_NO_SLOT;
+	if (bpf_map_pop_elem(&ufree, &slot)) {
+		stat_inc(STAT_STACKS_FULL);
+		return UPROBE_NO_SLOT;
 	}
-	trace_emit(t->pid, t->tid, fn, d, TRACE_ENTRY, now);
-	f = &st->f[d & (TMABPF_MAX_DEPTH - 1)];
-	f->fn = fn;
-	f->sp = sp;
-	f->entry_ns = now;
-	f->oncpu_ns = thread_oncpu_now(t, now);
-	f->blocked_ns = t->offcpu_blocked_ns;
-	f->runq_ns = t->offcpu_runqueue_ns;
-	f->child_oncpu_ns = 0;
-	f->outermost = 1;
+	st = stack_at(slot);
+	if (!st)
+		return UPROBE_NO_SLOT;
+	st->pid = pid;
+	st->depth = 0;
+	st->overflow = 0;
+	st->tid = tid;
+	if (bpf_map_update_elem(&uslots, &tid, &slot, BPF_NOEXIST)) {
+		st->tid = 0;
+		bpf_map_push_elem(&ufree, &slot, 0);
+		stat_inc(STAT_STACKS_FULL);
+		return UPROBE_NO_SLOT;
+	}
+	return slot;
+}
+
+/*
+ * Slow path: the thread's first hit since this CPU's last fold.  Fold it
+ * (read, catch up, re-snapshot) and refill the CPU's cache.  Returns 1 for an
+ * untracked thread, -1 when nothing could be read, else 0 with *ts the time;
+ * the reading is then the snapshot's.
+ */
+static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct *task, bool create, __u64 *ts)
+{
+	struct thread_stats *t = thread_get(task);
+	__u64 now;
+
+	if (!t)
+		return 1;
+	now = account_current_clocked(t, task);
+	if (!now)
+		return -1;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= cfg_nr_events)
 			break;
-		f->c[e] = t->c[e];
-		f->child[e] = (struct counter_val){};
+		snap->uc_off[e].value = t->c[e].value - snap->c[e].value;
+		snap->uc_off[e].enabled = t->c[e].enabled - snap->c[e].enabled;
+		snap->uc_off[e].running = t->c[e].running - snap->c[e].running;
+	}
+	/* on-CPU time: exact at its switch-in, plus the running slice */
+	if (t->last_in_ns)
+		snap->uc_oncpu_base = sub_clamped(t->exec_in, t->exec_base) - t->last_in_ns;
+	else
+		snap->uc_oncpu_base = t->oncpu_ns - now;
+	snap->uc_blocked_ns = t->offcpu_blocked_ns;
+	snap->uc_runq_ns = t->offcpu_runqueue_ns;
+	snap->uc_slot = slot_of(t->tid, t->pid, create);
+	snap->uc_gen = snap->gen;
+	/* a thread not seen running (no switch-in) gets no cache: every hit refolds */
+	snap->uc_tid = t->last_in_ns ? t->tid : 0;
+	*ts = now;
+	return 0;
+}
+
+/* The running thread's sums now, from reading r: r + the cached offset. */
+static __always_inline void sums_now(struct counter_val *out, const struct counter_val *r,
+				     const struct counter_val *off)
+{
+	out->value = r->value + off->value;
+	out->enabled = r->enabled + off->enabled;
+	out->running = r->running + off->running;
+}
+
+/* Push a frame for fn; false when none was (the stack is full). */
+static __always_inline bool frame_push(struct ustack *st, __u32 slot, const struct cpu_snap *snap,
+				       const struct counter_val *r, __u32 fn, __u64 sp, __u64 now, __u32 tid)
+{
+	__u32 d = st->depth;
+	struct ucall_frame *f;
+	struct counter_val *c;
+	__u32 outermost = 1, n = cfg_nr_events;
+
+	if (d >= TMABPF_MAX_DEPTH) {
+		count_call(slot, fn, tid, st->pid, false);	/* not tracked further: counted here */
+		st->overflow++;
+		stat_inc(STAT_DEPTH_OVERFLOW);
+		return false;
+	}
+	f = frame_at(slot, d);
+	if (!f)
+		return false;
+	trace_emit(st->pid, tid, fn, d, TRACE_ENTRY, now);
+	f->entry_ns = now;
+	f->oncpu_ns = snap->uc_oncpu_base + now;
+	f->blocked_ns = snap->uc_blocked_ns;
+	f->runq_ns = snap->uc_runq_ns;
+	f->child_oncpu_ns = 0;
+	f->has_child = 0;
+	c = cv_first(f, sizeof(*f));
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= n)
+			break;
+		sums_now(&c[e], &r[e], &snap->uc_off[e]);
 	}
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		if (i >= d)
 			break;
-		if (st->f[i].fn == fn)
-			f->outermost = 0;
+		if (st->ent[i].fn == fn)
+			outermost = 0;
 	}
+	st->ent[d].sp = sp;
+	st->ent[d].fn = fn;
+	st->ent[d].outermost = outermost;
 	st->depth = d + 1;
+	return true;
 }
 
 static __always_inline void cv_delta(struct counter_val *out, const struct counter_val *a, const struct counter_val *b)
@@ -191,123 +346,187 @@ static __always_inline void cv_add(struct counter_val *a, const struct counter_v
 	a->running += b->running;
 }
 
-/* Close the top frame (index d - 1) at its return and fold it into the
- * function's and the parent's sums.  Frames are addressed by masked index,
- * never by a nullable pointer: clang would spill such a pointer as a bare
- * offset, which the verifier refuses. */
-static __always_inline void frame_pop(struct call_stack *st, struct thread_stats *t, __u32 d, __u64 now)
+static __always_inline void cv_add_n(struct counter_val *a, const struct counter_val *b, __u32 n)
 {
-	__u32 top = (d - 1) & (TMABPF_MAX_DEPTH - 1), up = (d - 2) & (TMABPF_MAX_DEPTH - 1);
-	bool has_parent = d >= 2;
-	struct func_stats *fs = func_get(st->f[top].fn, t);
-	__u64 oncpu = sub_clamped(thread_oncpu_now(t, now), st->f[top].oncpu_ns);
-	bool outermost = st->f[top].outermost;
-
-	st->depth = d - 1;
-	if (!fs)
-		return;
-	fs->returns++;
-	fs->calls++;
-	fs->self_oncpu_ns += sub_clamped(oncpu, st->f[top].child_oncpu_ns);
-	if (outermost) {
-		fs->wall_ns += sub_clamped(now, st->f[top].entry_ns);
-		fs->oncpu_ns += oncpu;
-		fs->offcpu_blocked_ns += sub_clamped(t->offcpu_blocked_ns, st->f[top].blocked_ns);
-		fs->offcpu_runqueue_ns += sub_clamped(t->offcpu_runqueue_ns, st->f[top].runq_ns);
-	}
-	if (has_parent)
-		st->f[up].child_oncpu_ns += oncpu;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		struct counter_val incl, self;
-
-		if (e >= cfg_nr_events)
+		if (e >= n)
 			break;
-		cv_delta(&incl, &t->c[e], &st->f[top].c[e]);
-		cv_delta(&self, &incl, &st->f[top].child[e]);
-		cv_add(&fs->self[e], &self);
-		if (outermost)
-			cv_add(&fs->c[e], &incl);
-		if (has_parent)
-			cv_add(&st->f[up].child[e], &incl);
+		cv_add(&a[e], &b[e]);
 	}
 }
 
-static __always_inline void count_unmatched(struct thread_stats *t, __u32 fn)
+static __always_inline void cv_copy_n(struct counter_val *a, const struct counter_val *b, __u32 n)
 {
-	struct func_stats *fs = func_get(fn, t);
-
-	if (fs) {
-		fs->unmatched++;
-		fs->calls++;
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= n)
+			break;
+		a[e] = b[e];
 	}
+}
+
+/* Close the top frame (index d - 1) at its return and fold it into the
+ * function's row and the parent's sums. */
+static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, const struct cpu_snap *snap,
+				      const struct counter_val *r, __u64 now, __u32 tid)
+{
+	__u32 top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
+	struct ucall_frame *f = frame_at(slot, top), *up = NULL;
+	bool outermost = st->ent[top].outermost;
+	struct counter_val *fc, *fchild, *uchild = NULL;
+	bool first_child = false;
+	struct row_ref row;
+	__u32 n = cfg_nr_events;
+	__u64 oncpu;
+
+	st->depth = d - 1;
+	if (!f || !row_get(slot, st->ent[top].fn, tid, st->pid, &row))
+		return;
+	if (d >= 2)
+		up = frame_at(slot, d - 2);
+	oncpu = sub_clamped(snap->uc_oncpu_base + now, f->oncpu_ns);
+	row.h->returns++;
+	row.h->calls++;
+	row.h->self_oncpu_ns += sub_clamped(oncpu, f->child_oncpu_ns);
+	if (outermost) {
+		row.h->wall_ns += sub_clamped(now, f->entry_ns);
+		row.h->oncpu_ns += oncpu;
+		row.h->offcpu_blocked_ns += sub_clamped(snap->uc_blocked_ns, f->blocked_ns);
+		row.h->offcpu_runqueue_ns += sub_clamped(snap->uc_runq_ns, f->runq_ns);
+	}
+	if (up) {
+		up->child_oncpu_ns += oncpu;
+		uchild = cv_second(up, sizeof(*up));
+		first_child = !up->has_child;
+		up->has_child = 1;
+	}
+	/* in passes with few live pointers (BPF has few registers): first the
+	 * inclusive delta, in place of the popped frame's entry sums */
+	fc = cv_first(f, sizeof(*f));
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		struct counter_val v;
+
+		if (e >= n)
+			break;
+		sums_now(&v, &r[e], &snap->uc_off[e]);
+		cv_delta(&fc[e], &v, &fc[e]);
+	}
+	if (f->has_child) {
+		fchild = cv_second(f, sizeof(*f));
+		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+			struct counter_val self;
+
+			if (e >= n)
+				break;
+			cv_delta(&self, &fc[e], &fchild[e]);
+			cv_add(&row.self[e], &self);
+		}
+	} else
+		cv_add_n(row.self, fc, n);
+	if (outermost)
+		cv_add_n(row.c, fc, n);
+	if (uchild) {
+		if (first_child)
+			cv_copy_n(uchild, fc, n);
+		else
+			cv_add_n(uchild, fc, n);
+	}
+}
+
+/* The running thread's cache in this CPU's snapshot, filled when stale.
+ * Returns the snapshot; *rc 1 for an untracked thread, -1 on failure. */
+static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u32 tid, bool create,
+						   const struct counter_val **r, __u64 *ts, int *rc)
+{
+	__u32 zero = 0;
+	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+	struct reading *now;
+
+	*rc = -1;
+	if (!snap)
+		return NULL;
+	if (snap->uc_tid != tid || snap->uc_gen != snap->gen || (create && snap->uc_slot == UPROBE_NO_SLOT)) {
+		*rc = ucache_fill(snap, task, create, ts);
+		*r = snap->c;
+		return *rc ? NULL : snap;
+	}
+	now = account_read(snap);
+	if (!now)
+		return NULL;
+	*ts = account_clock(snap, now);
+	*r = now->c;
+	*rc = 0;
+	return snap;
 }
 
 static __always_inline int on_entry(__u64 sp, __u32 fn)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct thread_stats *t = thread_get(task);
-	struct call_stack *st;
+	__u32 tid = task->pid;
+	const struct counter_val *r;
+	struct cpu_snap *snap;
+	struct ustack *st;
 	__u64 now;
+	int rc;
 
-	if (!t)
-		return 1;	/* untracked: a session skips this call's return */
-	now = account_current_clocked(t, task);
-	if (!now)
+	snap = ucache_get(task, tid, true, &r, &now, &rc);
+	if (!snap)
+		return 1;
+	/* calls are counted where the frame ends (return, unmatched, exit) or
+	 * overflows; the reader adds frames still open */
+	st = stack_at(snap->uc_slot);
+	if (st)
+		return !frame_push(st, snap->uc_slot, snap, r, fn, sp, now, tid);
+	count_call(UPROBE_NO_SLOT, fn, tid, task->tgid, false);
+	return 1;
+}
+
+/* session: the return of an entry that pushed a frame (on_entry() returns 1
+ * to skip the others), so the frame is the one its stack pointer matches and
+ * fn (the cookie) need not be read. */
+static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = task->pid;
+	const struct counter_val *r;
+	struct cpu_snap *snap;
+	struct ustack *st;
+	__u64 now;
+	int rc;
+
+	snap = ucache_get(task, tid, false, &r, &now, &rc);
+	if (!snap)
 		return 0;
-	/* calls are counted where the frame ends (return, unmatched, exit) or overflows:
-	 * one hash lookup less per entry; the reader adds frames still open */
-	st = stack_get(t->tid, true);
-	if (st) {
-		st->pid = t->pid;
-		frame_push(st, t, fn, sp, now);
-	} else {
-		struct func_stats *fs = func_get(fn, t);
+	st = stack_at(snap->uc_slot);
+	if (!st || !st->depth) {
+		stat_inc(STAT_RET_NO_ENTRY);
+		return 0;
+	}
+	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
+		__u32 d = st->depth, top;
 
-		if (fs)
-			fs->calls++;
+		if (d == 0 || d > TMABPF_MAX_DEPTH)
+			break;
+		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
+		if (st->ent[top].sp + 8 < sp) {
+			/* deeper than the returning call: its return never came */
+			count_call(snap->uc_slot, st->ent[top].fn, tid, st->pid, true);
+			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
+			st->depth = d - 1;
+			continue;
+		}
+		if (st->ent[top].sp + 8 == sp && (session || st->ent[top].fn == fn)) {
+			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_RETURN, now);
+			frame_pop(st, snap->uc_slot, d, snap, r, now, tid);
+		} else
+			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */
+		break;
 	}
 	return 0;
 }
 
 static __always_inline int on_return(__u64 sp, __u32 fn)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct thread_stats *t = thread_get(task);
-	__u64 now;
-	struct call_stack *st;
-
-	if (!t)
-		return 0;
-	st = stack_get(t->tid, false);
-	if (!st || !st->depth) {
-		stat_inc(STAT_RET_NO_ENTRY);
-		return 0;
-	}
-	now = account_current_clocked(t, task);
-	if (!now)
-		return 0;
-	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
-		__u32 d = st->depth;
-		struct call_frame *top;
-
-		if (d == 0 || d > TMABPF_MAX_DEPTH)
-			break;
-		top = &st->f[(d - 1) & (TMABPF_MAX_DEPTH - 1)];
-		if (top->sp + 8 < sp) {
-			/* deeper than the returning call: its return never came */
-			count_unmatched(t, top->fn);
-			trace_emit(t->pid, t->tid, top->fn, d - 1, TRACE_UNMATCHED, now);
-			st->depth = d - 1;
-			continue;
-		}
-		if (top->sp + 8 == sp && top->fn == fn) {
-			trace_emit(t->pid, t->tid, fn, d - 1, TRACE_RETURN, now);
-			frame_pop(st, t, d, now);
-		} else
-			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */
-		break;
-	}
-	return 0;
+	return on_return_of(sp, fn, false);
 }
 
 /* Entry/return programs: read ctx first, since the verifier refuses loads
@@ -338,7 +557,7 @@ int tmabpf_usess(struct pt_regs *ctx)
 
 	barrier_var(sp);
 	if (bpf_session_is_return())
-		return on_return(sp, (__u32)bpf_get_attach_cookie(ctx));
+		return on_return_of(sp, 0, true);
 	return on_entry(sp, (__u32)bpf_get_attach_cookie(ctx));
 }
 
@@ -348,30 +567,78 @@ UPROBE_PROG("uretprobe.multi", tmabpf_uexit, on_return)
 UPROBE_PROG("uprobe", tmabpf_uentry1, on_entry)
 UPROBE_PROG("uretprobe", tmabpf_uexit1, on_return)
 
-/* Frames still open when a thread exits never returned. */
+static __always_inline void row_add(struct func_stats *fs, struct func_head *h, const struct counter_val *c,
+				    const struct counter_val *self)
+{
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= cfg_nr_events)
+			break;
+		cv_add(&fs->c[e], &c[e]);
+		cv_add(&fs->self[e], &self[e]);
+	}
+	fs->calls += h->calls;
+	fs->returns += h->returns;
+	fs->unmatched += h->unmatched;
+	fs->wall_ns += h->wall_ns;
+	fs->oncpu_ns += h->oncpu_ns;
+	fs->self_oncpu_ns += h->self_oncpu_ns;
+	fs->offcpu_blocked_ns += h->offcpu_blocked_ns;
+	fs->offcpu_runqueue_ns += h->offcpu_runqueue_ns;
+}
+
+/* Move a slot's cached row into the funcs hash and free the entry. */
+static __always_inline void row_flush(__u32 slot, __u32 k, __u32 tid)
+{
+	__u32 idx = slot * TMABPF_ROW_CACHE + k;
+	struct func_head *h = bpf_map_lookup_elem(&urows, &idx);
+	struct counter_val *c, *self;
+	struct func_stats *fs;
+
+	if (!h || !h->fn1)
+		return;
+	c = cv_first(h, sizeof(*h));
+	self = cv_second(h, sizeof(*h));
+	fs = func_get_ids(h->fn1 - 1, tid, h->pid);
+	if (fs)
+		row_add(fs, h, c, self);
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= cfg_nr_events)
+			break;
+		c[e] = (struct counter_val){};
+		self[e] = (struct counter_val){};
+	}
+	__builtin_memset(h, 0, sizeof(*h));
+}
+
+/* A thread exits: frames still open never returned; its rows go to the funcs
+ * hash and its slot is given back. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 {
-	__u32 tid = task->pid, pid = task->tgid;
-	struct call_stack *st = bpf_map_lookup_elem(&stacks, &tid);
+	__u32 tid = task->pid, *found = bpf_map_lookup_elem(&uslots, &tid), slot;
 	__u64 now = cfg_trace ? bpf_ktime_get_ns() : 0;
+	struct ustack *st;
 
+	if (!found)
+		return 0;
+	slot = *found;
+	st = stack_at(slot);
 	if (!st)
 		return 0;
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
-		struct func_stats *fs;
 		__u32 d = st->depth;
 
 		if (i >= d || d > TMABPF_MAX_DEPTH)
 			break;
 		/* innermost first, as the frames would have returned */
-		trace_emit(pid, tid, st->f[(d - 1 - i) & (TMABPF_MAX_DEPTH - 1)].fn, d - 1 - i, TRACE_EXIT, now);
-		fs = func_get_ids(st->f[i].fn, tid, pid);
-		if (fs) {
-			fs->unmatched++;
-			fs->calls++;
-		}
+		trace_emit(st->pid, tid, st->ent[(d - 1 - i) & (TMABPF_MAX_DEPTH - 1)].fn, d - 1 - i, TRACE_EXIT, now);
+		count_call(slot, st->ent[i].fn, tid, st->pid, true);
 	}
-	bpf_map_delete_elem(&stacks, &tid);
+	for (__u32 k = 0; k < TMABPF_ROW_CACHE; k++)
+		row_flush(slot, k, tid);
+	st->depth = 0;
+	st->tid = 0;
+	bpf_map_delete_elem(&uslots, &tid);
+	bpf_map_push_elem(&ufree, &slot, 0);
 	return 0;
 }

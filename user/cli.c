@@ -87,7 +87,8 @@ void cli_usage(FILE *f)
 	      "                        main program (':main_loop'); repeatable\n"
 	      "      --max-rate N      detach a probed function firing more than N calls/s (uprobes cost\n"
 	      "                        ~1-10 us per hit)\n"
-	      "      --max-stacks N    threads with a call stack (default 4096)\n"
+	      "      --max-stacks N    probed threads alive at once, each with its call stack (default:\n"
+	      "                        1024, or fewer so that they fit in 32 MiB with many events)\n"
 	      "      --max-funcs N     (function, thread) pairs (default 16384)\n"
 	      "      --trace FILE      Perfetto/Chrome trace-event JSON (open in ui.perfetto.dev): per-thread\n"
 	      "                        spans of the --uprobe functions, and per-process counter tracks\n"
@@ -155,7 +156,7 @@ static void defaults(struct options *o)
 	o->max_pids = 4096;
 	o->follow_fork = true;
 	o->top = 20;
-	o->max_stacks = 4096;
+	o->max_stacks = 0;	/* uprobes_default_stacks() */
 	o->max_funcs = 16384;
 	o->max_sample_stacks = 16384;
 	o->target.go_fd = -1;

@@ -124,7 +124,7 @@ static void defaults(struct daemon_opts *d)
 	d->run.max_pids = 16;
 	d->run.follow_fork = true;
 	d->run.top = 20;
-	d->run.max_stacks = 4096;
+	d->run.max_stacks = 0;	/* uprobes_default_stacks() */
 	d->run.max_funcs = 16384;
 	d->run.quiet = true;
 	d->run.system_wide = true;

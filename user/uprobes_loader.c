@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -14,6 +16,7 @@
 #include "uprobes_loader.h"
 #include "link_detach.h"
 #include "map_batch.h"
+#include "u64map.h"
 #include "warn.h"
 
 static unsigned long long mono_ns(void)
@@ -25,6 +28,63 @@ static unsigned long long mono_ns(void)
 }
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
+
+static size_t cv_bytes(int nr_events)
+{
+	return 2 * (size_t)nr_events * sizeof(struct counter_val);
+}
+
+size_t uprobes_slot_bytes(int nr_events)
+{
+	return sizeof(struct ustack) + TMABPF_MAX_DEPTH * (sizeof(struct ucall_frame) + cv_bytes(nr_events)) +
+	       TMABPF_ROW_CACHE * (sizeof(struct func_head) + cv_bytes(nr_events));
+}
+
+int uprobes_default_stacks(int nr_events)
+{
+	size_t fit = UPROBE_SLOTS_BYTES / uprobes_slot_bytes(nr_events);
+
+	return fit < UPROBE_SLOTS_MAX ? (int)fit : UPROBE_SLOTS_MAX;
+}
+
+/* Slot arrays: frames and rows sized for the events counted. */
+static int set_slot_maps(struct uprobes_prog *u, int slots, int nr_events)
+{
+	struct uprobes_bpf *k = u->skel;
+	int r = 0;
+
+	r |= bpf_map__set_max_entries(k->maps.ustacks, slots);
+	r |= bpf_map__set_max_entries(k->maps.uframes, slots * TMABPF_MAX_DEPTH);
+	r |= bpf_map__set_value_size(k->maps.uframes, sizeof(struct ucall_frame) + cv_bytes(nr_events));
+	r |= bpf_map__set_max_entries(k->maps.urows, slots * TMABPF_ROW_CACHE);
+	r |= bpf_map__set_value_size(k->maps.urows, u->row_size);
+	r |= bpf_map__set_max_entries(k->maps.uslots, slots);
+	r |= bpf_map__set_max_entries(k->maps.ufree, slots);
+	return r ? -EINVAL : 0;
+}
+
+/* Every slot starts free; ustacks and urows are mapped for uprobes_read(). */
+static int slots_init(struct uprobes_prog *u)
+{
+	int fd = bpf_map__fd(u->skel->maps.ufree);
+	long page = sysconf(_SC_PAGESIZE);
+	void *m;
+
+	for (__u32 i = 0; i < (__u32)u->max_stacks; i++)
+		if (bpf_map_update_elem(fd, NULL, &i, BPF_ANY))
+			return -errno;
+	u->stacks_len = ((size_t)u->max_stacks * sizeof(struct ustack) + page - 1) / page * page;
+	u->rows_len = ((size_t)u->max_stacks * TMABPF_ROW_CACHE * u->row_size + page - 1) / page * page;
+	m = mmap(NULL, u->stacks_len, PROT_READ, MAP_SHARED, bpf_map__fd(u->skel->maps.ustacks), 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	u->stacks = m;
+	m = mmap(NULL, u->rows_len, PROT_READ, MAP_SHARED, bpf_map__fd(u->skel->maps.urows), 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	u->rows = m;
+	return 0;
+}
 
 static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
 			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, enum uprobes_mode mode)
@@ -40,7 +100,9 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
 	u->skel->rodata->cfg_main_id = tcfg->main_id;
 	u->skel->rodata->cfg_cgroup = tcfg->cgroup;
-	bpf_map__set_max_entries(u->skel->maps.stacks, cfg->max_stacks);
+	r = set_slot_maps(u, u->max_stacks, pc->nr_events);
+	if (r)
+		goto out;
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
 	if (cfg->trace_ring_bytes) {
 		u->skel->rodata->cfg_trace = true;
@@ -56,6 +118,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	r = threads_share_maps(tp, u->skel->obj);
 	if (!r)
 		r = uprobes_bpf__load(u->skel);
+out:
 	if (r) {
 		uprobes_bpf__destroy(u->skel);
 		u->skel = NULL;
@@ -70,6 +133,9 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 
 	memset(u, 0, sizeof(*u));
 	u->max_funcs = cfg->max_funcs;
+	u->nr_events = pc->nr_events;
+	u->max_stacks = cfg->max_stacks > 0 ? cfg->max_stacks : uprobes_default_stacks(pc->nr_events);
+	u->row_size = sizeof(struct func_head) + cv_bytes(pc->nr_events);
 	/* the environment variables test the fallbacks on new kernels */
 	u->mode = getenv("TMABPF_FORCE_CLASSIC_UPROBES") ? UPROBES_CLASSIC
 		  : getenv("TMABPF_NO_UPROBE_SESSION")	   ? UPROBES_MULTI
@@ -90,6 +156,11 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 	if (r) {
 		snprintf(err, errlen, "loading the uprobe programs: %s (rerun with --verbose for libbpf's log)",
 			 strerror(-r));
+		return r;
+	}
+	r = slots_init(u);
+	if (r) {
+		snprintf(err, errlen, "setting up %d call-stack slots: %s", u->max_stacks, strerror(-r));
 		return r;
 	}
 	u->skel->links.tmabpf_uthrexit = bpf_program__attach(u->skel->progs.tmabpf_uthrexit);
@@ -229,67 +300,103 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 	return attach_multi(u, set, lib, err, errlen);
 }
 
-#define STACK_CHUNK 32	/* call stacks per batch read (each ~38 KiB) */
-
-static void add_open_frame(struct func_row *rows, size_t *n, size_t cap, __u32 tid, const struct call_stack *st,
-			   __u32 i)
+/* The row of (fn, tid) in rows[0..*n), appended when new; NULL when full. */
+static struct func_row *row_find(struct u64map *idx, struct func_row *rows, size_t *n, size_t cap, __u32 fn,
+				 __u32 tid, __u32 pid)
 {
-	size_t k;
+	__u64 key = (__u64)fn << 32 | tid;
+	uintptr_t k = (uintptr_t)u64map_get(idx, key);
 
-	for (k = 0; k < *n; k++)
-		if (rows[k].key.fn == st->f[i].fn && rows[k].key.tid == tid)
-			break;
-	if (k == *n) {
-		if (*n >= cap)
-			return;
-		memset(&rows[k], 0, sizeof(rows[k]));
-		rows[k].key = (struct func_key){ .fn = st->f[i].fn, .tid = tid };
-		rows[k].s.pid = st->pid;
-		(*n)++;
-	}
-	rows[k].s.calls++;
+	if (k)
+		return &rows[k - 1];
+	if (*n >= cap || u64map_put(idx, key, (void *)(uintptr_t)(*n + 1)))
+		return NULL;
+	memset(&rows[*n], 0, sizeof(rows[*n]));
+	rows[*n].key = (struct func_key){ .fn = fn, .tid = tid };
+	rows[*n].s.pid = pid;
+	return &rows[(*n)++];
 }
 
-/* Calls still in progress (their frames are open) count as calls too. */
-static void add_open_frames(struct uprobes_prog *u, struct func_row *rows, size_t *n, size_t cap)
+static void cv_sum(struct counter_val *to, const struct counter_val *from, int n)
 {
-	struct call_stack *st = malloc(STACK_CHUNK * sizeof(*st));
-	__u32 tids[STACK_CHUNK];
-	struct map_iter it;
-	size_t got;
+	for (int e = 0; e < n; e++) {
+		to[e].value += from[e].value;
+		to[e].enabled += from[e].enabled;
+		to[e].running += from[e].running;
+	}
+}
 
-	map_iter_init(&it, bpf_map__fd(u->skel->maps.stacks), sizeof(tids[0]), sizeof(*st));
-	while (st && map_iter_next(&it, tids, st, STACK_CHUNK, &got) == 0 && got)
-		for (size_t s = 0; s < got; s++)
-			for (__u32 i = 0; i < st[s].depth && i < TMABPF_MAX_DEPTH; i++)
-				add_open_frame(rows, n, cap, tids[s], &st[s], i);
-	free(st);
+/* A slot's cached row into its (function, thread) row. */
+static void add_cached_row(struct func_row *to, const struct func_head *h, int nr_events)
+{
+	const struct counter_val *c = (const void *)(h + 1);
+
+	to->s.calls += h->calls;
+	to->s.returns += h->returns;
+	to->s.unmatched += h->unmatched;
+	to->s.wall_ns += h->wall_ns;
+	to->s.oncpu_ns += h->oncpu_ns;
+	to->s.self_oncpu_ns += h->self_oncpu_ns;
+	to->s.offcpu_blocked_ns += h->offcpu_blocked_ns;
+	to->s.offcpu_runqueue_ns += h->offcpu_runqueue_ns;
+	cv_sum(to->s.c, c, nr_events);
+	cv_sum(to->s.self, c + nr_events, nr_events);
+}
+
+/* Rows cached in the threads' slots, and calls still in progress (their
+ * frames are open), which count as calls too.  The slots are read while BPF
+ * writes them: a live read may see a row mid-update; the last read, after
+ * detaching, is exact. */
+static void add_slots(struct uprobes_prog *u, struct u64map *idx, struct func_row *rows, size_t *n, size_t cap)
+{
+	for (int s = 0; s < u->max_stacks; s++) {
+		const struct ustack *st = &u->stacks[s];
+		__u32 tid = __atomic_load_n(&st->tid, __ATOMIC_ACQUIRE), depth = st->depth;
+		struct func_row *row;
+
+		if (!tid)
+			continue;
+		for (int k = 0; k < TMABPF_ROW_CACHE; k++) {
+			const struct func_head *h = (const void *)(u->rows + ((size_t)s * TMABPF_ROW_CACHE + k) * u->row_size);
+
+			if (h->fn1 && (row = row_find(idx, rows, n, cap, h->fn1 - 1, tid, h->pid)))
+				add_cached_row(row, h, u->nr_events);
+		}
+		for (__u32 i = 0; i < depth && i < TMABPF_MAX_DEPTH; i++)
+			if ((row = row_find(idx, rows, n, cap, st->ent[i].fn, tid, st->pid)))
+				row->s.calls++;
+	}
 }
 
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 {
 	int fd = bpf_map__fd(u->skel->maps.funcs);
-	size_t cap = (size_t)u->max_funcs;
+	size_t hcap = (size_t)u->max_funcs, cap = hcap + (size_t)u->max_stacks * TMABPF_ROW_CACHE;
 	struct func_row *out = calloc(cap ? cap : 1, sizeof(*out));
-	struct func_stats *vals = calloc(cap ? cap : 1, sizeof(*vals));
-	struct func_key *keys = calloc(cap ? cap : 1, sizeof(*keys));
+	struct func_stats *vals = calloc(hcap ? hcap : 1, sizeof(*vals));
+	struct func_key *keys = calloc(hcap ? hcap : 1, sizeof(*keys));
+	struct u64map idx = {};
 	int r = out && vals && keys ? 0 : -ENOMEM;
 
 	*n = 0;
 	if (!r)
-		r = map_read_all(fd, sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
+		r = map_read_all(fd, sizeof(*keys), sizeof(*vals), keys, vals, hcap, n);
 	for (size_t i = 0; !r && i < *n; i++) {
 		out[i].key = keys[i];
 		out[i].s = vals[i];
+		if (u64map_put(&idx, (__u64)keys[i].fn << 32 | keys[i].tid, (void *)(uintptr_t)(i + 1)))
+			r = -ENOMEM;
 	}
 	free(vals);
 	free(keys);
+	if (!r && u->stacks && u->rows)
+		add_slots(u, &idx, out, n, cap);
+	u64map_free(&idx);
 	if (r) {
 		free(out);
 		*n = 0;
 		return r;
 	}
-	add_open_frames(u, out, n, cap);
 	*rows = out;
 	return 0;
 }
@@ -342,6 +449,12 @@ void uprobes_detach(struct uprobes_prog *u)
 void uprobes_destroy(struct uprobes_prog *u)
 {
 	uprobes_detach(u);
+	if (u->stacks)
+		munmap((void *)u->stacks, u->stacks_len);
+	if (u->rows)
+		munmap((void *)u->rows, u->rows_len);
+	u->stacks = NULL;
+	u->rows = NULL;
 	uprobes_bpf__destroy(u->skel);
 	u->skel = NULL;
 }

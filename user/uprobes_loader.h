@@ -14,7 +14,7 @@ struct uprobes_bpf;
 struct bpf_link;
 
 struct uprobes_cfg {
-	int max_stacks;		/* threads with a call stack */
+	int max_stacks;		/* threads with a call stack; 0: uprobes_default_stacks() */
 	int max_funcs;		/* (function, thread) pairs */
 	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
 };
@@ -34,6 +34,12 @@ struct uprobes_prog {
 	int *link_fds;			/* session: per lib, the link's fd (-1: none) */
 	int nr_link_fds;
 	int max_funcs;
+	int max_stacks;			/* slots (threads with a call stack) */
+	int nr_events;
+	size_t row_size;		/* bytes of one urows value */
+	const struct ustack *stacks;	/* ustacks and urows, mapped read-only */
+	const unsigned char *rows;
+	size_t stacks_len, rows_len;
 	unsigned long long attach_ns;	/* time taken by the last attach */
 };
 
@@ -41,6 +47,12 @@ struct func_row {
 	struct func_key key;
 	struct func_stats s;
 };
+
+#define UPROBE_SLOTS_MAX 1024			/* default slots ... */
+#define UPROBE_SLOTS_BYTES (32u << 20)		/* ... or what this many bytes hold */
+/* Bytes one slot takes with nr_events counters, and the default number of slots. */
+size_t uprobes_slot_bytes(int nr_events);
+int uprobes_default_stacks(int nr_events);
 
 int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
 		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen);
