@@ -152,23 +152,29 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 
 /* Read every selected counter on this CPU.  A failed read repeats the
  * snapshot's value so that it contributes a zero delta (and is counted). */
-static __always_inline struct reading *account_read(struct cpu_snap *snap)
+static __always_inline void account_read_into(struct cpu_snap *snap, struct counter_val *c)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), n = cfg_nr_events, ncpu = cfg_nr_cpus;
-	struct reading *r = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 cpu = bpf_get_smp_processor_id(), n = cfg_nr_events, ncpu = cfg_nr_cpus;
 
-	if (!r)
-		return NULL;
 	/* struct counter_val has bpf_perf_event_value's layout: read in place */
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= n)
 			break;
-		if (bpf_perf_event_read_value(&counters, (__u64)(e * ncpu + cpu), (struct bpf_perf_event_value *)&r->c[e],
-					      sizeof(r->c[e]))) {
+		if (bpf_perf_event_read_value(&counters, (__u64)(e * ncpu + cpu), (struct bpf_perf_event_value *)&c[e],
+					      sizeof(c[e]))) {
 			stat_inc(STAT_READ_ERRORS);
-			r->c[e] = snap->c[e];
+			c[e] = snap->c[e];
 		}
 	}
+}
+
+static __always_inline struct reading *account_read(struct cpu_snap *snap)
+{
+	__u32 zero = 0;
+	struct reading *r = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (r)
+		account_read_into(snap, r->c);
 	return r;
 }
 
@@ -366,13 +372,13 @@ static __always_inline struct reading *account_current(struct thread_stats *t, s
  * VM, about a tenth of a probed call's BPF time.  Falls back to it when event
  * 0 could not be read (its enabled time did not advance) or nothing is counted.
  */
-static __always_inline __u64 account_clock(struct cpu_snap *snap, const struct reading *now)
+static __always_inline __u64 account_clock(struct cpu_snap *snap, const struct counter_val *now)
 {
 	__u64 en, ts;
 
 	if (!cfg_nr_events)
 		return bpf_ktime_get_ns();
-	en = now->c[0].enabled;
+	en = now[0].enabled;
 	if (snap->base_enabled && en > snap->base_enabled && en - snap->base_enabled < ACCOUNT_CLOCK_REBASE_NS &&
 	    en != snap->c[0].enabled)
 		return snap->base_ts + (en - snap->base_enabled);
@@ -398,7 +404,7 @@ static __always_inline __u64 account_current_clocked(struct thread_stats *t, str
 	now = account_read(snap);
 	if (!now)
 		return 0;
-	ts = account_clock(snap, now);
+	ts = account_clock(snap, now->c);
 	account_current_at(t, task, snap, now, ts, false);
 	return ts;
 }

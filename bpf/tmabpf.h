@@ -49,6 +49,7 @@ struct cpu_snap {
 	__u64 uc_runq_ns;
 	struct counter_val c[TMABPF_MAX_EVENTS];
 	struct counter_val uc_off[TMABPF_MAX_EVENTS];	/* thread sums - this CPU's reading, mod 2^64 */
+	struct counter_val uc_read[TMABPF_MAX_EVENTS];	/* the fast path's reading */
 };
 
 /* Per-thread sums (value of the threads hash map). */

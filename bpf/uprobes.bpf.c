@@ -439,7 +439,6 @@ static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u
 {
 	__u32 zero = 0;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
-	struct reading *now;
 
 	*rc = -1;
 	if (!snap)
@@ -449,11 +448,9 @@ static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u
 		*r = snap->c;
 		return *rc ? NULL : snap;
 	}
-	now = account_read(snap);
-	if (!now)
-		return NULL;
-	*ts = account_clock(snap, now);
-	*r = now->c;
+	account_read_into(snap, snap->uc_read);
+	*ts = account_clock(snap, snap->uc_read);
+	*r = snap->uc_read;
 	*rc = 0;
 	return snap;
 }
