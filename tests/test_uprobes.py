@@ -139,6 +139,31 @@ def test_several_threads_same_function(gt_uprobe_run):
     assert agg["tid"] is None and within(agg["counters"]["page-faults"], 400 + 3 * 400, 0.01, 2)
 
 
+def test_call_stack_slots_run_out(tmp_path):
+    """--max-stacks 1: one probed thread at a time has a call stack (a slot, kept until its exit).
+    The others' calls are still counted exactly, without deltas, and the run says so; a slot given
+    back at exit is reused."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    r = run_tmabpf(["--quiet", "--json", tm_out, "--max-stacks", "1", "--uprobe", ":gt_*", "--", GROUNDTRUTH,
+                    "--out", gt_out, "outer:200:100", "multi:3:4:100"])
+    assert r.returncode == 0, r.stderr
+    gt, tm = load_json(gt_out), load_json(tm_out)
+    with_deltas = 0
+    for i in range(3):
+        f = funcs(tm, gt_thread(gt, f"gt-multi{i}")["tid"])["gt_fault_pages"]
+        assert f["calls"] == 4 and f["unmatched"] == 0
+        pf = f["counters"]["page-faults"]
+        # a thread may get the slot mid-way, when its holder exits: 100 faults per call made with it
+        assert any(within(pf, 100 * k, 0.01, 1) for k in range(5)), pf
+        with_deltas += pf > 0
+    outer = funcs(tm, gt_thread(gt, "gt-outer")["tid"])["gt_outer"]
+    assert outer["calls"] == gt_thread(gt, "gt-outer")["functions"]["gt_outer"]["calls"]
+    with_deltas += outer["counters"]["page-faults"] > 0
+    assert with_deltas >= 1, "no thread got the slot"
+    if with_deltas < 4:
+        assert "call-stack slots taken" in r.stderr and "--max-stacks" in r.stderr, r.stderr
+
+
 def test_json_function_contract(gt_uprobe_run):
     _, tm = gt_uprobe_run
     keys = {"module", "symbol", "pid", "tid", "calls", "wall_ns", "oncpu_ns", "offcpu_blocked_ns",

@@ -522,6 +522,12 @@ static int finish(struct run_state *st, const char *why)
 	if (st->rep.self.stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
 			 st->rep.self.stat[STAT_PIDS_FULL]);
+	if (st->uprobes_loaded && st->rep.self.stat[STAT_STACKS_FULL])
+		warn_add("uprobes: all %d call-stack slots taken: %llu calls counted without deltas (raise --max-stacks)",
+			 st->uprobes.max_stacks, st->rep.self.stat[STAT_STACKS_FULL]);
+	if (st->uprobes_loaded && st->rep.self.stat[STAT_FUNCS_FULL])
+		warn_add("uprobes: (function, thread) rows full: %llu calls lost (raise --max-funcs)",
+			 st->rep.self.stat[STAT_FUNCS_FULL]);
 	if (st->trace && trace_run_finish(st->trace, &st->tt, &st->rep.self, st->rep.target, why, now_ns(),
 					  err, sizeof(err))) {
 		die_msg("%s", err);
