@@ -72,7 +72,10 @@ def test_regression_fails_and_names_the_row(reports):
 
 def test_budgets_that_hold_pass(reports):
     base, slow, _ = reports
-    r = diff(base, slow, "--fail-on", "thread[gt-fault].page-faults>+1%,thread[gt-multi*].page-faults>+3,"
+    # a gt-multi thread makes exactly 69 faults in its measured window, and 0-3 more around it
+    # (thread start and exit; seen in 12 runs, before and after the uprobe fast path): a run
+    # pair differs by up to 3, once by 4 in CI, so +6
+    r = diff(base, slow, "--fail-on", "thread[gt-fault].page-faults>+1%,thread[gt-multi*].page-faults>+6,"
              "function[gt_spin].calls>0,thread[gt-spin].oncpu_ns>+90%,thread[gt-spin].page-faults>+5")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "budgets: all 5 hold" in r.stdout
