@@ -16,6 +16,7 @@
 #include "uprobes_loader.h"
 #include "link_detach.h"
 #include "map_batch.h"
+#include "report.h"
 #include "u64map.h"
 #include "warn.h"
 
@@ -317,30 +318,17 @@ static struct func_row *row_find(struct u64map *idx, struct func_row *rows, size
 	return &rows[(*n)++];
 }
 
-static void cv_sum(struct counter_val *to, const struct counter_val *from, int n)
-{
-	for (int e = 0; e < n; e++) {
-		to[e].value += from[e].value;
-		to[e].enabled += from[e].enabled;
-		to[e].running += from[e].running;
-	}
-}
-
-/* A slot's cached row into its (function, thread) row. */
+/* A slot's cached row (head, c[nr_events], self[nr_events]) into its (function, thread) row. */
 static void add_cached_row(struct func_row *to, const struct func_head *h, int nr_events)
 {
 	const struct counter_val *c = (const void *)(h + 1);
+	struct func_stats s;
 
-	to->s.calls += h->calls;
-	to->s.returns += h->returns;
-	to->s.unmatched += h->unmatched;
-	to->s.wall_ns += h->wall_ns;
-	to->s.oncpu_ns += h->oncpu_ns;
-	to->s.self_oncpu_ns += h->self_oncpu_ns;
-	to->s.offcpu_blocked_ns += h->offcpu_blocked_ns;
-	to->s.offcpu_runqueue_ns += h->offcpu_runqueue_ns;
-	cv_sum(to->s.c, c, nr_events);
-	cv_sum(to->s.self, c + nr_events, nr_events);
+	memset(&s, 0, sizeof(s));
+	memcpy(&s, h, sizeof(*h));	/* func_stats starts with func_head's layout */
+	memcpy(s.c, c, nr_events * sizeof(*c));
+	memcpy(s.self, c + nr_events, nr_events * sizeof(*c));
+	func_stats_add(&to->s, &s, nr_events);
 }
 
 /* Rows cached in the threads' slots, and calls still in progress (their
