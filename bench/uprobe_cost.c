@@ -9,7 +9,9 @@
  *   attach/detach of 1000 functions (uprobe_multi, empty programs): an entry and a return link
  *   detached concurrently, and one session link (entry and return, as tmabpf attaches on >= 6.13)
  *   BPF ns per hit (kernel BPF stats): tmabpf vs hand-minimal, goal <= 1.15x: the two alternate
- *   UPROBE_COST_ROUNDS times (default 5); medians, and the range of the per-round ratios
+ *   UPROBE_COST_ROUNDS times (default 5); medians, and the range of the per-round ratios.
+ *   UPROBE_COST_COMPARE="<tmabpf binary> ..." (up to 4) adds those builds to every round (A/B of
+ *   builds on the same noisy VM) and prints their ratios too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +44,7 @@ __attribute__((noinline, used)) int bench_tiny(int x)
 }
 
 #define MAX_ROUNDS 50
+#define MAX_CMP 4
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -241,7 +244,10 @@ int main(int argc, char **argv)
 	const char *env_rounds = getenv("UPROBE_COST_ROUNDS");
 	int rounds = env_rounds && atoi(env_rounds) > 0 && atoi(env_rounds) <= MAX_ROUNDS ? atoi(env_rounds) : 5;
 	double none, empty, minimal = 0, delta, tm = 0, tr, b_empty, b_min, b_delta, b_tm, b_tr;
-	double r_min[MAX_ROUNDS], r_tm[MAX_ROUNDS], ratio[MAX_ROUNDS];
+	double r_min[MAX_ROUNDS], r_tm[MAX_ROUNDS], ratio[MAX_ROUNDS], r_cmp[MAX_CMP][MAX_ROUNDS],
+		ratio_cmp[MAX_CMP][MAX_ROUNDS];
+	char *other[MAX_CMP], *cmp_list = getenv("UPROBE_COST_COMPARE") ? strdup(getenv("UPROBE_COST_COMPARE")) : NULL;
+	int n_other = 0;
 	char trace[] = "/tmp/uprobe_cost-trace-XXXXXX";
 	int tfd = mkstemp(trace);
 	char err[256];
@@ -282,6 +288,8 @@ int main(int argc, char **argv)
 			if (pc.fds[idx] >= 0)
 				bpf_map_update_elem(bpf_map__fd(skel->maps.counters), &idx, &pc.fds[idx], BPF_ANY);
 		}
+	for (char *tok = cmp_list ? strtok(cmp_list, " ") : NULL; tok && n_other < MAX_CMP; tok = strtok(NULL, " "))
+		other[n_other++] = tok;
 	none = ns_per_call();
 	empty = pair_cost(skel->progs.empty_entry, skel->progs.empty_exit, exe, m[0]->offset, &b_empty);
 	delta = pair_cost(skel->progs.delta_entry, skel->progs.delta_exit, exe, m[0]->offset, &b_delta);
@@ -290,6 +298,10 @@ int main(int argc, char **argv)
 		minimal = pair_cost(skel->progs.minimal_entry, skel->progs.minimal_exit, exe, m[0]->offset, &r_min[i]);
 		tm = tmabpf_cost(tmabpf, exe, NULL, &r_tm[i]);
 		ratio[i] = r_min[i] ? r_tm[i] / r_min[i] : 0;
+		for (int k = 0; k < n_other; k++) {
+			tmabpf_cost(other[k], exe, NULL, &r_cmp[k][i]);
+			ratio_cmp[k][i] = r_min[i] ? r_cmp[k][i] / r_min[i] : 0;
+		}
 	}
 	b_min = median(r_min, rounds);
 	b_tm = median(r_tm, rounds);
@@ -308,6 +320,10 @@ int main(int argc, char **argv)
 	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe --trace", tr, tr - none, b_tr);
 	printf("ratio tmabpf/hand-minimal BPF time per call: %.2f median of %d alternating rounds (%.2f .. %.2f) "
 	       "(goal <= 1.15)\n", median(ratio, rounds), rounds, min_of(ratio, rounds), max_of(ratio, rounds));
+	for (int k = 0; k < n_other; k++)
+		printf("ratio %s/hand-minimal BPF time per call: %.2f median (%.2f .. %.2f), %.0f ns/call\n", other[k],
+		       median(ratio_cmp[k], rounds), min_of(ratio_cmp[k], rounds), max_of(ratio_cmp[k], rounds),
+		       median(r_cmp[k], rounds));
 	printf("ratio tmabpf/hand-minimal row delta, BPF time per call: %.2f (for information: that floor keeps no "
 	       "time, nesting or migration)\n", b_delta ? b_tm / b_delta : 0);
 	printf("ratio tmabpf/empty pair, whole call: %.2f\n", empty - none > 0 ? (tm - none) / (empty - none) : 0);
@@ -316,6 +332,7 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		attach_detach_1000(skel, argv[2]);
 	free(m);
+	free(cmp_list);
 	elfsyms_free(&s);
 	min_uprobe_bpf__destroy(skel);
 	perf_counters_close(&pc);
