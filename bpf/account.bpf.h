@@ -150,21 +150,29 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
-/* Read every selected counter on this CPU.  A failed read repeats the
- * snapshot's value so that it contributes a zero delta (and is counted). */
+/* Read event e on cpu into *c.  A failed read repeats the snapshot's value
+ * so that it contributes a zero delta (and is counted).  True when read. */
+static __always_inline bool account_read_one(struct cpu_snap *snap, __u32 e, __u32 cpu, __u32 ncpu,
+					     struct counter_val *c)
+{
+	/* struct counter_val has bpf_perf_event_value's layout: read in place */
+	if (!bpf_perf_event_read_value(&counters, (__u64)(e * ncpu + cpu), (struct bpf_perf_event_value *)c,
+				       sizeof(*c)))
+		return true;
+	stat_inc(STAT_READ_ERRORS);
+	*c = snap->c[e];
+	return false;
+}
+
+/* Read every selected counter on this CPU (account_read_one). */
 static __always_inline void account_read_into(struct cpu_snap *snap, struct counter_val *c)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), n = cfg_nr_events, ncpu = cfg_nr_cpus;
 
-	/* struct counter_val has bpf_perf_event_value's layout: read in place */
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= n)
 			break;
-		if (bpf_perf_event_read_value(&counters, (__u64)(e * ncpu + cpu), (struct bpf_perf_event_value *)&c[e],
-					      sizeof(c[e]))) {
-			stat_inc(STAT_READ_ERRORS);
-			c[e] = snap->c[e];
-		}
+		account_read_one(snap, e, cpu, ncpu, &c[e]);
 	}
 }
 
@@ -369,21 +377,20 @@ static __always_inline struct reading *account_current(struct thread_stats *t, s
  * the two clocks' rate difference (NTP's few ppm: well under 1 us per 10 ms)
  * plus the ~0.1 us between a reading and its bpf_ktime_get_ns(); differences
  * within one base are exact.  A bpf_ktime_get_ns() costs about 30 ns on this
- * VM, about a tenth of a probed call's BPF time.  Falls back to it when event
- * 0 could not be read (its enabled time did not advance) or nothing is counted.
+ * VM, about a tenth of a probed call's BPF time.  en is event 0's enabled time
+ * in the reading; falls back to the clock when it could not be read (!read_ok)
+ * or nothing is counted.
  */
-static __always_inline __u64 account_clock(struct cpu_snap *snap, const struct counter_val *now)
+static __always_inline __u64 account_clock(struct cpu_snap *snap, __u64 en, bool read_ok)
 {
-	__u64 en, ts;
+	__u64 ts;
 
 	if (!cfg_nr_events)
 		return bpf_ktime_get_ns();
-	en = now[0].enabled;
-	if (snap->base_enabled && en > snap->base_enabled && en - snap->base_enabled < ACCOUNT_CLOCK_REBASE_NS &&
-	    en != snap->c[0].enabled)
+	if (read_ok && snap->base_enabled && en > snap->base_enabled && en - snap->base_enabled < ACCOUNT_CLOCK_REBASE_NS)
 		return snap->base_ts + (en - snap->base_enabled);
 	ts = bpf_ktime_get_ns();
-	if (en != snap->c[0].enabled) {
+	if (read_ok) {
 		snap->base_ts = ts;
 		snap->base_enabled = en;
 	}
@@ -404,7 +411,8 @@ static __always_inline __u64 account_current_clocked(struct thread_stats *t, str
 	now = account_read(snap);
 	if (!now)
 		return 0;
-	ts = account_clock(snap, now->c);
+	/* a failed read repeats the snapshot (account_read_one) */
+	ts = account_clock(snap, now->c[0].enabled, now->c[0].enabled != snap->c[0].enabled);
 	account_current_at(t, task, snap, now, ts, false);
 	return ts;
 }

@@ -28,6 +28,12 @@ struct counter_val {
  * belongs to whichever thread is running on that CPU at attach time. */
 #define SNAP_ATTACH 0xffffffffu
 
+/* The uprobe fast path's reading of one event, beside its offset. */
+struct uc_event {
+	struct counter_val read;	/* the last hit's reading */
+	struct counter_val off;		/* thread sums - reading, mod 2^64 */
+};
+
 /* Per-CPU snapshot: the reading taken at the last accounting point on this CPU. */
 struct cpu_snap {
 	__u32 tid;		/* thread the snapshot belongs to; 0 = none */
@@ -40,16 +46,16 @@ struct cpu_snap {
 	__u64 gen;		/* bumped at every fold: invalidates the uprobe cache below */
 	/* Uprobe fast path (uprobes.bpf.c): while uc_gen == gen and uc_tid is the
 	 * running thread, that thread's sums are derived from a counter reading
-	 * alone: sums = reading + uc_off, on-CPU time = uc_oncpu_base + now. */
+	 * alone: sums = reading + offset, on-CPU time = uc_oncpu_base + now.
+	 * Kept together, before c[], so that a hit touches few cache lines. */
 	__u64 uc_gen;
 	__u32 uc_tid;		/* 0: no cache */
 	__u32 uc_slot;		/* its call-stack slot (UPROBE_NO_SLOT: none) */
 	__u64 uc_oncpu_base;
 	__u64 uc_blocked_ns;	/* its off-CPU sums, fixed while it runs */
 	__u64 uc_runq_ns;
+	struct uc_event uc[TMABPF_MAX_EVENTS];
 	struct counter_val c[TMABPF_MAX_EVENTS];
-	struct counter_val uc_off[TMABPF_MAX_EVENTS];	/* thread sums - this CPU's reading, mod 2^64 */
-	struct counter_val uc_read[TMABPF_MAX_EVENTS];	/* the fast path's reading */
 };
 
 /* Per-thread sums (value of the threads hash map). */
@@ -85,10 +91,12 @@ struct thread_stats {
 #define UPROBE_NO_SLOT 0xffffffffu
 
 /*
- * A probed thread owns a slot: index s of the ustacks array, frames
- * s * TMABPF_MAX_DEPTH + d of uframes, rows s * TMABPF_ROW_CACHE + k of urows.
- * All three are arrays (no hash lookup per call); uframes and urows values are
- * sized for the events counted (the loader sets value_size).
+ * A probed thread owns a slot: element s of the ustacks array, one contiguous
+ * value holding its struct ustack, then TMABPF_ROW_CACHE cached rows (struct
+ * func_head + c[n] + self[n]), then TMABPF_MAX_DEPTH frames (struct
+ * ucall_frame + c[n] + child[n]), n the events counted.  One lookup per hit
+ * and, at shallow depths, one page: on this VM every further page a hit
+ * touched (separate maps, vmalloc'd) cost more than all its arithmetic.
  */
 struct ustack_ent {
 	__u64 sp;		/* stack pointer at entry: its return has sp + 8 */
@@ -123,7 +131,14 @@ struct func_key {
 
 /* Scalar sums of a (function, thread) pair: the head of struct func_stats
  * (funcs hash) and of a cached row (urows value, followed by
- * struct counter_val c[nr_events], self[nr_events]). */
+ * struct counter_val c[nr_events], self[nr_events]).
+ *
+ * In the BPF maps two kinds of field are stored in a cheaper form, so that
+ * the common return (an outermost call without probed callees) writes
+ * neither: `calls` counts only the calls that did not end in a matched return
+ * (unmatched, past the depth limit, without a slot), and self_oncpu_ns and
+ * self[] hold "self - inclusive" (mod 2^64).  uprobes_read() turns them into
+ * what the comments below say (func_stats_from_bpf). */
 struct func_head {
 	__u32 pid;
 	__u32 fn1;		/* urows: function id + 1, 0 = free; funcs: 0 */
@@ -136,6 +151,12 @@ struct func_head {
 	__u64 offcpu_blocked_ns;
 	__u64 offcpu_runqueue_ns;
 };
+
+/* A slot's parts with n events counted (see struct ustack). */
+#define USLOT_ROW_BYTES(n) (sizeof(struct func_head) + 2 * (n) * sizeof(struct counter_val))
+#define USLOT_FRAME_BYTES(n) (sizeof(struct ucall_frame) + 2 * (n) * sizeof(struct counter_val))
+#define USLOT_BYTES(n) (sizeof(struct ustack) + TMABPF_ROW_CACHE * USLOT_ROW_BYTES(n) + \
+			TMABPF_MAX_DEPTH * USLOT_FRAME_BYTES(n))
 
 /* Per (function, thread) sums (funcs hash: rows that found no room in the
  * thread's slot, and a slot's rows when its thread exits). */

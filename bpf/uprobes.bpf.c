@@ -48,30 +48,14 @@ struct {
 	__uint(max_entries, 4096);	/* set by the loader when tracing */
 } trace_rb SEC(".maps");
 
-/* Per-slot arrays; sizes set by the loader (--max-stacks). */
+/* The slots (tmabpf.h): one value per slot, its size set by the loader. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ustack);
+	__uint(max_entries, 1);			/* --max-stacks */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct ustack));	/* uslot_bytes(nr_events) */
 } ustacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);			/* slots * TMABPF_MAX_DEPTH */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct ucall_frame));	/* + 2 * nr_events counter_val */
-} uframes SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);			/* slots * TMABPF_ROW_CACHE */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct func_head));	/* + 2 * nr_events counter_val */
-} urows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -129,11 +113,25 @@ static __always_inline struct ustack *stack_at(__u32 slot)
 	return bpf_map_lookup_elem(&ustacks, &slot);
 }
 
-static __always_inline struct ucall_frame *frame_at(__u32 slot, __u32 d)
-{
-	__u32 idx = slot * TMABPF_MAX_DEPTH + (d & (TMABPF_MAX_DEPTH - 1));
+/* A slot's cached row k and frame d (tmabpf.h: header, rows, frames). */
+/* i & mask, done where the verifier sees it (clang drops masks it can
+ * prove redundant, and the verifier must bound the offset). */
+#define MASK_FOR_VERIFIER(i, mask) asm volatile("%0 &= %1" : "+r"(i) : "i"(mask))
 
-	return bpf_map_lookup_elem(&uframes, &idx);
+static __always_inline struct func_head *row_at(struct ustack *st, __u32 k)
+{
+	__u64 i = k;
+
+	MASK_FOR_VERIFIER(i, TMABPF_ROW_CACHE - 1);
+	return (void *)(st + 1) + i * USLOT_ROW_BYTES(cfg_nr_events);
+}
+
+static __always_inline struct ucall_frame *frame_at(struct ustack *st, __u32 d)
+{
+	__u64 i = d;
+
+	MASK_FOR_VERIFIER(i, TMABPF_MAX_DEPTH - 1);
+	return (void *)(st + 1) + TMABPF_ROW_CACHE * USLOT_ROW_BYTES(cfg_nr_events) + i * USLOT_FRAME_BYTES(cfg_nr_events);
 }
 
 /* A frame's or a row's counter arrays: c[nr_events], then a second one. */
@@ -173,14 +171,11 @@ struct row_ref {
 	struct counter_val *c, *self;
 };
 
-static __always_inline bool row_get(__u32 slot, __u32 fn, __u32 tid, __u32 pid, struct row_ref *r)
+static __always_inline bool row_get(struct ustack *st, __u32 fn, __u32 tid, __u32 pid, struct row_ref *r)
 {
-	__u32 idx = slot * TMABPF_ROW_CACHE + (fn & (TMABPF_ROW_CACHE - 1));
-	struct func_head *h = NULL;
+	struct func_head *h = st ? row_at(st, fn) : NULL;
 	struct func_stats *fs;
 
-	if (slot != UPROBE_NO_SLOT)
-		h = bpf_map_lookup_elem(&urows, &idx);
 	if (h && (h->fn1 == fn + 1 || h->fn1 == 0)) {
 		if (!h->fn1) {
 			h->fn1 = fn + 1;
@@ -200,11 +195,11 @@ static __always_inline bool row_get(__u32 slot, __u32 fn, __u32 tid, __u32 pid, 
 	return true;
 }
 
-static __always_inline void count_call(__u32 slot, __u32 fn, __u32 tid, __u32 pid, bool unmatched)
+static __always_inline void count_call(struct ustack *st, __u32 fn, __u32 tid, __u32 pid, bool unmatched)
 {
 	struct row_ref r;
 
-	if (!row_get(slot, fn, tid, pid, &r))
+	if (!row_get(st, fn, tid, pid, &r))
 		return;
 	r.h->calls++;
 	if (unmatched)
@@ -245,7 +240,7 @@ static __always_inline __u32 slot_of(__u32 tid, __u32 pid, bool create)
  * Slow path: the thread's first hit since this CPU's last fold.  Fold it
  * (read, catch up, re-snapshot) and refill the CPU's cache.  Returns 1 for an
  * untracked thread, -1 when nothing could be read, else 0 with *ts the time;
- * the reading is then the snapshot's.
+ * the reading (the snapshot's) is then in uc[].read.
  */
 static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct *task, bool create, __u64 *ts)
 {
@@ -260,9 +255,10 @@ static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= cfg_nr_events)
 			break;
-		snap->uc_off[e].value = t->c[e].value - snap->c[e].value;
-		snap->uc_off[e].enabled = t->c[e].enabled - snap->c[e].enabled;
-		snap->uc_off[e].running = t->c[e].running - snap->c[e].running;
+		snap->uc[e].read = snap->c[e];
+		snap->uc[e].off.value = t->c[e].value - snap->c[e].value;
+		snap->uc[e].off.enabled = t->c[e].enabled - snap->c[e].enabled;
+		snap->uc[e].off.running = t->c[e].running - snap->c[e].running;
 	}
 	/* on-CPU time: exact at its switch-in, plus the running slice */
 	if (t->last_in_ns)
@@ -279,18 +275,17 @@ static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct
 	return 0;
 }
 
-/* The running thread's sums now, from reading r: r + the cached offset. */
-static __always_inline void sums_now(struct counter_val *out, const struct counter_val *r,
-				     const struct counter_val *off)
+/* The running thread's sums of one event now: reading + cached offset. */
+static __always_inline void sums_now(struct counter_val *out, const struct uc_event *u)
 {
-	out->value = r->value + off->value;
-	out->enabled = r->enabled + off->enabled;
-	out->running = r->running + off->running;
+	out->value = u->read.value + u->off.value;
+	out->enabled = u->read.enabled + u->off.enabled;
+	out->running = u->read.running + u->off.running;
 }
 
 /* Push a frame for fn; false when none was (the stack is full). */
-static __always_inline bool frame_push(struct ustack *st, __u32 slot, const struct cpu_snap *snap,
-				       const struct counter_val *r, __u32 fn, __u64 sp, __u64 now, __u32 tid)
+static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap *snap,
+				       __u32 fn, __u64 sp, __u64 now, __u32 tid)
 {
 	__u32 d = st->depth;
 	struct ucall_frame *f;
@@ -298,14 +293,12 @@ static __always_inline bool frame_push(struct ustack *st, __u32 slot, const stru
 	__u32 outermost = 1, n = cfg_nr_events;
 
 	if (d >= TMABPF_MAX_DEPTH) {
-		count_call(slot, fn, tid, st->pid, false);	/* not tracked further: counted here */
+		count_call(st, fn, tid, st->pid, false);	/* not tracked further: counted here */
 		st->overflow++;
 		stat_inc(STAT_DEPTH_OVERFLOW);
 		return false;
 	}
-	f = frame_at(slot, d);
-	if (!f)
-		return false;
+	f = frame_at(st, d);
 	trace_emit(st->pid, tid, fn, d, TRACE_ENTRY, now);
 	f->entry_ns = now;
 	f->oncpu_ns = snap->uc_oncpu_base + now;
@@ -317,7 +310,7 @@ static __always_inline bool frame_push(struct ustack *st, __u32 slot, const stru
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= n)
 			break;
-		sums_now(&c[e], &r[e], &snap->uc_off[e]);
+		sums_now(&c[e], &snap->uc[e]);
 	}
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		if (i >= d)
@@ -355,6 +348,17 @@ static __always_inline void cv_add_n(struct counter_val *a, const struct counter
 	}
 }
 
+static __always_inline void cv_sub_n(struct counter_val *a, const struct counter_val *b, __u32 n)
+{
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= n)
+			break;
+		a[e].value -= b[e].value;
+		a[e].enabled -= b[e].enabled;
+		a[e].running -= b[e].running;
+	}
+}
+
 static __always_inline void cv_copy_n(struct counter_val *a, const struct counter_val *b, __u32 n)
 {
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
@@ -366,11 +370,11 @@ static __always_inline void cv_copy_n(struct counter_val *a, const struct counte
 
 /* Close the top frame (index d - 1) at its return and fold it into the
  * function's row and the parent's sums. */
-static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, const struct cpu_snap *snap,
-				      const struct counter_val *r, __u64 now, __u32 tid)
+static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct cpu_snap *snap,
+				      __u64 now, __u32 tid)
 {
 	__u32 top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
-	struct ucall_frame *f = frame_at(slot, top), *up = NULL;
+	struct ucall_frame *f = frame_at(st, top), *up = NULL;
 	bool outermost = st->ent[top].outermost;
 	struct counter_val *fc, *fchild, *uchild = NULL;
 	bool first_child = false;
@@ -379,20 +383,24 @@ static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, co
 	__u64 oncpu;
 
 	st->depth = d - 1;
-	if (!f || !row_get(slot, st->ent[top].fn, tid, st->pid, &row))
+	if (!row_get(st, st->ent[top].fn, tid, st->pid, &row))
 		return;
 	if (d >= 2)
-		up = frame_at(slot, d - 2);
+		up = frame_at(st, d - 2);
 	oncpu = sub_clamped(snap->uc_oncpu_base + now, f->oncpu_ns);
-	row.h->returns++;
-	row.h->calls++;
-	row.h->self_oncpu_ns += sub_clamped(oncpu, f->child_oncpu_ns);
+	row.h->returns++;	/* calls: see func_head */
 	if (outermost) {
 		row.h->wall_ns += sub_clamped(now, f->entry_ns);
 		row.h->oncpu_ns += oncpu;
 		row.h->offcpu_blocked_ns += sub_clamped(snap->uc_blocked_ns, f->blocked_ns);
 		row.h->offcpu_runqueue_ns += sub_clamped(snap->uc_runq_ns, f->runq_ns);
 	}
+	/* self - inclusive (func_head): - callees for an outermost call, + its
+	 * self for a recursive one; written last (uprobes_read reads it first) */
+	if (!outermost)
+		row.h->self_oncpu_ns += sub_clamped(oncpu, f->child_oncpu_ns);
+	else if (f->has_child)
+		row.h->self_oncpu_ns -= f->child_oncpu_ns;
 	if (up) {
 		up->child_oncpu_ns += oncpu;
 		uchild = cv_second(up, sizeof(*up));
@@ -407,10 +415,14 @@ static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, co
 
 		if (e >= n)
 			break;
-		sums_now(&v, &r[e], &snap->uc_off[e]);
+		sums_now(&v, &snap->uc[e]);
 		cv_delta(&fc[e], &v, &fc[e]);
 	}
-	if (f->has_child) {
+	if (outermost) {
+		cv_add_n(row.c, fc, n);
+		if (f->has_child)
+			cv_sub_n(row.self, cv_second(f, sizeof(*f)), n);
+	} else if (f->has_child) {
 		fchild = cv_second(f, sizeof(*f));
 		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 			struct counter_val self;
@@ -422,8 +434,6 @@ static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, co
 		}
 	} else
 		cv_add_n(row.self, fc, n);
-	if (outermost)
-		cv_add_n(row.c, fc, n);
 	if (uchild) {
 		if (first_child)
 			cv_copy_n(uchild, fc, n);
@@ -432,25 +442,31 @@ static __always_inline void frame_pop(struct ustack *st, __u32 slot, __u32 d, co
 	}
 }
 
-/* The running thread's cache in this CPU's snapshot, filled when stale.
- * Returns the snapshot; *rc 1 for an untracked thread, -1 on failure. */
-static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u32 tid, bool create,
-						   const struct counter_val **r, __u64 *ts, int *rc)
+/* The running thread's cache in this CPU's snapshot, filled when stale, and
+ * its reading now in uc[].read.  Returns the snapshot; *rc 1 for an untracked
+ * thread, -1 on failure. */
+static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u32 tid, bool create, __u64 *ts,
+						   int *rc)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, cpu, n = cfg_nr_events, ncpu = cfg_nr_cpus;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+	bool ok0 = true;
 
 	*rc = -1;
 	if (!snap)
 		return NULL;
 	if (snap->uc_tid != tid || snap->uc_gen != snap->gen || (create && snap->uc_slot == UPROBE_NO_SLOT)) {
 		*rc = ucache_fill(snap, task, create, ts);
-		*r = snap->c;
 		return *rc ? NULL : snap;
 	}
-	account_read_into(snap, snap->uc_read);
-	*ts = account_clock(snap, snap->uc_read);
-	*r = snap->uc_read;
+	cpu = bpf_get_smp_processor_id();
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= n)
+			break;
+		if (!account_read_one(snap, e, cpu, ncpu, &snap->uc[e].read) && e == 0)
+			ok0 = false;
+	}
+	*ts = account_clock(snap, snap->uc[0].read.enabled, ok0);
 	*rc = 0;
 	return snap;
 }
@@ -459,21 +475,20 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tid = task->pid;
-	const struct counter_val *r;
 	struct cpu_snap *snap;
 	struct ustack *st;
 	__u64 now;
 	int rc;
 
-	snap = ucache_get(task, tid, true, &r, &now, &rc);
+	snap = ucache_get(task, tid, true, &now, &rc);
 	if (!snap)
 		return 1;
 	/* calls are counted where the frame ends (return, unmatched, exit) or
 	 * overflows; the reader adds frames still open */
 	st = stack_at(snap->uc_slot);
 	if (st)
-		return !frame_push(st, snap->uc_slot, snap, r, fn, sp, now, tid);
-	count_call(UPROBE_NO_SLOT, fn, tid, task->tgid, false);
+		return !frame_push(st, snap, fn, sp, now, tid);
+	count_call(NULL, fn, tid, task->tgid, false);
 	return 1;
 }
 
@@ -484,13 +499,12 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tid = task->pid;
-	const struct counter_val *r;
 	struct cpu_snap *snap;
 	struct ustack *st;
 	__u64 now;
 	int rc;
 
-	snap = ucache_get(task, tid, false, &r, &now, &rc);
+	snap = ucache_get(task, tid, false, &now, &rc);
 	if (!snap)
 		return 0;
 	st = stack_at(snap->uc_slot);
@@ -506,14 +520,14 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
 		if (st->ent[top].sp + 8 < sp) {
 			/* deeper than the returning call: its return never came */
-			count_call(snap->uc_slot, st->ent[top].fn, tid, st->pid, true);
+			count_call(st, st->ent[top].fn, tid, st->pid, true);
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
 			st->depth = d - 1;
 			continue;
 		}
 		if (st->ent[top].sp + 8 == sp && (session || st->ent[top].fn == fn)) {
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_RETURN, now);
-			frame_pop(st, snap->uc_slot, d, snap, r, now, tid);
+			frame_pop(st, d, snap, now, tid);
 		} else
 			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */
 		break;
@@ -584,14 +598,13 @@ static __always_inline void row_add(struct func_stats *fs, struct func_head *h, 
 }
 
 /* Move a slot's cached row into the funcs hash and free the entry. */
-static __always_inline void row_flush(__u32 slot, __u32 k, __u32 tid)
+static __always_inline void row_flush(struct ustack *st, __u32 k, __u32 tid)
 {
-	__u32 idx = slot * TMABPF_ROW_CACHE + k;
-	struct func_head *h = bpf_map_lookup_elem(&urows, &idx);
+	struct func_head *h = row_at(st, k);
 	struct counter_val *c, *self;
 	struct func_stats *fs;
 
-	if (!h || !h->fn1)
+	if (!h->fn1)
 		return;
 	c = cv_first(h, sizeof(*h));
 	self = cv_second(h, sizeof(*h));
@@ -629,10 +642,10 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 			break;
 		/* innermost first, as the frames would have returned */
 		trace_emit(st->pid, tid, st->ent[(d - 1 - i) & (TMABPF_MAX_DEPTH - 1)].fn, d - 1 - i, TRACE_EXIT, now);
-		count_call(slot, st->ent[i].fn, tid, st->pid, true);
+		count_call(st, st->ent[i].fn, tid, st->pid, true);
 	}
 	for (__u32 k = 0; k < TMABPF_ROW_CACHE; k++)
-		row_flush(slot, k, tid);
+		row_flush(st, k, tid);
 	st->depth = 0;
 	st->tid = 0;
 	bpf_map_delete_elem(&uslots, &tid);

@@ -30,15 +30,13 @@ static unsigned long long mono_ns(void)
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
 
-static size_t cv_bytes(int nr_events)
-{
-	return 2 * (size_t)nr_events * sizeof(struct counter_val);
-}
-
+/* A slot's value (tmabpf.h), in whole pages: the part a shallow call stack
+ * touches (header, rows, first frames) then lies in one page. */
 size_t uprobes_slot_bytes(int nr_events)
 {
-	return sizeof(struct ustack) + TMABPF_MAX_DEPTH * (sizeof(struct ucall_frame) + cv_bytes(nr_events)) +
-	       TMABPF_ROW_CACHE * (sizeof(struct func_head) + cv_bytes(nr_events));
+	size_t page = 4096;
+
+	return (USLOT_BYTES((size_t)nr_events) + page - 1) / page * page;
 }
 
 int uprobes_default_stacks(int nr_events)
@@ -48,23 +46,20 @@ int uprobes_default_stacks(int nr_events)
 	return fit < UPROBE_SLOTS_MAX ? (int)fit : UPROBE_SLOTS_MAX;
 }
 
-/* Slot arrays: frames and rows sized for the events counted. */
-static int set_slot_maps(struct uprobes_prog *u, int slots, int nr_events)
+/* Slots: sized for the events counted. */
+static int set_slot_maps(struct uprobes_prog *u, int slots)
 {
 	struct uprobes_bpf *k = u->skel;
 	int r = 0;
 
 	r |= bpf_map__set_max_entries(k->maps.ustacks, slots);
-	r |= bpf_map__set_max_entries(k->maps.uframes, slots * TMABPF_MAX_DEPTH);
-	r |= bpf_map__set_value_size(k->maps.uframes, sizeof(struct ucall_frame) + cv_bytes(nr_events));
-	r |= bpf_map__set_max_entries(k->maps.urows, slots * TMABPF_ROW_CACHE);
-	r |= bpf_map__set_value_size(k->maps.urows, u->row_size);
+	r |= bpf_map__set_value_size(k->maps.ustacks, u->slot_size);
 	r |= bpf_map__set_max_entries(k->maps.uslots, slots);
 	r |= bpf_map__set_max_entries(k->maps.ufree, slots);
 	return r ? -EINVAL : 0;
 }
 
-/* Every slot starts free; ustacks and urows are mapped for uprobes_read(). */
+/* Every slot starts free; the slots are mapped for uprobes_read(). */
 static int slots_init(struct uprobes_prog *u)
 {
 	int fd = bpf_map__fd(u->skel->maps.ufree);
@@ -74,16 +69,11 @@ static int slots_init(struct uprobes_prog *u)
 	for (__u32 i = 0; i < (__u32)u->max_stacks; i++)
 		if (bpf_map_update_elem(fd, NULL, &i, BPF_ANY))
 			return -errno;
-	u->stacks_len = ((size_t)u->max_stacks * sizeof(struct ustack) + page - 1) / page * page;
-	u->rows_len = ((size_t)u->max_stacks * TMABPF_ROW_CACHE * u->row_size + page - 1) / page * page;
-	m = mmap(NULL, u->stacks_len, PROT_READ, MAP_SHARED, bpf_map__fd(u->skel->maps.ustacks), 0);
+	u->slots_len = ((size_t)u->max_stacks * u->slot_size + page - 1) / page * page;
+	m = mmap(NULL, u->slots_len, PROT_READ, MAP_SHARED, bpf_map__fd(u->skel->maps.ustacks), 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	u->stacks = m;
-	m = mmap(NULL, u->rows_len, PROT_READ, MAP_SHARED, bpf_map__fd(u->skel->maps.urows), 0);
-	if (m == MAP_FAILED)
-		return -errno;
-	u->rows = m;
+	u->slots = m;
 	return 0;
 }
 
@@ -101,7 +91,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
 	u->skel->rodata->cfg_main_id = tcfg->main_id;
 	u->skel->rodata->cfg_cgroup = tcfg->cgroup;
-	r = set_slot_maps(u, u->max_stacks, pc->nr_events);
+	r = set_slot_maps(u, u->max_stacks);
 	if (r)
 		goto out;
 	bpf_map__set_max_entries(u->skel->maps.funcs, cfg->max_funcs);
@@ -136,7 +126,7 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 	u->max_funcs = cfg->max_funcs;
 	u->nr_events = pc->nr_events;
 	u->max_stacks = cfg->max_stacks > 0 ? cfg->max_stacks : uprobes_default_stacks(pc->nr_events);
-	u->row_size = sizeof(struct func_head) + cv_bytes(pc->nr_events);
+	u->slot_size = uprobes_slot_bytes(pc->nr_events);
 	/* the environment variables test the fallbacks on new kernels */
 	u->mode = getenv("TMABPF_FORCE_CLASSIC_UPROBES") ? UPROBES_CLASSIC
 		  : getenv("TMABPF_NO_UPROBE_SESSION")	   ? UPROBES_MULTI
@@ -318,17 +308,50 @@ static struct func_row *row_find(struct u64map *idx, struct func_row *rows, size
 	return &rows[(*n)++];
 }
 
-/* A slot's cached row (head, c[nr_events], self[nr_events]) into its (function, thread) row. */
+/* A slot's cached row (head, c[nr_events], self[nr_events]) into its
+ * (function, thread) row.  BPF writes the "self - inclusive" fields after the
+ * inclusive ones (func_head), so reading them first can only make a live
+ * read's self too large for a moment, never wrap below zero. */
 static void add_cached_row(struct func_row *to, const struct func_head *h, int nr_events)
 {
 	const struct counter_val *c = (const void *)(h + 1);
 	struct func_stats s;
 
 	memset(&s, 0, sizeof(s));
-	memcpy(&s, h, sizeof(*h));	/* func_stats starts with func_head's layout */
-	memcpy(s.c, c, nr_events * sizeof(*c));
+	s.self_oncpu_ns = __atomic_load_n(&h->self_oncpu_ns, __ATOMIC_RELAXED);
 	memcpy(s.self, c + nr_events, nr_events * sizeof(*c));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s.pid = h->pid;
+	s.calls = h->calls;
+	s.returns = h->returns;
+	s.unmatched = h->unmatched;
+	s.wall_ns = h->wall_ns;
+	s.oncpu_ns = h->oncpu_ns;
+	s.offcpu_blocked_ns = h->offcpu_blocked_ns;
+	s.offcpu_runqueue_ns = h->offcpu_runqueue_ns;
+	memcpy(s.c, c, nr_events * sizeof(*c));
 	func_stats_add(&to->s, &s, nr_events);
+}
+
+/* self = inclusive + (self - inclusive), clamped at 0 (a live read). */
+static __u64 self_from_bpf(__u64 incl, __u64 adj)
+{
+	__u64 v = incl + adj;
+
+	return (__s64)v < 0 ? 0 : v;
+}
+
+/* A row as BPF keeps it (func_head: calls without a matched return,
+ * "self - inclusive") into what struct func_stats means. */
+static void func_stats_from_bpf(struct func_stats *s, int nr_events)
+{
+	s->calls += s->returns;
+	s->self_oncpu_ns = self_from_bpf(s->oncpu_ns, s->self_oncpu_ns);
+	for (int e = 0; e < nr_events; e++) {
+		s->self[e].value = self_from_bpf(s->c[e].value, s->self[e].value);
+		s->self[e].enabled = self_from_bpf(s->c[e].enabled, s->self[e].enabled);
+		s->self[e].running = self_from_bpf(s->c[e].running, s->self[e].running);
+	}
 }
 
 /* Rows cached in the threads' slots, and calls still in progress (their
@@ -338,14 +361,15 @@ static void add_cached_row(struct func_row *to, const struct func_head *h, int n
 static void add_slots(struct uprobes_prog *u, struct u64map *idx, struct func_row *rows, size_t *n, size_t cap)
 {
 	for (int s = 0; s < u->max_stacks; s++) {
-		const struct ustack *st = &u->stacks[s];
+		const struct ustack *st = (const void *)(u->slots + (size_t)s * u->slot_size);
 		__u32 tid = __atomic_load_n(&st->tid, __ATOMIC_ACQUIRE), depth = st->depth;
 		struct func_row *row;
 
 		if (!tid)
 			continue;
 		for (int k = 0; k < TMABPF_ROW_CACHE; k++) {
-			const struct func_head *h = (const void *)(u->rows + ((size_t)s * TMABPF_ROW_CACHE + k) * u->row_size);
+			const struct func_head *h = (const void *)((const unsigned char *)(st + 1) +
+								   k * USLOT_ROW_BYTES((size_t)u->nr_events));
 
 			if (h->fn1 && (row = row_find(idx, rows, n, cap, h->fn1 - 1, tid, h->pid)))
 				add_cached_row(row, h, u->nr_events);
@@ -377,8 +401,10 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 	}
 	free(vals);
 	free(keys);
-	if (!r && u->stacks && u->rows)
+	if (!r && u->slots)
 		add_slots(u, &idx, out, n, cap);
+	for (size_t i = 0; !r && i < *n; i++)
+		func_stats_from_bpf(&out[i].s, u->nr_events);
 	u64map_free(&idx);
 	if (r) {
 		free(out);
@@ -437,12 +463,9 @@ void uprobes_detach(struct uprobes_prog *u)
 void uprobes_destroy(struct uprobes_prog *u)
 {
 	uprobes_detach(u);
-	if (u->stacks)
-		munmap((void *)u->stacks, u->stacks_len);
-	if (u->rows)
-		munmap((void *)u->rows, u->rows_len);
-	u->stacks = NULL;
-	u->rows = NULL;
+	if (u->slots)
+		munmap((void *)u->slots, u->slots_len);
+	u->slots = NULL;
 	uprobes_bpf__destroy(u->skel);
 	u->skel = NULL;
 }

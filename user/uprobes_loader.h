@@ -36,10 +36,9 @@ struct uprobes_prog {
 	int max_funcs;
 	int max_stacks;			/* slots (threads with a call stack) */
 	int nr_events;
-	size_t row_size;		/* bytes of one urows value */
-	const struct ustack *stacks;	/* ustacks and urows, mapped read-only */
-	const unsigned char *rows;
-	size_t stacks_len, rows_len;
+	size_t slot_size;		/* bytes of one slot (ustacks value) */
+	const unsigned char *slots;	/* ustacks, mapped read-only */
+	size_t slots_len;
 	unsigned long long attach_ns;	/* time taken by the last attach */
 };
 
