@@ -102,11 +102,13 @@ def test_missed_switch_ins_are_inferred(tmp_path):
         assert within(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.05, steal.slack()), comm
     t = gt_thread(gt, "gt-sleep")
     assert within(funcs(tm, t["tid"])["gt_sleep"]["offcpu_blocked_ns"], 300e6, 0.02)
-    # on-CPU + off-CPU adds up to the thread's traced life, inferred switch-ins or not
+    # on-CPU + off-CPU adds up to the thread's traced life, inferred switch-ins
+    # or not, less hypervisor steal while it ran: on-CPU is the scheduler's
+    # runtime, which excludes steal (CI once saw a thread 9 ms short)
     for t in gt["threads"]:
         m = tt[t["tid"]]
         life = m["exit_ns"] - m["first_seen_ns"]
-        assert within(m["oncpu_ns"] + m["offcpu_ns"], life, 0.02, 1e6), (t["comm"], m)
+        assert within(m["oncpu_ns"] + m["offcpu_ns"], life, 0.02, 1e6 + steal.slack()), (t["comm"], m, steal.ns)
 
 
 def test_recursion_counts_each_call_once(gt_uprobe_run):
