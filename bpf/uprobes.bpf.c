@@ -54,7 +54,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);			/* --max-stacks */
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct ustack));	/* uslot_bytes(nr_events) */
+	__uint(value_size, sizeof(struct ustack));	/* uprobes_slot_bytes(nr_events) */
 } ustacks SEC(".maps");
 
 struct {
@@ -113,11 +113,11 @@ static __always_inline struct ustack *stack_at(__u32 slot)
 	return bpf_map_lookup_elem(&ustacks, &slot);
 }
 
-/* A slot's cached row k and frame d (tmabpf.h: header, rows, frames). */
 /* i & mask, done where the verifier sees it (clang drops masks it can
  * prove redundant, and the verifier must bound the offset). */
 #define MASK_FOR_VERIFIER(i, mask) asm volatile("%0 &= %1" : "+r"(i) : "i"(mask))
 
+/* A slot's cached row k and frame d (tmabpf.h: header, rows, frames). */
 static __always_inline struct func_head *row_at(struct ustack *st, __u32 k)
 {
 	__u64 i = k;
