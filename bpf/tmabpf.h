@@ -112,7 +112,7 @@ struct ustack {
 	struct ustack_ent ent[TMABPF_MAX_DEPTH];
 };
 
-/* One active call (uframes value); followed by struct counter_val
+/* One active call (a frame in a slot); followed by struct counter_val
  * c[nr_events] (thread sums at entry) and child[nr_events] (inclusive sums of
  * returned callees, valid once has_child is set: leaves never touch them). */
 struct ucall_frame {
@@ -130,7 +130,7 @@ struct func_key {
 };
 
 /* Scalar sums of a (function, thread) pair: the head of struct func_stats
- * (funcs hash) and of a cached row (urows value, followed by
+ * (funcs hash) and of a row cached in a slot (followed by
  * struct counter_val c[nr_events], self[nr_events]).
  *
  * In the BPF maps two kinds of field are stored in a cheaper form, so that
@@ -141,7 +141,7 @@ struct func_key {
  * what the comments below say (func_stats_from_bpf). */
 struct func_head {
 	__u32 pid;
-	__u32 fn1;		/* urows: function id + 1, 0 = free; funcs: 0 */
+	__u32 fn1;		/* slot row: function id + 1, 0 = free; funcs: 0 */
 	__u64 calls;		/* entries */
 	__u64 returns;		/* matched returns */
 	__u64 unmatched;	/* frames whose return never came (longjmp, exception, thread exit) */

@@ -30,8 +30,8 @@ static unsigned long long mono_ns(void)
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
 
-/* A slot's value (tmabpf.h), in whole pages: the part a shallow call stack
- * touches (header, rows, first frames) then lies in one page. */
+/* A slot's value (tmabpf.h), in whole 4 KiB pages: the part a shallow call
+ * stack touches (header, rows, first frames) then lies in one page. */
 size_t uprobes_slot_bytes(int nr_events)
 {
 	size_t page = 4096;
