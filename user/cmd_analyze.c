@@ -2,6 +2,7 @@
 /* tmabpf analyze: TMA from a `perf stat -x,` CSV recorded on any machine. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,15 @@
 #include "tma.h"
 #include "tma_recipes.h"
 
-static int fail(const char *fmt, const char *a, const char *b)
+/* One line on stderr; the exit code for bad input. */
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "tmabpf analyze: ");
-	fprintf(stderr, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n");
 	return 2;
 }
@@ -85,23 +91,23 @@ int cmd_analyze(int argc, char **argv)
 			json = true;
 		} else if ((v = optval(argc, argv, &i, "--smt"))) {
 			if (strcmp(v, "on") && strcmp(v, "off"))
-				return fail("--smt takes on|off, not '%s'%s", v, "");
+				return fail("--smt takes on|off, not '%s'", v);
 			env.smt_on = !strcmp(v, "on");
 		} else if ((v = optval(argc, argv, &i, "--core-wide"))) {
 			if (strcmp(v, "yes") && strcmp(v, "no"))
-				return fail("--core-wide takes yes|no, not '%s'%s", v, "");
+				return fail("--core-wide takes yes|no, not '%s'", v);
 			env.core_wide = !strcmp(v, "yes");
 		} else if ((v = optval(argc, argv, &i, "--tma"))) {
 			char *end;
 			level = (int)strtol(v, &end, 10);
 			if (!*v || *end || level < 1 || level > 3)
-				return fail("--tma takes 1, 2 or 3, not '%s'%s", v, "");
+				return fail("--tma takes 1, 2 or 3, not '%s'", v);
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: tmabpf analyze FILE.csv [--cpu NAME] [--json] [--smt on|off] [--core-wide yes|no] [--tma=N]\n"
 			       "  FILE.csv: output of perf stat -x, -e ... (or -M ...); CPU names: %s\n", tma_cpu_names());
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return fail("unknown option '%s' (see tmabpf analyze --help)%s", argv[i], "");
+			return fail("unknown option '%s' (see tmabpf analyze --help)", argv[i]);
 		} else if (!file) {
 			file = argv[i];
 		} else {
@@ -109,7 +115,7 @@ int cmd_analyze(int argc, char **argv)
 		}
 	}
 	if (!file)
-		return fail("missing FILE.csv (usage: tmabpf analyze FILE.csv [--cpu NAME] [--json])%s%s", "", "");
+		return fail("missing FILE.csv (usage: tmabpf analyze FILE.csv [--cpu NAME] [--json])");
 	const struct tma_cpu *c;
 	if (cpuname) {
 		c = tma_cpu_by_name(cpuname);
@@ -119,11 +125,11 @@ int cmd_analyze(int argc, char **argv)
 		char desc[256], why[256];
 		c = tma_cpu_detect(desc, sizeof(desc), why, sizeof(why));
 		if (!c)
-			return fail("%s; name the CPU the CSV came from with --cpu NAME%s", why, "");
+			return fail("%s; name the CPU the CSV came from with --cpu NAME", why);
 	}
 	static struct perf_csv csv;
 	if (perf_csv_load(file, &csv, err, sizeof(err)))
-		return fail("%s%s", err, "");
+		return fail("%s", err);
 	if (csv_has(&csv, "MEM_LOAD_RETIRED.LOCAL_PMM"))
 		env.has_pmem = 1;
 	tma_set_env(&env);
@@ -142,7 +148,8 @@ int cmd_analyze(int argc, char **argv)
 			any += csv_has(&csv, keys[k]);
 	}
 	if (!any)
-		return fail("%s has none of the events TMA needs on %s (level 1 needs: %s)", file, missing[0] ? missing : c->name);
+		return fail("%s has none of the events TMA needs on %s (level 1 needs: %s)", file, c->name,
+			    missing[0] ? missing : "see tmabpf list");
 	const char *names[PERF_CSV_MAX_EVENTS];
 	static double vals[PERF_CSV_MAX_EVENTS], pct[PERF_CSV_MAX_EVENTS];
 	for (int i = 0; i < csv.n; i++) {
