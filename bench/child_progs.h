@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-/* Sum the kernel BPF stats of the programs named in names (NULL-terminated)
- * that process child holds, found through its fds in /proc/PID/fdinfo, so
+/* Sum the kernel BPF stats of the programs named in names (NULL-terminated;
+ * names NULL: all of them) that process child holds, found through its fds in /proc/PID/fdinfo, so
  * that other tmabpf instances on the host do not count.  A link and its
  * program both name the program's id: only program fds are counted. */
 static inline void child_prog_stats(pid_t child, const char *const *names, unsigned long long *ns,
@@ -45,10 +45,11 @@ static inline void child_prog_stats(pid_t child, const char *const *names, unsig
 		__u32 len = sizeof(info);
 
 		if (bpf_prog_get_info_by_fd(fd, &info, &len) == 0)
-			for (const char *const *nm = names; *nm; nm++)
-				if (!strcmp(info.name, *nm)) {
+			for (const char *const *nm = names; !names || *nm; nm++)
+				if (!names || !strcmp(info.name, *nm)) {
 					*ns += info.run_time_ns;
 					*cnt += info.run_cnt;
+					break;
 				}
 		close(fd);
 	}

@@ -10,6 +10,8 @@
  *   detached concurrently, and one session link (entry and return, as tmabpf attaches on >= 6.13)
  *   BPF ns per hit (kernel BPF stats): tmabpf vs hand-minimal, goal <= 1.15x: the two alternate
  *   UPROBE_COST_ROUNDS times (default 5); medians, and the range of the per-round ratios.
+ *   The peer in the same rounds: bpftrace counting entry and return of bench_tiny (whole call and
+ *   BPF time), so "below bpftrace" is measured per call, not only as a few-% throughput loss.
  *   UPROBE_COST_COMPARE="<tmabpf binary> ..." (up to 4) adds those builds to every round (A/B of
  *   builds on the same noisy VM) and prints their ratios too.
  */
@@ -184,6 +186,51 @@ static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace
 	return r;
 }
 
+/* The peer: bpftrace counting the entry and the return of the same function
+ * in this process (-p), as tools/bench-decoder-overhead.py runs it.  Returns
+ * ns per call, or 0 when bpftrace is missing or never attached. */
+static double bpftrace_cost(const char *exe, double *bpf_ns_hit)
+{
+	char pid[16], prog[9000];
+	unsigned long long ns0 = 0, c0 = 0, ns1, c1;
+	double r;
+	pid_t child;
+
+	*bpf_ns_hit = 0;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(prog, sizeof(prog), "uprobe:%s:bench_tiny { @c = count(); } uretprobe:%s:bench_tiny { @r = count(); }",
+		 exe, exe);
+	child = fork();
+	if (child == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execlp("bpftrace", "bpftrace", "-p", pid, "-e", prog, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && !c0; i++) {	/* until its probes fire */
+		ns_per_call();
+		child_prog_stats(child, NULL, &ns0, &c0);
+		if (!c0 && waitpid(child, NULL, WNOHANG) == child)
+			return 0;
+		if (!c0)
+			usleep(50000);
+	}
+	if (!c0) {
+		kill(child, SIGINT);
+		waitpid(child, NULL, 0);
+		return 0;
+	}
+	child_prog_stats(child, NULL, &ns0, &c0);
+	r = ns_per_call();
+	child_prog_stats(child, NULL, &ns1, &c1);
+	*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;
+	kill(child, SIGINT);
+	waitpid(child, NULL, 0);
+	return r;
+}
+
 /* Attach/detach of the 1000 functions of a generated library (tools/gen_manyfuncs.sh), empty programs. */
 static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 {
@@ -245,7 +292,9 @@ int main(int argc, char **argv)
 	int rounds = env_rounds && atoi(env_rounds) > 0 && atoi(env_rounds) <= MAX_ROUNDS ? atoi(env_rounds) : 5;
 	double none, empty, minimal = 0, delta, tm = 0, tr, b_empty, b_min, b_delta, b_tm, b_tr;
 	double r_min[MAX_ROUNDS], r_tm[MAX_ROUNDS], ratio[MAX_ROUNDS], r_cmp[MAX_CMP][MAX_ROUNDS],
-		ratio_cmp[MAX_CMP][MAX_ROUNDS];
+		ratio_cmp[MAX_CMP][MAX_ROUNDS], call_tm[MAX_ROUNDS], call_bt[MAX_ROUNDS], r_bt[MAX_ROUNDS],
+		added_bt[MAX_ROUNDS];
+	int n_bt = 0;
 	char *other[MAX_CMP], *cmp_list = getenv("UPROBE_COST_COMPARE") ? strdup(getenv("UPROBE_COST_COMPARE")) : NULL;
 	int n_other = 0;
 	char trace[] = "/tmp/uprobe_cost-trace-XXXXXX";
@@ -296,8 +345,13 @@ int main(int argc, char **argv)
 	/* the ratio that has a goal: hand-minimal and tmabpf alternate, ROUNDS times (noise on a VM) */
 	for (int i = 0; i < rounds; i++) {
 		minimal = pair_cost(skel->progs.minimal_entry, skel->progs.minimal_exit, exe, m[0]->offset, &r_min[i]);
-		tm = tmabpf_cost(tmabpf, exe, NULL, &r_tm[i]);
+		tm = call_tm[i] = tmabpf_cost(tmabpf, exe, NULL, &r_tm[i]);
 		ratio[i] = r_min[i] ? r_tm[i] / r_min[i] : 0;
+		call_bt[n_bt] = bpftrace_cost(exe, &r_bt[n_bt]);
+		if (call_bt[n_bt] > none) {
+			added_bt[n_bt] = (call_tm[i] - none) / (call_bt[n_bt] - none);
+			n_bt++;
+		}
 		for (int k = 0; k < n_other; k++) {
 			tmabpf_cost(other[k], exe, NULL, &r_cmp[k][i]);
 			ratio_cmp[k][i] = r_min[i] ? r_cmp[k][i] / r_min[i] : 0;
@@ -316,7 +370,13 @@ int main(int argc, char **argv)
 	printf("%-26s %12.0f %14.0f %18.0f\n", "empty entry+return", empty, empty - none, b_empty);
 	printf("%-26s %12.0f %14.0f %18.0f\n", "hand-minimal reads", minimal, minimal - none, b_min);
 	printf("%-26s %12.0f %14.0f %18.0f\n", "hand-minimal row delta", delta, delta - none, b_delta);
+	tm = median(call_tm, rounds);
 	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe", tm, tm - none, b_tm);
+	if (n_bt)
+		printf("%-26s %12.0f %14.0f %18.0f\n", "bpftrace entry+return count", median(call_bt, n_bt),
+		       median(call_bt, n_bt) - none, median(r_bt, n_bt));
+	else
+		printf("bpftrace entry+return count: not measured (bpftrace missing or never attached; make deps installs it)\n");
 	printf("%-26s %12.0f %14.0f %18.0f\n", "tmabpf --uprobe --trace", tr, tr - none, b_tr);
 	printf("ratio tmabpf/hand-minimal BPF time per call: %.2f median of %d alternating rounds (%.2f .. %.2f) "
 	       "(goal <= 1.15)\n", median(ratio, rounds), rounds, min_of(ratio, rounds), max_of(ratio, rounds));
@@ -326,6 +386,10 @@ int main(int argc, char **argv)
 		       median(r_cmp[k], rounds));
 	printf("ratio tmabpf/hand-minimal row delta, BPF time per call: %.2f (for information: that floor keeps no "
 	       "time, nesting or migration)\n", b_delta ? b_tm / b_delta : 0);
+	if (n_bt)
+		printf("ratio tmabpf/bpftrace, added ns per call (whole call, same rounds): %.2f median (%.2f .. %.2f) "
+		       "(goal: below 1, i.e. a probed call costs less under tmabpf than under bpftrace)\n",
+		       median(added_bt, n_bt), min_of(added_bt, n_bt), max_of(added_bt, n_bt));
 	printf("ratio tmabpf/empty pair, whole call: %.2f\n", empty - none > 0 ? (tm - none) / (empty - none) : 0);
 	printf("ratio --trace/no trace: BPF time per call %.2f, whole call %.2f\n", b_tm ? b_tr / b_tm : 0,
 	       tm - none > 0 ? (tr - none) / (tm - none) : 0);

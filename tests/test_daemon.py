@@ -380,17 +380,21 @@ def test_soak_bounded_memory_and_maps(accounting):
         assert d.stop() == 0
     assert out["threads"] >= 10000
     peak = max(kb for _, kb in samples)
-    early = max(kb for t, kb in samples if t <= SOAK_SECONDS / 4)
-    late = max(kb for t, kb in samples if t >= SOAK_SECONDS / 2)
+    # The plateau (tables at their caps, malloc arenas warm) comes within
+    # seconds on a quiet machine but later under load, so compare the second
+    # quarter with the last one: a leak that grows with the churn shows there.
+    early = max(kb for t, kb in samples if SOAK_SECONDS / 4 <= t <= SOAK_SECONDS / 2)
+    late = max(kb for t, kb in samples if t >= 3 * SOAK_SECONDS / 4)
+    series = " ".join(f"{t:.0f}s:{kb // 1024}M" for t, kb in samples[::4])
     exited = select(m, "tmabpf_threads_exited_total")[0][1]
-    print(f"soak ({accounting}): {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS first quarter "
-          f"{early} kB, second half {late} kB, peak {peak} kB; map entries max {max(entries):.0f}/{max_threads}; "
+    print(f"soak ({accounting}): {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS second quarter "
+          f"{early} kB, last quarter {late} kB, peak {peak} kB ({series}); map entries max {max(entries):.0f}/{max_threads}; "
           f"exits folded {exited:.0f}; evicted/lost "
           f"{select(m, 'tmabpf_drops_total', reason='threads_evicted_or_lost')[0][1]:.0f}; exit records lost "
           f"{select(m, 'tmabpf_drops_total', reason='exit_records_lost')[0][1]:.0f}; left out (table full) "
           f"{select(m, 'tmabpf_drops_total', reason='threads_map_full')[0][1]:.0f}")
     assert peak <= 64 * 1024, f"RSS peak {peak} kB > 64 MB"
-    assert late - early <= 4 * 1024, f"RSS grew from {early} kB (first quarter) to {late} kB (second half)"
+    assert late - early <= 4 * 1024, f"RSS grew from {early} kB (second quarter) to {late} kB (last quarter): {series}"
     assert max(entries) <= max_threads
     assert max(t["threads"] for t in tracked) <= max_threads
     assert max(t["processes"] for t in tracked) <= max_threads + 100  # live ones + top-procs lingering

@@ -51,8 +51,15 @@ def main():
         ("bpftrace entry+return count", lambda: benchlib.run_json(["bpftrace", "-e", bt, "-c", " ".join(dec)], env)),
     ]
     per_call = []
+    seen = {"decoder alone": []}	# every run's result, for the sys time and switch medians
+
+    def baseline():
+        r = benchlib.run_json(dec, env)
+        seen["decoder alone"].append(r)
+        return r
 
     def on_result(name, r):
+        seen.setdefault(name, []).append(r)
         if name.startswith("tmabpf"):
             with open(report) as f:
                 rep = json.load(f)
@@ -61,16 +68,24 @@ def main():
             if calls and ns:
                 per_call.append(ns / calls)
 
-    ratios = benchlib.alternate(lambda: benchlib.run_json(dec, env), configs, a.rounds, KEYS, on_result)
+    ratios = benchlib.alternate(baseline, configs, a.rounds, KEYS, on_result)
     print(f"decoder overhead: --layers {a.layers} --gen {a.gen}, OPENBLAS_NUM_THREADS=1, {a.rounds} rounds; "
           "each run divided by the mean of the baseline runs around it")
     print(f"{'config':<30} {'loss per wall s: median [p25 .. p75] (min .. max)':<52} loss per CPU s")
     for name, _ in configs:
         print(f"{name:<30} {benchlib.loss_summary(ratios[name][KEYS[0]]):<52} "
               f"{benchlib.loss_summary(ratios[name][KEYS[1]])}")
+    print("median per run (getrusage: sys time is split from CPU time by ticks, so coarse):")
+    for name, runs in seen.items():
+        med = {k: statistics.median(r.get(k, 0) for r in runs)
+               for k in ("cpu_s", "sys_s", "voluntary_switches", "involuntary_switches")}
+        print(f"  {name:<30} CPU {med['cpu_s']:.3f} s, of it sys {med['sys_s'] * 1000:.0f} ms; switches "
+              f"{med['voluntary_switches']:.0f} voluntary, {med['involuntary_switches']:.0f} involuntary")
     if per_call:
         print(f"tmabpf BPF time per probed call (kernel BPF stats: uprobe programs' run time / calls): median "
               f"{statistics.median(per_call):.0f} ns")
+    print(f"tmabpf minus bpftrace, per CPU s, round by round: "
+          f"{benchlib.paired_summary(ratios[configs[0][0]][KEYS[1]], ratios[configs[1][0]][KEYS[1]])}")
     t, b = (benchlib.median_loss(ratios[c[0]][KEYS[1]]) for c in configs)
     print(f"goal: tmabpf loss <= 2 % and below bpftrace's: per CPU s {t:.2f} % vs {b:.2f} % -> "
           f"{'met' if t <= 2 and t < b else 'NOT met'} (medians; compare with the spread above)")

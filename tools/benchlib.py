@@ -8,6 +8,7 @@ spread (25th to 75th percentile and min to max) is printed beside it so that
 a reader can see whether a difference is larger than the noise.
 """
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -56,3 +57,21 @@ def loss_summary(values):
 
 def median_loss(values):
     return 100.0 * (1.0 - statistics.median(values))
+
+
+def paired_summary(a, b):
+    """Round by round, loss of a minus loss of b (ratios from alternate(), so
+    both runs of a round share the baselines around them): 'median pp [p25 ..
+    p75]; a lower in k of n rounds (sign test p=...)'.  Slow drift of the
+    machine cancels in the difference; the sign test says whether a's lead or
+    lag is more than chance."""
+    diff = sorted(100.0 * (vb - va) for va, vb in zip(a, b))
+    n = len(diff)
+    lower = sum(d < 0 for d in diff)
+    ties = sum(d == 0 for d in diff)
+    m = n - ties
+    k = min(lower, m - lower)
+    p = min(1.0, 2 * sum(math.comb(m, i) for i in range(k + 1)) / 2 ** m) if m else 1.0
+    q = statistics.quantiles(diff, n=4) if n >= 4 else None
+    iqr = f" [{q[0]:+.2f} .. {q[2]:+.2f}]" if q else ""
+    return f"{statistics.median(diff):+.2f} pp{iqr}; lower in {lower} of {n} rounds (sign test p={p:.2f})"

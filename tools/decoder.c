@@ -16,13 +16,17 @@
  *   sgemm_calls=N formula=6*L*(G+1)=N tokens_per_s=X elapsed_s=Y tokens_per_cpu_s=Z
  * or with --json one JSON object with: sgemm_calls, expected_sgemm_calls,
  * layers, dim, heads, ffn, vocab, prompt, gen, seed, tokens_per_s,
- * elapsed_s, prefill_s, decode_s, cpu_s, tokens_per_cpu_s, checksum.
+ * elapsed_s, prefill_s, decode_s, cpu_s, tokens_per_cpu_s, user_s, sys_s,
+ * voluntary_switches, involuntary_switches, checksum.
  *   elapsed_s    wall time of prefill + decode (weight setup excluded)
  *   tokens_per_s generated tokens (G) / elapsed_s
  *   cpu_s        the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) over
  *                prefill + decode; uprobe traps and BPF run in the thread
  *                they interrupt, so they are in it, other load is not
  *   tokens_per_cpu_s  G / cpu_s
+ *   user_s, sys_s  cpu_s split by getrusage (in proportion to ticks, so coarse;
+ *                  uprobe traps and BPF are in sys_s)
+ *   voluntary_switches, involuntary_switches  context switches over the same span
  *   checksum     hash of the generated token ids (same seed, same value)
  * Exit status 1 if the counted calls differ from the formula.
  *
@@ -39,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #define MAX_BYTES (4ULL << 30)
 
@@ -346,6 +351,8 @@ static int forward(const struct model *m, struct acts *a, const int *tokens,
 struct result {
 	double prefill_s, decode_s;
 	double cpu_s;		/* the process's CPU time over prefill + decode */
+	double user_s, sys_s;	/* its split (getrusage): uprobe traps and BPF are in sys_s */
+	long csw, ics;		/* voluntary and involuntary context switches */
 	uint64_t checksum;
 };
 
@@ -362,17 +369,24 @@ static uint64_t hash_token(uint64_t h, int tok)
 	return (h ^ (uint64_t)tok) * 0x100000001B3ULL;
 }
 
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6;
+}
+
 static void generate(const struct model *m, struct acts *a, struct result *r)
 {
 	const struct config *c = &m->c;
 	int *prompt = malloc((size_t)c->prompt * sizeof(int));
 	uint64_t h = 0xCBF29CE484222325ULL;
 	double t0, t1;
+	struct rusage ru0, ru1;
 	int next;
 
 	if (!prompt)
 		fatal("out of memory");
 	random_prompt(prompt, c);
+	getrusage(RUSAGE_SELF, &ru0);
 	double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 
 	t0 = now_s();
@@ -385,6 +399,11 @@ static void generate(const struct model *m, struct acts *a, struct result *r)
 	r->prefill_s = t1 - t0;
 	r->decode_s = now_s() - t1;
 	r->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	getrusage(RUSAGE_SELF, &ru1);
+	r->user_s = tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime);
+	r->sys_s = tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime);
+	r->csw = ru1.ru_nvcsw - ru0.ru_nvcsw;
+	r->ics = ru1.ru_nivcsw - ru0.ru_nivcsw;
 	r->checksum = hash_token(h, next);
 	free(prompt);
 }
@@ -519,11 +538,13 @@ static void print_result(const struct config *c, const struct result *r,
 	       "\"vocab\": %d, \"prompt\": %d, \"gen\": %d, \"seed\": %llu, "
 	       "\"tokens_per_s\": %.3f, \"elapsed_s\": %.6f, "
 	       "\"prefill_s\": %.6f, \"decode_s\": %.6f, \"cpu_s\": %.6f, \"tokens_per_cpu_s\": %.3f, "
+	       "\"user_s\": %.6f, \"sys_s\": %.6f, \"voluntary_switches\": %ld, \"involuntary_switches\": %ld, "
 	       "\"checksum\": %llu}\n",
 	       (unsigned long long)g_sgemm_calls, (unsigned long long)expected,
 	       c->layers, c->dim, c->heads, c->ffn, c->vocab, c->prompt, c->gen,
 	       (unsigned long long)c->seed, tps, elapsed, r->prefill_s,
-	       r->decode_s, r->cpu_s, tpcs, (unsigned long long)r->checksum);
+	       r->decode_s, r->cpu_s, tpcs, r->user_s, r->sys_s, r->csw, r->ics,
+	       (unsigned long long)r->checksum);
 }
 
 int main(int argc, char **argv)
