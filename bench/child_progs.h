@@ -9,8 +9,9 @@
 #include <bpf/bpf.h>
 
 /* Sum the kernel BPF stats of the programs named in names (NULL-terminated;
- * names NULL: all of them) that process child holds, found through its fds in /proc/PID/fdinfo, so
- * that other tmabpf instances on the host do not count.  A link and its
+ * names NULL: all of them) that process child holds, found through its fds
+ * in /proc/PID/fdinfo, so that other tmabpf instances on the host do not
+ * count.  A link and its
  * program both name the program's id: only program fds are counted. */
 static inline void child_prog_stats(pid_t child, const char *const *names, unsigned long long *ns,
 				    unsigned long long *cnt)

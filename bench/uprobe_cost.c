@@ -139,51 +139,65 @@ static double pair_cost(struct bpf_program *in, struct bpf_program *out, const c
 	return r;
 }
 
-/* BPF run time of the uprobe programs that the child tmabpf holds (its fds in
- * /proc/PID/fdinfo): other tmabpf instances on the host do not count. */
-static void tmabpf_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
+/* The uprobe programs of a child tmabpf; child_prog_stats() reads the ones
+ * the child holds (its fds in /proc/PID/fdinfo), so other tmabpf instances
+ * on the host do not count. */
+static const char *const tmabpf_progs[] = { "tmabpf_uentry", "tmabpf_uexit", "tmabpf_usess", NULL };
+
+/* Start a tool that probes this process: argv via execvp, output to /dev/null. */
+static pid_t spawn_quiet(char *const argv[])
 {
-	static const char *const names[] = { "tmabpf_uentry", "tmabpf_uexit", "tmabpf_usess", NULL };
+	pid_t child = fork();
 
-	child_prog_stats(child, names, ns, cnt);
-}
-
-static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace, double *bpf_ns_hit)
-{
-	char pid[16], spec[4200];
-	unsigned long long ns0, c0, ns1, c1;
-	double r;
-	pid_t child;
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	snprintf(spec, sizeof(spec), "%s:bench_tiny", exe);
-	child = fork();
 	if (child == 0) {
 		int devnull = open("/dev/null", O_WRONLY);
 
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		if (trace)
-			execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, "--trace", trace,
-			      (char *)NULL);
-		else
-			execl(tmabpf, tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec, (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
-	for (int i = 0; i < 200; i++) {	/* until its probes fire */
+	return child;
+}
+
+/* Once the child's programs (progs; NULL: all it holds) fire: ns per call of
+ * bench_tiny under them, their BPF ns per call in *bpf_ns_hit; then stop the
+ * child.  0 when they never fired (the child failed or exited). */
+static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_hit)
+{
+	unsigned long long ns0 = 0, c0 = 0, ns1, c1;
+	double r = 0;
+
+	*bpf_ns_hit = 0;
+	for (int i = 0; i < 200 && child > 0; i++) {	/* until its probes fire */
 		ns_per_call();
-		tmabpf_stats(child, &ns0, &c0);
-		if (c0)
+		child_prog_stats(child, progs, &ns0, &c0);
+		if (c0 || waitpid(child, NULL, WNOHANG) == child)
 			break;
 		usleep(50000);
 	}
-	tmabpf_stats(child, &ns0, &c0);
-	r = ns_per_call();
-	tmabpf_stats(child, &ns1, &c1);
-	*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;
-	kill(child, SIGINT);
-	waitpid(child, NULL, 0);
+	if (c0) {
+		child_prog_stats(child, progs, &ns0, &c0);
+		r = ns_per_call();
+		child_prog_stats(child, progs, &ns1, &c1);
+		*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;	/* per call: entry + return */
+	}
+	if (child > 0) {
+		kill(child, SIGINT);
+		waitpid(child, NULL, 0);
+	}
 	return r;
+}
+
+static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace, double *bpf_ns_hit)
+{
+	char pid[16], spec[4200];
+	char *argv[] = { (char *)tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec,
+			 trace ? "--trace" : NULL, (char *)trace, NULL };
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(spec, sizeof(spec), "%s:bench_tiny", exe);
+	return cost_under(spawn_quiet(argv), tmabpf_progs, bpf_ns_hit);
 }
 
 /* The peer: bpftrace counting the entry and the return of the same function
@@ -192,43 +206,12 @@ static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace
 static double bpftrace_cost(const char *exe, double *bpf_ns_hit)
 {
 	char pid[16], prog[9000];
-	unsigned long long ns0 = 0, c0 = 0, ns1, c1;
-	double r;
-	pid_t child;
+	char *argv[] = { "bpftrace", "-p", pid, "-e", prog, NULL };
 
-	*bpf_ns_hit = 0;
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	snprintf(prog, sizeof(prog), "uprobe:%s:bench_tiny { @c = count(); } uretprobe:%s:bench_tiny { @r = count(); }",
 		 exe, exe);
-	child = fork();
-	if (child == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execlp("bpftrace", "bpftrace", "-p", pid, "-e", prog, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200 && !c0; i++) {	/* until its probes fire */
-		ns_per_call();
-		child_prog_stats(child, NULL, &ns0, &c0);
-		if (!c0 && waitpid(child, NULL, WNOHANG) == child)
-			return 0;
-		if (!c0)
-			usleep(50000);
-	}
-	if (!c0) {
-		kill(child, SIGINT);
-		waitpid(child, NULL, 0);
-		return 0;
-	}
-	child_prog_stats(child, NULL, &ns0, &c0);
-	r = ns_per_call();
-	child_prog_stats(child, NULL, &ns1, &c1);
-	*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;
-	kill(child, SIGINT);
-	waitpid(child, NULL, 0);
-	return r;
+	return cost_under(spawn_quiet(argv), NULL, bpf_ns_hit);
 }
 
 /* Attach/detach of the 1000 functions of a generated library (tools/gen_manyfuncs.sh), empty programs. */

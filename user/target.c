@@ -177,7 +177,7 @@ static bool pid_alive(pid_t pid, int pidfd)
 	if (pidfd >= 0) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
-		return poll(&pfd, 1, 0) == 0;
+		return poll(&pfd, 1, 0) <= 0;	/* a failed poll says nothing: alive */
 	}
 	/* no pidfd (kernel < 5.3): a zombie still answers kill(); its stat says Z */
 	if (kill(pid, 0) != 0 && errno != EPERM)
