@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tmabpf — build, setup, demo and tests.  See README.md.
 #   make deps   install every package (Debian 12 + bookworm-backports), idempotent
 #   make        build build/tmabpf, tools, benches and unit tests

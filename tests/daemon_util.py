@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Helpers for the daemon tests: run 'tmabpf daemon', talk HTTP to it, parse the
 Prometheus text format, run a real Prometheus against it, cgroup v2 sandboxes."""
 import http.client

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The fleet daemon ('tmabpf daemon'): a real Prometheus scrapes it while the
 ground-truth workload faults a known number of pages; the HTTP endpoint's
 methods, paths and malformed requests; label escaping and promtool's lint;

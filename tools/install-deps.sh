@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install everything tmabpf needs to build, test and run, from Debian's archive only.
 # Idempotent: does nothing when all packages are already present.
 # Usage: tools/install-deps.sh [--check]   (--check only lists what is missing)

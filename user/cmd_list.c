@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* tmabpf list [--cpu NAME]: CPU, recipe, counters, TMA events and libpfm4 events. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Metric names follow Prometheus' conventions: base units in the name
  * (seconds, ratio, bytes), _total for counters, labels for dimensions.

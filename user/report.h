@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a run hands to its outputs (JSON file, text summaries). */
 #ifndef TMABPF_REPORT_H
 #define TMABPF_REPORT_H

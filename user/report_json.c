@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --json report.  Keys named in the README's report contract are stable. */
 #include <errno.h>
 #include <stdlib.h>

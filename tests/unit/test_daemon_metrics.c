@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The daemon's exposition, rendered from a synthetic aggregation (no BPF, no
  * PMU needed): one HELP/TYPE per family and its samples together, process
