@@ -35,7 +35,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(filter-out %.bpf.c,$(BENCH_SRC
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps
+.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE
 .DELETE_ON_ERROR:
 
 all: $(O)/tmabpf $(TOOL_BINS) $(BENCH_BINS) $(UNIT_BINS)
@@ -70,6 +70,14 @@ $(O)/%.skel.h: $(O)/bench/%.bpf.o
 $(O)/user/%.o: user/%.c $(SKELS) | $(O)/user
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# what --version, the JSON report and /metrics say of the build; rewritten only when it changes
+TMABPF_GIT ?= $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(O)/version_build.h: FORCE | $(O)/user
+	@printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
+		'$(TMABPF_GIT)' "$$($(CLANG) --version | head -1)" '$(ARCH)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+$(O)/user/version.o: $(O)/version_build.h
+
 $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
@@ -93,7 +101,7 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) | $(O)/fuzz
+$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) $(O)/version_build.h | $(O)/fuzz
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
 		-o $@ $(LDLIBS_TMABPF)
 

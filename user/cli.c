@@ -235,7 +235,7 @@ static int parse_one(int c, struct options *o)
 		}
 		return parse_int(optarg, "--tma level", 1, 3, &o->tma_level);
 	case 'h': cli_usage(stdout); return -1;
-	case 'V': printf("tmabpf %s\n", TMABPF_VERSION); return -1;
+	case 'V': version_print(stdout); return -1;
 	default:
 		fputs("tmabpf: error: unknown or incomplete option (see 'tmabpf --help')\n", stderr);
 		return EXIT_USAGE;

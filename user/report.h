@@ -13,8 +13,8 @@
 #include "tma.h"
 #include "threads_loader.h"
 #include "uprobes_loader.h"
+#include "version.h"
 
-#define TMABPF_VERSION "0.1.0"
 #define TMABPF_SCHEMA 1
 
 struct report;
