@@ -33,7 +33,12 @@ int cmd_list(int argc, char **argv)
 			cpuname = argv[i] + 6;
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpuname = argv[++i];
-		else {
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: tmabpf list [--cpu NAME]\n"
+			       "The host's CPU, PMU and TMA recipe, or CPU NAME's: counters, encodings, the events\n"
+			       "of each TMA level.  See tmabpf-list(1).\n");
+			return 0;
+		} else {
 			fprintf(stderr, "tmabpf list: unknown argument '%s' (usage: tmabpf list [--cpu NAME])\n", argv[i]);
 			return 2;
 		}
