@@ -519,7 +519,7 @@ def test_bad_config_line_and_port_in_use(tmp_path):
     assert r.returncode == 2 and "cannot listen" in r.stderr and "in use" in r.stderr, r.stderr
 
 
-UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "tmabpf.service")
+UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "deploy", "systemd", "tmabpf.service")
 
 
 def unit_caps():
@@ -532,7 +532,7 @@ def test_systemd_unit_verifies(tmp_path):
     if not os.path.exists("/usr/bin/systemd-analyze"):
         pytest.skip("no systemd-analyze")
     with open(UNIT) as f:
-        text = f.read().replace("/usr/local/bin/tmabpf", TMABPF)
+        text = f.read().replace("/usr/bin/tmabpf", TMABPF)
     unit = tmp_path / "tmabpf.service"
     unit.write_text(text)
     r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
