@@ -535,7 +535,11 @@ def test_systemd_unit_verifies(tmp_path):
         text = f.read().replace("/usr/bin/tmabpf", TMABPF)
     unit = tmp_path / "tmabpf.service"
     unit.write_text(text)
-    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    man8 = tmp_path / "man" / "man8"  # Documentation=man:tmabpf-daemon(8) must resolve
+    man8.mkdir(parents=True)
+    os.symlink(os.path.join(os.path.dirname(TMABPF), "man", "tmabpf-daemon.8"), man8 / "tmabpf-daemon.8")
+    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "MANPATH": str(tmp_path / "man")})
     assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
 
@@ -544,7 +548,8 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
     (the ones this host's bounding set allows), it serves cgroup paths and its BPF cost."""
     with open("/proc/self/status") as f:
         bnd = int(next(l for l in f if l.startswith("CapBnd:")).split()[1], 16)
-    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39}
+    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39,
+            "CAP_SYS_PTRACE": 19, "CAP_SYSLOG": 34}
     caps = [c for c in unit_caps() if bnd >> bits[c] & 1]
     assert {"CAP_BPF", "CAP_PERFMON"} <= set(caps)
     exe = tmp_path / "tmabpf"  # somewhere user nobody can reach
@@ -563,6 +568,8 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
                 assert gt.wait(30) == 0
                 time.sleep(0.6)
             m = d.metrics()
+            if cg.path and "CAP_SYS_PTRACE" in caps:  # /proc/PID/maps of root's process: names
+                assert select(m, "tmabpf_function_sampled_seconds_total", symbol="gt_spin"), "user function not named"
             if cg.path and "CAP_DAC_READ_SEARCH" in caps:
                 assert select(m, "tmabpf_oncpu_seconds_total", cgroup=cg.rel), "cgroup path not resolved"
             if "CAP_SYS_ADMIN" in caps:
