@@ -3,10 +3,12 @@
 # completion follows the binary), and the values of options that take a known set.
 _tmabpf()
 {
-	local cur prev words cword sub i exe=${COMP_WORDS[0]}
+	local cur prev sub subs i exe=${COMP_WORDS[0]}
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	sub=
+	# the subcommands: the usage line "tmabpf daemon | analyze | ... [OPTIONS]" of --help
+	subs=$("$exe" --help 2>/dev/null | sed -n 's/^ *tmabpf \([a-z]\+\( | [a-z]\+\)*\) \[OPTIONS\].*/\1/p' | tr -d '|')
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--)	# the command to profile: complete it as a command line of its own
@@ -16,7 +18,7 @@ _tmabpf()
 				COMPREPLY=($(compgen -c -- "$cur"))
 			fi
 			return;;
-		daemon|analyze|diff|list) [[ $i == 1 ]] && sub=${COMP_WORDS[i]};;
+		*) [[ $i == 1 && " $subs " == *" ${COMP_WORDS[i]} "* ]] && sub=${COMP_WORDS[i]};;
 		esac
 	done
 	case $prev in
@@ -39,7 +41,7 @@ _tmabpf()
 		return;;
 	esac
 	case $sub in
-	"") [[ $COMP_CWORD == 1 ]] && COMPREPLY=($(compgen -W "daemon analyze diff list" -- "$cur"));;
+	"") [[ $COMP_CWORD == 1 ]] && COMPREPLY=($(compgen -W "$subs" -- "$cur"));;
 	analyze) COMPREPLY=($(compgen -f -X '!*.csv' -- "$cur") $(compgen -d -- "$cur"));;
 	diff) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"));;
 	esac

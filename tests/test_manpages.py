@@ -14,14 +14,25 @@ from daemon_util import Daemon, parse_exposition, select
 
 MAN = os.path.join(ROOT, "build", "man")
 COMPLETION = os.path.join(ROOT, "completions", "tmabpf.bash")
-# subcommand -> (man page, the C file whose long_opts[] its parser takes, if it has one)
-COMMANDS = {
-    "": ("tmabpf.8", "user/cli.c"),
-    "daemon": ("tmabpf-daemon.8", "user/daemon_cli.c"),
-    "analyze": ("tmabpf-analyze.1", None),
-    "diff": ("tmabpf-diff.1", None),
-    "list": ("tmabpf-list.1", None),
-}
+# the C files whose long_opts[] a command's parser takes (the others parse by hand)
+PARSERS = {"": "user/cli.c", "daemon": "user/daemon_cli.c"}
+
+
+def subcommands():
+    """What main() dispatches on: a new subcommand needs its man page, help and completion."""
+    with open(os.path.join(ROOT, "user", "main.c")) as f:
+        return re.findall(r'strcmp\(argv\[1\], "([a-z-]+)"\)', f.read())
+
+
+def man_page(sub):
+    """File name of the man page of 'tmabpf SUB' ('' for tmabpf itself), from man/*.md."""
+    stem = "tmabpf" + (f"-{sub}" if sub else "")
+    found = [f[:-3] for f in os.listdir(os.path.join(ROOT, "man")) if re.fullmatch(rf"{stem}\.[18]\.md", f)]
+    assert len(found) == 1, f"no man page for 'tmabpf {sub}': write man/{stem}.1.md or man/{stem}.8.md"
+    return found[0]
+
+
+COMMANDS = ["", *subcommands()]
 LONG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 
 
@@ -50,8 +61,9 @@ def parser_options(src):
     return set(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"', table))
 
 
-@pytest.mark.parametrize("name", [p for p, _ in COMMANDS.values()])
-def test_man_page_renders_without_warnings(name):
+@pytest.mark.parametrize("sub", COMMANDS)
+def test_man_page_renders_without_warnings(sub):
+    name = man_page(sub)
     path = page(name)
     r = subprocess.run(["man", "--warnings", "-l", path], capture_output=True, text=True, timeout=60,
                        env={**os.environ, "MANWIDTH": "80"})
@@ -68,7 +80,7 @@ def test_man_page_renders_without_warnings(name):
 @pytest.mark.parametrize("sub", list(COMMANDS))
 def test_every_option_of_help_is_in_the_man_page(sub):
     """An option added to --help without its man page entry fails here."""
-    name, _ = COMMANDS[sub]
+    name = man_page(sub)
     with open(page(name)) as f:
         roff = f.read()
     documented = set(LONG.findall(re.sub(r"\\f[BIRP]", " ", roff)))
@@ -76,9 +88,9 @@ def test_every_option_of_help_is_in_the_man_page(sub):
     assert not missing, f"{name} lacks {sorted(missing)} (edit man/{name}.md)"
 
 
-@pytest.mark.parametrize("sub", [s for s, (_, src) in COMMANDS.items() if src])
+@pytest.mark.parametrize("sub", list(PARSERS))
 def test_every_option_the_parser_takes_is_in_help(sub):
-    _, src = COMMANDS[sub]
+    src = PARSERS[sub]
     missing = parser_options(src) - help_options(sub)
     assert not missing, f"'tmabpf {sub} --help' lacks {sorted(missing)} ({src})"
 
@@ -90,10 +102,13 @@ def test_help_is_grouped_short_and_points_to_the_man_pages():
     heads = [l.split(" (")[0].rstrip(":") for l in lines if l and not l.startswith(" ") and l.endswith(":")]
     assert heads[:7] == ["Target", "Counters and TMA", "Per function", "Sampling", "Output", "Limits",
                          "Examples"], heads
-    for p, _ in COMMANDS.values():
-        assert f"{p[:-2]}({p[-1]})" in text
-    for sub in ("daemon", "analyze", "diff", "list"):
-        assert f"tmabpf-{sub}(" in help_text(sub), sub
+    usage = re.search(r"^ +tmabpf ([a-z-]+(?: \| [a-z-]+)*) \[OPTIONS\]", text, re.M)
+    assert usage and sorted(usage.group(1).split(" | ")) == sorted(subcommands()), "the usage line names every subcommand"
+    for sub in COMMANDS:
+        p = man_page(sub)
+        assert f"{p[:-2]}({p[-1]})" in text, p
+        if sub:
+            assert f"{p[:-2]}({p[-1]})" in help_text(sub), sub
 
 
 def build_facts():
@@ -158,7 +173,7 @@ def complete(*words):
 
 
 def test_bash_completion():
-    assert complete("tmabpf", "") == {"daemon", "analyze", "diff", "list"}
+    assert complete("tmabpf", "") == set(subcommands())
     for sub in COMMANDS:
         words = ["tmabpf", *([sub] if sub else []), "--"]
         assert complete(*words) == {"--" + o for o in help_options(sub)}, sub
