@@ -179,6 +179,6 @@ uninstall:
 	-rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null
 
 deb:
-	TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
+	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
 
 -include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)
