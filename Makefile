@@ -150,6 +150,7 @@ INSTALLED := $(BINDIR)/tmabpf $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf 
 man: $(MAN_PAGES)
 
 $(O)/man/%: man/%.md user/version.h | $(O)/man
+	@command -v go-md2man >/dev/null || { echo "man pages: go-md2man is missing (run: make deps)" >&2; exit 2; }
 	sed 's/@VERSION@/$(VERSION)/' $< | go-md2man > $@
 
 $(O)/man:

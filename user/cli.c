@@ -81,7 +81,7 @@ void cli_usage(FILE *f)
 	      "  -I, --interval MS      live view refresh / summary period (default 1000 on a terminal)\n"
 	      "      --batch            plain-text summaries, never the live view\n"
 	      "      --json FILE        the final report as JSON ('-': stdout)\n"
-	      "      --trace FILE       Perfetto trace: function spans, counter and TMA tracks\n"
+	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
 	      "      --top N            rows per table (default 20)\n"
 	      "      --quiet            no final text report\n"
