@@ -177,7 +177,7 @@ uninstall:
 		rm -f $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
 		echo "uninstall: kept the edited $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; fi
-	-rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null
+	rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null || true
 
 deb:
 	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
