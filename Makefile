@@ -1,8 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tmabpf — build, setup, demo and tests.  See README.md.
 #   make deps   install every package (Debian 12 + bookworm-backports), idempotent
 #   make        build build/tmabpf, tools, benches and unit tests
 #   make demo   deps + build + profile the bundled OpenBLAS decoder
 #   make test   deps + build + all tests (needs root)
+#   make install / uninstall   PREFIX (/usr/local), DESTDIR; make man; make deb (build/deb/*.deb)
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CLANG ?= clang-19
 BPFTOOL ?= bpftool
@@ -34,7 +36,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(filter-out %.bpf.c,$(BENCH_SRC
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps
+.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb
 .DELETE_ON_ERROR:
 
 all: $(O)/tmabpf $(TOOL_BINS) $(BENCH_BINS) $(UNIT_BINS)
@@ -69,8 +71,16 @@ $(O)/%.skel.h: $(O)/bench/%.bpf.o
 $(O)/user/%.o: user/%.c $(SKELS) | $(O)/user
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# what --version, the JSON report and /metrics say of the build; rewritten only when it changes
+TMABPF_GIT ?= $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(O)/version_build.h: FORCE | $(O)/user
+	@printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
+		'$(TMABPF_GIT)' "$$($(CLANG) --version | head -1)" '$(ARCH)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+$(O)/user/version.o: $(O)/version_build.h
+
 $(O)/tmabpf: $(USER_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
@@ -92,7 +102,7 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) | $(O)/fuzz
+$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) $(O)/version_build.h | $(O)/fuzz
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
 		-o $@ $(LDLIBS_TMABPF)
 
@@ -110,7 +120,7 @@ demo:
 
 test:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all fuzz
+	@$(MAKE) --no-print-directory all fuzz man
 	tools/run-tests.sh
 
 bench:
@@ -119,5 +129,57 @@ bench:
 
 clean:
 	rm -rf $(O)
+
+# ---- installing: binary, man pages, systemd unit, daemon config, bash completion, examples ----
+VERSION := $(shell sed -n 's/^\#define TMABPF_VERSION "\([^"]*\)".*/\1/p' user/version.h)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/tmabpf
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib,$(PREFIX)/lib)/systemd/system
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN_PAGES := $(patsubst man/%.md,$(O)/man/%,$(wildcard man/*.md))
+EXAMPLES := deploy/kubernetes/tmabpf-daemonset.yaml deploy/prometheus/prometheus.yml \
+	deploy/prometheus/tmabpf-rules.yml deploy/grafana/tmabpf-dashboard.json
+INSTALLED := $(BINDIR)/tmabpf $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf \
+	$(patsubst $(O)/man/%,$(MANDIR)/man1/%,$(filter %.1,$(MAN_PAGES))) \
+	$(patsubst $(O)/man/%,$(MANDIR)/man8/%,$(filter %.8,$(MAN_PAGES))) \
+	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
+
+man: $(MAN_PAGES)
+
+$(O)/man/%: man/%.md user/version.h | $(O)/man
+	@command -v go-md2man >/dev/null || { echo "man pages: go-md2man is missing (run: make deps)" >&2; exit 2; }
+	sed 's/@VERSION@/$(VERSION)/' $< | go-md2man > $@
+
+$(O)/man:
+	@mkdir -p $@
+
+install: $(O)/tmabpf man
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(MANDIR)/man1 $(MANDIR)/man8 $(UNITDIR) $(COMPLETIONDIR) \
+		$(DOCDIR)/examples $(SYSCONFDIR)/tmabpf)
+	install -m 755 $(O)/tmabpf $(DESTDIR)$(BINDIR)/tmabpf
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	sed -e 's#/usr/bin/tmabpf#$(BINDIR)/tmabpf#' -e 's#/etc/tmabpf/#$(SYSCONFDIR)/tmabpf/#' \
+		deploy/systemd/tmabpf.service > $(DESTDIR)$(UNITDIR)/tmabpf.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/tmabpf.service
+	install -m 644 completions/tmabpf.bash $(DESTDIR)$(COMPLETIONDIR)/tmabpf
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
+		echo "install: kept $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; \
+	else install -m 644 deploy/systemd/daemon.conf $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@if cmp -s deploy/systemd/daemon.conf $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
+		echo "uninstall: kept the edited $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; fi
+	rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null || true
+
+deb:
+	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
 
 -include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)

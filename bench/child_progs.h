@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Benchmarks: BPF run time of the programs a child tmabpf holds. */
 #ifndef TMABPF_BENCH_CHILD_PROGS_H
 #define TMABPF_BENCH_CHILD_PROGS_H

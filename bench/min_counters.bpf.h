@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared by the hand-minimal baselines: the same per-CPU counter reads tmabpf
  * does (PERF_EVENT_ARRAY at event * nr_cpus + cpu), into a per-CPU array. */
 #ifndef TMABPF_MIN_COUNTERS_BPF_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Hand-minimal sched_switch programs, the baseline tmabpf's switch cost is
  * compared with: one records a timestamp per tid; the other also reads the
  * same per-CPU counters tmabpf reads. */

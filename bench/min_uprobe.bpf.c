@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Baselines for the per-call uprobe cost: an empty entry+return pair, a
  * hand-minimal pair doing the counter reads tmabpf does into a per-CPU array,
  * and a hand-minimal per-(thread, function) delta: the same reads, stored per

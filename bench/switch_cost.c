@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * switch_cost: what tmabpf adds to every context switch, measured in one run.
  *   1. baseline: pinned pipe ping-pong (build/bench/pingpong --pin --batch), nothing attached

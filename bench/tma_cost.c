@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * tma_cost: what one tma_compute() call costs, cold (formulas compiled on the
  * call, as every call did before the engine cached them) and warm (the cached

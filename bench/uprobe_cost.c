@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * uprobe_cost: what a probed call costs, measured in one run.
  *   per call on a tiny function (bench_tiny, in this binary):

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Memory samples (--mem-samples): one address-carrying sampling event per
  * CPU (PEBS load latency on Intel, IBS op on AMD, or the page-faults software

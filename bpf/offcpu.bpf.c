@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Off-CPU stacks (--offcpu-stacks), like libbpf-tools' offcputime: at the
  * switch-out of a tracked thread, take its user and kernel stacks (the

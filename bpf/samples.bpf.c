@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Sampling (--sample): one sampling perf event per CPU (cpu-clock, or cycles
  * on hosts with a PMU) runs tmabpf_sample.  A sample of a tracked thread is an

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A task's scheduler state, on old and new kernels (CO-RE). */
 #ifndef TMABPF_TASK_STATE_BPF_H
 #define TMABPF_TASK_STATE_BPF_H

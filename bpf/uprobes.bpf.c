@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Per-function deltas from uprobes.  A call's inclusive delta is "thread sums
  * at return - thread sums at entry", where the thread sums are the spine's

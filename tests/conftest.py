@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Shared helpers for tmabpf's tests: paths, running tmabpf and the workloads,
 and the check that nothing stays attached after a run."""
 import json

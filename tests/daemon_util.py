@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Helpers for the daemon tests: run 'tmabpf daemon', talk HTTP to it, parse the
 Prometheus text format, run a real Prometheus against it, cgroup v2 sandboxes."""
 import http.client
@@ -121,12 +122,13 @@ class Daemon:
 class Prometheus:
     """A real Prometheus on loopback scraping one target every second."""
 
-    def __init__(self, tmp, target, interval="1s"):
+    def __init__(self, tmp, target, interval="1s", rules=None):
         self.port = free_port()
         cfg = os.path.join(tmp, "prometheus.yml")
         with open(cfg, "w") as f:
             f.write(f"global:\n  scrape_interval: {interval}\n  evaluation_interval: {interval}\n"
-                    f"scrape_configs:\n  - job_name: tmabpf\n    static_configs:\n"
+                    + (f"rule_files: ['{rules}']\n" if rules else "")
+                    + f"scrape_configs:\n  - job_name: tmabpf\n    static_configs:\n"
                     f"      - targets: ['{target}']\n")
         self.log = open(os.path.join(tmp, "prometheus.log"), "w")
         self.p = subprocess.Popen([PROMETHEUS, f"--config.file={cfg}", f"--storage.tsdb.path={tmp}/data",

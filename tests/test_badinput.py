@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Bad input: one clear error line on stderr and exit code 2, nothing left attached."""
 import subprocess
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The fleet daemon ('tmabpf daemon'): a real Prometheus scrapes it while the
 ground-truth workload faults a known number of pages; the HTTP endpoint's
 methods, paths and malformed requests; label escaping and promtool's lint;
@@ -518,7 +519,7 @@ def test_bad_config_line_and_port_in_use(tmp_path):
     assert r.returncode == 2 and "cannot listen" in r.stderr and "in use" in r.stderr, r.stderr
 
 
-UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "tmabpf.service")
+UNIT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "deploy", "systemd", "tmabpf.service")
 
 
 def unit_caps():
@@ -531,10 +532,14 @@ def test_systemd_unit_verifies(tmp_path):
     if not os.path.exists("/usr/bin/systemd-analyze"):
         pytest.skip("no systemd-analyze")
     with open(UNIT) as f:
-        text = f.read().replace("/usr/local/bin/tmabpf", TMABPF)
+        text = f.read().replace("/usr/bin/tmabpf", TMABPF)
     unit = tmp_path / "tmabpf.service"
     unit.write_text(text)
-    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    man8 = tmp_path / "man" / "man8"  # Documentation=man:tmabpf-daemon(8) must resolve
+    man8.mkdir(parents=True)
+    os.symlink(os.path.join(os.path.dirname(TMABPF), "man", "tmabpf-daemon.8"), man8 / "tmabpf-daemon.8")
+    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "MANPATH": str(tmp_path / "man")})
     assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
 
@@ -543,7 +548,8 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
     (the ones this host's bounding set allows), it serves cgroup paths and its BPF cost."""
     with open("/proc/self/status") as f:
         bnd = int(next(l for l in f if l.startswith("CapBnd:")).split()[1], 16)
-    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39}
+    bits = {"CAP_SYS_ADMIN": 21, "CAP_SYS_RESOURCE": 24, "CAP_DAC_READ_SEARCH": 2, "CAP_PERFMON": 38, "CAP_BPF": 39,
+            "CAP_SYS_PTRACE": 19, "CAP_SYSLOG": 34}
     caps = [c for c in unit_caps() if bnd >> bits[c] & 1]
     assert {"CAP_BPF", "CAP_PERFMON"} <= set(caps)
     exe = tmp_path / "tmabpf"  # somewhere user nobody can reach
@@ -562,6 +568,8 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
                 assert gt.wait(30) == 0
                 time.sleep(0.6)
             m = d.metrics()
+            if cg.path and "CAP_SYS_PTRACE" in caps:  # /proc/PID/maps of root's process: names
+                assert select(m, "tmabpf_function_sampled_seconds_total", symbol="gt_spin"), "user function not named"
             if cg.path and "CAP_DAC_READ_SEARCH" in caps:
                 assert select(m, "tmabpf_oncpu_seconds_total", cgroup=cg.rel), "cgroup path not resolved"
             if "CAP_SYS_ADMIN" in caps:

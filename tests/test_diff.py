@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """'tmabpf diff': the regression gate between two JSON reports.  Real reports of
 two ground-truth runs (one spins 60 % longer) and constructed ones (TMA nodes,
 same-named threads): identical reports pass, a regression fails with exit 1 and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Short libFuzzer runs of the CSV and event-spec parsers (longer runs: build/fuzz/X -max_total_time=N)."""
 import glob
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The live view in a real terminal: tmabpf runs inside tmux (a private server)
 against the ground-truth workload; send-keys switches views, sorts, filters,
 opens drill-downs, pauses, resizes and quits; the assertions read capture-pane.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """--mem-samples: the address path for real with the page-faults source (every fault of
 groundtruth's region:PAGES falls in the mapping it created, one per page), per-function
 counts, the dry-run event against the reference PMU JSON (Intel PEBS load latency, AMD IBS),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """--offcpu-stacks: off-CPU time per (thread, stack at switch-out, blocked/runqueue)
 against the ground-truth workload (gt_sleep's wall time, pinned threads that
 wait for each other's CPU) and against the spine's per-thread

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Sampling (--sample): shares against perf record/report on the same run and
 against the workload's own CPU-time measurements; folded stacks; symbols in a
 stripped library (OpenBLAS), C++ (demangled, .symtab / .gnu_debuglink /

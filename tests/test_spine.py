@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The spine against ground truth: per-thread page faults, on-CPU time,
 blocked and runqueue off-CPU time, against the kernel's own per-thread
 accounting (getrusage(RUSAGE_THREAD), CLOCK_THREAD_CPUTIME_ID) and against

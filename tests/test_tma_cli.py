@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The TMA engine through the CLI: list, --dry-run (no PMU needed), analyze of perf stat CSVs.
 The formulas themselves are unit-tested in tests/unit/test_tma.c against the reference JSON."""
 import json

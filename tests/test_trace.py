@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """--trace FILE (Perfetto / Chrome trace-event JSON): the file's format, function
 spans against the ground-truth workload and tmabpf's own per-function sums,
 counter tracks against the run's report, validity after SIGINT and -d, lost

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Runs the C unit-test programs (build/tests/test_*): each must exit 0."""
 import glob
 import os

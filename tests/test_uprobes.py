@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Per-function deltas (--uprobe) against ground truth, OpenBLAS and bpftrace;
 bad input; nothing left attached."""
 import glob

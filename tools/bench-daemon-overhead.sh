@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Throughput under 'tmabpf daemon' (defaults, or $DAEMON_ARGS) against no tmabpf, measured in the same
 # run as N back-to-back pairs (order alternating to cancel drift); prints the median of the per-pair
 # ratios, which the shared box's noise disturbs least:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The daemon's soak test, long: SOAK_THREADS short threads (default 200000) and their processes churned
 # over SOAK_SECONDS (default 600) through an LRU threads map of 512 with 600 threads held alive; prints
 # RSS early / late / peak, map fill, exits folded and what was lost.  'make test' runs a 40 s variant.

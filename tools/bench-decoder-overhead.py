@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Uprobe overhead on the OpenBLAS decoder (issue: per-function deltas).
 
 The decoder (build/tools/decoder, OPENBLAS_NUM_THREADS=1

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Sampling overhead benchmark (issue: sampling).
 
 Throughput of a CPU-bound loop (build/tools/hotfuncs bench: one thread,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Shared method of the overhead benchmarks (tools/bench-*.py).
 
 A profiler's overhead is a few percent or less, while this kind of VM's

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * churn - thread and process churn, for the daemon's soak test: many
  * short-lived threads (each touches a fresh page and spins briefly), forked

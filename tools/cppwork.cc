@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * cppwork - a C++ workload whose hot functions have mangled names (a class
  * template's member, a static member taking a std::vector), to test that

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * decoder - a small transformer-decoder inference loop on OpenBLAS, with
  * random weights (no model files). A known number of cblas_sgemm calls

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The README's demo: profile the bundled OpenBLAS transformer decoder with tmabpf.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # gen_manyfuncs.sh N OUTDIR - generate a shared library with N distinct small
 # functions manyf_0000 .. manyf_<N-1> and a driver that calls each K times.
 #

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * groundtruth - a workload whose true costs are known, used to check a
  * profiler's per-thread and per-function accounting.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * hotfuncs - a CPU-bound workload with functions of known relative cost,
  * for checking sampling profilers (tmabpf --sample, perf record).

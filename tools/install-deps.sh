@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install everything tmabpf needs to build, test and run, from Debian's archive only.
 # Idempotent: does nothing when all packages are already present.
 # Usage: tools/install-deps.sh [--check]   (--check only lists what is missing)
@@ -7,7 +8,8 @@ set -eu
 BPO_PKGS="libbpf-dev libbpf1 bpftool"
 PKGS="clang-19 llvm-19 make gcc g++ binutils pkg-config libelf-dev libdw-dev zlib1g-dev libzstd-dev \
 libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev libopenblas-dev libopenblas0-pthread \
-linux-perf bpftrace tmux util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg"
+linux-perf bpftrace tmux util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg \
+go-md2man man-db debhelper dpkg-dev lintian strace systemd python3-yaml"
 
 missing=""
 for p in $PKGS; do

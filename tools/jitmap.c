@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * jitmap - runs code from an anonymous executable mapping and names it in
  * /tmp/perf-PID.map, as JIT compilers do (oneDNN with DNNL_JIT_PROFILE=1,

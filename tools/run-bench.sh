@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Benchmarks: print ratios against baselines measured in the same run (not timed tests).
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Run every test (unit programs, fuzz smoke runs, integration against ground truth and peers).
 # Needs root (BPF). Ends with a line "N passed, N failed, N skipped".
 set -u

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Overhead budget (--max-overhead): from tmabpf's own BPF run time (kernel BPF
  * stats) per second of wall time, choose the sampling rate that keeps it

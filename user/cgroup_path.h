@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cgroup v2 ids (kernfs node ids, from BPF) to paths ("/system.slice/x.service"),
  * through open_by_handle_at on the cgroup2 mount; a bounded cache. */
 #ifndef TMABPF_CGROUP_PATH_H

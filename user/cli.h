@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Command-line options of the profiling run. */
 #ifndef TMABPF_CLI_H
 #define TMABPF_CLI_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* tmabpf analyze: TMA from a `perf stat -x,` CSV recorded on any machine. */
 #include <errno.h>
 #include <math.h>
@@ -104,7 +104,8 @@ int cmd_analyze(int argc, char **argv)
 				return fail("--tma takes 1, 2 or 3, not '%s'", v);
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: tmabpf analyze FILE.csv [--cpu NAME] [--json] [--smt on|off] [--core-wide yes|no] [--tma=N]\n"
-			       "  FILE.csv: output of perf stat -x, -e ... (or -M ...); CPU names: %s\n", tma_cpu_names());
+			       "  FILE.csv: output of perf stat -x, -e ... (or -M ...); CPU names: %s\n"
+			       "See tmabpf-analyze(1).\n", tma_cpu_names());
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return fail("unknown option '%s' (see tmabpf analyze --help)", argv[i]);

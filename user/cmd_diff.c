@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * tmabpf diff BASE.json NEW.json [--fail-on BUDGETS] [--top N]
  *
@@ -74,7 +74,8 @@ static void diff_usage(FILE *f)
 	      "                     'tma_backend_bound>+5pp,wall_ns>+5%,thread[gt-*].oncpu_ns>+10%'\n"
 	      "                     [run|process|thread|function[GLOB].]METRIC (>|>=|<|<=) [+-]N (%|pp|none)\n"
 	      "  --top N            changes shown, largest relative first (default 30; 0: all)\n"
-	      "Exit status: 0 within budget, 1 a budget broke, 2 bad usage or unreadable report.\n",
+	      "Exit status: 0 within budget, 1 a budget broke, 2 bad usage or unreadable report.\n"
+	      "See tmabpf-diff(1).\n",
 	      f);
 }
 

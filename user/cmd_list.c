@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* tmabpf list [--cpu NAME]: CPU, recipe, counters, TMA events and libpfm4 events. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,12 @@ int cmd_list(int argc, char **argv)
 			cpuname = argv[i] + 6;
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpuname = argv[++i];
-		else {
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: tmabpf list [--cpu NAME]\n"
+			       "The host's CPU, PMU and TMA recipe, or CPU NAME's: counters, encodings, the events\n"
+			       "of each TMA level.  See tmabpf-list(1).\n");
+			return 0;
+		} else {
 			fprintf(stderr, "tmabpf list: unknown argument '%s' (usage: tmabpf list [--cpu NAME])\n", argv[i]);
 			return 2;
 		}

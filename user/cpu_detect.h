@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* CPU detection: /proc/cpuinfo vendor/family/model -> TMA recipe. */
 #ifndef TMABPF_CPU_DETECT_H
 #define TMABPF_CPU_DETECT_H

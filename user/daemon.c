@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * tmabpf daemon: the spine system-wide with an LRU threads map, drained every
  * interval into bounded per-process / per-cgroup / top-thread series

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The daemon's accounting mode (--accounting=auto|tasks|switch):
  *   tasks   the kernel's own per-thread counts (task_struct), read by a task

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -82,7 +82,9 @@ void daemon_usage(FILE *f)
 	      "      --max-threads N     size of the (LRU) per-thread map (default 16384)\n"
 	      "      --max-stacks N, --max-funcs N, --cpu NAME, --tma[=N], --verbose  as for profiling runs\n"
 	      "  -d, --duration SEC      stop after SEC seconds (default: until SIGTERM/SIGINT)\n"
-	      "Exit status: 0 after SIGTERM/SIGINT or -d, 2 for bad usage, 1 for runtime errors.\n",
+	      "  -h, --help              this help\n"
+	      "Exit status: 0 after SIGTERM/SIGINT or -d, 2 for bad usage, 1 for runtime errors.\n"
+	      "See tmabpf-daemon(8).\n",
 	      f);
 }
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Options of 'tmabpf daemon': flags, and an optional --config FILE of
  * "key = value" lines whose keys are the long option names. */
 #ifndef TMABPF_DAEMON_CLI_H

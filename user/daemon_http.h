@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The daemon's HTTP endpoint (libmicrohttpd, one internal thread): GET /metrics
  * serves the last published exposition, GET / a pointer to it; other paths 404,
  * other methods 405; malformed requests are libmicrohttpd's 400s. */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Metric names follow Prometheus' conventions: base units in the name
  * (seconds, ratio, bytes), _total for counters, labels for dimensions.
@@ -249,7 +249,8 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	{
 		const char *labels[] = { "version", TMABPF_VERSION, "kernel", v->host->kernel,
 					 "recipe", v->recipe ? v->recipe : "none", "pmu", v->host->pmu ? "1" : "0",
-					 "accounting", s->accounting ? s->accounting : "switch", NULL };
+					 "accounting", s->accounting ? s->accounting : "switch", "git", version_git(),
+					 "libbpf", version_libbpf(), "bpf_arch", version_bpf_arch(), NULL };
 		prom_sample(f, "tmabpf_build_info", labels, 1);
 	}
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the daemon exports: the Prometheus exposition and the JSON-lines snapshot. */
 #ifndef TMABPF_DAEMON_METRICS_H
 #define TMABPF_DAEMON_METRICS_H

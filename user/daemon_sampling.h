@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The daemon's always-on, low-rate sampler: bpf/samples.bpf.c on one cpu-clock
  * (cycles with a PMU) event per CPU, its rate set by the budget (budget.c)

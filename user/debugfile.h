@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * debugfile: find the separate debug file of a stripped ELF file, the way
  * gdb and perf do:

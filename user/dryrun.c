@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* --dry-run: print every perf_event_attr that would be opened; opens nothing. */
 #ifndef TMABPF_DRYRUN_H
 #define TMABPF_DRYRUN_H

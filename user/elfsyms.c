@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* elfsyms: ELF function symbols via libelf. See elfsyms.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Event specifications: perf-style names to perf_event_attr.
  *   software names (page-faults, cpu-clock, ...), generic hardware names

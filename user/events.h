@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Event specifications: names -> perf_event_attr, grouping. */
 #ifndef TMABPF_EVENTS_H
 #define TMABPF_EVENTS_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * folded: weighted stacks -> "frame;frame;...;frame WEIGHT" lines, root
  * first, leaf last, one line per distinct stack (weights of equal stacks

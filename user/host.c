@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Host facts for the report header and for one-line capability messages. */
 #include <errno.h>
 #include <stdio.h>

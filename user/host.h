@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What machine we run on: kernel, CPU model, CPU count, PMU presence, privileges. */
 #ifndef TMABPF_HOST_H
 #define TMABPF_HOST_H

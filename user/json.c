@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Streaming JSON writer. Keeps only a comma-state stack; never buffers the document. */
 #include <math.h>
 #include "json.h"

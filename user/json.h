@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Streaming JSON writer: objects, arrays, strings, integers, doubles (NaN -> null). */
 #ifndef TMABPF_JSON_H
 #define TMABPF_JSON_H

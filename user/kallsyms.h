@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * kallsyms: kernel text symbols from /proc/kallsyms, for naming kernel
  * stack frames.  Symbols have no size: one covers addresses up to the next

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Destroying many BPF links at once. */
 #ifndef TMABPF_LINK_DETACH_H
 #define TMABPF_LINK_DETACH_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading whole BPF maps: bpf_map_lookup_batch in chunks (one syscall per
  * chunk), key by key where the kernel lacks batch operations (said once). */
 #ifndef TMABPF_MAP_BATCH_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Data addresses binned by mapping.  See mem_bins.h. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * mem_bins: data addresses -> the mapping of the process they fall in, with
  * a count per (pid, mapping).  Maps are read (/proc/PID/maps, procmaps.c)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --mem-samples event per CPU vendor.  See mem_event.h. */
 #include <errno.h>
 #include <inttypes.h>

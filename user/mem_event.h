@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * mem_event: the address-carrying sampling event of --mem-samples.
  *   pmu (default): the recipe CPU's precise memory event:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --mem-samples feature: load/attach the sample program, bin addresses and IPs.  See memsamples.h. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * memsamples: the --mem-samples feature.  Opens the address-carrying event
  * (mem_event.c) on every CPU with bpf/memsamples.bpf.c attached (the spine's

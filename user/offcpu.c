@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --offcpu-stacks feature: load/attach, maps of processes, named stacks, folded lines.  See offcpu.h. */
 #include <errno.h>
 #include <stdio.h>

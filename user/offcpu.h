@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * offcpu: the --offcpu-stacks feature.  Loads and attaches the off-CPU
  * program (offcpu_loader.c), reads the maps of each process as it is first

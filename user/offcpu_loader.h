@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Loader for bpf/offcpu.bpf.c (--offcpu-stacks): the sched_switch program
  * sharing the spine's thread filter, and reading back its rows and stacks. */
 #ifndef TMABPF_OFFCPU_LOADER_H

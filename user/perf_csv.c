@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * `perf stat -x,` CSV: per line
  *   [prefix,...] VALUE,UNIT,EVENT,RUN_TIME,PCT_RUNNING[,METRIC_VALUE,METRIC_UNIT]

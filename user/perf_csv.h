@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Parser for `perf stat -x,` output (CSV), as perf 6.x prints it. */
 #ifndef TMABPF_PERF_CSV_H
 #define TMABPF_PERF_CSV_H

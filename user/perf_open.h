@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Open one counting perf event per (event, CPU), system-wide, respecting groups. */
 #ifndef TMABPF_PERF_OPEN_H
 #define TMABPF_PERF_OPEN_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * perfmap: JIT symbols from a perf map file (/tmp/perf-PID.map), as written
  * by V8 (--perf-basic-prof), oneDNN (DNNL_JIT_PROFILE=1), the JVM's

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libpfm4 event encodings for a chosen (possibly non-host) CPU. */
 #ifndef TMABPF_PFM_ENC_H
 #define TMABPF_PFM_ENC_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Prometheus text exposition format 0.0.4: families, samples, label escaping. */
 #ifndef TMABPF_PROM_H
 #define TMABPF_PROM_H

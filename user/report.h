@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a run hands to its outputs (JSON file, text summaries). */
 #ifndef TMABPF_REPORT_H
 #define TMABPF_REPORT_H
@@ -13,8 +13,8 @@
 #include "tma.h"
 #include "threads_loader.h"
 #include "uprobes_loader.h"
+#include "version.h"
 
-#define TMABPF_VERSION "0.1.0"
 #define TMABPF_SCHEMA 1
 
 struct report;

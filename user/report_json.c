@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --json report.  Keys named in the README's report contract are stable. */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +26,9 @@ static void write_header(const struct report *r, struct json *j)
 	json_obj_begin(j, "tmabpf");
 	json_str(j, "version", TMABPF_VERSION);
 	json_u64(j, "schema", TMABPF_SCHEMA);
+	json_str(j, "git", version_git());
+	json_str(j, "libbpf", version_libbpf());
+	json_str(j, "bpf_arch", version_bpf_arch());
 	json_obj_end(j);
 	json_obj_begin(j, "host");
 	json_str(j, "kernel", r->host->kernel);

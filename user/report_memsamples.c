@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The memory-samples section of the reports (--mem-samples): JSON "mem_samples", text tables. */
 #include "report.h"
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The off-CPU stacks section of the reports (--offcpu-stacks): JSON rows and the text table. */
 #include <string.h>
 #include "report.h"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The sampled-functions section of the reports (--sample): JSON rows and the text table. */
 #include <math.h>
 #include <stdlib.h>

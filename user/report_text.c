@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The plain-text back end of the view model: fixed-width columns, one space
  * apart, numbers right-aligned, names left-aligned; the same content as the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The plain-text back end of the view model (view_model.h): the periodic
  * top-style summary (-I, --batch, stdout not a terminal) and the final report.
  * Its format is documented in README ("Batch format"). */

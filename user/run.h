@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The profiling run: set up counters and BPF, follow the target, report. */
 #ifndef TMABPF_RUN_H
 #define TMABPF_RUN_H

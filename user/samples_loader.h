@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Loader for bpf/samples.bpf.c (--sample): one sampling perf event per CPU,
  * the sample program sharing the spine's maps, and reading back the sample
  * rows and stacks. */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * sampling: the --sample feature.  Loads and attaches the sample program
  * (samples_loader.c), snapshots the maps of each process as it is first

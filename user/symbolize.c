@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Addresses -> module, function, offset.  See symbolize.h. */
 #include <errno.h>
 #include <fcntl.h>

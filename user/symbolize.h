@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * symbolize: (pid, address) and kernel addresses -> module, function, offset.
  * Shared by everything that names code addresses: sampling (--sample) now,

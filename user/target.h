@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What to profile: pids, tids, a launched command; knowing when they are gone. */
 #ifndef TMABPF_TARGET_H
 #define TMABPF_TARGET_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Task records (bpf/tasks.bpf.c: the kernel's cumulative per-thread counts)
  * into the per-thread sums the spine produces (struct thread_stats), so that

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Loader for bpf/tasks.bpf.c: per-thread accounting from task_struct counts,
  * read by a task iterator once per interval and at thread exit (no per-switch
  * hook).  Produces the spine's struct thread_stats (task_acct.c). */

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The run's thread records (exited + live) and their per-process sums. */
 #ifndef TMABPF_THREAD_TABLE_H
 #define TMABPF_THREAD_TABLE_H

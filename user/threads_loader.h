@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Loader for bpf/threads.bpf.c: per-thread accounting at sched_switch. */
 #ifndef TMABPF_THREADS_LOADER_H
 #define TMABPF_THREADS_LOADER_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* TMA engine: event planning, perf-exact formula evaluation, tree output. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* TMA engine: plan the events a level needs, compute the tree perf's way. */
 #ifndef TMABPF_TMA_H
 #define TMABPF_TMA_H

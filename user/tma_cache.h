@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The TMA engine's cache of compiled recipe formulas (user/tma.c). */
 #ifndef TMABPF_TMA_CACHE_H
 #define TMABPF_TMA_CACHE_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perf metric-expression evaluator; see tma_expr.h for the exact semantics. */
 #include <ctype.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Evaluator for perf's metric-expression language (tools/perf/util/expr.y),
  * following perf's arithmetic exactly:

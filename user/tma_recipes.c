@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * TMA recipes, written for tmabpf from the reference facts in
  * ../shared/pmu-reference (Linux perf pmu-events metric JSON v6.12 and Intel

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* TMA recipes: per-CPU formula and event tables (data, not code). */
 #ifndef TMABPF_TMA_RECIPES_H
 #define TMABPF_TMA_RECIPES_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --trace spans from the uprobes' ring buffer (see trace_events.h). */
 #include <errno.h>
 #include <stdio.h>

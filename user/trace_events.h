@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * --trace spans: drains the uprobes' trace ring buffer (struct trace_rec, one
  * per frame boundary) and turns each thread's entry/return records into

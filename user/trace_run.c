@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --trace FILE for one run (see trace_run.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * --trace FILE for one run: the file (trace_writer), function spans from the
  * uprobes' ring buffer (trace_events) and counter tracks from the thread

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --trace counter tracks and thread/process names (see trace_tracks.h). */
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Chrome trace-event JSON for --trace, streamed (see trace_writer.h). */
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * --trace FILE: Chrome trace-event JSON, the object form that ui.perfetto.dev
  * and chrome://tracing open, written as the run goes (one event per line,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Open-addressing hash map from a 64-bit key to a pointer; shrinks as it empties
  * so that a burst of entries does not pin memory (the daemon's tables). */
 #ifndef TMABPF_U64MAP_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* --uprobe LIB:GLOB specs resolved to (file, offset) pairs, one per probed function. */
 #ifndef TMABPF_UPROBE_TARGETS_H
 #define TMABPF_UPROBE_TARGETS_H

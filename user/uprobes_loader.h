@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Loader for bpf/uprobes.bpf.c: per-function deltas, sharing the spine's maps. */
 #ifndef TMABPF_UPROBES_LOADER_H
 #define TMABPF_UPROBES_LOADER_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The live view: the ncurses back end of the view model (view_model.h). */
 #ifndef TMABPF_VIEW_CURSES_H
 #define TMABPF_VIEW_CURSES_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Drill-down of one row of the view model, as lines of text both back ends
  * show: times and switches (period and whole run), counters with percent

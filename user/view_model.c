@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The view model: per-period sums (threads, processes, functions, events),
  * the header, tables with columns and priorities, sort, filter, cells

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The content of the top-style views, whatever shows it: a header, tables
  * (threads, functions, processes, events) of numeric cells with column

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Diagnostics: one clear line on stderr, kept for the report's "warnings". */
 #ifndef TMABPF_WARN_H
 #define TMABPF_WARN_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libFuzzer target: perf stat -x, CSV parser, and TMA on whatever it parsed. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libFuzzer target: -e event-spec parser (lists, pmu/terms/, raw, names) and
  * the metric-expression evaluator on the same bytes. */
 #include <stdint.h>

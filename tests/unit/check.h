@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Minimal TAP-style harness for the C unit programs: "ok - ..." / "not ok - ...",
  * then "N passed, N failed"; check_exit() is the program's exit status. */
 #ifndef TMABPF_TEST_CHECK_H

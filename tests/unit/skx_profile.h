@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests' reference counts: a Skylake-X memory-bound LLM decode profile
  * (Backend_Bound > Memory_Bound > DRAM_Bound > MEM_Bandwidth), made up to
  * exercise the formulas, never a hardware reading.  NULL-terminated. */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The overhead budget controller against a simulated plant: each interval
  * costs fixed + rate * per_sample of BPF time; check that the rate converges

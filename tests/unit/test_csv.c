@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perf stat -x, CSV parser and `tmabpf analyze` on fixtures in tests/data
  * (written as perf 6.x prints them). Run from the repository root. */
 #include <math.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The daemon's aggregation, driven with synthetic snapshots and exit records:
  * series equal what the threads did (exits folded, races not double counted,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The daemon's exposition, rendered from a synthetic aggregation (no BPF, no
  * PMU needed): one HELP/TYPE per family and its samples together, process
@@ -103,9 +103,12 @@ int main(void)
 	      NULL, "function calls");
 	check(strstr(buf, "tmabpf_function_wall_seconds_total{module=\"/usr/lib/libopenblas.so.0\",symbol=\"cblas_sgemm\"} 2\n")
 	      != NULL, "function wall time in seconds");
-	check(strstr(buf, "tmabpf_build_info{version=\"" TMABPF_VERSION "\",kernel=\"6.18\",recipe=\"skylakex\",pmu=\"1\","
-			  "accounting=\"switch\"} 1\n") != NULL,
-	      "build info");
+	char bi[512];
+
+	snprintf(bi, sizeof(bi), "tmabpf_build_info{version=\"%s\",kernel=\"6.18\",recipe=\"skylakex\",pmu=\"1\","
+		 "accounting=\"switch\",git=\"%s\",libbpf=\"%s\",bpf_arch=\"%s\"} 1\n", TMABPF_VERSION, version_git(),
+		 version_libbpf(), version_bpf_arch());
+	check(strstr(buf, bi) != NULL, "build info");
 	check(strstr(buf, "tmabpf_sampling_available 0\n") && strstr(buf, "tmabpf_overhead_budget_ratio 0.01\n"),
 	      "budget and sampling state");
 	check(strstr(buf, "tmabpf_series{kind=\"process\",limit=\"1\"} 1\n") != NULL, "series count and limit");

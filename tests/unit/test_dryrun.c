@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Dry-run and encoding tests, no hardware needed: for every CPU recipe and
  * level, plan the events as --cpu NAME --tma=N would, print them with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Unit tests for user/elfsyms.c against real system libraries. Symbols and
  * program headers are cross-checked against readelf(1) output parsed here,

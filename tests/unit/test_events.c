@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* -e parsing: software names, rHEX, sysfs pmu/terms/, libpfm4 names for a
  * chosen CPU (perf JSON dotted and libpfm4 NAME:UMASK spellings), built-in
  * cpu/ formats when the host has no cpu PMU, errors with positions. */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Unit tests for user/libresolve.c and user/procmaps.c: spec splitting,
  * symlink resolution inside a root, ld.so.cache parsing (against

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* mem_bins: addresses binned by mapping; names; re-read after a miss; maps kept after exit. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The Prometheus text writer (label escaping, UTF-8 repair, number format) and
  * the daemon's hash map (against a plain array under random inserts/deletes,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Unit tests for the symbolization libraries: kallsyms.c (aliases, modules,
  * hidden addresses), perfmap.c (overlapping JIT regions, bad lines),

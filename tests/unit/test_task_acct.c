@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Task records into per-thread sums (task_acct.c): threads older than the
  * first iteration count from their first sighting, newer ones from birth;

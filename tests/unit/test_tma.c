@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * TMA engine tests:
  *  1. perf expression semantics (expr.y): precedence, if/else, d_ratio, min/max

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The TMA engine's compiled-formula cache gives the same results as a fresh
  * compile: every recipe and level, computed cold (cache dropped), warm, and

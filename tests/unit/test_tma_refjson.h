@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Test helper: a minimal JSON reader for the reference files in
  * ../shared/pmu-reference (arrays of flat objects with string values), and the
  * tiny test harness shared by the TMA tests. */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * --trace without BPF: span reconstruction from synthetic ring-buffer records
  * (nesting, longjmp, thread exit, lost records, frames open at the end, many

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The view model and its plain-text back end, from a report built here:
  * TMA rows computed from the skylakex recipe's own events (this host has no

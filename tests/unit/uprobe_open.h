@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Test helper: a perf_event uprobe at (path, file offset), to prove that an
  * offset really is where the kernel plants a probe. */
 #ifndef TMABPF_TEST_UPROBE_OPEN_H

@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""What a user reads: the man pages (no groff warnings, every option of --help
+documented), --help (every option the parser accepts, grouped), --version and the
+build facts the JSON report and /metrics repeat, and the bash completion."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT, TMABPF, GROUNDTRUTH
+from daemon_util import Daemon, parse_exposition, select
+
+MAN = os.path.join(ROOT, "build", "man")
+COMPLETION = os.path.join(ROOT, "completions", "tmabpf.bash")
+# the C files whose long_opts[] a command's parser takes (the others parse by hand)
+PARSERS = {"": "user/cli.c", "daemon": "user/daemon_cli.c"}
+
+
+def subcommands():
+    """What main() dispatches on: a new subcommand needs its man page, help and completion."""
+    with open(os.path.join(ROOT, "user", "main.c")) as f:
+        return re.findall(r'strcmp\(argv\[1\], "([a-z-]+)"\)', f.read())
+
+
+def man_page(sub):
+    """File name of the man page of 'tmabpf SUB' ('' for tmabpf itself), from man/*.md."""
+    stem = "tmabpf" + (f"-{sub}" if sub else "")
+    found = [f[:-3] for f in os.listdir(os.path.join(ROOT, "man")) if re.fullmatch(rf"{stem}\.[18]\.md", f)]
+    assert len(found) == 1, f"no man page for 'tmabpf {sub}': write man/{stem}.1.md or man/{stem}.8.md"
+    return found[0]
+
+
+COMMANDS = ["", *subcommands()]
+LONG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
+
+
+def page(name):
+    path = os.path.join(MAN, name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is missing: run 'make man' (go-md2man comes with 'make deps')")
+    return path
+
+
+def help_text(sub):
+    r = subprocess.run([TMABPF, *([sub] if sub else []), "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and not r.stderr, (sub, r.stderr)
+    return r.stdout
+
+
+def help_options(sub):
+    return set(LONG.findall(help_text(sub)))
+
+
+def parser_options(src):
+    """Long option names of a getopt_long table: the entries of 'long_opts[] = { ... };'."""
+    with open(os.path.join(ROOT, src)) as f:
+        text = f.read()
+    table = re.search(r"struct option long_opts\[\]\s*=\s*\{(.*?)\n\};", text, re.S).group(1)
+    return set(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"', table))
+
+
+@pytest.mark.parametrize("sub", COMMANDS)
+def test_man_page_renders_without_warnings(sub):
+    name = man_page(sub)
+    path = page(name)
+    r = subprocess.run(["man", "--warnings", "-l", path], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "MANWIDTH": "80"})
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
+    for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXAMPLES", "SEE ALSO"):
+        assert re.search(rf"^{section}$", r.stdout, re.M), f"{name}: no {section} section"
+    first = r.stdout.splitlines()[0]
+    assert first.split()[0] == f"{name.rsplit('.', 1)[0].upper()}({name.rsplit('.', 1)[1]})", first
+    # the version in the footer is the binary's
+    version = subprocess.run([TMABPF, "--version"], capture_output=True, text=True).stdout.split()[1]
+    assert f"tmabpf {version}" in r.stdout.splitlines()[-1], r.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("sub", list(COMMANDS))
+def test_every_option_of_help_is_in_the_man_page(sub):
+    """An option added to --help without its man page entry fails here."""
+    name = man_page(sub)
+    with open(page(name)) as f:
+        roff = f.read()
+    documented = set(LONG.findall(re.sub(r"\\f[BIRP]", " ", roff)))
+    missing = help_options(sub) - documented
+    assert not missing, f"{name} lacks {sorted(missing)} (edit man/{name}.md)"
+
+
+@pytest.mark.parametrize("sub", list(PARSERS))
+def test_every_option_the_parser_takes_is_in_help(sub):
+    src = PARSERS[sub]
+    missing = parser_options(src) - help_options(sub)
+    assert not missing, f"'tmabpf {sub} --help' lacks {sorted(missing)} ({src})"
+
+
+def test_help_is_grouped_short_and_points_to_the_man_pages():
+    text = help_text("")
+    lines = text.splitlines()
+    assert len(lines) <= 60 and max(map(len, lines)) <= 100, (len(lines), max(map(len, lines)))
+    heads = [l.split(" (")[0].rstrip(":") for l in lines if l and not l.startswith(" ") and l.endswith(":")]
+    assert heads[:7] == ["Target", "Counters and TMA", "Per function", "Sampling", "Output", "Limits",
+                         "Examples"], heads
+    usage = re.search(r"^ +tmabpf ([a-z-]+(?: \| [a-z-]+)*) \[OPTIONS\]", text, re.M)
+    assert usage and sorted(usage.group(1).split(" | ")) == sorted(subcommands()), "the usage line names every subcommand"
+    for sub in COMMANDS:
+        p = man_page(sub)
+        assert f"{p[:-2]}({p[-1]})" in text, p
+        if sub:
+            assert f"{p[:-2]}({p[-1]})" in help_text(sub), sub
+
+
+def build_facts():
+    """(version, git, libbpf) from tmabpf --version."""
+    out = subprocess.run([TMABPF, "--version"], capture_output=True, text=True, timeout=30).stdout
+    m = re.match(r"tmabpf (\S+) \(git (\S+)\)\n", out)
+    assert m, out
+    lib = re.search(r"^  libbpf: +(\S+) \(built against (\d+\.\d+)\)$", out, re.M)
+    assert lib, out
+    return m.group(1), m.group(2), lib.group(1), lib.group(2), out
+
+
+def test_version_against_git_dpkg_and_the_kernel():
+    version, git, libbpf, built, out = build_facts()
+    with open(os.path.join(ROOT, "user", "version.h")) as f:
+        assert f'#define TMABPF_VERSION "{version}"' in f.read()
+    # git describe of a commit of this repository (the tree may have changed since the build)
+    commit = re.search(r"(?:^|-g)([0-9a-f]{7,40})(?:-dirty)?$", git)
+    assert commit or git == "unknown", git
+    if commit and os.path.exists(os.path.join(ROOT, ".git")):
+        assert subprocess.run(["git", "-C", ROOT, "cat-file", "-e", commit.group(1) + "^{commit}"]).returncode == 0, git
+    # the libbpf the dynamic linker loads: the libbpf1 package's upstream version
+    pkg = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "libbpf1"], capture_output=True, text=True).stdout
+    upstream = re.sub(r"^\d+:", "", pkg).split("-")[0]
+    assert upstream.startswith(libbpf + "."), (libbpf, pkg)
+    hdr = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "libbpf-dev"], capture_output=True, text=True).stdout
+    assert re.sub(r"^\d+:", "", hdr).startswith(built + "."), (built, hdr)
+    kernel = re.search(r"^  kernel: +(\S+) (\S+), BTF (\S+)", out, re.M)
+    assert kernel and kernel.group(1) == os.uname().release and kernel.group(2) == os.uname().machine, out
+    assert (kernel.group(3) == "yes") == os.path.exists("/sys/kernel/btf/vmlinux"), out
+    # as root the probes run; this kernel loads tmabpf, so each must say yes
+    assert re.search(r"^  BPF probes: +perf_event yes, raw_tracepoint \(tp_btf\) yes, kprobe \(uprobes\) yes, "
+                     r"ringbuf yes$", out, re.M), out
+
+
+def test_json_report_and_metrics_carry_the_same_build(tmp_path):
+    version, git, libbpf, _, _ = build_facts()
+    r = subprocess.run([TMABPF, "-d", "0.3", "--quiet", "--json", "-", "--", GROUNDTRUTH, "--out",
+                        str(tmp_path / "gt.json"), "spin:50"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    head = json.loads(r.stdout)["tmabpf"]
+    arch = {"x86_64": "x86", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+    assert head["version"] == version and head["git"] == git and head["libbpf"] == libbpf, head
+    assert head["bpf_arch"] == arch, head
+    with Daemon("-I", "200", "--no-sample") as d:
+        m = d.metrics()
+        assert d.stop() == 0
+    (labels, value), = select(m, "tmabpf_build_info")
+    assert value == 1 and labels["version"] == version and labels["git"] == git, labels
+    assert labels["libbpf"] == libbpf and labels["bpf_arch"] == arch, labels
+
+
+def complete(*words):
+    """COMPREPLY of the completion for a command line whose last word is being typed."""
+    script = (f'source {COMPLETION}\nCOMP_WORDS=("$@"); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n'
+              '_tmabpf\nprintf "%s\\n" "${COMPREPLY[@]}"\n')
+    env = {**os.environ, "PATH": os.path.dirname(TMABPF) + ":" + os.environ["PATH"]}
+    r = subprocess.run(["bash", "-c", script, "bash", *words], capture_output=True, text=True, timeout=60,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    return set(filter(None, r.stdout.split("\n")))
+
+
+def test_bash_completion():
+    assert complete("tmabpf", "") == set(subcommands())
+    for sub in COMMANDS:
+        words = ["tmabpf", *([sub] if sub else []), "--"]
+        assert complete(*words) == {"--" + o for o in help_options(sub)}, sub
+    recipes = re.search(r"^recipes: (.*)$", subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout,
+                        re.M).group(1).split(", ")
+    assert complete("tmabpf", "--cpu", "") == set(recipes)
+    assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "switch"}
+    assert complete("tmabpf", "--mem-samples=p") == {"--mem-samples=pmu", "--mem-samples=page-faults"}
+    assert str(os.getpid()) in complete("tmabpf", "-p", str(os.getpid()))
+    assert "tmabpf" in complete("tmabpf", "--", "tmab")  # the command to profile
