@@ -1,5 +1,5 @@
 """The TMA engine through the CLI: list, --dry-run (no PMU needed), analyze of perf stat CSVs.
-The formulas themselves are unit-tested in tests/unit/test_tma.c against the reference JSON."""
+The formulas and encodings themselves are checked against perf 6.12 in tests/test_tma_perf.py."""
 import json
 import os
 
@@ -37,10 +37,13 @@ def test_dry_run_user_events_with_libpfm_and_raw_names():
     assert "config=0x1c2" in out and "config=0x140014a3" in out
 
 
-def test_dry_run_without_recipe_lists_software_defaults():
-    r = run_tmabpf(["--dry-run"])
+def test_dry_run_without_recipe_lists_software_defaults(tmp_path):
+    """A CPU without a recipe (Rocket Lake, family 6 model 167), whatever this host is."""
+    info = tmp_path / "cpuinfo"
+    info.write_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 167\nstepping\t: 1\n")
+    r = run_tmabpf(["--dry-run"], env=dict(os.environ, TMABPF_CPUINFO=str(info)))
     assert r.returncode == 0, r.stderr
-    assert "task-clock" in r.stdout and "page-faults" in r.stdout
+    assert "CPU (none)" in r.stdout and "task-clock" in r.stdout and "page-faults" in r.stdout, r.stdout
 
 
 def test_analyze_llm_decode_profile_json():
