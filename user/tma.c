@@ -87,6 +87,7 @@ struct plan_memo {
 	int nk;
 	short k[MAXK];			/* keys, first-use order */
 	int ntree;
+	unsigned char shown[TMA_MAX_NODES];	/* per tree entry: the --tma level that shows it, 0 */
 	struct tma_ids need[TMA_MAX_NODES];	/* per tree entry (cform.tree order) */
 };
 
@@ -102,6 +103,7 @@ struct cform {
 	const struct tma_metric *m[MAXM];
 	struct tma_expr_prog *prog[MAXM];
 	short tree[TMA_MAX_NODES];	/* index in m[] */
+	short tparent[TMA_MAX_NODES];	/* tree index of the parent, -1 */
 	char *key[MAXK];
 	struct key_enc enc[MAXK];
 	struct plan_memo *plan[NPLAN];
@@ -226,9 +228,14 @@ static struct cform *cform_build(const struct tma_cpu *c, const struct tma_formu
 			if (bind_ref(cf, tma_expr_ref_at(cf->prog[i], r)))
 				goto fail;
 	cf->ntree = tree_metrics(f, tree, TMA_MAX_NODES);
-	for (int i = 0; i < cf->ntree; i++)
+	for (int i = 0; i < cf->ntree; i++) {
 		if ((cf->tree[i] = (short)metric_index(cf, tree[i])) < 0)
 			goto fail;
+		cf->tparent[i] = -1;
+		for (int j = 0; tree[i]->parent && j < i; j++)
+			if (!strcmp(tree[j]->name, tree[i]->parent))
+				cf->tparent[i] = (short)j;
+	}
 	return cf;
 fail:
 	fprintf(stderr, "tmabpf: TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
@@ -386,7 +393,7 @@ static const struct plan_memo *plan_keys(struct cform *cf, const struct tma_plan
 	ctx_init(e, cf->c, &p->env, true);
 	ctx_bind(e, cf);
 	for (int i = 0; i < cf->ntree; i++) {
-		if (!shown_level(p, cf->m[cf->tree[i]]))
+		if (!(pm->shown[i] = (unsigned char)shown_level(p, cf->m[cf->tree[i]])))
 			continue;
 		struct tma_expr_val v;
 		tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
@@ -430,7 +437,7 @@ int tma_needed_events(const struct tma_plan *p, const struct tma_formulation *f,
 	for (int i = 0; i < pm->nk; i++)
 		snprintf(out->key[i], TMA_KEY_LEN, "%s", cf->key[pm->k[i]]);
 	for (int i = 0; i < cf->ntree && out->nnode < TMA_MAX_NODES; i++) {
-		if (!shown_level(p, cf->m[cf->tree[i]]))
+		if (!pm->shown[i])
 			continue;
 		out->node[out->nnode] = cf->m[cf->tree[i]]->name;
 		memset(&out->uses[out->nnode], 0, sizeof(out->uses[0]));
@@ -458,9 +465,7 @@ static void nan_reason(struct evalctx *e, const struct tma_expr_val *v, char *wh
 {
 	char unsup[80] = "", zero[80] = "";
 
-	for (int k = 0; k < e->cf->nkey; k++) {
-		if (!tma_ids_has(&v->ids, k))
-			continue;
+	tma_ids_for_each(k, &v->ids) {
 		int i = key_val(e, k);
 		if (i >= 0 && isnan(e->val[i]))
 			add_list(unsup, sizeof(unsup), e->cf->key[k]);
@@ -482,9 +487,7 @@ static void node_flags(struct evalctx *e, const struct tma_expr_val *v, struct t
 	bool mixed = false;
 
 	nd->min_running = 100;
-	for (int k = 0; k < e->cf->nkey; k++) {
-		if (!tma_ids_has(&v->ids, k))
-			continue;
+	tma_ids_for_each(k, &v->ids) {
 		int i = key_val(e, k);
 		if (i < 0)
 			continue;
@@ -521,19 +524,18 @@ static int compute_with(const struct tma_plan *p, struct cform *cf, struct evalc
 	/* a run plan shows all its nodes; an analyze plan the computable ones and their ancestors */
 	memset(keep, 0, sizeof(keep));
 	for (int i = cf->ntree - 1; i >= 0; i--) {
-		const struct tma_metric *m = cf->m[cf->tree[i]];
-		if (!shown_level(p, m))
+		if (!pm->shown[i])
 			continue;
 		bool ok = true;
-		for (int k = 0; k < cf->nkey && ok; k++)
-			if (tma_ids_has(&pm->need[i], k) && key_val(e, k) < 0)
+		tma_ids_for_each(k, &pm->need[i])
+			if (key_val(e, k) < 0) {
 				ok = false;
-		if (p->run || ok || m->level == 1)	/* level 1 always: null with what it lacks */
+				break;
+			}
+		if (p->run || ok || cf->m[cf->tree[i]]->level == 1)	/* level 1 always: null with what it lacks */
 			keep[i] = true;
-		if (keep[i] && m->parent)
-			for (int j = 0; j < i; j++)
-				if (!strcmp(cf->m[cf->tree[j]]->name, m->parent) && shown_level(p, cf->m[cf->tree[j]]))
-					keep[j] = true;
+		if (keep[i] && cf->tparent[i] >= 0 && pm->shown[cf->tparent[i]])
+			keep[cf->tparent[i]] = true;
 	}
 	for (int i = 0; i < cf->ntree; i++) {
 		const struct tma_metric *m = cf->m[cf->tree[i]];
@@ -544,18 +546,13 @@ static int compute_with(const struct tma_plan *p, struct cform *cf, struct evalc
 		memset(nd, 0, sizeof(*nd));
 		snprintf(nd->name, sizeof(nd->name), "%s", m->name);
 		snprintf(nd->label, sizeof(nd->label), "%s", m->label ? m->label : m->name);
-		nd->tma = shown_level(p, m);
+		nd->tma = pm->shown[i];
 		nd->level = m->level;
-		nd->parent = -1;
-		nd->depth = 1;
-		for (int j = 0; m->parent && j < i; j++)
-			if (idx[j] >= 0 && !strcmp(cf->m[cf->tree[j]]->name, m->parent)) {
-				nd->parent = idx[j];
-				nd->depth = res->node[idx[j]].depth + 1;
-			}
+		nd->parent = cf->tparent[i] >= 0 ? idx[cf->tparent[i]] : -1;
+		nd->depth = nd->parent >= 0 ? res->node[nd->parent].depth + 1 : 1;
 		char miss[80] = "";
-		for (int k = 0; k < cf->nkey; k++)
-			if (tma_ids_has(&pm->need[i], k) && key_val(e, k) < 0) {
+		tma_ids_for_each(k, &pm->need[i])
+			if (key_val(e, k) < 0) {
 				add_list(miss, sizeof(miss), cf->key[k]);
 				add_list(res->missing, sizeof(res->missing), cf->key[k]);
 			}
@@ -668,6 +665,7 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
 	struct cform *cf = NULL;
 	const struct plan_memo *pm = NULL;
+	bool have[MAXK];
 	for (int i = 0; i < evs->n; i++) {
 		const struct event_desc *d = &evs->ev[i];
 		if (d->attr.type != PERF_TYPE_RAW)
@@ -679,14 +677,17 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 				free(e);
 				return -ENOMEM;
 			}
+			for (int k = 0; k < pm->nk; k++)
+				have[k] = lookup_value(e, cf->key[pm->k[k]]) >= 0;
 		}
 		for (int k = 0; k < pm->nk; k++) {
-			const char *key = cf->key[pm->k[k]];
-			if (lookup_value(e, key) >= 0)
+			if (have[k])
 				continue;
 			const struct perf_event_attr *a = key_attr(cf, pm->k[k]);
-			if (a && a->type == d->attr.type && a->config == d->attr.config && a->config1 == d->attr.config1)
-				add_value(e, key, scaled_values[i], pct_running ? pct_running[i] : 100, d->group);
+			if (a && a->type == d->attr.type && a->config == d->attr.config && a->config1 == d->attr.config1) {
+				add_value(e, cf->key[pm->k[k]], scaled_values[i], pct_running ? pct_running[i] : 100, d->group);
+				have[k] = true;
+			}
 		}
 	}
 	r = compute_best(p, e, res);

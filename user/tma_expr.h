@@ -50,6 +50,19 @@ static inline void tma_ids_or(struct tma_ids *d, const struct tma_ids *s)
 		d->w[i] |= s->w[i];
 }
 
+/* the first member of s at or after i, -1 when none */
+static inline int tma_ids_next(const struct tma_ids *s, int i)
+{
+	for (int w = i >> 6; w < TMA_EXPR_MAX_IDS / 64; w++) {
+		uint64_t m = s->w[w] & (w == i >> 6 ? ~0ULL << (i & 63) : ~0ULL);
+		if (m)
+			return w * 64 + __builtin_ctzll(m);
+	}
+	return -1;
+}
+
+#define tma_ids_for_each(k, s) for (int k = tma_ids_next((s), 0); k >= 0; k = tma_ids_next((s), k + 1))
+
 struct tma_expr_val {
 	double v;
 	bool div0;		/* a division by zero made a NaN on the way (kept even if max() hid it) */
