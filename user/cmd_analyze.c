@@ -84,7 +84,7 @@ static int compute_row(const struct tma_plan *p, const struct perf_csv *csv, int
 static bool any_computable(const struct tma_result *r)
 {
 	for (int i = 0; i < r->n; i++)
-		if (r->node[i].computable)
+		if (r->node[i].computable && r->node[i].nevents)
 			return true;
 	return false;
 }
@@ -206,13 +206,100 @@ static void print_rows(const struct tma_plan *p, const struct perf_csv *csv, con
 	free(r);
 }
 
+/* everything one analysis holds (large: on the heap) */
+struct analysis {
+	struct perf_csv csv;
+	struct tma_plan plan;
+	struct tma_result total, row;
+};
+
+/* one file: parse, plan, the trees, the output; 0 or the exit status */
+static int analyze_file(struct analysis *an, const char *file, const struct tma_cpu *c, struct tma_env *env,
+			bool core_wide_set, int level, bool json)
+{
+	struct perf_csv *csv = &an->csv;
+	char err[512];
+
+	if (perf_csv_load(file, csv, err, sizeof(err)))
+		return fail("%s", err);
+	if (!core_wide_set && csv->aggr == PERF_CSV_THREAD)
+		env->core_wide = 0;	/* --per-thread counts a thread, not its core */
+	if (csv_has(csv, "MEM_LOAD_RETIRED.LOCAL_PMM"))
+		env->has_pmem = 1;
+	if (level > c->max_level)
+		return fail("--tma=%d: %s's tree has levels 1..%d", level, c->name, c->max_level);
+	struct tma_plan *plan = &an->plan;
+	if (tma_plan_init(plan, c, level ? level : c->max_level, false, env, err, sizeof(err)))
+		return fail("%s", err);
+	struct tma_result *res = &an->total, *rr = &an->row;
+	int r = compute_row(plan, csv, -1, res);
+	if (r)
+		return fail("computing the tree: %s", strerror(-r));
+	if (!any_computable(res))
+		return no_tma_events(file, c, csv, env);
+	bool rows = csv->aggr != PERF_CSV_GLOBAL && csv->nrow > 0;
+	if (json) {
+		struct json j;
+		json_init(&j, stdout, true);
+		if (rows) {
+			json_arr_begin(&j, NULL);
+			for (int i = 0; i <= csv->nrow; i++) {
+				if (i < csv->nrow && compute_row(plan, csv, i, rr))
+					continue;
+				json_obj_begin(&j, NULL);
+				json_str(&j, "key", i < csv->nrow ? csv->row[i].key : "total");
+				json_str(&j, "kind", i < csv->nrow ? perf_csv_aggr_name(csv->aggr) : "total");
+				json_tree(&j, i < csv->nrow ? rr : res);
+				json_obj_end(&j);
+			}
+			json_arr_end(&j);
+		} else {
+			json_obj_begin(&j, NULL);
+			for (int i = 0; i < res->n; i++)
+				json_double(&j, res->node[i].name, res->node[i].value);
+			tma_result_json_why(res, &j, "why_null");
+			json_obj_end(&j);
+		}
+		json_end(&j);
+		return 0;
+	}
+	int nshown = 0, maxlvl = 0;
+	for (int i = 0; i < res->n; i++) {
+		nshown += res->node[i].computable;
+		if (res->node[i].computable && res->node[i].level > maxlvl)
+			maxlvl = res->node[i].level;
+	}
+	printf("CPU %s (%s); formulas: perf's %s metrics (%s); levels 1..%d: %d nodes computable from %s; "
+	       "#SMT_on=%d #core_wide=%d%s\n", c->name, c->desc, c->vendor == TMA_INTEL ? "TMA" : "topdown",
+	       res->formulation, plan->level, nshown, file, env->smt_on, env->core_wide, env->has_pmem ? " #has_pmem=1" : "");
+	if (rows) {
+		printf("%d %ss%s; level 1 and the bottleneck path of each:\n", csv->nrow, perf_csv_aggr_name(csv->aggr),
+		       csv->intervals > 1 ? " (intervals summed)" : "");
+		print_rows(plan, csv, res);
+		printf("total, every computable node (deepest level %d):\n", maxlvl);
+	}
+	tma_result_print(res, stdout, 2);
+	char path[512];
+	if (tma_bottleneck_path(res, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "(none: no node could be computed)");
+	printf("Bottleneck: %s\n", path);
+	int agree = 0, differ = 0;
+	check_printed(csv, -1, res, &agree, &differ, "");
+	for (int i = 0; rows && i < csv->nrow; i++)
+		if (!compute_row(plan, csv, i, rr))
+			check_printed(csv, i, rr, &agree, &differ, csv->row[i].key);
+	if (agree + differ)
+		printf("Checked against the metrics perf printed: %d agree, %d differ\n", agree, differ);
+	print_counter_notes(csv);
+	return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	const char *file = NULL, *cpuname = NULL, *v;
 	bool json = false, core_wide_set = false;
 	int level = 0;
 	struct tma_env env;
-	char err[512];
 
 	memset(&env, 0, sizeof(env));
 	env.smt_on = 0;		/* a CSV does not say: perf's defaults for perf stat -a */
@@ -263,85 +350,11 @@ int cmd_analyze(int argc, char **argv)
 		if (!c)
 			return fail("%s; name the CPU the CSV came from with --cpu NAME", why);
 	}
-	static struct perf_csv csv;
-	if (perf_csv_load(file, &csv, err, sizeof(err)))
-		return fail("%s", err);
-	if (!core_wide_set && csv.aggr == PERF_CSV_THREAD)
-		env.core_wide = 0;	/* --per-thread counts a thread, not its core */
-	if (csv_has(&csv, "MEM_LOAD_RETIRED.LOCAL_PMM"))
-		env.has_pmem = 1;
-	if (level > c->max_level)
-		return fail("--tma=%d: %s's tree has levels 1..%d", level, c->name, c->max_level);
-	static struct tma_plan plan;
-	if (tma_plan_init(&plan, c, level ? level : c->max_level, false, &env, err, sizeof(err)))
-		return fail("%s", err);
-	static struct tma_result res;
-	int r = compute_row(&plan, &csv, -1, &res);
-	if (r)
-		return fail("computing the tree: %s", strerror(-r));
-	if (!any_computable(&res)) {
-		r = no_tma_events(file, c, &csv, &env);
-		perf_csv_free(&csv);
-		return r;
-	}
-	bool rows = csv.aggr != PERF_CSV_GLOBAL && csv.nrow > 0;
-	if (json) {
-		struct json j;
-		json_init(&j, stdout, true);
-		if (rows) {
-			static struct tma_result rr;
-			json_arr_begin(&j, NULL);
-			for (int i = 0; i <= csv.nrow; i++) {
-				if (i < csv.nrow && compute_row(&plan, &csv, i, &rr))
-					continue;
-				json_obj_begin(&j, NULL);
-				json_str(&j, "key", i < csv.nrow ? csv.row[i].key : "total");
-				json_str(&j, "kind", i < csv.nrow ? perf_csv_aggr_name(csv.aggr) : "total");
-				json_tree(&j, i < csv.nrow ? &rr : &res);
-				json_obj_end(&j);
-			}
-			json_arr_end(&j);
-		} else {
-			json_obj_begin(&j, NULL);
-			for (int i = 0; i < res.n; i++)
-				json_double(&j, res.node[i].name, res.node[i].value);
-			tma_result_json_why(&res, &j, "why_null");
-			json_obj_end(&j);
-		}
-		json_end(&j);
-		perf_csv_free(&csv);
-		return 0;
-	}
-	int nshown = 0, maxlvl = 0;
-	for (int i = 0; i < res.n; i++) {
-		nshown += res.node[i].computable;
-		if (res.node[i].computable && res.node[i].level > maxlvl)
-			maxlvl = res.node[i].level;
-	}
-	printf("CPU %s (%s); formulas: perf's %s metrics (%s); levels 1..%d: %d nodes computable from %s; "
-	       "#SMT_on=%d #core_wide=%d%s\n", c->name, c->desc, c->vendor == TMA_INTEL ? "TMA" : "topdown",
-	       res.formulation, plan.level, nshown, file, env.smt_on, env.core_wide, env.has_pmem ? " #has_pmem=1" : "");
-	if (rows) {
-		printf("%d %ss%s; level 1 and the bottleneck path of each:\n", csv.nrow, perf_csv_aggr_name(csv.aggr),
-		       csv.intervals > 1 ? " (intervals summed)" : "");
-		print_rows(&plan, &csv, &res);
-		printf("total, every computable node (deepest level %d):\n", maxlvl);
-	}
-	tma_result_print(&res, stdout, 2);
-	char path[512];
-	if (tma_bottleneck_path(&res, path, sizeof(path)) < 0)
-		snprintf(path, sizeof(path), "(none: no node could be computed)");
-	printf("Bottleneck: %s\n", path);
-	int agree = 0, differ = 0;
-	check_printed(&csv, -1, &res, &agree, &differ, "");
-	for (int i = 0; rows && i < csv.nrow; i++) {
-		static struct tma_result rr;
-		if (!compute_row(&plan, &csv, i, &rr))
-			check_printed(&csv, i, &rr, &agree, &differ, csv.row[i].key);
-	}
-	if (agree + differ)
-		printf("Checked against the metrics perf printed: %d agree, %d differ\n", agree, differ);
-	print_counter_notes(&csv);
-	perf_csv_free(&csv);
-	return 0;
+	struct analysis *an = calloc(1, sizeof(*an));
+	if (!an)
+		return fail("out of memory");
+	int r = analyze_file(an, file, c, &env, core_wide_set, level, json);
+	perf_csv_free(&an->csv);
+	free(an);
+	return r;
 }

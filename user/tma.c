@@ -552,7 +552,7 @@ static int compute_with(const struct tma_plan *p, struct cform *cf, struct evalc
 		nd->depth = nd->parent >= 0 ? res->node[nd->parent].depth + 1 : 1;
 		char miss[80] = "";
 		tma_ids_for_each(k, &pm->need[i])
-			if (key_val(e, k) < 0) {
+			if (++nd->nevents && key_val(e, k) < 0) {
 				add_list(miss, sizeof(miss), cf->key[k]);
 				add_list(res->missing, sizeof(res->missing), cf->key[k]);
 			}

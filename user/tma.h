@@ -83,6 +83,7 @@ struct tma_node {
 	int depth;		/* tree depth, 1 = top level */
 	int parent;		/* index in node[], -1 */
 	bool computable;	/* every event perf would count for it was given */
+	int nevents;		/* how many events perf counts for it (0: a constant, e.g. PMM_Bound without pmem) */
 	bool scaled;		/* built from multiplexed counters (percent running < 100) */
 	bool ungrouped;		/* ... and from counters of different groups */
 	double min_running;	/* lowest percent-running of its counters */
