@@ -366,18 +366,18 @@ static bool memo_match(const struct plan_memo *m, const struct tma_plan *p)
 	       m->omit_sig == p->omit_sig;
 }
 
-/* the keys cf needs for p's nodes, cached; NULL when out of memory */
-static const struct plan_memo *plan_keys(struct cform *cf, const struct tma_plan *p)
+/* the keys cf needs for p's nodes into *out (a copy: the cache may drop its entry), cached; -ENOMEM */
+static int plan_keys(struct cform *cf, const struct tma_plan *p, struct plan_memo *out)
 {
-	const struct plan_memo *hit = NULL;
+	bool hit = false;
 
 	pthread_mutex_lock(&cf_lock);
 	for (int i = 0; i < cf->nplan && !hit; i++)
-		if (memo_match(cf->plan[i], p))
-			hit = cf->plan[i];
+		if ((hit = memo_match(cf->plan[i], p)))
+			*out = *cf->plan[i];
 	pthread_mutex_unlock(&cf_lock);
 	if (hit)
-		return hit;
+		return 0;
 
 	struct plan_memo *pm = calloc(1, sizeof(*pm));
 	struct evalctx *e = malloc(sizeof(*e));
@@ -385,7 +385,7 @@ static const struct plan_memo *plan_keys(struct cform *cf, const struct tma_plan
 	if (!pm || !e) {
 		free(pm);
 		free(e);
-		return NULL;
+		return -ENOMEM;
 	}
 	*pm = (struct plan_memo){ .level = p->level, .run = p->run, .smt_on = p->env.smt_on,
 				  .core_wide = p->env.core_wide, .has_pmem = p->env.has_pmem,
@@ -413,8 +413,9 @@ static const struct plan_memo *plan_keys(struct cform *cf, const struct tma_plan
 		cf->nplan--;
 	}
 	cf->plan[cf->nplan++] = pm;
+	*out = *pm;
 	pthread_mutex_unlock(&cf_lock);
-	return pm;
+	return 0;
 }
 
 const struct tma_formulation *tma_run_formulation(const struct tma_cpu *c)
@@ -425,14 +426,18 @@ const struct tma_formulation *tma_run_formulation(const struct tma_cpu *c)
 int tma_needed_events(const struct tma_plan *p, const struct tma_formulation *f, struct tma_needs *out)
 {
 	struct cform *cf;
-	const struct plan_memo *pm;
+	struct plan_memo *pm = malloc(sizeof(*pm));
 
 	out->nkey = 0;
 	out->nnode = 0;
-	if (!p->cpu)
-		return -EINVAL;
-	if (!(cf = cform_get(p->cpu, f ? f : p->cpu->perf)) || !(pm = plan_keys(cf, p)))
+	if (!p->cpu || !pm) {
+		free(pm);
+		return p->cpu ? -ENOMEM : -EINVAL;
+	}
+	if (!(cf = cform_get(p->cpu, f ? f : p->cpu->perf)) || plan_keys(cf, p, pm)) {
+		free(pm);
 		return -ENOMEM;
+	}
 	out->nkey = pm->nk;
 	for (int i = 0; i < pm->nk; i++)
 		snprintf(out->key[i], TMA_KEY_LEN, "%s", cf->key[pm->k[i]]);
@@ -446,6 +451,7 @@ int tma_needed_events(const struct tma_plan *p, const struct tma_formulation *f,
 				tma_ids_add(&out->uses[out->nnode], j);
 		out->nnode++;
 	}
+	free(pm);
 	return out->nkey;
 }
 
@@ -507,14 +513,12 @@ static void node_flags(struct evalctx *e, const struct tma_expr_val *v, struct t
 	nd->ungrouped = nd->scaled && mixed;
 }
 
-static int compute_with(const struct tma_plan *p, struct cform *cf, struct evalctx *e, struct tma_result *res)
+static int compute_with(const struct tma_plan *p, struct cform *cf, const struct plan_memo *pm, struct evalctx *e,
+			struct tma_result *res)
 {
-	const struct plan_memo *pm = plan_keys(cf, p);
 	int idx[TMA_MAX_NODES];		/* tree entry -> node index, -1 */
 	bool keep[TMA_MAX_NODES];
 
-	if (!pm)
-		return -ENOMEM;
 	memset(res, 0, offsetof(struct tma_result, node));
 	res->missing[0] = 0;
 	res->cpu = p->cpu;
@@ -582,7 +586,8 @@ static int compute_best(const struct tma_plan *p, struct evalctx *e, struct tma_
 	const struct tma_cpu *c = p->cpu;
 	const struct tma_formulation *cand[2];
 	struct cform *best = NULL;
-	int nc = 0, bestmiss = 1 << 30;
+	struct plan_memo pm[2];
+	int nc = 0, bestmiss = 1 << 30, bi = 0;
 
 	if (p->env.prefer_perf || !c->gc) {
 		cand[nc++] = c->perf;
@@ -594,19 +599,19 @@ static int compute_best(const struct tma_plan *p, struct evalctx *e, struct tma_
 	}
 	for (int i = 0; i < nc; i++) {
 		struct cform *cf = cform_get(c, cand[i]);
-		const struct plan_memo *pm = cf ? plan_keys(cf, p) : NULL;
-		if (!pm)
+		if (!cf || plan_keys(cf, p, &pm[i]))
 			return -ENOMEM;
 		ctx_bind(e, cf);
 		int miss = 0;
-		for (int k = 0; k < pm->nk; k++)
-			miss += key_val(e, pm->k[k]) < 0;
+		for (int k = 0; k < pm[i].nk; k++)
+			miss += key_val(e, pm[i].k[k]) < 0;
 		if (miss < bestmiss) {
 			bestmiss = miss;
 			best = cf;
+			bi = i;
 		}
 	}
-	return compute_with(p, best, e, res);
+	return compute_with(p, best, &pm[bi], e, res);
 }
 
 /* the encoding of key k for cf's CPU (tma_encode_key, cached); NULL if none */
@@ -664,7 +669,7 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 		add_value(e, evs->ev[i].name, scaled_values[i], pct_running ? pct_running[i] : 100, evs->ev[i].group);
 	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
 	struct cform *cf = NULL;
-	const struct plan_memo *pm = NULL;
+	struct plan_memo *pm = NULL;
 	bool have[MAXK];
 	for (int i = 0; i < evs->n; i++) {
 		const struct event_desc *d = &evs->ev[i];
@@ -673,7 +678,9 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 		if (!pm) {
 			struct tma_plan whole = { .cpu = p->cpu, .level = p->cpu->run_max_level, .run = true,
 						  .env = p->env };
-			if (!(cf = cform_get(p->cpu, tma_run_formulation(p->cpu))) || !(pm = plan_keys(cf, &whole))) {
+			if (!(cf = cform_get(p->cpu, tma_run_formulation(p->cpu))) || !(pm = malloc(sizeof(*pm))) ||
+			    plan_keys(cf, &whole, pm)) {
+				free(pm);
 				free(e);
 				return -ENOMEM;
 			}
@@ -690,6 +697,7 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 			}
 		}
 	}
+	free(pm);
 	r = compute_best(p, e, res);
 	free(e);
 	return r;
