@@ -25,6 +25,8 @@ USER_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(USER_SRCS))
 LIB_OBJS := $(filter-out $(O)/user/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+# run by tests/test_tma_perf.py with perf's own tables (not a self-contained unit program)
+UNIT_BINS += $(O)/tests/tma_oracle
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 TOOL_CXX_SRCS := $(wildcard tools/*.cc)

@@ -266,7 +266,7 @@ static int tma_hook(const struct report *r, const struct thread_stats *s, struct
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	return tma_compute(tma_cpu_by_name("skylakex"), 3, r->evs, scaled, pct, res);
+	return tma_compute(r->tma_ctx, r->evs, scaled, pct, res);
 }
 
 static void synth_threads(struct thread_table *tt, int n, int nev, int round)
@@ -298,18 +298,17 @@ static double model_ms(int n, bool tma, bool sort_tma)
 	unsigned long long t0, sum = 0;
 	FILE *null = fopen("/dev/null", "w");
 	char err[256];
-	struct tma_env env;
+	struct tma_env env = { 0 };
+	static struct tma_plan plan;
 	const int rounds = 6;
 
-	tma_env_host(&env);
-	env.nmi_watchdog = 0;
-	tma_set_env(&env);
 	evs.n = 0;
-	if (!null || tma_plan_events(tma_cpu_by_name("skylakex"), 3, &evs, err, sizeof(err)))
+	if (!null || tma_plan(&plan, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	    tma_plan_append(&plan, &evs, err, sizeof(err)))
 		return -1;
 	thread_table_init(&tt, evs.n);
 	r = (struct report){ .host = &host, .recipe = "skylakex", .evs = &evs, .tt = &tt,
-			     .tma_result = tma ? tma_hook : NULL, .tma_level = 3 };
+			     .tma_result = tma ? tma_hook : NULL, .tma_level = 3, .tma_ctx = &plan };
 	view_init(&v, 40);
 	view_start(&v, &r);
 	for (int i = 1; i <= rounds; i++) {

@@ -3,7 +3,7 @@
  * tma_cost: what one tma_compute() call costs, cold (formulas compiled on the
  * call, as every call did before the engine cached them) and warm (the cached
  * programs evaluated), for skylakex --tma=3 and sapphirerapids --tma=2 on
- * events planned by tma_plan_events() with synthetic counts (no hardware
+ * events planned by tma_plan() with synthetic counts (no hardware
  * reading).  Prints us per call, the cold/warm ratio, and what a 50-line live
  * view would cost at a 1 s refresh: 50 warm calls per refresh, timed.
  *
@@ -41,6 +41,8 @@ static double median(double *v, int n)
 static int one(const char *cpu_name, int level, int calls)
 {
 	static struct event_list el;
+	static struct tma_plan p;
+	struct tma_env env = { 0 };
 	static struct tma_result r;
 	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
 	const struct tma_cpu *c = tma_cpu_by_name(cpu_name);
@@ -49,7 +51,8 @@ static int one(const char *cpu_name, int level, int calls)
 	double cold[REPS], warm[REPS], view[REPS];
 
 	el.n = 0;
-	if (!c || tma_plan_events(c, level, &el, err, sizeof(err))) {
+	if (!c || tma_plan(&p, c, level, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	    tma_plan_append(&p, &el, err, sizeof(err))) {
 		fprintf(stderr, "tma_cost: plan %s --tma=%d failed: %s\n", cpu_name, level, c ? err : "no recipe");
 		return 1;
 	}
@@ -61,17 +64,17 @@ static int one(const char *cpu_name, int level, int calls)
 		double t0 = now_us();
 		for (int k = 0; k < calls; k++) {
 			tma_cache_reset();
-			tma_compute(c, level, &el, vals, pct, &r);
+			tma_compute(&p, &el, vals, pct, &r);
 		}
 		cold[rep] = (now_us() - t0) / calls;
-		tma_compute(c, level, &el, vals, pct, &r);
+		tma_compute(&p, &el, vals, pct, &r);
 		t0 = now_us();
 		for (int k = 0; k < calls; k++)
-			tma_compute(c, level, &el, vals, pct, &r);
+			tma_compute(&p, &el, vals, pct, &r);
 		warm[rep] = (now_us() - t0) / calls;
 		t0 = now_us();
 		for (int k = 0; k < 50; k++)
-			tma_compute(c, level, &el, vals, pct, &r);
+			tma_compute(&p, &el, vals, pct, &r);
 		view[rep] = now_us() - t0;
 	}
 	double mc = median(cold, REPS), mw = median(warm, REPS), mv = median(view, REPS);
@@ -84,13 +87,8 @@ static int one(const char *cpu_name, int level, int calls)
 int main(int argc, char **argv)
 {
 	int calls = argc > 1 ? atoi(argv[1]) : 200;
-	struct tma_env e;
 
 	if (calls < 1)
 		calls = 1;
-	tma_env_host(&e);
-	e.smt_on = 0;
-	e.nmi_watchdog = 0;
-	tma_set_env(&e);
 	return one("skylakex", 3, calls) | one("sapphirerapids", 2, calls);
 }

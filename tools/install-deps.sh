@@ -5,10 +5,10 @@
 # Usage: tools/install-deps.sh [--check]   (--check only lists what is missing)
 set -eu
 
-BPO_PKGS="libbpf-dev libbpf1 bpftool"
+BPO_PKGS="libbpf-dev libbpf1 bpftool linux-perf"
 PKGS="clang-19 llvm-19 make gcc g++ binutils pkg-config libelf-dev libdw-dev zlib1g-dev libzstd-dev \
 libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev libopenblas-dev libopenblas0-pthread \
-linux-perf bpftrace tmux util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg \
+bpftrace tmux util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg \
 go-md2man man-db debhelper dpkg-dev lintian strace systemd python3-yaml"
 
 missing=""
@@ -21,13 +21,16 @@ libbpf_ver=$(dpkg-query -W -f='${Version}' libbpf-dev 2>/dev/null || true)
 bpftool_ver=$(dpkg-query -W -f='${Version}' bpftool 2>/dev/null || true)
 if [ -z "$libbpf_ver" ] || dpkg --compare-versions "$libbpf_ver" lt "1:1.4"; then bpo_needed=1; fi
 if [ -z "$bpftool_ver" ] || dpkg --compare-versions "$bpftool_ver" lt "7.5"; then bpo_needed=1; fi
+# perf 6.12 is the oracle of the TMA tests (its metric tables and expr.y rules): bookworm-backports.
+perf_ver=$(dpkg-query -W -f='${Version}' linux-perf 2>/dev/null || true)
+if [ -z "$perf_ver" ] || dpkg --compare-versions "$perf_ver" lt "6.12"; then bpo_needed=1; fi
 
 if [ -z "$missing" ] && [ $bpo_needed = 0 ]; then
-	echo "deps: all packages present (libbpf-dev $libbpf_ver, bpftool $bpftool_ver)"
+	echo "deps: all packages present (libbpf-dev $libbpf_ver, bpftool $bpftool_ver, linux-perf $perf_ver)"
 	exit 0
 fi
 if [ "${1:-}" = "--check" ]; then
-	echo "deps: missing:$missing$( [ $bpo_needed = 1 ] && echo ' (libbpf-dev>=1.4 bpftool>=7.5 from bookworm-backports)')"
+	echo "deps: missing:$missing$( [ $bpo_needed = 1 ] && echo ' (libbpf-dev>=1.4 bpftool>=7.5 linux-perf 6.12 from bookworm-backports)')"
 	exit 1
 fi
 if [ "$(id -u)" != 0 ]; then

@@ -7,6 +7,7 @@
 #include "cpu_detect.h"
 #include "pfm_enc.h"
 #include "tma.h"
+#include "tma_env.h"
 #include "tma_recipes.h"
 
 static void print_name(const char *name, const char *desc, void *arg)
@@ -63,26 +64,26 @@ int cmd_list(int argc, char **argv)
 		return 0;
 	struct tma_env env;
 	tma_env_host(&env);
-	tma_set_env(&env);
-	int wd = -1;
-	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "r");
-	if (f) {
-		if (fscanf(f, "%d", &wd) != 1)
-			wd = -1;
-		fclose(f);
-	}
-	printf("recipe: %s (%s), TMA levels 1..%d, pipeline width %d slots\n", c->name, c->desc, c->max_level, c->slots);
+	printf("recipe: %s (%s), TMA levels 1..%d on runs, 1..%d with analyze, pipeline width %d slots\n", c->name,
+	       c->desc, c->run_max_level, c->max_level, c->slots);
 	printf("counters: %d fixed + %d general per thread (%d with SMT off)%s; %s\n", c->fixed_counters, c->gp_counters,
-	       c->gp_counters_smt_off, wd > 0 ? "; NMI watchdog on: it holds one" : "", c->notes);
+	       c->gp_counters_smt_off, env.nmi_watchdog ? "; NMI watchdog on: it holds one" : "", c->notes);
 	printf("encodings: %s\n", c->pfm_pmu ? c->pfm_pmu : "built-in raw table (libpfm4 4.13 has no PMU for it)");
-	for (int lvl = 1; lvl <= c->max_level; lvl++) {
-		char keys[64][TMA_KEY_LEN];
-		int n = tma_needed_events(c, true, lvl, keys, 64);
+	struct tma_needs *nd = malloc(sizeof(*nd));
+	for (int lvl = 1; nd && lvl <= c->run_max_level; lvl++) {
+		struct tma_plan *p = malloc(sizeof(*p));
+		char err[256];
+		int n = !p || tma_plan_init(p, c, lvl, true, &env, err, sizeof(err)) ? -1 :
+			tma_needed_events(p, tma_run_formulation(c), nd);
+		free(p);
+		if (n < 0)
+			break;
 		printf("TMA level %d needs %d events%s:", lvl, n, c->gc ? " (general-counter formulation)" : "");
 		for (int k = 0; k < n; k++)
-			printf("%s %s", k ? "," : "", keys[k]);
+			printf("%s %s", k ? "," : "", nd->key[k]);
 		printf("\n");
 	}
+	free(nd);
 	if (c->pfm_pmu) {
 		int col = 3;
 		printf("libpfm4 events for %s (use with -e, e.g. -e inst_retired.any_p or INST_RETIRED:ANY_P):\n   ", c->pfm_pmu);

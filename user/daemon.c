@@ -96,7 +96,7 @@ static int tma_hook(void *ctx, const struct thread_stats *s, struct tma_result *
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	return tma_compute(env->cpu, env->tma_level, env->evs, scaled, pct, res);
+	return tma_compute(env->tma_plan, env->evs, scaled, pct, res);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -15,6 +15,7 @@
 #include "prom.h"
 #include "report.h"
 #include "thread_table.h"
+#include "tma_output.h"
 
 #define OTHER_COMM "[other]"
 
@@ -113,7 +114,7 @@ static void emit_counters(FILE *f, const struct daemon_view *v, const char *cons
 static void emit_tma(FILE *f, const struct daemon_view *v, const char *const *labels, const struct agg_series *s,
 		     void *arg)
 {
-	static struct tma_result res;
+	struct tma_result res;
 	const char *buf[16], *buf2[16];
 	char level[16];
 
@@ -382,7 +383,7 @@ static void json_series(FILE *f, const struct daemon_view *v, const char *const 
 			void *arg)
 {
 	struct json *j = ((struct jsonl_ctx *)arg)->j;
-	static struct tma_result res;
+	struct tma_result res;
 
 	json_obj_begin(j, NULL);
 	for (int i = 0; labels[i]; i += 2)

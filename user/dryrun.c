@@ -3,16 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "dryrun.h"
-#include "tma.h"
 #include "tma_recipes.h"
 
-int dryrun_print(const struct tma_cpu *c, int level, const struct event_list *evs, FILE *f)
+int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, const struct event_list *evs, FILE *f)
 {
 	fprintf(f, "dry run: %d perf_event_attr%s for CPU %s%s%s, TMA level %d; nothing is opened\n",
 		evs->n, evs->n == 1 ? "" : "s", c ? tma_cpu_name(c) : "(none)", c ? " " : "",
 		c ? ((const struct tma_cpu *)c)->desc : "", level);
-	if (level > 0 && tma_plan_note()[0])
-		fprintf(f, "plan: %s\n", tma_plan_note());
+	if (level > 0 && plan_note && plan_note[0])
+		fprintf(f, "plan: %s\n", plan_note);
 	for (int i = 0; i < evs->n; i++) {
 		const struct event_desc *d = &evs->ev[i];
 		const struct perf_event_attr *a = &d->attr;

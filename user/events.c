@@ -15,7 +15,7 @@
 #include "events.h"
 #include "cpu_detect.h"
 #include "pfm_enc.h"
-#include "tma.h"
+#include "event_key.h"
 #include "tma_recipes.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"

@@ -21,6 +21,8 @@
 #include "memsamples.h"
 #include "offcpu.h"
 #include "tma.h"
+#include "tma_env.h"
+#include "tma_output.h"
 #include "perf_open.h"
 #include "report.h"
 #include "report_text.h"
@@ -78,6 +80,7 @@ struct run_state {
 	struct options *o;
 	const struct tma_cpu *cpu;	/* TMA recipe: --cpu NAME or detected; NULL when none */
 	int tma_level;			/* 0: TMA off */
+	struct tma_plan plan;		/* when tma_level > 0 */
 	char cpu_desc[256];
 	struct host_info host;
 	struct event_list evs;
@@ -157,14 +160,15 @@ static int choose_events(struct run_state *st, bool pmu)
 	struct tma_env env;
 
 	tma_env_host(&env);
-	tma_set_env(&env);
-	r = tma_plan_events(st->cpu, st->tma_level, &st->evs, err, sizeof(err));
+	r = tma_plan(&st->plan, st->cpu, st->tma_level, TMABPF_MAX_EVENTS - st->evs.n, &env, err, sizeof(err));
+	if (!r)
+		r = tma_plan_append(&st->plan, &st->evs, err, sizeof(err));
 	if (r) {
 		die_msg("TMA level %d on %s: %s", st->tma_level, tma_cpu_name(st->cpu), err);
 		return EXIT_USAGE;
 	}
-	if (tma_plan_note() && tma_plan_note()[0] && !st->o->dry_run)
-		warn_add("TMA: %s", tma_plan_note());
+	if (st->plan.note[0] && !st->o->dry_run)
+		warn_add("TMA: %s", st->plan.note);
 	return 0;
 }
 
@@ -178,12 +182,12 @@ static int tma_of(const struct report *r, const struct thread_stats *s, struct t
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	return tma_compute(st->cpu, st->tma_level, r->evs, scaled, pct, res);
+	return tma_compute(&st->plan, r->evs, scaled, pct, res);
 }
 
 static void tma_json_hook(const struct report *r, const struct thread_stats *s, struct json *j)
 {
-	static struct tma_result res;
+	struct tma_result res;
 
 	if (tma_of(r, s, &res)) {
 		json_obj_begin(j, "tma");
@@ -195,7 +199,7 @@ static void tma_json_hook(const struct report *r, const struct thread_stats *s, 
 
 static int tma_path_hook(const struct report *r, const struct thread_stats *s, char *buf, size_t len)
 {
-	static struct tma_result res;
+	struct tma_result res;
 
 	if (tma_of(r, s, &res))
 		return -1;
@@ -590,7 +594,7 @@ static void cleanup(struct run_state *st)
 static int run_mode_loop(struct run_state *st)
 {
 	struct run_env env = { .o = st->o, .host = &st->host, .evs = &st->evs, .cpu = st->cpu,
-			       .tma_level = st->tma_level, .prog = &st->prog, .pc = &st->pc, .tcfg = &st->tcfg,
+			       .tma_level = st->tma_level, .tma_plan = st->tma_level ? &st->plan : NULL, .prog = &st->prog, .pc = &st->pc, .tcfg = &st->tcfg,
 			       .uprobes = st->uprobes_loaded ? &st->uprobes : NULL, .uset = &st->uset,
 			       .stop = &stop_signal };
 	int r = st->mode->loop(st->mode->ctx, &env);
@@ -622,7 +626,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	if ((r = choose_events(&st, st.host.pmu)))
 		return r;
 	if (o->dry_run) {
-		if (dryrun_print(st.cpu, st.tma_level, &st.evs, stdout))
+		if (dryrun_print(st.cpu, st.tma_level, st.tma_level ? st.plan.note : "", &st.evs, stdout))
 			return 1;
 		if (o->mem_source) {
 			struct mem_event ev;

@@ -11,6 +11,7 @@ int run_profile(struct options *o);
 struct host_info;
 struct event_list;
 struct tma_cpu;
+struct tma_plan;
 struct threads_cfg;
 struct threads_prog;
 struct thread_stats;
@@ -25,6 +26,7 @@ struct run_env {
 	const struct event_list *evs;
 	const struct tma_cpu *cpu;	/* TMA recipe, NULL when none */
 	int tma_level;			/* 0: TMA off */
+	const struct tma_plan *tma_plan;	/* NULL when TMA is off */
 	struct threads_prog *prog;
 	const struct perf_counters *pc;		/* for later loaders sharing the spine's maps */
 	const struct threads_cfg *tcfg;

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* TMA engine: event planning, perf-exact formula evaluation, tree output. */
-#include <ctype.h>
+/*
+ * TMA engine: the recipes' formulas compiled once, evaluated with perf 6.12's
+ * rules in two passes: planning (which events perf would count for a node,
+ * given the plan's literals) and computing (the values, from counts).  Pure:
+ * the plan and the counts are arguments; the only shared state is the cache
+ * of compiled formulations behind a mutex.  Scheduling counters is tma_plan.c.
+ */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -9,257 +14,9 @@
 #include <string.h>
 #include <strings.h>
 #include "tma.h"
+#include "tma_cache.h"
 #include "tma_expr.h"
 #include "tma_recipes.h"
-#include "pfm_enc.h"
-#include "tma_cache.h"
-
-static struct tma_env env = { 0, 0, 0, -1, 0, 0 };
-static char plan_note[512];
-/* nodes the last plan left out to fit the counters (tma_compute skips them) */
-static const struct tma_cpu *omit_cpu;
-static char omit[TMA_MAX_NODES][48];
-static int nomit;
-static unsigned omit_gen = 1;	/* changes with omit[]: keys the cached plans */
-
-static bool omitted(const struct tma_cpu *c, const char *name)
-{
-	if (c != omit_cpu)
-		return false;
-	for (int i = 0; i < nomit; i++)
-		if (!strcmp(omit[i], name))
-			return true;
-	return false;
-}
-
-static int read_int_file(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "r");
-	int v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
-void tma_env_host(struct tma_env *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->smt_on = read_int_file("/sys/devices/system/cpu/smt/active", 0) > 0;
-	e->core_wide = 0;
-	e->nmi_watchdog = -1;
-}
-
-void tma_set_env(const struct tma_env *e)
-{
-	env = *e;
-}
-
-const struct tma_env *tma_get_env(void)
-{
-	return &env;
-}
-
-const char *tma_plan_note(void)
-{
-	return plan_note;
-}
-
-/* ---------------- event names ---------------- */
-
-static const struct { const char *from, *to; } key_alias[] = {
-	{ "SLOTS", "TOPDOWN.SLOTS" },
-	{ "PERF_METRICS.FRONTEND_BOUND", "TOPDOWN-FE-BOUND" },
-	{ "PERF_METRICS.BAD_SPECULATION", "TOPDOWN-BAD-SPEC" },
-	{ "PERF_METRICS.RETIRING", "TOPDOWN-RETIRING" },
-	{ "PERF_METRICS.BACKEND_BOUND", "TOPDOWN-BE-BOUND" },
-	{ "PERF_METRICS.HEAVY_OPERATIONS", "TOPDOWN-HEAVY-OPS" },
-	{ "PERF_METRICS.BRANCH_MISPREDICTS", "TOPDOWN-BR-MISPREDICT" },
-	{ "PERF_METRICS.FETCH_LATENCY", "TOPDOWN-FETCH-LAT" },
-	{ "PERF_METRICS.MEMORY_BOUND", "TOPDOWN-MEM-BOUND" },
-};
-
-static bool parse_num(const char *s, unsigned long long *v)
-{
-	char *end;
-
-	if (!*s)
-		return false;
-	*v = strtoull(s, &end, 0);
-	return *end == 0;
-}
-
-int tma_event_key(const char *name, char *out, size_t len)
-{
-	char buf[256], base[160] = "";
-	unsigned long long umask = 0, cmask = 0;
-	bool has_umask = false, edge = false, inv = false;
-	char *p, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", name);
-	for (p = buf; *p; p++)
-		if (*p == '@')
-			*p = '/';
-	p = buf;
-	/* pmu/terms/[modifiers] */
-	char *s1 = strchr(p, '/');
-	if (s1) {
-		char *s2 = strrchr(p, '/');
-		if (s2 == s1)
-			return -EINVAL;
-		*s2 = 0;
-		p = s1 + 1;
-	}
-	int i = 0;
-	for (char *t = strtok_r(p, ",", &save); t; t = strtok_r(NULL, ",", &save), i++) {
-		char *eq = strchr(t, '=');
-		if (i == 0 && !eq) {
-			/* NAME[:mod...] */
-			char *save2 = NULL;
-			int j = 0;
-			for (char *m = strtok_r(t, ":", &save2); m; m = strtok_r(NULL, ":", &save2), j++) {
-				if (j == 0) {
-					snprintf(base, sizeof(base), "%s", m);
-					continue;
-				}
-				char k = (char)tolower((unsigned char)m[0]);
-				const char *val = m[1] == '=' ? m + 2 : m + 1;
-				unsigned long long v;
-				if (!*val || !parse_num(val, &v))
-					continue;	/* perf modifiers (u, k, pp, perf_metrics ...) */
-				if (k == 'c')
-					cmask = v;
-				else if (k == 'e')
-					edge = v != 0;
-				else if (k == 'i')
-					inv = v != 0;
-				else if (k == 'u')
-					umask = v, has_umask = true;
-			}
-			continue;
-		}
-		char term[64];
-		unsigned long long v = 1;
-		snprintf(term, sizeof(term), "%.*s", eq ? (int)(eq - t) : (int)strlen(t), t);
-		if (eq && !parse_num(eq + 1, &v))
-			return -EINVAL;
-		if (!strcasecmp(term, "cmask"))
-			cmask = v;
-		else if (!strcasecmp(term, "edge"))
-			edge = v != 0;
-		else if (!strcasecmp(term, "inv"))
-			inv = v != 0;
-		else if (!strcasecmp(term, "umask"))
-			umask = v, has_umask = true;
-		else if (!strcasecmp(term, "name") || !strncasecmp(term, "metric-id", 9))
-			;
-		else if (i == 0)
-			return -EINVAL;	/* raw event=..,umask=.. spec: not a name */
-	}
-	if (!base[0])
-		return -EINVAL;
-	for (p = base; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
-	for (size_t k = 0; k < sizeof(key_alias) / sizeof(key_alias[0]); k++)
-		if (!strcmp(base, key_alias[k].from))
-			snprintf(base, sizeof(base), "%s", key_alias[k].to);
-	int n = snprintf(out, len, "%s", base);
-	if (has_umask)
-		n += snprintf(out + n, len > (size_t)n ? len - n : 0, ":u0x%llx", umask);
-	if (cmask)
-		n += snprintf(out + n, len > (size_t)n ? len - n : 0, ":c%llu", cmask);
-	if (edge)
-		n += snprintf(out + n, len > (size_t)n ? len - n : 0, ":e1");
-	if (inv)
-		n += snprintf(out + n, len > (size_t)n ? len - n : 0, ":i1");
-	return (size_t)n < len ? 0 : -ENAMETOOLONG;
-}
-
-static const struct tma_event_enc *find_enc(const struct tma_cpu *c, const char *key)
-{
-	for (int i = 0; i < c->nev; i++)
-		if (!strcmp(c->ev[i].key, key))
-			return &c->ev[i];
-	return NULL;
-}
-
-/* split key into base and modifiers */
-static void key_mods(const char *key, char *base, size_t blen, unsigned long long *umask, bool *has_umask,
-		     unsigned long long *cmask, bool *edge, bool *inv)
-{
-	const char *colon = strchr(key, ':');
-	snprintf(base, blen, "%.*s", colon ? (int)(colon - key) : (int)strlen(key), key);
-	*umask = 0, *has_umask = false, *cmask = 0, *edge = false, *inv = false;
-	while (colon) {
-		const char *m = colon + 1;
-		colon = strchr(m, ':');
-		unsigned long long v = strtoull(m + 1, NULL, 0);
-		if (*m == 'u') *umask = v, *has_umask = true;
-		else if (*m == 'c') *cmask = v;
-		else if (*m == 'e') *edge = v;
-		else if (*m == 'i') *inv = v;
-	}
-}
-
-int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_attr *attr,
-		   char *err, size_t errlen)
-{
-	const struct tma_event_enc *e = find_enc(c, key);
-	struct pfm_enc_out o = { 0 };
-
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	if (e && e->pseudo) {
-		snprintf(err, errlen, "%s is a perf-metrics pseudo event (slots/topdown-*): not opened by tmabpf", key);
-		return -EOPNOTSUPP;
-	}
-	if (e && !e->pfm) {
-		o.type = PERF_TYPE_RAW;
-		o.config = e->raw;
-	} else if (e) {
-		if (!c->pfm_pmu) {
-			snprintf(err, errlen, "no libpfm4 PMU for %s", c->name);
-			return -ENOENT;
-		}
-		int r = pfm_enc_event(c->pfm_pmu, e->pfm, &o, NULL, 0, err, errlen);
-		if (r)
-			return r;
-	} else {
-		/* default rule (Intel): A.B with modifiers -> libpfm4 A:B:c=N:e=1:i=1, umask patched */
-		char base[160], name[200];
-		unsigned long long um, cm;
-		bool hu, ed, in;
-		key_mods(key, base, sizeof(base), &um, &hu, &cm, &ed, &in);
-		if (!c->pfm_pmu) {
-			snprintf(err, errlen, "recipe event %s has no encoding for %s", key, c->name);
-			return -ENOENT;
-		}
-		char *dot = strchr(base, '.');
-		if (dot)
-			*dot = ':';
-		int n = snprintf(name, sizeof(name), "%s", base);
-		if (cm)
-			n += snprintf(name + n, sizeof(name) - n, ":c=%llu", cm);
-		if (ed)
-			n += snprintf(name + n, sizeof(name) - n, ":e=1");
-		if (in)
-			n += snprintf(name + n, sizeof(name) - n, ":i=1");
-		int r = pfm_enc_event(c->pfm_pmu, name, &o, NULL, 0, err, errlen);
-		if (r)
-			return r;
-		if (hu)
-			o.config = (o.config & ~0xff00ULL) | ((um & 0xff) << 8);
-	}
-	attr->type = o.type;
-	attr->config = o.config;
-	attr->config1 = o.config1;
-	attr->config2 = o.config2;
-	attr->exclude_guest = 1;	/* perf stat's default */
-	return 0;
-}
 
 /* ---------------- formulas ---------------- */
 
@@ -281,28 +38,57 @@ static int tree_metrics(const struct tma_formulation *f, const struct tma_metric
 	while (root->base)
 		root = root->base;
 	for (int i = 0; i < root->n && n < max; i++)
-		out[n++] = find_metric(f, root->m[i].name);
+		if (root->m[i].level)
+			out[n++] = find_metric(f, root->m[i].name);
 	return n;
+}
+
+static bool in_list(const char *const *l, const char *name)
+{
+	for (; l && *l; l++)
+		if (!strcmp(*l, name))
+			return true;
+	return false;
+}
+
+/* the --tma level that shows m in plan p, 0 when p does not show it */
+static int shown_level(const struct tma_plan *p, const struct tma_metric *m)
+{
+	int lvl = m->level;
+
+	if (!lvl)
+		return 0;
+	for (int i = 0; i < p->nomit; i++)
+		if (!strcmp(p->omit[i], m->name))
+			return 0;
+	if (p->run && lvl > 2)
+		lvl = in_list(p->cpu->run_deep, m->name) ? 3 : 0;
+	return lvl && lvl <= p->level ? lvl : 0;
 }
 
 /* ---------------- compiled formulations ----------------
  * Each (cpu, formulation) is compiled once, on first use: every metric visible
  * through the formulation (its own, then its bases') becomes a postfix program
- * whose references are bound to a metric index or an interned event key, so a
- * run does no parsing, no name lookup and no event-key canonicalisation.  The
- * event keys each (level, #literals, left-out nodes) needs are cached too.
- * Results are the same as evaluating the strings (tests/unit/test_tma_cache.c). */
-#define MAXM 256	/* metrics visible through one formulation */
-#define MAXK 256	/* distinct event keys its formulas name */
-#define NPLAN 16
+ * whose references are bound to a metric index or an interned event key (the
+ * key's index is its bit in tma_ids), so a run does no parsing, no name lookup
+ * and no event-key canonicalisation.  The event keys each node needs for a
+ * plan's (level, node set, literals) are cached too.  Results are the same as
+ * evaluating the strings (tests/unit/test_tma_cache.c). */
+#define MAXM 384	/* metrics visible through one formulation */
+#define MAXK TMA_EXPR_MAX_IDS	/* distinct event keys its formulas name */
+#define NPLAN 8
 
 enum { LIT_SMT, LIT_CORE_WIDE, LIT_PMEM, LIT_SLOTS };
 
+/* the events each shown node needs under one plan: perf's compute_ids pass */
 struct plan_memo {
-	int level, smt_on, core_wide, has_pmem, slots;
-	unsigned omit_gen;	/* 0: the whole recipe (no left-out nodes) */
+	int level, run, smt_on, core_wide, has_pmem, slots;
+	unsigned long long omit_sig;
 	int nk;
-	short k[TMA_EXPR_MAX_IDS];	/* keys, first-use order */
+	short k[MAXK];			/* keys, first-use order */
+	int ntree;
+	unsigned char shown[TMA_MAX_NODES];	/* per tree entry: the --tma level that shows it, 0 */
+	struct tma_ids need[TMA_MAX_NODES];	/* per tree entry (cform.tree order) */
 };
 
 struct key_enc {
@@ -316,10 +102,11 @@ struct cform {
 	int nm, nkey, ntree;
 	const struct tma_metric *m[MAXM];
 	struct tma_expr_prog *prog[MAXM];
-	short tree[TMA_MAX_NODES];	/* index in m[], -1 */
+	short tree[TMA_MAX_NODES];	/* index in m[] */
+	short tparent[TMA_MAX_NODES];	/* tree index of the parent, -1 */
 	char *key[MAXK];
 	struct key_enc enc[MAXK];
-	struct plan_memo plan[NPLAN];
+	struct plan_memo *plan[NPLAN];
 	int nplan;
 	struct cform *next;
 };
@@ -327,27 +114,29 @@ struct cform {
 static pthread_mutex_t cf_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cform *cforms;
 
-#define MAXV 96
+#define MAXV 256
 struct evalctx {
 	struct tma_expr_ctx x;
 	const struct tma_cpu *c;
-	const struct tma_formulation *f;
-	struct cform *cf;	/* f compiled */
+	const struct tma_env *env;
+	struct cform *cf;
+	/* counts */
 	int nv;
-	char key[MAXV][TMA_EXPR_ID_LEN];
+	char key[MAXV][TMA_KEY_LEN];
 	double val[MAXV], pct[MAXV];
 	int group[MAXV];
-	/* memo of metric values: valid when memo_gen[i] == gen */
+	short val_of[MAXK];	/* key -> index in val[], -1 none, -2 not looked up */
+	/* metric values: valid when memo_gen[i] == gen */
 	unsigned gen;
 	unsigned memo_gen[MAXM];
 	struct tma_expr_val memo_v[MAXM];
-	short slot_of[MAXK];	/* key -> bit in x (ids), -1 */
-	short val_of[MAXK];	/* key -> index in val[], -1 none, -2 not looked up */
-	short key_of_slot[TMA_EXPR_MAX_IDS];
-	char missing[256];
+	/* planning: keys in first-use order */
+	bool seen[MAXK];
+	short order[MAXK];
+	int norder;
 };
 
-static int lookup_value(struct evalctx *e, const char *key)
+static int lookup_value(const struct evalctx *e, const char *key)
 {
 	for (int i = 0; i < e->nv; i++)
 		if (!strcmp(e->key[i], key))
@@ -355,17 +144,9 @@ static int lookup_value(struct evalctx *e, const char *key)
 	return -1;
 }
 
-static void add_missing(struct evalctx *e, const char *key)
-{
-	if (strstr(e->missing, key))
-		return;
-	size_t l = strlen(e->missing);
-	snprintf(e->missing + l, sizeof(e->missing) - l, "%s%s", l ? ", " : "", key);
-}
-
 static int intern_key(struct cform *cf, const char *id)
 {
-	char key[TMA_EXPR_ID_LEN];
+	char key[TMA_KEY_LEN];
 
 	if (tma_event_key(id, key, sizeof(key)))
 		snprintf(key, sizeof(key), "%s", id);
@@ -391,6 +172,8 @@ static void cform_free(struct cform *cf)
 		tma_expr_free(cf->prog[i]);
 	for (int k = 0; k < cf->nkey; k++)
 		free(cf->key[k]);
+	for (int i = 0; i < cf->nplan; i++)
+		free(cf->plan[i]);
 	free(cf);
 }
 
@@ -445,12 +228,18 @@ static struct cform *cform_build(const struct tma_cpu *c, const struct tma_formu
 			if (bind_ref(cf, tma_expr_ref_at(cf->prog[i], r)))
 				goto fail;
 	cf->ntree = tree_metrics(f, tree, TMA_MAX_NODES);
-	for (int i = 0; i < cf->ntree; i++)
-		cf->tree[i] = tree[i] ? (short)metric_index(cf, tree[i]) : -1;
+	for (int i = 0; i < cf->ntree; i++) {
+		if ((cf->tree[i] = (short)metric_index(cf, tree[i])) < 0)
+			goto fail;
+		cf->tparent[i] = -1;
+		for (int j = 0; tree[i]->parent && j < i; j++)
+			if (!strcmp(tree[j]->name, tree[i]->parent))
+				cf->tparent[i] = (short)j;
+	}
 	return cf;
 fail:
 	fprintf(stderr, "tmabpf: TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
-		"or more than %d metrics or %d events)\n", c->name, f->name, MAXM, MAXK);
+		"or more than %d metrics, %d events or %d nodes)\n", c->name, f->name, MAXM, MAXK, TMA_MAX_NODES);
 	cform_free(cf);
 	return NULL;
 }
@@ -482,20 +271,6 @@ void tma_cache_reset(void)
 	pthread_mutex_unlock(&cf_lock);
 }
 
-/* x's bit for key k (registered on first use, as tma_expr_id_index did) */
-static int key_slot(struct evalctx *e, int k)
-{
-	if (e->slot_of[k] >= 0)
-		return e->slot_of[k];
-	if (e->x.nid >= TMA_EXPR_MAX_IDS) {
-		e->x.id_overflow = true;
-		return -1;
-	}
-	e->key_of_slot[e->x.nid] = (short)k;
-	e->slot_of[k] = (short)e->x.nid;
-	return e->x.nid++;
-}
-
 static int key_val(struct evalctx *e, int k)
 {
 	if (e->val_of[k] == -2)
@@ -507,464 +282,314 @@ static int resolve(struct tma_expr_ctx *x, const struct tma_expr_ref *ref, struc
 {
 	struct evalctx *e = (struct evalctx *)x;
 
-	out->v = NAN, out->cnst = false, out->ids = 0;
+	memset(out, 0, sizeof(*out));
+	out->v = NAN;
 	if (ref->kind == TMA_EXPR_LITERAL) {
-		out->cnst = true;
 		switch (ref->bind) {
-		case LIT_SMT: out->v = env.smt_on; return 0;
-		case LIT_CORE_WIDE: out->v = env.core_wide; return 0;
-		case LIT_PMEM: out->v = env.has_pmem; return 0;
-		case LIT_SLOTS: out->v = env.slots ? env.slots : e->c->slots; return 0;
+		case LIT_SMT: out->v = e->env->smt_on; return 0;
+		case LIT_CORE_WIDE: out->v = e->env->core_wide; return 0;
+		case LIT_PMEM: out->v = e->env->has_pmem; return 0;
+		case LIT_SLOTS: out->v = e->env->slots ? e->env->slots : e->c->slots; return 0;
 		default: return -1;
 		}
 	}
 	if (ref->kind == TMA_EXPR_CPUID) {
 		/* N2/V2 stall-slot erratum test: treat the recipe CPU as a current revision */
-		out->cnst = true;
 		out->v = !strcmp(e->c->name, "neoverse-n2") ? 1 : 0;
 		return 0;
 	}
 	if (ref->bind < MAXM) {	/* a metric */
 		int m = ref->bind;
-		if (e->memo_gen[m] == e->gen) {
-			*out = e->memo_v[m];
-			return 0;
+		if (e->memo_gen[m] != e->gen) {
+			struct tma_expr_val v;
+			x->depth++;
+			int r = tma_expr_run(x, e->cf->prog[m], &v, NULL, 0);
+			x->depth--;
+			if (r != 0)	/* perf: a referenced metric that aborts is NaN */
+				v.v = NAN;
+			e->memo_gen[m] = e->gen;
+			e->memo_v[m] = v;
 		}
-		struct tma_expr_val v;
-		x->depth++;
-		int r = tma_expr_run(x, e->cf->prog[m], &v, NULL, 0);
-		x->depth--;
-		if (r != 0) { /* perf: a referenced metric that fails to parse -> NaN */
-			v.v = NAN;
-			v.cnst = false;
-		}
-		e->memo_gen[m] = e->gen;
-		e->memo_v[m] = v;
-		*out = v;
+		*out = e->memo_v[m];
+		if (x->planning)
+			out->v = NAN;	/* perf's compute_ids: a reference is an identifier, not a constant */
 		return 0;
 	}
 	int k = ref->bind - MAXM;
-	int bit = key_slot(e, k);
-	if (bit >= 0)
-		out->ids = 1ULL << bit;
 	if (ref->kind == TMA_EXPR_HAS_EVENT) {
-		out->cnst = true;
 		out->v = key_val(e, k) >= 0;
 		return 0;
 	}
-	if (x->planning)
+	tma_ids_add(&out->ids, k);
+	if (x->planning) {
+		if (!e->seen[k]) {
+			e->seen[k] = true;
+			e->order[e->norder++] = (short)k;
+		}
 		return 0;
+	}
 	int i = key_val(e, k);
 	if (i < 0)
-		return -1;	/* reported by compute_with when on a taken branch */
+		return -1;	/* NaN; compute says which */
 	out->v = ref->kind == TMA_EXPR_SOURCE_COUNT ? 1 : e->val[i];
 	return 0;
 }
 
-static void ctx_init(struct evalctx *e, const struct tma_cpu *c, const struct tma_formulation *f, bool planning)
+static void ctx_init(struct evalctx *e, const struct tma_cpu *c, const struct tma_env *env, bool planning)
 {
-	memset(e, 0, sizeof(*e));
+	memset(e, 0, offsetof(struct evalctx, key));
 	e->x.resolve_ref = resolve;
 	e->x.planning = planning;
 	e->c = c;
-	e->f = f;
+	e->env = env;
+	e->gen = 0;
+	e->norder = 0;
+	memset(e->memo_gen, 0, sizeof(e->memo_gen));
+	memset(e->seen, 0, sizeof(e->seen));
 }
 
-/* evaluate f from a clean slate: no ids, no memo; -1 when f cannot be compiled */
-static int ctx_bind(struct evalctx *e, const struct tma_formulation *f)
+/* evaluate cf from a clean slate: no memo, no lookups */
+static void ctx_bind(struct evalctx *e, struct cform *cf)
 {
-	e->f = f;
-	e->cf = cform_get(e->c, f);
-	if (!e->cf)
-		return -1;
-	e->x.nid = 0;
-	e->x.id_overflow = false;
-	for (int k = 0; k < e->cf->nkey; k++) {
-		e->slot_of[k] = -1;
+	e->cf = cf;
+	for (int k = 0; k < cf->nkey; k++)
 		e->val_of[k] = -2;
-	}
 	e->gen++;
-	return 0;
 }
 
-/* events (keys) formulation f needs for nodes up to level; returns count, keys in e->x.id
- * (and e->key_of_slot) */
-static int needed_keys(struct evalctx *e, int level, uint64_t *per_metric, const struct tma_metric **ms, int *nm,
-		       uint64_t *usedp)
-{
-	uint64_t used = 0;
-	int k = 0;
+/* ---------------- planning: the events each node needs ---------------- */
 
-	if (ctx_bind(e, e->f))
-		return -ENOMEM;
-	const struct cform *cf = e->cf;
-	for (int i = 0; i < cf->ntree; i++) {
-		const struct tma_metric *m = cf->tree[i] >= 0 ? cf->m[cf->tree[i]] : NULL;
-		if (!m || m->tma == 0 || m->tma > level || omitted(e->c, m->name))
-			continue;
-		struct tma_expr_val v;
-		e->gen++;	/* planning memo must not hide ids */
-		tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
-		used |= v.ids;
-		if (per_metric) {
-			per_metric[k] = v.ids;
-			ms[k] = m;
-		}
-		k++;
-	}
-	if (nm)
-		*nm = k;
-	/* ids of branches perf would not take were registered while parsing: drop them */
-	int n2 = 0;
-	for (int b = 0; b < e->x.nid; b++) {
-		if (!(used >> b & 1))
-			continue;
-		if (n2 != b) {
-			e->key_of_slot[n2] = e->key_of_slot[b];
-			for (int m = 0; per_metric && m < k; m++)
-				per_metric[m] = (per_metric[m] & ~(1ULL << n2)) | (((per_metric[m] >> b) & 1) << n2);
-		}
-		snprintf(e->x.id[n2], TMA_EXPR_ID_LEN, "%s", cf->key[e->key_of_slot[n2]]);
-		n2++;
-	}
-	if (usedp)
-		*usedp = used;
-	return n2;
+static bool memo_match(const struct plan_memo *m, const struct tma_plan *p)
+{
+	return m->level == p->level && m->run == p->run && m->smt_on == p->env.smt_on &&
+	       m->core_wide == p->env.core_wide && m->has_pmem == p->env.has_pmem && m->slots == p->env.slots &&
+	       m->omit_sig == p->omit_sig;
 }
 
-/* the keys formulation f needs up to level with the current #literals and left-out
- * nodes (whole: none left out), cached; NULL when f cannot be compiled */
-static int plan_keys(const struct tma_cpu *c, const struct tma_formulation *f, int level, bool whole,
-		     struct plan_memo *out)
+/* the keys cf needs for p's nodes into *out (a copy: the cache may drop its entry), cached; -ENOMEM */
+static int plan_keys(struct cform *cf, const struct tma_plan *p, struct plan_memo *out)
 {
-	static struct evalctx pe;
-	struct cform *cf = cform_get(c, f);
-	struct plan_memo key = { .level = level, .smt_on = env.smt_on, .core_wide = env.core_wide,
-				 .has_pmem = env.has_pmem, .slots = env.slots,
-				 .omit_gen = whole || omit_cpu != c || !nomit ? 0 : omit_gen };
-	const struct plan_memo *hit = NULL;
+	bool hit = false;
 
-	if (!cf)
-		return -ENOMEM;
 	pthread_mutex_lock(&cf_lock);
-	for (int i = 0; i < cf->nplan && !hit; i++) {
-		const struct plan_memo *p = &cf->plan[i];
-		if (p->level == key.level && p->smt_on == key.smt_on && p->core_wide == key.core_wide &&
-		    p->has_pmem == key.has_pmem && p->slots == key.slots && p->omit_gen == key.omit_gen)
-			hit = p;
-	}
-	if (hit)
-		*out = *hit;
+	for (int i = 0; i < cf->nplan && !hit; i++)
+		if ((hit = memo_match(cf->plan[i], p)))
+			*out = *cf->plan[i];
 	pthread_mutex_unlock(&cf_lock);
 	if (hit)
 		return 0;
-	const struct tma_cpu *saved = omit_cpu;
-	if (whole)
-		omit_cpu = NULL;
-	ctx_init(&pe, c, f, true);
-	key.nk = needed_keys(&pe, level, NULL, NULL, NULL, NULL);
-	omit_cpu = saved;
-	if (key.nk < 0)
-		return key.nk;
-	for (int i = 0; i < key.nk; i++)
-		key.k[i] = pe.key_of_slot[i];
+
+	struct plan_memo *pm = calloc(1, sizeof(*pm));
+	struct evalctx *e = malloc(sizeof(*e));
+	struct tma_ids used = { { 0 } };
+	if (!pm || !e) {
+		free(pm);
+		free(e);
+		return -ENOMEM;
+	}
+	*pm = (struct plan_memo){ .level = p->level, .run = p->run, .smt_on = p->env.smt_on,
+				  .core_wide = p->env.core_wide, .has_pmem = p->env.has_pmem,
+				  .slots = p->env.slots, .omit_sig = p->omit_sig, .ntree = cf->ntree };
+	ctx_init(e, cf->c, &p->env, true);
+	ctx_bind(e, cf);
+	for (int i = 0; i < cf->ntree; i++) {
+		if (!(pm->shown[i] = (unsigned char)shown_level(p, cf->m[cf->tree[i]])))
+			continue;
+		struct tma_expr_val v;
+		tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
+		pm->need[i] = v.ids;
+		tma_ids_or(&used, &v.ids);
+	}
+	/* keys of branches perf would not take were resolved while parsing: drop them */
+	for (int i = 0; i < e->norder; i++)
+		if (tma_ids_has(&used, e->order[i]))
+			pm->k[pm->nk++] = e->order[i];
+	free(e);
+
 	pthread_mutex_lock(&cf_lock);
-	/* full: the oldest entry goes (env changes are rare) */
-	if (cf->nplan == NPLAN) {
+	if (cf->nplan == NPLAN) {	/* full: the oldest goes (plans change rarely) */
+		free(cf->plan[0]);
 		memmove(&cf->plan[0], &cf->plan[1], (NPLAN - 1) * sizeof(cf->plan[0]));
 		cf->nplan--;
 	}
-	cf->plan[cf->nplan++] = key;
+	cf->plan[cf->nplan++] = pm;
+	*out = *pm;
 	pthread_mutex_unlock(&cf_lock);
-	*out = key;
 	return 0;
 }
 
-int tma_needed_events(const struct tma_cpu *c, bool gc, int level, char (*keys)[TMA_KEY_LEN], int max)
+const struct tma_formulation *tma_run_formulation(const struct tma_cpu *c)
 {
-	static struct evalctx e;
-
-	if (!c)
-		return -EINVAL;
-	const struct tma_cpu *saved = omit_cpu;
-	omit_cpu = NULL;	/* the whole recipe, not the last plan's subset */
-	ctx_init(&e, c, gc && c->gc ? c->gc : c->perf, true);
-	int nk = needed_keys(&e, level, NULL, NULL, NULL, NULL);
-	omit_cpu = saved;
-	if (nk < 0)
-		return nk;
-	for (int i = 0; i < nk && i < max; i++)
-		snprintf(keys[i], TMA_KEY_LEN, "%s", e.x.id[i]);
-	return nk < max ? nk : max;
+	return c->gc ? c->gc : c->perf;
 }
 
-/* ---------------- planning ---------------- */
-
-static int host_watchdog(void)
+int tma_needed_events(const struct tma_plan *p, const struct tma_formulation *f, struct tma_needs *out)
 {
-	if (env.nmi_watchdog >= 0)
-		return env.nmi_watchdog;
-	return read_int_file("/proc/sys/kernel/nmi_watchdog", 0) > 0;
-}
+	struct cform *cf;
+	struct plan_memo *pm = malloc(sizeof(*pm));
 
-struct grp {
-	int id;
-	unsigned fixed_used;
-	int ngp;
-	uint8_t cmask[16];	/* per gp event: allowed counters (0 = any) */
-};
-
-/* can the gp events (with new one) be assigned to distinct counters < ngp_total? */
-static bool gp_fits(const struct grp *g, uint8_t newmask, int total)
-{
-	uint8_t masks[17];
-	int n = 0;
-	unsigned used = 0;
-
-	if (g->ngp + 1 > total)
-		return false;
-	for (int i = 0; i < g->ngp; i++)
-		masks[n++] = g->cmask[i];
-	masks[n++] = newmask;
-	/* constrained first (fewest choices), greedy lowest counter */
-	for (int pass = 1; pass <= 8; pass++)
-		for (int i = 0; i < n; i++) {
-			if (!masks[i] || __builtin_popcount(masks[i]) != pass)
-				continue;
-			int ctr = -1;
-			for (int b = 0; b < total; b++)
-				if ((masks[i] >> b & 1) && !(used >> b & 1)) {
-					ctr = b;
-					break;
-				}
-			if (ctr < 0)
-				return false;
-			used |= 1u << ctr;
-		}
-	int free_ctr = total - __builtin_popcount(used), anyn = 0;
-	for (int i = 0; i < n; i++)
-		anyn += masks[i] == 0;
-	return anyn <= free_ctr;
-}
-
-int tma_plan_events(const struct tma_cpu *c, int level, struct event_list *out, char *err, size_t errlen)
-{
-	static struct evalctx e;
-	uint64_t per[TMA_MAX_NODES];
-	const struct tma_metric *ms[TMA_MAX_NODES];
-	int nm = 0;
-
-	plan_note[0] = 0;
-	if (!c) {
-		snprintf(err, errlen, "no TMA recipe for this CPU");
-		return -ENOENT;
+	out->nkey = 0;
+	out->nnode = 0;
+	if (!p->cpu || !pm) {
+		free(pm);
+		return p->cpu ? -ENOMEM : -EINVAL;
 	}
-	if (level < 1)
-		level = 1;
-	if (level > c->max_level) {
-		snprintf(err, errlen, "--tma=%d is not available on %s: its recipe has levels 1..%d",
-			 level, c->name, c->max_level);
-		return -EINVAL;
+	if (!(cf = cform_get(p->cpu, f ? f : p->cpu->perf)) || plan_keys(cf, p, pm)) {
+		free(pm);
+		return -ENOMEM;
 	}
-	const struct tma_formulation *f = c->gc ? c->gc : c->perf;
-	nomit = 0;
-	omit_cpu = c;
-	omit_gen++;
-	ctx_init(&e, c, f, true);
-	int nk = needed_keys(&e, level, per, ms, &nm, NULL);
-	if (level >= 3 && out->n + nk > TMABPF_MAX_EVENTS) {
-		/* keep the level-3 drill-down: leave out the level-2 nodes of the other top-level branches */
-		const struct tma_metric *tree[TMA_MAX_NODES], *root = NULL;
-		int n = tree_metrics(f, tree, TMA_MAX_NODES);
-		for (int i = 0; i < n && !root; i++)
-			if (tree[i] && tree[i]->tma == 3) {
-				const struct tma_metric *m = tree[i];
-				while (m && m->parent)
-					m = find_metric(f, m->parent);
-				root = m;
-			}
-		for (int i = 0; i < n && root; i++) {
-			const struct tma_metric *m = tree[i];
-			if (!m || m->tma != 2 || !m->parent || !strcmp(m->parent, root->name))
-				continue;
-			snprintf(omit[nomit++], sizeof(omit[0]), "%s", m->name);
-		}
-		omit_gen++;
-		ctx_init(&e, c, f, true);
-		nk = needed_keys(&e, level, per, ms, &nm, NULL);
+	out->nkey = pm->nk;
+	for (int i = 0; i < pm->nk; i++)
+		snprintf(out->key[i], TMA_KEY_LEN, "%s", cf->key[pm->k[i]]);
+	for (int i = 0; i < cf->ntree && out->nnode < TMA_MAX_NODES; i++) {
+		if (!pm->shown[i])
+			continue;
+		out->node[out->nnode] = cf->m[cf->tree[i]]->name;
+		memset(&out->uses[out->nnode], 0, sizeof(out->uses[0]));
+		for (int j = 0; j < pm->nk; j++)
+			if (tma_ids_has(&pm->need[i], pm->k[j]))
+				tma_ids_add(&out->uses[out->nnode], j);
+		out->nnode++;
 	}
-	if (nk < 0) {
-		snprintf(err, errlen, "recipe %s: its formulas cannot be compiled", c->name);
-		return nk;
-	}
-	if (e.x.id_overflow) {
-		snprintf(err, errlen, "recipe %s level %d references too many events", c->name, level);
-		return -E2BIG;
-	}
-	int first_new = out->n, maxgroup = -1;
-	for (int i = 0; i < out->n; i++)
-		if (out->ev[i].group > maxgroup)
-			maxgroup = out->ev[i].group;
-	if (out->n + nk > TMABPF_MAX_EVENTS) {
-		snprintf(err, errlen, "TMA level %d on %s needs %d counters; with %d other events that exceeds "
-			 "the %d tmabpf can virtualise per thread (try --tma=%d)", level, c->name, nk, out->n,
-			 TMABPF_MAX_EVENTS, level > 1 ? level - 1 : 1);
-		return -E2BIG;
-	}
-	bool wd = host_watchdog();
-	int gp = env.smt_on ? c->gp_counters : c->gp_counters_smt_off;
-	if (wd && c->vendor != TMA_INTEL)
-		gp--;	/* the watchdog's cycles event takes a general counter */
-	struct grp g = { .id = maxgroup + 1 };
-	int ngroups = 1;
-	for (int k = 0; k < nk; k++) {
-		const char *key = e.x.id[k];
-		const struct tma_event_enc *enc = find_enc(c, key);
-		struct event_desc d;
-		memset(&d, 0, sizeof(d));
-		int r = tma_encode_key(c, key, &d.attr, err, errlen);
-		if (r) {
-			out->n = first_new;
-			return r;
-		}
-		snprintf(d.name, sizeof(d.name), "%s", key);
-		snprintf(d.pmu, sizeof(d.pmu), "cpu");
-		for (int m = 0; m < nm; m++)
-			if (per[m] >> k & 1) {
-				size_t l = strlen(d.need);
-				const char *lab = ms[m]->name;
-				if (l + strlen(lab) + 2 < sizeof(d.need))
-					snprintf(d.need + l, sizeof(d.need) - l, "%s%s", l ? "," : "", lab);
-			}
-		int fx = enc ? enc->fixed : -1;
-		if (c->vendor == TMA_INTEL && wd && fx == 1)
-			fx = -1;	/* the NMI watchdog holds the fixed cycles counter */
-		uint8_t cm = enc ? enc->counters : 0;
-		bool placed = false;
-		for (int attempt = 0; attempt < 2 && !placed; attempt++) {
-			if (fx >= 0 && fx < c->fixed_counters && !(g.fixed_used >> fx & 1)) {
-				g.fixed_used |= 1u << fx;
-				placed = true;
-			} else if (gp_fits(&g, cm, gp)) {
-				g.cmask[g.ngp++] = cm;
-				placed = true;
-			} else if (attempt == 0) {
-				memset(&g, 0, sizeof(g));
-				g.id = maxgroup + 1 + ngroups++;
-			}
-		}
-		if (!placed) {
-			snprintf(err, errlen, "event %s cannot be scheduled on %s counters", key, c->name);
-			out->n = first_new;
-			return -EINVAL;
-		}
-		d.group = g.id;
-		r = events_add(out, &d, err, errlen);
-		if (r < 0) {
-			out->n = first_new;
-			return r;
-		}
-	}
-	/* leaders: first event of each group */
-	for (int i = first_new; i < out->n; i++) {
-		out->ev[i].leader = true;
-		for (int j = first_new; j < i; j++)
-			if (out->ev[j].group == out->ev[i].group)
-				out->ev[i].leader = false;
-	}
-	int pn = snprintf(plan_note, sizeof(plan_note),
-		 "%s TMA level %d (%s formulation): %d events in %d group%s; budget %d fixed + %d general counters%s%s",
-		 c->name, level, f->name, nk, ngroups, ngroups > 1 ? "s" : "", c->fixed_counters, gp,
-		 wd ? " (NMI watchdog holds one)" : "",
-		 ngroups > 1 ? "; groups are multiplexed, values scaled by enabled/running" : "");
-	if (nomit) {
-		pn += snprintf(plan_note + pn, sizeof(plan_note) - pn, "; to stay within %d counters level 3 leaves out",
-			       TMABPF_MAX_EVENTS);
-		for (int i = 0; i < nomit && pn < (int)sizeof(plan_note); i++)
-			pn += snprintf(plan_note + pn, sizeof(plan_note) - pn, " %s", omit[i]);
-		if (pn < (int)sizeof(plan_note))
-			snprintf(plan_note + pn, sizeof(plan_note) - pn, " (see them with --tma=2)");
-	}
-	return 0;
+	free(pm);
+	return out->nkey;
 }
 
 /* ---------------- compute ---------------- */
 
-static bool skip_omitted;
-
-static int compute_with(const struct tma_cpu *c, const struct tma_formulation *f, int level,
-			struct evalctx *e, struct tma_result *res)
+static void add_list(char *buf, size_t len, const char *item)
 {
-	memset(res, 0, sizeof(*res));
-	res->cpu = c;
-	res->level = level;
-	res->formulation = f->name;
-	if (ctx_bind(e, f))
-		return -ENOMEM;
-	e->missing[0] = 0;
-	const struct cform *cf = e->cf;
-	for (int i = 0; i < cf->ntree; i++) {
-		const struct tma_metric *m = cf->tree[i] >= 0 ? cf->m[cf->tree[i]] : NULL;
-		if (!m || m->tma == 0 || m->tma > level || res->n >= TMA_MAX_NODES)
+	size_t l = strlen(buf);
+
+	if (strstr(buf, item) || l + strlen(item) + 3 >= len)
+		return;
+	snprintf(buf + l, len - l, "%s%s", l ? ", " : "", item);
+}
+
+/* why a computed value is NaN */
+static void nan_reason(struct evalctx *e, const struct tma_expr_val *v, char *why, size_t len)
+{
+	char unsup[80] = "", zero[80] = "";
+
+	tma_ids_for_each(k, &v->ids) {
+		int i = key_val(e, k);
+		if (i >= 0 && isnan(e->val[i]))
+			add_list(unsup, sizeof(unsup), e->cf->key[k]);
+		else if (i >= 0 && e->val[i] == 0)
+			add_list(zero, sizeof(zero), e->cf->key[k]);
+	}
+	if (unsup[0])
+		snprintf(why, len, "<not supported>: %s", unsup);
+	else if (v->div0)
+		snprintf(why, len, "division by zero%s%s%s", zero[0] ? " (zero: " : "", zero, zero[0] ? ")" : "");
+	else
+		snprintf(why, len, "NaN in perf's formula");
+}
+
+static void node_flags(struct evalctx *e, const struct tma_expr_val *v, struct tma_node *nd)
+{
+	int g0 = -1;
+	double p0 = -1;
+	bool mixed = false;
+
+	nd->min_running = 100;
+	tma_ids_for_each(k, &v->ids) {
+		int i = key_val(e, k);
+		if (i < 0)
 			continue;
-		if (skip_omitted && omitted(c, m->name))
+		if (e->pct[i] < nd->min_running)
+			nd->min_running = e->pct[i];
+		/* different groups, or (groups unknown) differently scaled counters */
+		if (e->group[i] >= 0) {
+			if (g0 >= 0 && g0 != e->group[i])
+				mixed = true;
+			g0 = e->group[i];
+		}
+		if (p0 >= 0 && fabs(p0 - e->pct[i]) > 0.01)
+			mixed = true;
+		p0 = e->pct[i];
+	}
+	nd->scaled = nd->min_running < 99.995;
+	nd->ungrouped = nd->scaled && mixed;
+}
+
+static int compute_with(const struct tma_plan *p, struct cform *cf, const struct plan_memo *pm, struct evalctx *e,
+			struct tma_result *res)
+{
+	int idx[TMA_MAX_NODES];		/* tree entry -> node index, -1 */
+	bool keep[TMA_MAX_NODES];
+
+	memset(res, 0, offsetof(struct tma_result, node));
+	res->missing[0] = 0;
+	res->cpu = p->cpu;
+	res->level = p->level;
+	res->formulation = cf->f->name;
+	ctx_bind(e, cf);
+	/* a run plan shows all its nodes; an analyze plan the computable ones and their ancestors */
+	memset(keep, 0, sizeof(keep));
+	for (int i = cf->ntree - 1; i >= 0; i--) {
+		if (!pm->shown[i])
+			continue;
+		bool ok = true;
+		tma_ids_for_each(k, &pm->need[i])
+			if (key_val(e, k) < 0) {
+				ok = false;
+				break;
+			}
+		if (p->run || ok || cf->m[cf->tree[i]]->level == 1)	/* level 1 always: null with what it lacks */
+			keep[i] = true;
+		if (keep[i] && cf->tparent[i] >= 0 && pm->shown[cf->tparent[i]])
+			keep[cf->tparent[i]] = true;
+	}
+	for (int i = 0; i < cf->ntree; i++) {
+		const struct tma_metric *m = cf->m[cf->tree[i]];
+		idx[i] = -1;
+		if (!keep[i] || res->n >= TMA_MAX_NODES)
 			continue;
 		struct tma_node *nd = &res->node[res->n];
-		struct tma_expr_val v;
+		memset(nd, 0, sizeof(*nd));
 		snprintf(nd->name, sizeof(nd->name), "%s", m->name);
 		snprintf(nd->label, sizeof(nd->label), "%s", m->label ? m->label : m->name);
-		nd->tma = m->tma;
-		nd->parent = -1;
-		nd->depth = 1;
-		for (int p = 0; m->parent && p < res->n; p++)
-			if (!strcmp(res->node[p].name, m->parent)) {
-				nd->parent = p;
-				nd->depth = res->node[p].depth + 1;
+		nd->tma = pm->shown[i];
+		nd->level = m->level;
+		nd->parent = cf->tparent[i] >= 0 ? idx[cf->tparent[i]] : -1;
+		nd->depth = nd->parent >= 0 ? res->node[nd->parent].depth + 1 : 1;
+		char miss[80] = "";
+		tma_ids_for_each(k, &pm->need[i])
+			if (++nd->nevents && key_val(e, k) < 0) {
+				add_list(miss, sizeof(miss), cf->key[k]);
+				add_list(res->missing, sizeof(res->missing), cf->key[k]);
 			}
+		nd->computable = !miss[0];
+		struct tma_expr_val v;
 		int r = tma_expr_run(&e->x, cf->prog[cf->tree[i]], &v, NULL, 0);
-		nd->value = r == 0 ? v.v * m->scale : NAN;
-		nd->min_running = 100;
-		int g0 = -1;
-		double p0 = -1;
-		bool mixed = false;
-		for (int b = 0; b < e->x.nid; b++) {
-			if (!(v.ids >> b & 1))
-				continue;
-			int k = key_val(e, e->key_of_slot[b]);
-			if (k < 0) {
-				add_missing(e, cf->key[e->key_of_slot[b]]);
-				continue;
-			}
-			if (e->pct[k] < nd->min_running)
-				nd->min_running = e->pct[k];
-			/* different groups, or (groups unknown) differently scaled counters */
-			if (e->group[k] >= 0) {
-				if (g0 >= 0 && g0 != e->group[k])
-					mixed = true;
-				g0 = e->group[k];
-			}
-			if (p0 >= 0 && fabs(p0 - e->pct[k]) > 0.01)
-				mixed = true;
-			p0 = e->pct[k];
+		node_flags(e, &v, nd);
+		if (!nd->computable) {
+			nd->value = NAN;
+			snprintf(nd->why, sizeof(nd->why), "missing: %s", miss);
+		} else if (r != 0) {
+			nd->value = NAN;
+			snprintf(nd->why, sizeof(nd->why), "perf aborts this metric ('%%' by zero)");
+		} else {
+			nd->value = v.v * m->scale;
+			if (isnan(nd->value))
+				nan_reason(e, &v, nd->why, sizeof(nd->why));
 		}
-		nd->scaled = nd->min_running < 99.995;
-		nd->ungrouped = nd->scaled && mixed;
-		res->n++;
+		idx[i] = res->n++;
 	}
-	snprintf(res->missing, sizeof(res->missing), "%s", e->missing);
 	return 0;
 }
 
-static int compute_common(const struct tma_cpu *c, int level, struct evalctx *e, struct tma_result *res)
+/* the formulation whose events the counts cover best (perf's first with prefer_perf) */
+static int compute_best(const struct tma_plan *p, struct evalctx *e, struct tma_result *res)
 {
+	const struct tma_cpu *c = p->cpu;
 	const struct tma_formulation *cand[2];
-	int nc = 0, best = -1, bestmiss = 1 << 30;
+	struct cform *best = NULL;
+	struct plan_memo pm[2];
+	int nc = 0, bestmiss = 1 << 30, bi = 0;
 
-	if (!c)
-		return -EINVAL;
-	if (level > c->max_level)
-		level = c->max_level;
-	if (env.prefer_perf || !c->gc) {
+	if (p->env.prefer_perf || !c->gc) {
 		cand[nc++] = c->perf;
 		if (c->gc)
 			cand[nc++] = c->gc;
@@ -973,20 +598,20 @@ static int compute_common(const struct tma_cpu *c, int level, struct evalctx *e,
 		cand[nc++] = c->perf;
 	}
 	for (int i = 0; i < nc; i++) {
-		struct plan_memo pm;
-		if (plan_keys(c, cand[i], level, false, &pm))
+		struct cform *cf = cform_get(c, cand[i]);
+		if (!cf || plan_keys(cf, p, &pm[i]))
 			return -ENOMEM;
-		if (ctx_bind(e, cand[i]))
-			return -ENOMEM;
+		ctx_bind(e, cf);
 		int miss = 0;
-		for (int k = 0; k < pm.nk; k++)
-			miss += key_val(e, pm.k[k]) < 0;
+		for (int k = 0; k < pm[i].nk; k++)
+			miss += key_val(e, pm[i].k[k]) < 0;
 		if (miss < bestmiss) {
 			bestmiss = miss;
-			best = i;
+			best = cf;
+			bi = i;
 		}
 	}
-	return compute_with(c, cand[best], level, e, res);
+	return compute_with(p, best, &pm[bi], e, res);
 }
 
 /* the encoding of key k for cf's CPU (tma_encode_key, cached); NULL if none */
@@ -1003,156 +628,109 @@ static const struct perf_event_attr *key_attr(struct cform *cf, int k)
 	return ke->state > 0 ? &ke->a : NULL;
 }
 
-static void add_value(struct evalctx *e, const char *name, const struct perf_event_attr *attr,
-		      double v, double pct, int group)
+static void add_value(struct evalctx *e, const char *name, double v, double pct, int group)
 {
-	char key[TMA_EXPR_ID_LEN];
+	char key[TMA_KEY_LEN];
 
 	if (e->nv >= MAXV || tma_event_key(name, key, sizeof(key)))
 		return;
 	int i = lookup_value(e, key);
-	if (i >= 0) { /* same event listed twice (per-CPU lines): sum */
+	if (i >= 0) { /* same event listed twice: sum */
 		e->val[i] += v;
 		return;
 	}
-	snprintf(e->key[e->nv], TMA_EXPR_ID_LEN, "%s", key);
+	snprintf(e->key[e->nv], TMA_KEY_LEN, "%s", key);
 	e->val[e->nv] = v;
 	e->pct[e->nv] = pct;
 	e->group[e->nv] = group;
 	e->nv++;
-	(void)attr;
 }
 
-int tma_compute(const struct tma_cpu *c, int level, const struct event_list *evs,
-		const double *scaled_values, const double *pct_running, struct tma_result *res)
+static struct evalctx *ctx_new(const struct tma_plan *p)
 {
-	static struct evalctx e;
+	struct evalctx *e = malloc(sizeof(*e));
 
-	ctx_init(&e, c, c ? c->perf : NULL, false);
-	if (!c)
+	if (e)
+		ctx_init(e, p->cpu, &p->env, false);
+	return e;
+}
+
+int tma_compute(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
+		const double *pct_running, struct tma_result *res)
+{
+	struct evalctx *e;
+	int r;
+
+	if (!p->cpu)
 		return -EINVAL;
+	if (!(e = ctx_new(p)))
+		return -ENOMEM;
 	for (int i = 0; i < evs->n; i++)
-		add_value(&e, evs->ev[i].name, &evs->ev[i].attr, scaled_values[i],
-			  pct_running ? pct_running[i] : 100, evs->ev[i].group);
+		add_value(e, evs->ev[i].name, scaled_values[i], pct_running ? pct_running[i] : 100, evs->ev[i].group);
 	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
-	struct plan_memo pm = { .nk = -1 };
 	struct cform *cf = NULL;
-	bool have[TMA_EXPR_MAX_IDS];
+	struct plan_memo *pm = NULL;
+	bool have[MAXK];
 	for (int i = 0; i < evs->n; i++) {
 		const struct event_desc *d = &evs->ev[i];
 		if (d->attr.type != PERF_TYPE_RAW)
 			continue;
-		if (pm.nk < 0) {
-			const struct tma_formulation *gf = c->gc ? c->gc : c->perf;
-			if (plan_keys(c, gf, c->max_level, true, &pm) || !(cf = cform_get(c, gf)))
+		if (!pm) {
+			struct tma_plan whole = { .cpu = p->cpu, .level = p->cpu->run_max_level, .run = true,
+						  .env = p->env };
+			if (!(cf = cform_get(p->cpu, tma_run_formulation(p->cpu))) || !(pm = malloc(sizeof(*pm))) ||
+			    plan_keys(cf, &whole, pm)) {
+				free(pm);
+				free(e);
 				return -ENOMEM;
-			for (int k = 0; k < pm.nk; k++)
-				have[k] = lookup_value(&e, cf->key[pm.k[k]]) >= 0;
+			}
+			for (int k = 0; k < pm->nk; k++)
+				have[k] = lookup_value(e, cf->key[pm->k[k]]) >= 0;
 		}
-		for (int k = 0; k < pm.nk; k++) {
-			const struct perf_event_attr *a = have[k] ? NULL : key_attr(cf, pm.k[k]);
+		for (int k = 0; k < pm->nk; k++) {
+			if (have[k])
+				continue;
+			const struct perf_event_attr *a = key_attr(cf, pm->k[k]);
 			if (a && a->type == d->attr.type && a->config == d->attr.config && a->config1 == d->attr.config1) {
-				add_value(&e, cf->key[pm.k[k]], &d->attr, scaled_values[i],
-					  pct_running ? pct_running[i] : 100, d->group);
-				have[k] = lookup_value(&e, cf->key[pm.k[k]]) >= 0;
+				add_value(e, cf->key[pm->k[k]], scaled_values[i], pct_running ? pct_running[i] : 100, d->group);
+				have[k] = true;
 			}
 		}
 	}
-	skip_omitted = true;
-	int r = compute_common(c, level, &e, res);
-	skip_omitted = false;
+	free(pm);
+	r = compute_best(p, e, res);
+	free(e);
 	return r;
 }
 
-int tma_compute_named(const struct tma_cpu *c, int level, int n, const char *const *names,
-		      const double *values, const double *pct_running, struct tma_result *res)
+int tma_compute_named(const struct tma_plan *p, int n, const char *const *names, const double *values,
+		      const double *pct_running, struct tma_result *res)
 {
-	static struct evalctx e;
+	struct evalctx *e;
+	int r;
 
-	ctx_init(&e, c, c ? c->perf : NULL, false);
-	if (!c)
+	if (!p->cpu)
 		return -EINVAL;
+	if (!(e = ctx_new(p)))
+		return -ENOMEM;
 	for (int i = 0; i < n; i++)
-		add_value(&e, names[i], NULL, values[i], pct_running ? pct_running[i] : 100, -1);
-	return compute_common(c, level, &e, res);
+		add_value(e, names[i], values[i], pct_running ? pct_running[i] : 100, -1);
+	r = compute_best(p, e, res);
+	free(e);
+	return r;
+}
+
+const struct tma_node *tma_result_node(const struct tma_result *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->node[i].name, name))
+			return &r->node[i];
+	return NULL;
 }
 
 double tma_result_get(const struct tma_result *r, const char *name)
 {
-	for (int i = 0; i < r->n; i++)
-		if (!strcmp(r->node[i].name, name))
-			return r->node[i].value;
-	return NAN;
-}
+	const struct tma_node *n = tma_result_node(r, name);
 
-void tma_result_json(const struct tma_result *r, struct json *j, const char *key)
-{
-	json_obj_begin(j, key);
-	for (int i = 0; i < r->n; i++)
-		json_double(j, r->node[i].name, r->node[i].value);
-	json_obj_end(j);
-}
-
-int tma_bottleneck_path(const struct tma_result *r, char *buf, size_t len)
-{
-	int parent = -1;
-	size_t n = 0;
-
-	if (len)
-		buf[0] = 0;
-	for (;;) {
-		int best = -1;
-		for (int i = 0; i < r->n; i++) {
-			if (r->node[i].parent != parent || isnan(r->node[i].value))
-				continue;
-			if (best < 0 || r->node[i].value > r->node[best].value)
-				best = i;
-		}
-		if (best < 0)
-			break;
-		int w = snprintf(buf + n, len > n ? len - n : 0, "%s%s %.1f%%", n ? " \xe2\x80\xba " : "",
-				 r->node[best].label, r->node[best].value);
-		if (w < 0 || n + (size_t)w >= len)
-			return -ENOSPC;
-		n += (size_t)w;
-		parent = best;
-	}
-	return n ? (int)n : -ENOENT;
-}
-
-void tma_result_print(const struct tma_result *r, FILE *f, int indent)
-{
-	bool any_scaled = false;
-
-	/* children follow their parent in DFS order */
-	int order[TMA_MAX_NODES], no = 0;
-	int stack[TMA_MAX_NODES], sp = 0;
-	for (int i = r->n - 1; i >= 0; i--)
-		if (r->node[i].parent < 0)
-			stack[sp++] = i;
-	while (sp) {
-		int i = stack[--sp];
-		order[no++] = i;
-		for (int k = r->n - 1; k >= 0; k--)
-			if (r->node[k].parent == i && sp < TMA_MAX_NODES)
-				stack[sp++] = k;
-	}
-	for (int oi = 0; oi < no; oi++) {
-		const struct tma_node *nd = &r->node[order[oi]];
-		int pad = indent + 2 * (nd->depth - 1);
-		char val[32];
-		if (isnan(nd->value))
-			snprintf(val, sizeof(val), "%7s", "n/a");
-		else
-			snprintf(val, sizeof(val), "%6.1f%%", nd->value);
-		fprintf(f, "%*s%-*s %s%s%s\n", pad, "", 28 - 2 * (nd->depth - 1), nd->label, val,
-			nd->scaled ? (nd->ungrouped ? "  [multiplexed, ungrouped]" : "  [multiplexed]") : "",
-			"");
-		any_scaled |= nd->scaled;
-	}
-	if (any_scaled)
-		fprintf(f, "%*s[multiplexed]: counters ran part of the time and were scaled by enabled/running; "
-			"[ungrouped]: the ratio mixes counters from different groups or with different scaling\n", indent, "");
-	if (r->missing[0])
-		fprintf(f, "%*sn/a: events not counted: %s\n", indent, "", r->missing);
+	return n ? n->value : NAN;
 }

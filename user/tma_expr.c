@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* perf metric-expression evaluator; see tma_expr.h for the exact semantics. */
+/* perf 6.12 metric-expression evaluator; see tma_expr.h for the exact semantics. */
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -159,6 +159,10 @@ static void next(struct parser *ps)
 		for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
 			if (!strcmp(ps->id, kws[i].kw))
 				ps->t = kws[i].t;
+		if (!strcmp(ps->id, "NaN")) {	/* expr.l: NaN is a number */
+			ps->num = NAN;
+			ps->t = T_NUM;
+		}
 		return;
 	}
 	if (strchr("|^&<>+-*/%(),!", c)) {
@@ -410,17 +414,37 @@ struct tma_expr_ref *tma_expr_ref_at(struct tma_expr_prog *p, int i)
 	return &p->refs[i];
 }
 
-/* ---------------- evaluation: perf's arithmetic ---------------- */
+/* ---------------- evaluation: perf 6.12's arithmetic ---------------- */
 
-static struct tma_expr_val mk(double v, bool cnst, uint64_t ids)
+static struct tma_expr_val mk(double v, const struct tma_expr_val *a, const struct tma_expr_val *b)
 {
-	struct tma_expr_val r = { v, cnst, ids };
+	struct tma_expr_val r = { .v = v };
+
+	if (a) {
+		r.ids = a->ids;
+		r.div0 = a->div0;
+	}
+	if (b) {
+		tma_ids_or(&r.ids, &b->ids);
+		r.div0 |= b->div0;
+	}
 	return r;
 }
 
 static struct tma_expr_val nanval(void)
 {
-	return mk(NAN, false, 0);
+	return mk(NAN, NULL, NULL);
+}
+
+/* perf's is_const(): during compute_ids NaN is "bottom"; inf is not constant either */
+static bool is_const(double v)
+{
+	return isfinite(v);
+}
+
+static bool is_zero(double v)
+{
+	return fpclassify(v) == FP_ZERO;
 }
 
 static struct tma_expr_val resolve(struct tma_expr_ctx *ctx, const struct tma_expr_ref *ref, bool *abort)
@@ -430,17 +454,17 @@ static struct tma_expr_val resolve(struct tma_expr_ctx *ctx, const struct tma_ex
 
 	if (r != 0) {
 		if (ref->kind == TMA_EXPR_LITERAL)
-			*abort = true; /* perf: unknown literal -> EXPR_ERROR */
-		v = nanval();
+			*abort = true; /* perf's lexer: an unknown literal is EXPR_ERROR */
+		v.v = NAN;	/* ids kept: the resolver may say which event was asked for */
 	}
-	if (ref->kind != TMA_EXPR_ID && ref->kind != TMA_EXPR_SOURCE_COUNT)
-		v.cnst = true;
 	return v;
 }
 
 /* (long)v without undefined behaviour for values outside long's range */
 static long to_long(double v)
 {
+	if (isnan(v))
+		return LONG_MIN;	/* what x86's cvttsd2si gives perf */
 	if (v >= 9.2e18)
 		return LONG_MAX;
 	if (v <= -9.2e18)
@@ -451,38 +475,69 @@ static long to_long(double v)
 static double lmod(double a, double b)
 {
 	long x = to_long(a), y = to_long(b);
-	return y == -1 ? 0 : (double)(x % y);
+	return y == -1 || y == 0 ? 0 : (double)(x % y);
+}
+
+/* '|' '&' '^': logical on "is zero"; perf folds a constant (finite) operand in both passes */
+static struct tma_expr_val logic(char op, struct tma_expr_val a, struct tma_expr_val b)
+{
+	bool ca = is_const(a.v), cb = is_const(b.v);
+
+	if (op == '^') {
+		if (ca && cb)
+			return mk(is_zero(a.v) != is_zero(b.v), NULL, NULL);
+		return mk(NAN, &a, &b);
+	}
+	/* '|': a non-zero constant decides 1; '&': a zero constant decides 0 */
+	bool decider = op == '|';
+	if (ca && cb)
+		return mk(op == '|' ? !(is_zero(a.v) && is_zero(b.v)) : (!is_zero(a.v) && !is_zero(b.v)), NULL, NULL);
+	if (ca)
+		return !is_zero(a.v) == decider ? mk(decider, NULL, NULL) : b;
+	if (cb)
+		return !is_zero(b.v) == decider ? mk(decider, NULL, NULL) : a;
+	return mk(NAN, &a, &b);
 }
 
 static struct tma_expr_val binop(bool plan, bool *abort, char op, struct tma_expr_val a, struct tma_expr_val b)
 {
-	bool cnst = a.cnst && b.cnst;
-	uint64_t ids = a.ids | b.ids;
+	bool consts = is_const(a.v) && is_const(b.v);
 
-	if (op == '/' || op == '%') {
-		if (fpclassify(b.v) == FP_ZERO || (op == '%' && !isnan(b.v) && to_long(b.v) == 0)) {
-			*abort = true;
-			return mk(NAN, false, ids);
-		}
-		if (plan && !cnst)
-			return mk(NAN, false, ids);
-		if (op == '%' && (isnan(a.v) || isnan(b.v)))
-			return mk(NAN, cnst, ids);
-		return mk(op == '/' ? a.v / b.v : lmod(a.v, b.v), cnst, ids);
-	}
-	if (plan && !cnst)
-		return mk(NAN, false, ids);
-	if (isnan(a.v) || isnan(b.v))
-		return mk(NAN, cnst, ids);
 	switch (op) {
-	case '|': return mk((double)(to_long(a.v) | to_long(b.v)), cnst, ids);
-	case '&': return mk((double)(to_long(a.v) & to_long(b.v)), cnst, ids);
-	case '^': return mk((double)(to_long(a.v) ^ to_long(b.v)), cnst, ids);
-	case '<': return mk(a.v < b.v, cnst, ids);
-	case '>': return mk(a.v > b.v, cnst, ids);
-	case '+': return mk(a.v + b.v, cnst, ids);
-	case '-': return mk(a.v - b.v, cnst, ids);
-	case '*': return mk(a.v * b.v, cnst, ids);
+	case '|':
+	case '&':
+	case '^':
+		return logic(op, a, b);
+	case '/':
+		if (is_zero(b.v)) {
+			/* perf 6.12: NaN; while planning the numerator's events are not needed */
+			struct tma_expr_val r = plan ? mk(NAN, &b, NULL) : mk(NAN, &a, &b);
+			r.div0 = true;
+			return r;
+		}
+		if (!plan || consts)
+			return mk(a.v / b.v, &a, &b);
+		return mk(NAN, &a, &b);
+	case '%':
+		if (is_zero(b.v)) {
+			*abort = true;
+			return mk(NAN, &a, &b);
+		}
+		if (!plan || consts)
+			return mk(lmod(a.v, b.v), &a, &b);
+		return mk(NAN, &a, &b);
+	}
+	/* BINARY_OP: '<' '>' '+' '-' '*' */
+	if (plan && !consts)
+		return mk(NAN, &a, &b);
+	if (isnan(a.v) || isnan(b.v))
+		return mk(NAN, &a, &b);
+	switch (op) {
+	case '<': return mk(a.v < b.v, &a, &b);
+	case '>': return mk(a.v > b.v, &a, &b);
+	case '+': return mk(a.v + b.v, &a, &b);
+	case '-': return mk(a.v - b.v, &a, &b);
+	case '*': return mk(a.v * b.v, &a, &b);
 	}
 	return nanval();
 }
@@ -490,33 +545,36 @@ static struct tma_expr_val binop(bool plan, bool *abort, char op, struct tma_exp
 static struct tma_expr_val minmax(bool plan, bool ismin, struct tma_expr_val a, struct tma_expr_val b)
 {
 	if (plan)
-		return mk(NAN, false, a.ids | b.ids);
+		return mk(NAN, &a, &b);
 	if (ismin)
-		return mk(a.v < b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
-	return mk(a.v > b.v ? a.v : b.v, a.cnst && b.cnst, a.ids | b.ids);
+		return mk(a.v < b.v ? a.v : b.v, &a, &b);
+	return mk(a.v > b.v ? a.v : b.v, &a, &b);
 }
 
 static struct tma_expr_val dratio(bool plan, struct tma_expr_val a, struct tma_expr_val b)
 {
-	if (fpclassify(b.v) == FP_ZERO)
-		return mk(0.0, plan ? true : a.cnst && b.cnst, plan ? 0 : a.ids | b.ids);
-	if (!plan || (a.cnst && b.cnst))
-		return mk(a.v / b.v, a.cnst && b.cnst, a.ids | b.ids);
-	return mk(NAN, false, a.ids | b.ids);
+	if (is_zero(b.v))
+		return mk(0.0, &b, NULL);	/* the numerator is not needed */
+	if (!plan || (is_const(a.v) && is_const(b.v)))
+		return mk(a.v / b.v, &a, &b);
+	return mk(NAN, &a, &b);
 }
 
 /* "a if c else b" */
 static struct tma_expr_val ifelse(bool plan, struct tma_expr_val a, struct tma_expr_val c, struct tma_expr_val b)
 {
-	if (fpclassify(c.v) == FP_ZERO)
-		return plan ? b : mk(b.v, b.cnst && c.cnst, b.ids | c.ids);
+	if (is_zero(c.v))
+		return plan ? b : mk(b.v, &b, &c);
 	if (!plan)
-		return mk(a.v, a.cnst && c.cnst, a.ids | c.ids);
-	if (c.cnst)
+		return mk(a.v, &a, &c);
+	if (is_const(c.v))
 		return a;
-	if (a.cnst && b.cnst && a.v == b.v)
-		return mk(a.v, true, 0);
-	return mk(NAN, false, a.ids | b.ids | c.ids);
+	if (a.v == b.v)	/* the same constant either way: no event needed */
+		return mk(a.v, NULL, NULL);
+	struct tma_expr_val r = mk(NAN, &a, &b);
+	tma_ids_or(&r.ids, &c.ids);
+	r.div0 |= c.div0;
+	return r;
 }
 
 int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct tma_expr_val *out,
@@ -548,7 +606,7 @@ int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct
 		const struct insn *in = &p->code[i];
 		switch (in->op) {
 		case I_NUM:
-			st[sp++] = mk(in->num, true, 0);
+			st[sp++] = mk(in->num, NULL, NULL);
 			break;
 		case I_REF:
 			st[sp++] = resolve(ctx, &p->refs[in->ref], &abort);
@@ -578,23 +636,9 @@ int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct
 	*out = sp == 1 ? st[0] : nanval();
 	if (abort) {
 		out->v = NAN;
-		out->cnst = false;
 		return 1;
 	}
 	return 0;
-}
-
-int tma_expr_id_index(struct tma_expr_ctx *ctx, const char *key)
-{
-	for (int i = 0; i < ctx->nid; i++)
-		if (!strcmp(ctx->id[i], key))
-			return i;
-	if (ctx->nid >= TMA_EXPR_MAX_IDS) {
-		ctx->id_overflow = true;
-		return -1;
-	}
-	snprintf(ctx->id[ctx->nid], TMA_EXPR_ID_LEN, "%s", key);
-	return ctx->nid++;
 }
 
 int tma_expr_eval(struct tma_expr_ctx *ctx, const char *expr, struct tma_expr_val *out,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * TMA recipes, written for tmabpf from the reference facts in
- * ../shared/pmu-reference (Linux perf pmu-events metric JSON v6.12 and Intel
- * perfmon TMA metrics; see docs/tma.md).  Each formula keeps perf's
- * arithmetic; events are spelled NAME[:uHEX][:cN][:e1][:i1].
+ * TMA recipes: for each CPU, perf's tree (user/tma_perf_tables.c, generated
+ * from perf 6.12 itself), the general-counter formulation the BPF path uses on
+ * Ice Lake-X / Sapphire Rapids, the Arm Neoverse level-1 tables, the event
+ * encodings and the counter budget.  docs/tma.md says where each formula comes
+ * from and how it is checked against perf (tests/test_tma_perf.py).
  *
  * Two formulations per Ice Lake-X / Sapphire Rapids:
  *   "perf": perf's own formulas using the slots + topdown-* perf-metrics
@@ -18,134 +19,7 @@
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* ---------------- Intel Skylake family (SKL, SKX, CLX): perf's TMA 4.8 tables ---------------- */
-#define SKL_COMMON \
-	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" }, \
-	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, \
-	  "(CPU_CLK_UNHALTED.THREAD / 2 * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK) " \
-	  "if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2 if #SMT_on else tma_info_thread_clks))" }, \
-	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "4 * tma_info_core_core_clks" }, \
-	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "IDQ_UOPS_NOT_DELIVERED.CORE / tma_info_thread_slots" }, \
-	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, \
-	  "4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / tma_info_thread_slots" }, \
-	{ "tma_fetch_bandwidth", "Fetch_Bandwidth", "tma_frontend_bound", 2, 100, \
-	  "tma_frontend_bound - tma_fetch_latency" }, \
-	{ "tma_bad_speculation", "Bad_Speculation", NULL, 1, 100, \
-	  "(UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS + 4 * (INT_MISC.RECOVERY_CYCLES_ANY / 2 if #SMT_on " \
-	  "else INT_MISC.RECOVERY_CYCLES)) / tma_info_thread_slots" }, \
-	{ "tma_branch_mispredicts", "Branch_Mispredicts", "tma_bad_speculation", 2, 100, \
-	  "BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT) * tma_bad_speculation" }, \
-	{ "tma_machine_clears", "Machine_Clears", "tma_bad_speculation", 2, 100, \
-	  "tma_bad_speculation - tma_branch_mispredicts" }, \
-	{ "tma_backend_bound", "Backend_Bound", NULL, 1, 100, \
-	  "1 - tma_frontend_bound - (UOPS_ISSUED.ANY + 4 * (INT_MISC.RECOVERY_CYCLES_ANY / 2 if #SMT_on " \
-	  "else INT_MISC.RECOVERY_CYCLES)) / tma_info_thread_slots" }, \
-	{ "tma_memory_bound", "Memory_Bound", "tma_backend_bound", 2, 100, \
-	  "(CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL + " \
-	  "(EXE_ACTIVITY.1_PORTS_UTIL + tma_retiring * EXE_ACTIVITY.2_PORTS_UTIL) + EXE_ACTIVITY.BOUND_ON_STORES) " \
-	  "* tma_backend_bound" }, \
-	{ "tma_l1_bound", "L1_Bound", "tma_memory_bound", 3, 100, \
-	  "max((CYCLE_ACTIVITY.STALLS_MEM_ANY - CYCLE_ACTIVITY.STALLS_L1D_MISS) / tma_info_thread_clks, 0)" }, \
-	{ "tma_l2_bound", "L2_Bound", "tma_memory_bound", 3, 100, \
-	  "MEM_LOAD_RETIRED.L2_HIT * (1 + MEM_LOAD_RETIRED.FB_HIT / MEM_LOAD_RETIRED.L1_MISS) / " \
-	  "(MEM_LOAD_RETIRED.L2_HIT * (1 + MEM_LOAD_RETIRED.FB_HIT / MEM_LOAD_RETIRED.L1_MISS) + " \
-	  "L1D_PEND_MISS.FB_FULL:c1) * ((CYCLE_ACTIVITY.STALLS_L1D_MISS - CYCLE_ACTIVITY.STALLS_L2_MISS) / " \
-	  "tma_info_thread_clks)" }, \
-	{ "tma_l3_bound", "L3_Bound", "tma_memory_bound", 3, 100, \
-	  "(CYCLE_ACTIVITY.STALLS_L2_MISS - CYCLE_ACTIVITY.STALLS_L3_MISS) / tma_info_thread_clks" }, \
-	{ "tma_dram_bound", "DRAM_Bound", "tma_memory_bound", 3, 100, SKL_DRAM }, \
-	{ "tma_mem_bandwidth", "MEM_Bandwidth", "tma_dram_bound", 3, 100, \
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD:c4) / tma_info_thread_clks" }, \
-	{ "tma_mem_latency", "MEM_Latency", "tma_dram_bound", 3, 100, \
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD) / " \
-	  "tma_info_thread_clks - tma_mem_bandwidth" }, \
-	{ "tma_store_bound", "Store_Bound", "tma_memory_bound", 3, 100, \
-	  "EXE_ACTIVITY.BOUND_ON_STORES / tma_info_thread_clks" }, \
-	{ "tma_core_bound", "Core_Bound", "tma_backend_bound", 2, 100, "tma_backend_bound - tma_memory_bound" }, \
-	{ "tma_retiring", "Retiring", NULL, 1, 100, "UOPS_RETIRED.RETIRE_SLOTS / tma_info_thread_slots" }, \
-	{ "tma_light_operations", "Light_Operations", "tma_retiring", 2, 100, \
-	  "tma_retiring - tma_heavy_operations" }, \
-	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100, \
-	  "(UOPS_RETIRED.RETIRE_SLOTS + UOPS_RETIRED.MACRO_FUSED - INST_RETIRED.ANY) / tma_info_thread_slots" }
-
-/* Persistent-memory split (Cascade Lake and later servers); #has_pmem is 0 unless set. */
-#define FBF "(1 + MEM_LOAD_RETIRED.FB_HIT / MEM_LOAD_RETIRED.L1_MISS)"
-#define PMM_SHARE(DRAM_STALLS) \
-	"(((1 - (19 * (MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM * " FBF ") + 10 * (MEM_LOAD_L3_MISS_RETIRED.LOCAL_DRAM * " FBF \
-	" + MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD * " FBF " + MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM * " FBF ")) / " \
-	"(19 * (MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM * " FBF ") + 10 * (MEM_LOAD_L3_MISS_RETIRED.LOCAL_DRAM * " FBF \
-	" + MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD * " FBF " + MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM * " FBF ") + " \
-	"(25 * (MEM_LOAD_RETIRED.LOCAL_PMM * " FBF ") + 33 * (MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM * " FBF ")))) * " \
-	DRAM_STALLS " if 1e6 * (MEM_LOAD_L3_MISS_RETIRED.REMOTE_PMM + MEM_LOAD_RETIRED.LOCAL_PMM) > " \
-	"MEM_LOAD_RETIRED.L1_MISS else 0) if #has_pmem > 0 else 0)"
-
-#define SKL_DRAM_STALLS "CYCLE_ACTIVITY.STALLS_L3_MISS / tma_info_thread_clks + (CYCLE_ACTIVITY.STALLS_L1D_MISS - " \
-	"CYCLE_ACTIVITY.STALLS_L2_MISS) / tma_info_thread_clks - tma_l2_bound"
-
-#define SKL_DRAM SKL_DRAM_STALLS
-static const struct tma_metric skl_metrics[] = { SKL_COMMON };
-#undef SKL_DRAM
-
-#define SKL_DRAM "(" SKL_DRAM_STALLS " - tma_pmm_bound if #has_pmem > 0 else " SKL_DRAM_STALLS ")"
-static const struct tma_metric clx_metrics[] = {
-	SKL_COMMON,
-	{ "tma_pmm_bound", "PMM_Bound", "tma_memory_bound", 3, 100, PMM_SHARE("(" SKL_DRAM_STALLS ")") },
-};
-#undef SKL_DRAM
-
-static const struct tma_formulation skl_perf = { "perf", "perf TMA metrics (general counters)", skl_metrics, N(skl_metrics), NULL };
-static const struct tma_formulation clx_perf = { "perf", "perf TMA metrics (general counters)", clx_metrics, N(clx_metrics), NULL };
-
-/* ---------------- Intel Ice Lake-X ---------------- */
-#define TD_SUM "(topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound)"
-#define ICX_DRAM_STALLS SKL_DRAM_STALLS
-static const struct tma_metric icx_metrics[] = {
-	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
-	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.DISTRIBUTED if #SMT_on else tma_info_thread_clks)" },
-	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "TOPDOWN.SLOTS" },
-	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100,
-	  "topdown\\-fe\\-bound / " TD_SUM " - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
-	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100,
-	  "(5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - INT_MISC.UOP_DROPPING) / tma_info_thread_slots" },
-	{ "tma_fetch_bandwidth", "Fetch_Bandwidth", "tma_frontend_bound", 2, 100,
-	  "max(0, tma_frontend_bound - tma_fetch_latency)" },
-	{ "tma_bad_speculation", "Bad_Speculation", NULL, 1, 100,
-	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)" },
-	{ "tma_branch_mispredicts", "Branch_Mispredicts", "tma_bad_speculation", 2, 100,
-	  "BR_MISP_RETIRED.ALL_BRANCHES / (BR_MISP_RETIRED.ALL_BRANCHES + MACHINE_CLEARS.COUNT) * tma_bad_speculation" },
-	{ "tma_machine_clears", "Machine_Clears", "tma_bad_speculation", 2, 100,
-	  "max(0, tma_bad_speculation - tma_branch_mispredicts)" },
-	{ "tma_backend_bound", "Backend_Bound", NULL, 1, 100,
-	  "topdown\\-be\\-bound / " TD_SUM " + 5 * INT_MISC.CLEARS_COUNT / tma_info_thread_slots" },
-	{ "tma_memory_bound", "Memory_Bound", "tma_backend_bound", 2, 100,
-	  "(CYCLE_ACTIVITY.STALLS_MEM_ANY + EXE_ACTIVITY.BOUND_ON_STORES) / (CYCLE_ACTIVITY.STALLS_TOTAL + "
-	  "(EXE_ACTIVITY.1_PORTS_UTIL + tma_retiring * EXE_ACTIVITY.2_PORTS_UTIL) + EXE_ACTIVITY.BOUND_ON_STORES) "
-	  "* tma_backend_bound" },
-	{ "tma_l1_bound", "L1_Bound", "tma_memory_bound", 3, 100,
-	  "max((CYCLE_ACTIVITY.STALLS_MEM_ANY - CYCLE_ACTIVITY.STALLS_L1D_MISS) / tma_info_thread_clks, 0)" },
-	{ "tma_l2_bound", "L2_Bound", "tma_memory_bound", 3, 100,
-	  "MEM_LOAD_RETIRED.L2_HIT * " FBF " / (MEM_LOAD_RETIRED.L2_HIT * " FBF " + L1D_PEND_MISS.FB_FULL_PERIODS) * "
-	  "((CYCLE_ACTIVITY.STALLS_L1D_MISS - CYCLE_ACTIVITY.STALLS_L2_MISS) / tma_info_thread_clks)" },
-	{ "tma_l3_bound", "L3_Bound", "tma_memory_bound", 3, 100,
-	  "(CYCLE_ACTIVITY.STALLS_L2_MISS - CYCLE_ACTIVITY.STALLS_L3_MISS) / tma_info_thread_clks" },
-	{ "tma_dram_bound", "DRAM_Bound", "tma_memory_bound", 3, 100,
-	  "(" ICX_DRAM_STALLS " - tma_pmm_bound if #has_pmem > 0 else " ICX_DRAM_STALLS ")" },
-	{ "tma_mem_bandwidth", "MEM_Bandwidth", "tma_dram_bound", 3, 100,
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD:c4) / tma_info_thread_clks" },
-	{ "tma_mem_latency", "MEM_Latency", "tma_dram_bound", 3, 100,
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD) / tma_info_thread_clks - tma_mem_bandwidth" },
-	{ "tma_pmm_bound", "PMM_Bound", "tma_memory_bound", 3, 100, PMM_SHARE("(" ICX_DRAM_STALLS ")") },
-	{ "tma_store_bound", "Store_Bound", "tma_memory_bound", 3, 100, "EXE_ACTIVITY.BOUND_ON_STORES / tma_info_thread_clks" },
-	{ "tma_core_bound", "Core_Bound", "tma_backend_bound", 2, 100, "max(0, tma_backend_bound - tma_memory_bound)" },
-	{ "tma_retiring", "Retiring", NULL, 1, 100, "topdown\\-retiring / " TD_SUM " + 0 * tma_info_thread_slots" },
-	{ "tma_light_operations", "Light_Operations", "tma_retiring", 2, 100, "max(0, tma_retiring - tma_heavy_operations)" },
-	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100,
-	  "tma_microcode_sequencer + tma_retiring * (UOPS_DECODED.DEC0 - UOPS_DECODED.DEC0:c1) / IDQ.MITE_UOPS" },
-	{ "tma_microcode_sequencer", NULL, NULL, 0, 100,
-	  "UOPS_RETIRED.SLOTS / UOPS_ISSUED.ANY * IDQ.MS_UOPS / tma_info_thread_slots" },
-};
-static const struct tma_formulation icx_perf = { "perf", "perf TMA metrics (slots + topdown-* perf-metrics events)", icx_metrics, N(icx_metrics), NULL };
-
+/* ---------------- Intel Ice Lake-X, Sapphire Rapids: general counters for the BPF path ---------------- */
 /* General-counter L1 for Ice Lake-X: each perf-metrics fraction is replaced by
  * its general-counter numerator over TOPDOWN.SLOTS_P (same slot accounting). */
 static const struct tma_metric icx_gc_metrics[] = {
@@ -156,51 +30,7 @@ static const struct tma_metric icx_gc_metrics[] = {
 	  "TOPDOWN.BACKEND_BOUND_SLOTS / tma_info_thread_slots + 5 * INT_MISC.CLEARS_COUNT / tma_info_thread_slots" },
 	{ "tma_retiring", "Retiring", NULL, 1, 100, "UOPS_RETIRED.SLOTS / tma_info_thread_slots" },
 };
-static const struct tma_formulation icx_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.BACKEND_BOUND_SLOTS, ...)", icx_gc_metrics, N(icx_gc_metrics), &icx_perf };
-
-/* ---------------- Intel Sapphire Rapids ---------------- */
-#define SPR_DRAM_STALLS "MEMORY_ACTIVITY.STALLS_L3_MISS / tma_info_thread_clks"
-static const struct tma_metric spr_metrics[] = {
-	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
-	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.DISTRIBUTED if #SMT_on else tma_info_thread_clks)" },
-	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "TOPDOWN.SLOTS" },
-	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100,
-	  "topdown\\-fe\\-bound / " TD_SUM " - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
-	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100,
-	  "topdown\\-fetch\\-lat / " TD_SUM " - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
-	{ "tma_fetch_bandwidth", "Fetch_Bandwidth", "tma_frontend_bound", 2, 100,
-	  "max(0, tma_frontend_bound - tma_fetch_latency)" },
-	{ "tma_bad_speculation", "Bad_Speculation", NULL, 1, 100,
-	  "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)" },
-	{ "tma_branch_mispredicts", "Branch_Mispredicts", "tma_bad_speculation", 2, 100,
-	  "topdown\\-br\\-mispredict / " TD_SUM " + 0 * tma_info_thread_slots" },
-	{ "tma_machine_clears", "Machine_Clears", "tma_bad_speculation", 2, 100,
-	  "max(0, tma_bad_speculation - tma_branch_mispredicts)" },
-	{ "tma_backend_bound", "Backend_Bound", NULL, 1, 100,
-	  "topdown\\-be\\-bound / " TD_SUM " + 0 * tma_info_thread_slots" },
-	{ "tma_memory_bound", "Memory_Bound", "tma_backend_bound", 2, 100,
-	  "topdown\\-mem\\-bound / " TD_SUM " + 0 * tma_info_thread_slots" },
-	{ "tma_l1_bound", "L1_Bound", "tma_memory_bound", 3, 100,
-	  "max((EXE_ACTIVITY.BOUND_ON_LOADS - MEMORY_ACTIVITY.STALLS_L1D_MISS) / tma_info_thread_clks, 0)" },
-	{ "tma_l2_bound", "L2_Bound", "tma_memory_bound", 3, 100,
-	  "(MEMORY_ACTIVITY.STALLS_L1D_MISS - MEMORY_ACTIVITY.STALLS_L2_MISS) / tma_info_thread_clks" },
-	{ "tma_l3_bound", "L3_Bound", "tma_memory_bound", 3, 100,
-	  "(MEMORY_ACTIVITY.STALLS_L2_MISS - MEMORY_ACTIVITY.STALLS_L3_MISS) / tma_info_thread_clks" },
-	{ "tma_dram_bound", "DRAM_Bound", "tma_memory_bound", 3, 100,
-	  "(" SPR_DRAM_STALLS " - tma_pmm_bound if #has_pmem > 0 else " SPR_DRAM_STALLS ")" },
-	{ "tma_mem_bandwidth", "MEM_Bandwidth", "tma_dram_bound", 3, 100,
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD:c4) / tma_info_thread_clks" },
-	{ "tma_mem_latency", "MEM_Latency", "tma_dram_bound", 3, 100,
-	  "min(CPU_CLK_UNHALTED.THREAD, OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD) / tma_info_thread_clks - tma_mem_bandwidth" },
-	{ "tma_pmm_bound", "PMM_Bound", "tma_memory_bound", 3, 100, PMM_SHARE("(" SPR_DRAM_STALLS ")") },
-	{ "tma_store_bound", "Store_Bound", "tma_memory_bound", 3, 100, "EXE_ACTIVITY.BOUND_ON_STORES / tma_info_thread_clks" },
-	{ "tma_core_bound", "Core_Bound", "tma_backend_bound", 2, 100, "max(0, tma_backend_bound - tma_memory_bound)" },
-	{ "tma_retiring", "Retiring", NULL, 1, 100, "topdown\\-retiring / " TD_SUM " + 0 * tma_info_thread_slots" },
-	{ "tma_light_operations", "Light_Operations", "tma_retiring", 2, 100, "max(0, tma_retiring - tma_heavy_operations)" },
-	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100,
-	  "topdown\\-heavy\\-ops / " TD_SUM " + 0 * tma_info_thread_slots" },
-};
-static const struct tma_formulation spr_perf = { "perf", "perf TMA metrics (slots + topdown-* perf-metrics events)", spr_metrics, N(spr_metrics), NULL };
+static const struct tma_formulation icx_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.BACKEND_BOUND_SLOTS, ...)", icx_gc_metrics, N(icx_gc_metrics), &tma_perf_icx };
 
 /* General-counter SPR tree: TOPDOWN.*_SLOTS count the same slots as the
  * perf-metrics fractions; Fetch_Latency uses the Ice Lake general form with
@@ -218,58 +48,7 @@ static const struct tma_metric spr_gc_metrics[] = {
 	{ "tma_retiring", "Retiring", NULL, 1, 100, "UOPS_RETIRED.SLOTS / tma_info_thread_slots" },
 	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100, "UOPS_RETIRED.HEAVY / tma_info_thread_slots" },
 };
-static const struct tma_formulation spr_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.*_SLOTS, IDQ_BUBBLES.CORE, UOPS_RETIRED.SLOTS)", spr_gc_metrics, N(spr_gc_metrics), &spr_perf };
-
-/* ---------------- AMD Zen 4 / Zen 5 (perf pipeline.json, L1 + L2) ---------------- */
-static const struct tma_metric zen4_metrics[] = {
-	{ "total_dispatch_slots", NULL, NULL, 0, 1, "6 * ls_not_halted_cyc" },
-	{ "frontend_bound", "Frontend_Bound", NULL, 1, 100,
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)" },
-	{ "frontend_bound_latency", "Latency", "frontend_bound", 2, 100,
-	  "d_ratio((6 * de_no_dispatch_per_slot.no_ops_from_frontend:c6), total_dispatch_slots)" },
-	{ "frontend_bound_bandwidth", "Bandwidth", "frontend_bound", 2, 100,
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (6 * de_no_dispatch_per_slot.no_ops_from_frontend:c6), total_dispatch_slots)" },
-	{ "bad_speculation", "Bad_Speculation", NULL, 1, 100, "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)" },
-	{ "bad_speculation_mispredicts", "Mispredicts", "bad_speculation", 2, 100,
-	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + resyncs_or_nc_redirects)" },
-	{ "bad_speculation_pipeline_restarts", "Pipeline_Restarts", "bad_speculation", 2, 100,
-	  "d_ratio(bad_speculation * resyncs_or_nc_redirects, ex_ret_brn_misp + resyncs_or_nc_redirects)" },
-	{ "backend_bound", "Backend_Bound", NULL, 1, 100, "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)" },
-	{ "backend_bound_memory", "Memory", "backend_bound", 2, 100,
-	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)" },
-	{ "backend_bound_cpu", "CPU", "backend_bound", 2, 100,
-	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))" },
-	{ "smt_contention", "SMT_Contention", NULL, 1, 100, "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)" },
-	{ "retiring", "Retiring", NULL, 1, 100, "d_ratio(ex_ret_ops, total_dispatch_slots)" },
-	{ "retiring_fastpath", "Fastpath", "retiring", 2, 100, "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))" },
-	{ "retiring_microcode", "Microcode", "retiring", 2, 100, "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)" },
-};
-static const struct tma_formulation zen4_perf = { "perf", "perf pipeline metrics (Zen 4)", zen4_metrics, N(zen4_metrics), NULL };
-
-static const struct tma_metric zen5_metrics[] = {
-	{ "total_dispatch_slots", NULL, NULL, 0, 1, "8 * ls_not_halted_cyc" },
-	{ "frontend_bound", "Frontend_Bound", NULL, 1, 100,
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)" },
-	{ "frontend_bound_by_latency", "Latency", "frontend_bound", 2, 100,
-	  "d_ratio((8 * de_no_dispatch_per_slot.no_ops_from_frontend:c8), total_dispatch_slots)" },
-	{ "frontend_bound_by_bandwidth", "Bandwidth", "frontend_bound", 2, 100,
-	  "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend - (8 * de_no_dispatch_per_slot.no_ops_from_frontend:c8), total_dispatch_slots)" },
-	{ "bad_speculation", "Bad_Speculation", NULL, 1, 100, "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)" },
-	{ "bad_speculation_from_mispredicts", "Mispredicts", "bad_speculation", 2, 100,
-	  "d_ratio(bad_speculation * ex_ret_brn_misp, ex_ret_brn_misp + bp_redirects.resync)" },
-	{ "bad_speculation_from_pipeline_restarts", "Pipeline_Restarts", "bad_speculation", 2, 100,
-	  "d_ratio(bad_speculation * bp_redirects.resync, ex_ret_brn_misp + bp_redirects.resync)" },
-	{ "backend_bound", "Backend_Bound", NULL, 1, 100, "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)" },
-	{ "backend_bound_by_memory", "Memory", "backend_bound", 2, 100,
-	  "backend_bound * d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete)" },
-	{ "backend_bound_by_cpu", "CPU", "backend_bound", 2, 100,
-	  "backend_bound * (1 - d_ratio(ex_no_retire.load_not_complete, ex_no_retire.not_complete))" },
-	{ "smt_contention", "SMT_Contention", NULL, 1, 100, "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)" },
-	{ "retiring", "Retiring", NULL, 1, 100, "d_ratio(ex_ret_ops, total_dispatch_slots)" },
-	{ "retiring_from_fastpath", "Fastpath", "retiring", 2, 100, "retiring * (1 - d_ratio(ex_ret_ucode_ops, ex_ret_ops))" },
-	{ "retiring_from_microcode", "Microcode", "retiring", 2, 100, "retiring * d_ratio(ex_ret_ucode_ops, ex_ret_ops)" },
-};
-static const struct tma_formulation zen5_perf = { "perf", "perf pipeline metrics (Zen 5)", zen5_metrics, N(zen5_metrics), NULL };
+static const struct tma_formulation spr_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.*_SLOTS, IDQ_BUBBLES.CORE, UOPS_RETIRED.SLOTS)", spr_gc_metrics, N(spr_gc_metrics), &tma_perf_spr };
 
 /* ---------------- Arm Neoverse (perf sbsa.json + per-core overrides, L1) ---------------- */
 static const struct tma_metric v1_metrics[] = {
@@ -389,45 +168,66 @@ static const int v1_parts[] = { 0xd40, -1 };
 static const int n2_parts[] = { 0xd49, -1 };
 static const int v2_parts[] = { 0xd4f, -1 };
 
+/* The BPF path's --tma=3: Memory_Bound's children, and DRAM_Bound's bandwidth/latency split */
+#define RUN_MEM "tma_l1_bound", "tma_l2_bound", "tma_l3_bound", "tma_dram_bound", "tma_mem_bandwidth", \
+	"tma_mem_latency", "tma_store_bound"
+static const char *const skl_run_deep[] = { RUN_MEM, NULL };
+static const char *const pmm_run_deep[] = { RUN_MEM, "tma_pmm_bound", NULL };
+
+#define SKL_COUNTERS .fixed_counters = 3, .gp_counters = 4, .gp_counters_smt_off = 8, .slots = 4, \
+	.notes = "4 general counters per thread with SMT on, 8 with SMT off"
 static const struct tma_cpu cpu_skl = {
-	"skylake", "Intel Skylake (client)", TMA_INTEL, 6, skl_models, -1, -1, "skl", 3, 4, 8, 4, 3,
-	&skl_perf, NULL, skl_ev, N(skl_ev), "4 general counters per thread with SMT on, 8 with SMT off",
+	.name = "skylake", .desc = "Intel Skylake (client)", .vendor = TMA_INTEL, .family = 6, .models = skl_models,
+	.stepping_min = -1, .stepping_max = -1, .pfm_pmu = "skl", SKL_COUNTERS, .max_level = 6, .run_max_level = 3,
+	.run_deep = skl_run_deep, .perf = &tma_perf_skl, .ev = skl_ev, .nev = N(skl_ev),
 };
 static const struct tma_cpu cpu_skx = {
-	"skylakex", "Intel Skylake-X", TMA_INTEL, 6, skx_models, 0, 4, "skx", 3, 4, 8, 4, 3,
-	&skl_perf, NULL, skl_ev, N(skl_ev), "4 general counters per thread with SMT on, 8 with SMT off",
+	.name = "skylakex", .desc = "Intel Skylake-X", .vendor = TMA_INTEL, .family = 6, .models = skx_models,
+	.stepping_min = 0, .stepping_max = 4, .pfm_pmu = "skx", SKL_COUNTERS, .max_level = 6, .run_max_level = 3,
+	.run_deep = skl_run_deep, .perf = &tma_perf_skx, .ev = skl_ev, .nev = N(skl_ev),
 };
 static const struct tma_cpu cpu_clx = {
-	"cascadelakex", "Intel Cascade Lake", TMA_INTEL, 6, skx_models, 5, 15, "clx", 3, 4, 8, 4, 3,
-	&clx_perf, NULL, skl_ev, N(skl_ev), "4 general counters per thread with SMT on, 8 with SMT off",
+	.name = "cascadelakex", .desc = "Intel Cascade Lake", .vendor = TMA_INTEL, .family = 6, .models = skx_models,
+	.stepping_min = 5, .stepping_max = 15, .pfm_pmu = "clx", SKL_COUNTERS, .max_level = 6, .run_max_level = 3,
+	.run_deep = pmm_run_deep, .perf = &tma_perf_clx, .ev = skl_ev, .nev = N(skl_ev),
 };
 static const struct tma_cpu cpu_icx = {
-	"icelakex", "Intel Ice Lake-X", TMA_INTEL, 6, icx_models, -1, -1, "icx", 4, 8, 8, 5, 3,
-	&icx_perf, &icx_gc, icx_ev, N(icx_ev), "8 general counters; perf-metrics (slots/topdown-*) used only by analyze",
+	.name = "icelakex", .desc = "Intel Ice Lake-X", .vendor = TMA_INTEL, .family = 6, .models = icx_models,
+	.stepping_min = -1, .stepping_max = -1, .pfm_pmu = "icx", .fixed_counters = 4, .gp_counters = 8,
+	.gp_counters_smt_off = 8, .slots = 5, .max_level = 6, .run_max_level = 3, .run_deep = pmm_run_deep,
+	.perf = &tma_perf_icx, .gc = &icx_gc, .ev = icx_ev, .nev = N(icx_ev),
+	.notes = "8 general counters; perf-metrics (slots/topdown-*) used only by analyze",
 };
 static const struct tma_cpu cpu_spr = {
-	"sapphirerapids", "Intel Sapphire Rapids", TMA_INTEL, 6, spr_models, -1, -1, "spr", 4, 8, 8, 6, 3,
-	&spr_perf, &spr_gc, spr_ev, N(spr_ev), "8 general counters; TOPDOWN.BAD_SPEC_SLOTS/BR_MISPREDICT_SLOTS only on counter 0",
+	.name = "sapphirerapids", .desc = "Intel Sapphire Rapids", .vendor = TMA_INTEL, .family = 6,
+	.models = spr_models, .stepping_min = -1, .stepping_max = -1, .pfm_pmu = "spr", .fixed_counters = 4,
+	.gp_counters = 8, .gp_counters_smt_off = 8, .slots = 6, .max_level = 6, .run_max_level = 3,
+	.run_deep = pmm_run_deep, .perf = &tma_perf_spr, .gc = &spr_gc, .ev = spr_ev, .nev = N(spr_ev),
+	.notes = "8 general counters; TOPDOWN.BAD_SPEC_SLOTS/BR_MISPREDICT_SLOTS only on counter 0",
 };
 static const struct tma_cpu cpu_zen4 = {
-	"amdzen4", "AMD Zen 4", TMA_AMD, 0x19, zen4_models, -1, -1, "amd64_fam19h_zen4", 0, 6, 6, 6, 2,
-	&zen4_perf, NULL, zen4_ev, N(zen4_ev), "6 general counters, no fixed counters",
+	.name = "amdzen4", .desc = "AMD Zen 4", .vendor = TMA_AMD, .family = 0x19, .models = zen4_models,
+	.stepping_min = -1, .stepping_max = -1, .pfm_pmu = "amd64_fam19h_zen4", .fixed_counters = 0,
+	.gp_counters = 6, .gp_counters_smt_off = 6, .slots = 6, .max_level = 2, .run_max_level = 2,
+	.perf = &tma_perf_zen4, .ev = zen4_ev, .nev = N(zen4_ev), .notes = "6 general counters, no fixed counters",
 };
 static const struct tma_cpu cpu_zen5 = {
-	"amdzen5", "AMD Zen 5", TMA_AMD, 0x1a, zen4_models, -1, -1, NULL, 0, 6, 6, 8, 2,
-	&zen5_perf, NULL, zen5_ev, N(zen5_ev), "6 general counters; libpfm4 4.13 has no Zen 5 table, encodings are raw",
+	.name = "amdzen5", .desc = "AMD Zen 5", .vendor = TMA_AMD, .family = 0x1a, .models = zen4_models,
+	.stepping_min = -1, .stepping_max = -1, .fixed_counters = 0, .gp_counters = 6, .gp_counters_smt_off = 6,
+	.slots = 8, .max_level = 2, .run_max_level = 2, .perf = &tma_perf_zen5, .ev = zen5_ev, .nev = N(zen5_ev),
+	.notes = "6 general counters; libpfm4 4.13 has no Zen 5 table, encodings are raw",
 };
+#define ARM_CPU .vendor = TMA_ARM, .family = 0x41, .stepping_min = -1, .stepping_max = -1, .fixed_counters = 1, \
+	.gp_counters = 6, .gp_counters_smt_off = 6, .max_level = 1, .run_max_level = 1, .ev = arm_ev, \
+	.nev = N(arm_ev), .notes = "6 general counters + cycle counter; architected event numbers"
 static const struct tma_cpu cpu_v1 = {
-	"neoverse-v1", "Arm Neoverse V1", TMA_ARM, 0x41, v1_parts, -1, -1, NULL, 1, 6, 6, 8, 1,
-	&v1_perf, NULL, arm_ev, N(arm_ev), "6 general counters + cycle counter; architected event numbers",
+	.name = "neoverse-v1", .desc = "Arm Neoverse V1", .models = v1_parts, .slots = 8, .perf = &v1_perf, ARM_CPU,
 };
 static const struct tma_cpu cpu_n2 = {
-	"neoverse-n2", "Arm Neoverse N2", TMA_ARM, 0x41, n2_parts, -1, -1, NULL, 1, 6, 6, 5, 1,
-	&n2_perf, NULL, arm_ev, N(arm_ev), "6 general counters + cycle counter; architected event numbers",
+	.name = "neoverse-n2", .desc = "Arm Neoverse N2", .models = n2_parts, .slots = 5, .perf = &n2_perf, ARM_CPU,
 };
 static const struct tma_cpu cpu_v2 = {
-	"neoverse-v2", "Arm Neoverse V2", TMA_ARM, 0x41, v2_parts, -1, -1, NULL, 1, 6, 6, 8, 1,
-	&n2_perf, NULL, arm_ev, N(arm_ev), "6 general counters + cycle counter; architected event numbers",
+	.name = "neoverse-v2", .desc = "Arm Neoverse V2", .models = v2_parts, .slots = 8, .perf = &n2_perf, ARM_CPU,
 };
 
 const struct tma_cpu *const tma_cpus[] = {

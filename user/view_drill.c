@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tma_output.h"
 #include "view_model.h"
 
 static void add_line(struct vm_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -132,7 +133,7 @@ static void drill_counters(const struct view *v, const struct counter_val *c, co
 static void drill_tma(const struct view *v, const struct thread_stats *s, struct vm_lines *l)
 {
 	const struct report *r = v->r;
-	static struct tma_result res;
+	struct tma_result res;
 	char path[512], *text = NULL;
 	size_t len = 0;
 	FILE *f;

@@ -277,7 +277,7 @@ static unsigned long long self_cpu_ns(void)
 
 static void tma_of(const struct report *r, const struct thread_stats *s, struct vm_tma *out)
 {
-	static struct tma_result res;
+	struct tma_result res;
 
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < VM_TMA_L1; i++)

@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libFuzzer target: -e event-spec parser (lists, pmu/terms/, raw, names) and
  * the metric-expression evaluator on the same bytes. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "events.h"
 #include "cpu_detect.h"
-#include "tma.h"
+#include "event_key.h"
 #include "tma_expr.h"
 
 static int resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id, struct tma_expr_val *out)
 {
-	out->v = (double)(strlen(id) % 7);
-	out->cnst = k == TMA_EXPR_LITERAL;
-	out->ids = 0;
-	int b = tma_expr_id_index(x, id);
-	if (b >= 0)
-		out->ids = 1ULL << b;
-	return 0;
+	memset(out, 0, sizeof(*out));
+	out->v = x->planning && k == TMA_EXPR_ID ? NAN : (double)(strlen(id) % 7);
+	tma_ids_add(&out->ids, (int)(strlen(id) % TMA_EXPR_MAX_IDS));
+	return strlen(id) % 11 ? 0 : -1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,10 +4,15 @@
 #include <math.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include "test_tma_refjson.h"
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
 #include "perf_csv.h"
 #include "cmd_analyze.h"
 #include "tma.h"
+#include "skx_profile.h"
+
+#define CHECK(cond, ...) check((cond), __VA_ARGS__)
 
 static struct perf_csv csv;
 
@@ -47,6 +52,17 @@ static int analyze(char *out, size_t outlen, char *errout, size_t errlen, const 
 	return rc;
 }
 
+/* exit status of 'analyze PATH --cpu skylakex', stderr in err without its newline */
+static int analyze_status(const char *path, char *err, size_t errlen)
+{
+	static char out[65536];
+	int r = analyze(out, sizeof(out), err, errlen, path, "--cpu", "skylakex", NULL, NULL, NULL);
+	size_t l = strlen(err);
+	if (l && err[l - 1] == '\n')
+		err[l - 1] = 0;
+	return r;
+}
+
 static double jget(const char *json, const char *key)
 {
 	char pat[128];
@@ -64,6 +80,106 @@ static double jget(const char *json, const char *key)
 	if (!strncmp(p, "null", 4))
 		return NAN;
 	return atof(p);
+}
+
+/* parse text; 0 when it parses, else err must hold every needle */
+static bool refused(const char *text, size_t len, const char *n1, const char *n2)
+{
+	char err[512] = "";
+	int r = perf_csv_parse(text, len, &csv, err, sizeof(err));
+	bool ok = r != 0 && strstr(err, n1) && (!n2 || strstr(err, n2));
+	if (!ok)
+		printf("# parse gave %d: %s\n", r, err);
+	return ok;
+}
+
+#define TXT(s) s, sizeof(s) - 1
+
+/* issue 15's bad-input list (and issue 22's analyze cases): read correctly or refused naming line and fix */
+static void bad_inputs(void)
+{
+	char err[512];
+	int r, i;
+
+	CHECK(refused(TXT(""), "line 1", "empty file: no counter lines; record with: perf stat -x, -o FILE"), "empty file refused with the fix");
+	CHECK(refused(TXT("# started on Mon\n\n"), "line 2", "only comments and blank lines"), "a file of comments only refused");
+	CHECK(refused(TXT("1000,,cycles,5,100.00,,\n\x7f" "ELF\x02\x01\x01\x00\x00\n"), "line 2, column 5", "binary data"),
+	      "binary garbage (an ELF header, a NUL byte) refused at its line and column");
+	CHECK(refused(TXT("%  tma_frontend_bound,%  tma_backend_bound,insn per cycle,\n12.0,60.0,1.5,\n"), "line 1",
+		      "--metric-only output has no counts"), "perf stat --metric-only output refused with the fix");
+	CHECK(refused(TXT("1000,,cycles,5,100.00,,\n-10,,instructions,5,100.00,,\n"), "line 2, column 1",
+		      "count '-10' is negative"), "negative count refused (issue 22: analyze printed Frontend_Bound -10%%)");
+	CHECK(refused(TXT("-nan,,cycles,5,100.00,,\n"), "line 1", "not a finite number"), "non-finite count refused");
+	CHECK(refused(TXT("1000,,cycles,5,100.00,,\nCPU1,1000,,cycles,5,100.00,,\n"), "line 2", "aggregated and the per-CPU"),
+	      "a per-CPU line among aggregated lines refused, naming both lines");
+	CHECK(refused(TXT("app-12,1000,,cycles,5,100.00,,\n1000,,cycles,5,100.00,,\n"), "line 2", "among thread lines (line 1"),
+	      "an aggregated line among per-thread lines refused");
+	CHECK(refused(TXT("1000,,cycles,5,100.00,,\n2000,,instructions,5,100.00,,\n30"), "line 3",
+		      "ends in the middle of this line"), "a file cut short (no newline, missing fields) refused: copy it again");
+	/* read correctly: other perf versions' columns */
+	r = perf_csv_parse(TXT("1000,,cycles\n2000,,instructions\n"), &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.n == 2 && csv.ev[1].value == 2000 && csv.ev[1].pct == 100,
+	      "old perf without run-time/percent columns read");
+	r = perf_csv_parse(TXT("1000,,cycles,1.25%,500,50.00,,\n"), &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.n == 1 && csv.ev[0].pct == 50 && csv.ev[0].run_ns == 500, "perf stat -r: the noise column skipped");
+	r = perf_csv_parse(TXT("1000,,cycles,/user.slice,500,100.00,,\n3000,,cycles,/system.slice,500,100.00,,\n"), &csv,
+			   err, sizeof(err));
+	CHECK(r == 0 && csv.nrow == 2 && !strcmp(csv.row[1].key, "/system.slice") && csv.ev[0].value == 4000,
+	      "perf stat -G: the cgroup column becomes the row key");
+	r = perf_csv_parse(TXT("1000;;cpu/event=0x3c,umask=0x0/;500;100.00;;\n"), &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.sep == ';' && !strcmp(csv.ev[0].name, "cpu/event=0x3c,umask=0x0/"),
+	      "perf stat -x';' read, commas inside the event name kept");
+	r = perf_csv_parse(TXT("1000,,cycles,5,100.00,,\n2000,,instructions,5,100.00,,"), &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.n == 2, "a complete last line without its newline is read");
+	r = perf_csv_parse(TXT("S0-D0-C0,2,1000,,cycles,5,100.00,,\nS0-D0-C0,2,,,,,1.50,insn per cycle\n"
+			       "S0-D0-C0,2,,,,,,\n"), &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.aggr == PERF_CSV_CORE && csv.nrow == 1, "per-core metric continuation lines (with and without a value)");
+	i = analyze_status("tests", err, sizeof(err));
+	CHECK(i == 2 && strstr(err, "tests: is a directory; give the CSV file") && !strchr(err, '\n'),
+	      "analyze DIR: one line, exit 2 (issue 22): %s", err);
+}
+
+/* perf stat --per-core, --per-thread, --per-socket -I, -A: one tree per row key, and the total */
+static void per_row_files(void)
+{
+	static const struct { const char *file, *kind, *key0, *key1; enum perf_csv_aggr aggr; int intervals; } f[] = {
+		{ "tests/data/skx_per_core.csv", "core", "S0-D0-C0", "S0-D0-C1", PERF_CSV_CORE, 0 },
+		{ "tests/data/skx_per_thread.csv", "thread", "decoder-1234", "gemm,w-1-1240", PERF_CSV_THREAD, 0 },
+		{ "tests/data/skx_per_socket_interval.csv", "socket", "S0", "S1", PERF_CSV_SOCKET, 2 },
+		{ "tests/data/skx_per_cpu.csv", "CPU", "CPU0", "CPU1", PERF_CSV_CPU, 0 },
+	};
+	char err[512], out[65536], eo[4096];
+
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		int r = perf_csv_load(f[k].file, &csv, err, sizeof(err));
+		bool ok = r == 0 && csv.aggr == f[k].aggr && csv.nrow == 2 && !strcmp(csv.row[0].key, f[k].key0) &&
+			  !strcmp(csv.row[1].key, f[k].key1) && csv.intervals == f[k].intervals && csv.n == 26;
+		/* row 0 holds skx_llm_decode's counts (intervals summed), the total both rows' */
+		for (int i = 0; ok && skx_llm_decode[i].k; i++) {
+			char a[TMA_KEY_LEN], b[TMA_KEY_LEN];
+			int e = -1;
+			tma_event_key(skx_llm_decode[i].k, a, sizeof(a));
+			for (int j = 0; j < csv.n && e < 0; j++)
+				if (!tma_event_key(csv.ev[j].name, b, sizeof(b)) && !strcmp(a, b))
+					e = j;
+			ok = e >= 0 && csv.row[0].value[e] == skx_llm_decode[i].v &&
+			     csv.ev[e].value == csv.row[0].value[e] + csv.row[1].value[e];
+		}
+		CHECK(ok, "%s: %d %s rows '%s', '%s', counts exact%s %s", f[k].file, csv.nrow, f[k].kind, f[k].key0, f[k].key1,
+		      f[k].intervals ? ", intervals summed" : "", r ? err : "");
+		r = analyze(out, sizeof(out), eo, sizeof(eo), f[k].file, "--cpu", "skylakex", "--json", NULL, NULL);
+		char *r1 = strstr(out, f[k].key1), *tot = strstr(out, "\"key\": \"total\"");
+		CHECK(r == 0 && out[0] == '[' && strstr(out, f[k].key0) && r1 && tot &&
+		      fabs(jget(strstr(out, f[k].key0), "tma_backend_bound") - 69) < 1e-9 &&
+		      jget(r1, "tma_retiring") > 60 && jget(tot, "tma_backend_bound") > 30 && jget(tot, "tma_backend_bound") < 69,
+		      "%s --json: a list, one tree per %s (the decode row Backend_Bound 69%%, the GEMM row Retiring-bound) "
+		      "plus the total", f[k].file, f[k].kind);
+		r = analyze(out, sizeof(out), eo, sizeof(eo), f[k].file, "--cpu", "skylakex", NULL, NULL, NULL);
+		CHECK(r == 0 && strstr(out, "Frontend_Bound Bad_Speculation Backend_Bound Retiring  bottleneck") &&
+		      strstr(out, f[k].key0) && strstr(out, "\ntotal ") && strstr(out, "17.5%  Backend_Bound 69.0% \xe2\x80\xba Memory_Bound"),
+		      "%s text: a row per %s with the level-1 columns and the bottleneck path, then the total's tree", f[k].file,
+		      f[k].kind);
+	}
 }
 
 int main(void)
@@ -111,8 +227,10 @@ int main(void)
 	CHECK(r != 0 && strstr(err, "bad_line.csv: line 3, column 1:"), "bad line: position in message: %s", err);
 	r = perf_csv_parse("1,,a,1,100.00,,\n5,,b,abc,100,,\n", 31, &csv, err, sizeof(err));
 	CHECK(r != 0 && strstr(err, "line 2"), "non-numeric run-time column rejected: %s", err);
-	r = perf_csv_parse("\n\n# comment\n", 12, &csv, err, sizeof(err));
-	CHECK(r == 0 && csv.n == 0, "blank and # lines ignored");
+	r = perf_csv_parse("\n# comment\n\n1,,a,1,100.00,,\n", 23, &csv, err, sizeof(err));
+	CHECK(r == 0 && csv.n == 1 && csv.ev[0].line == 4, "blank and # lines ignored");
+	bad_inputs();
+	per_row_files();
 	r = perf_csv_parse("12,,cpu/event=0x3c,umask=1\n", 27, &csv, err, sizeof(err));
 	CHECK(r != 0, "unterminated pmu/ name rejected: %s", err);
 
@@ -151,5 +269,5 @@ int main(void)
 	CHECK(r == 2 && strstr(eo, "unknown option"), "unknown option: exit 2");
 	r = analyze(out, sizeof(out), eo, sizeof(eo), "tests/data/skx_llm_decode.csv", "--smt", "maybe", NULL, NULL, NULL);
 	CHECK(r == 2 && strstr(eo, "--smt"), "bad --smt value: exit 2");
-	return t_done();
+	return check_exit();
 }

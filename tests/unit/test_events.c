@@ -3,7 +3,11 @@
  * chosen CPU (perf JSON dotted and libpfm4 NAME:UMASK spellings), built-in
  * cpu/ formats when the host has no cpu PMU, errors with positions. */
 #include <unistd.h>
-#include "test_tma_refjson.h"
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+
+#define CHECK(cond, ...) check((cond), __VA_ARGS__)
 #include "events.h"
 #include "cpu_detect.h"
 
@@ -62,5 +66,5 @@ int main(void)
 	events_set_target_cpu(tma_cpu_by_name("sapphirerapids"));
 	CHECK(one("topdown.backend_bound_slots") == 0 && d.attr.config == 0x2a4, "SPR TOPDOWN.BACKEND_BOUND_SLOTS = 0xa4/0x02 (JSON), not libpfm4's 0x0200");
 	CHECK(one("slots") != 0, "perf-metrics pseudo event 'slots' is refused");
-	return t_done();
+	return check_exit();
 }

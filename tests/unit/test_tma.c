@@ -1,305 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * TMA engine tests:
- *  1. perf expression semantics (expr.y): precedence, if/else, d_ratio, min/max
- *     with NaN, division by zero aborting, escapes, literals;
- *  2. every metric of every recipe evaluated against the reference JSON's own
- *     MetricExpr (../shared/pmu-reference, TMABPF_PMU_REF overrides) on many
- *     counter vectors and perf literals (#SMT_on, #core_wide, #has_pmem), and
- *     zero counters;
- *  3. profiles with hand-computed expected values: memory-bound LLM decode,
- *     compute-bound GEMM, frontend-bound, mispredict-heavy, zero cycles,
- *     slightly negative nodes, SMT on; bottleneck paths; JSON null for x/0.
+ * TMA engine tests with counts alone (the formulas themselves are compared
+ * with perf 6.12 by tests/test_tma_perf.py, the evaluator by test_tma_expr):
+ *  - profiles with hand-computed expected values: memory-bound LLM decode,
+ *    compute-bound GEMM, frontend-bound, mispredict-heavy, zero cycles,
+ *    slightly negative nodes, SMT on/off, core-wide; bottleneck paths;
+ *  - perf 6.12 rules end to end: an all-zero CSV gives tma_l1_bound = 0
+ *    (max(NaN, 0)), null nodes say why; every level-3 node perf has (Heavy
+ *    Operations' microcode sequencer and few-uops instructions included);
+ *  - plan(recipe, level, budget, host facts) -> events and groups, then
+ *    compute(plan, counts) on the BPF path, with left-out nodes and
+ *    multiplexing marks; two plans side by side (no shared state);
+ *  - CPU detection and event-name canonicalisation.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <strings.h>
-#include "test_tma_refjson.h"
+#include "check.h"
+#include "json.h"
 #include "tma.h"
-#include "tma_expr.h"
+#include "tma_output.h"
 #include "tma_recipes.h"
 #include "skx_profile.h"
 
-/* ---------- 1. expression semantics ---------- */
-struct simple { struct tma_expr_ctx x; };
-static int simple_resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id, struct tma_expr_val *out)
-{
-	out->cnst = false;
-	out->ids = 0;
-	if (k == TMA_EXPR_LITERAL) {
-		out->cnst = true;
-		if (!strcasecmp(id, "SMT_on")) { out->v = 1; return 0; }
-		return -1;
-	}
-	if (!strcmp(id, "A")) out->v = 10;
-	else if (!strcmp(id, "B")) out->v = 4;
-	else if (!strcmp(id, "Z")) out->v = 0;
-	else if (!strcmp(id, "cpu/EV.X,cmask=1,edge/")) out->v = 7;
-	else if (!strcmp(id, "topdown-be-bound")) out->v = 3;
-	else if (!strcmp(id, "EXE_ACTIVITY.1_PORTS_UTIL")) out->v = 5;
-	else return -1;
-	return 0;
-}
+#define CHECK(cond, ...) check((cond), __VA_ARGS__)
 
-static double ev(const char *s, int *rc)
-{
-	struct simple c;
-	struct tma_expr_val v;
-	char err[200];
-	memset(&c, 0, sizeof(c));
-	c.x.resolve = simple_resolve;
-	*rc = tma_expr_eval(&c.x, s, &v, err, sizeof(err));
-	return v.v;
-}
-
-static void test_expr(void)
-{
-	int rc;
-	CHECK(ev("A + B * 2", &rc) == 18 && rc == 0, "precedence * over +");
-	CHECK(ev("A - B - 2", &rc) == 4, "left associative -");
-	CHECK(ev("-A * 2", &rc) == -20, "unary minus");
-	CHECK(ev("A / B", &rc) == 2.5, "division");
-	CHECK(isnan(ev("A / Z", &rc)) && rc == 1, "division by zero aborts the expression (perf prints nothing)");
-	CHECK(isnan(ev("max(A / Z, 0)", &rc)) && rc == 1, "abort is not rescued by max()");
-	CHECK(ev("d_ratio(A, Z)", &rc) == 0 && rc == 0, "d_ratio(x, 0) = 0");
-	CHECK(ev("d_ratio(A, B)", &rc) == 2.5, "d_ratio");
-	CHECK(ev("A if Z else B", &rc) == 4, "if: zero condition takes else");
-	CHECK(ev("A if B > 3 else B", &rc) == 10, "if with comparison");
-	CHECK(ev("1 if #SMT_on else 2", &rc) == 1, "#SMT_on literal");
-	CHECK(ev("A if Z else B if 1 else 3", &rc) == 4, "nested else-if");
-	CHECK(ev("min(A, B)", &rc) == 4 && ev("max(A, B)", &rc) == 10, "min/max");
-	CHECK(ev("min(NOPE, B)", &rc) == 4, "min(NaN, b) = b as in expr.y (a < b ? a : b)");
-	CHECK(isnan(ev("min(B, NOPE)", &rc)), "min(b, NaN) = NaN as in expr.y");
-	CHECK(isnan(ev("NOPE < 3", &rc)), "comparison with NaN is NaN (BINARY_OP)");
-	CHECK(ev("A if NOPE else B", &rc) == 10, "NaN condition counts as true");
-	CHECK(ev("cpu@EV.X\\,cmask\\=1\\,edge@ * 2", &rc) == 14, "escaped pmu@terms@ identifier");
-	CHECK(ev("topdown\\-be\\-bound + 1", &rc) == 4, "escaped '-' in identifier");
-	CHECK(ev("EXE_ACTIVITY.1_PORTS_UTIL + 1e2", &rc) == 105, "identifier with digits, 1e2 number");
-	CHECK(ev("0.5 * 4", &rc) == 2, "decimal number");
-	CHECK(ev("(A | 1) + (B & 6) + (A ^ 2)", &rc) == 11 + 4 + 8, "bit operators on (long)");
-	ev("A + * B", &rc);
-	CHECK(rc == -1, "syntax error reported");
-	{
-		struct simple c;
-		struct tma_expr_val v;
-		char err[200];
-		memset(&c, 0, sizeof(c));
-		c.x.resolve = simple_resolve;
-		tma_expr_eval(&c.x, "A + (B * ", &v, err, sizeof(err));
-		CHECK(strstr(err, "position") != NULL, "syntax error names a position: %s", err);
-	}
-	CHECK(isnan(ev("#bogus_literal + 1", &rc)) && rc == 1, "unknown literal fails the metric");
-}
-
-/* ---------- 2. recipes vs reference JSON ---------- */
-struct refset {
-	struct rj_file f[3];
-	int nf;
-};
-static const char *ref_files(const char *cpu, int i)
-{
-	static const struct { const char *cpu, *f[3]; } t[] = {
-		{ "skylake", { "skylake/skl-metrics.json" } },
-		{ "skylakex", { "skylakex/skx-metrics.json" } },
-		{ "cascadelakex", { "cascadelakex/clx-metrics.json" } },
-		{ "icelakex", { "icelakex/icx-metrics.json" } },
-		{ "sapphirerapids", { "sapphirerapids/spr-metrics.json" } },
-		{ "amdzen4", { "amdzen4/pipeline.json" } },
-		{ "amdzen5", { "amdzen5/pipeline.json" } },
-		{ "neoverse-v1", { "neoverse-v1/metrics.json", "arm64-common/sbsa.json" } },
-		{ "neoverse-n2", { "neoverse-n2-v2/metrics.json", "arm64-common/sbsa.json" } },
-		{ "neoverse-v2", { "neoverse-n2-v2/metrics.json", "arm64-common/sbsa.json" } },
-	};
-	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
-		if (!strcmp(t[k].cpu, cpu))
-			return t[k].f[i];
-	return NULL;
-}
-
-/* the reference metric: MetricName == name, or ArchStdEvent == name with a MetricExpr */
-static const struct rj_obj *ref_metric(const struct refset *rs, const char *name)
-{
-	for (int i = 0; i < rs->nf; i++)
-		for (int k = 0; k < rs->f[i].n; k++) {
-			const struct rj_obj *o = &rs->f[i].o[k];
-			const char *mn = rj_get(o, "MetricName"), *as = rj_get(o, "ArchStdEvent");
-			if (!rj_get(o, "MetricExpr"))
-				continue;
-			if ((mn && !strcmp(mn, name)) || (!mn && as && !strcmp(as, name)))
-				return o;
-		}
-	return NULL;
-}
-
-static double ref_scale(const struct rj_obj *o)
-{
-	const char *s = rj_get(o, "ScaleUnit");
-	return s ? atof(s) : 1;
-}
-
-struct tctx {
-	struct tma_expr_ctx x;
-	const struct tma_cpu *c;
-	const struct refset *rs;	/* NULL: resolve metrics from our table */
-	uint64_t seed;
-	int zero;			/* 1: all events 0; 2: events whose hash is even are 0 */
-	int smt, core_wide, pmem;
-};
-
-static uint64_t hash(const char *s, uint64_t seed)
-{
-	uint64_t h = 1469598103934665603ULL ^ seed;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	h ^= h >> 29;
-	return h;
-}
-
-static const struct tma_metric *our_metric(const struct tma_formulation *f, const char *name)
-{
-	for (; f; f = f->base)
-		for (int i = 0; i < f->n; i++)
-			if (!strcmp(f->m[i].name, name))
-				return &f->m[i];
-	return NULL;
-}
-
-static int t_resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id, struct tma_expr_val *out)
-{
-	struct tctx *t = (struct tctx *)x;
-	out->cnst = false;
-	out->ids = 0;
-	if (k == TMA_EXPR_LITERAL) {
-		out->cnst = true;
-		if (!strcasecmp(id, "SMT_on")) out->v = t->smt;
-		else if (!strcasecmp(id, "core_wide")) out->v = t->core_wide;
-		else if (!strcasecmp(id, "has_pmem")) out->v = t->pmem;
-		else if (!strcasecmp(id, "slots")) out->v = t->c->slots;
-		else return -1;
-		return 0;
-	}
-	if (k == TMA_EXPR_CPUID) {
-		out->cnst = true;
-		out->v = !strcmp(t->c->name, "neoverse-n2");
-		return 0;
-	}
-	if (k == TMA_EXPR_ID) {
-		const char *expr = NULL;
-		if (t->rs) {
-			const struct rj_obj *o = ref_metric(t->rs, id);
-			if (o && strcmp(id, "ipc")) /* "ipc" in n2 files is a metric too */
-				expr = rj_get(o, "MetricExpr");
-		} else {
-			const struct tma_metric *m = our_metric(t->c->perf, id);
-			if (m)
-				expr = m->expr;
-		}
-		if (expr) {
-			struct tma_expr_val v;
-			x->depth++;
-			int r = tma_expr_eval(x, expr, &v, NULL, 0);
-			x->depth--;
-			*out = v;
-			if (r)
-				out->v = NAN;
-			return 0;
-		}
-	}
-	char key[TMA_KEY_LEN];
-	if (tma_event_key(id, key, sizeof(key)))
-		snprintf(key, sizeof(key), "%s", id);
-	uint64_t h = hash(key, t->seed);
-	if (t->zero == 1 || (t->zero == 2 && !(h & 1)))
-		out->v = 0;
-	else
-		out->v = (double)(h % 1000000000ULL) + 1000;
-	return 0;
-}
-
-static void test_reference(void)
-{
-	char path[512];
-	int compared_cpus = 0;
-
-	for (int ci = 0; ci < tma_ncpus; ci++) {
-		const struct tma_cpu *c = tma_cpus[ci];
-		struct refset rs;
-		memset(&rs, 0, sizeof(rs));
-		bool ok = true;
-		for (int i = 0; i < 3 && ref_files(c->name, i); i++) {
-			snprintf(path, sizeof(path), "%s/%s", refdir(), ref_files(c->name, i));
-			if (rj_load(path, &rs.f[rs.nf++])) {
-				CHECK(0, "read reference %s", path);
-				ok = false;
-			}
-		}
-		if (!ok)
-			continue;
-		compared_cpus++;
-		int nmetrics = 0, mism = 0, nvec = 0, nfinite = 0;
-		char first_bad[300] = "";
-		for (const struct tma_formulation *f = c->perf; f; f = f->base)
-			for (int mi = 0; mi < f->n; mi++) {
-				const struct tma_metric *m = &f->m[mi];
-				const struct rj_obj *ro = ref_metric(&rs, m->name);
-				if (!ro) {
-					CHECK(0, "%s: metric %s exists in the reference JSON", c->name, m->name);
-					continue;
-				}
-				nmetrics++;
-				if (m->tma)
-					CHECK(fabs(ref_scale(ro) - m->scale) < 1e-9 || (m->scale == 1 && ref_scale(ro) == 1),
-					      "%s: %s scale %g matches ScaleUnit %s", c->name, m->name, m->scale,
-					      rj_get(ro, "ScaleUnit") ? rj_get(ro, "ScaleUnit") : "(none)");
-				for (int seed = 0; seed < 40; seed++)
-					for (int envi = 0; envi < 8; envi++) {
-						struct tctx a, b;
-						memset(&a, 0, sizeof(a));
-						a.x.resolve = t_resolve;
-						a.c = c;
-						a.seed = (uint64_t)seed;
-						a.zero = seed == 0 ? 1 : seed == 1 ? 2 : 0;
-						a.smt = envi & 1;
-						a.core_wide = envi >> 1 & 1;
-						a.pmem = envi >> 2 & 1;
-						b = a;
-						b.rs = &rs;
-						struct tma_expr_val va, vb;
-						int ra = tma_expr_eval(&a.x, m->expr, &va, NULL, 0);
-						int rb = tma_expr_eval(&b.x, rj_get(ro, "MetricExpr"), &vb, NULL, 0);
-						double x = ra ? NAN : va.v, y = rb ? NAN : vb.v;
-						nvec++;
-						nfinite += isfinite(y);
-						bool same = (isnan(x) && isnan(y)) ||
-							    fabs(x - y) <= 1e-9 * fmax(1, fabs(y));
-						if (!same) {
-							mism++;
-							if (!first_bad[0])
-								snprintf(first_bad, sizeof(first_bad), "%s seed %d env %d: ours %g ref %g",
-									 m->name, seed, envi, x, y);
-						}
-					}
-			}
-		CHECK(mism == 0 && nmetrics > 0 && nfinite > nvec / 2,
-		      "%s: %d metrics x %d vectors equal perf's reference MetricExpr (%d finite)%s%s",
-		      c->name, nmetrics, nvec / (nmetrics ? nmetrics : 1), nfinite, first_bad[0] ? "; first mismatch: " : "", first_bad);
-	}
-	CHECK(compared_cpus == tma_ncpus, "reference data found for all %d recipes (dir %s)", tma_ncpus, refdir());
-}
+static struct tma_env env;	/* the literals the tests set, per case */
 
 /* ---------- 3. profiles ---------- */
 
+/* analyze-style: perf's tree to level, from named counts */
 static void run(const char *cpu, int level, const struct kv *kv, struct tma_result *r)
 {
+	static struct tma_plan p;
 	const char *names[96];
 	double vals[96], pct[96];
+	char err[256];
 	int n = 0;
 	for (; kv[n].k; n++) {
 		names[n] = kv[n].k;
 		vals[n] = kv[n].v;
 		pct[n] = 100;
 	}
-	tma_compute_named(tma_cpu_by_name(cpu), level, n, names, vals, pct, r);
+	if (tma_plan_init(&p, tma_cpu_by_name(cpu), level, false, &env, err, sizeof(err)))
+		CHECK(0, "plan %s level %d: %s", cpu, level, err);
+	tma_compute_named(&p, n, names, vals, pct, r);
+}
+
+/* the BPF path's node set (levels 1..run_max_level, the Memory_Bound drill-down at 3) */
+static void run_bpf_nodes(const char *cpu, int level, const struct kv *kv, struct tma_result *r)
+{
+	static struct tma_plan p;
+	const char *names[96];
+	double vals[96];
+	char err[256];
+	int n = 0;
+	for (; kv[n].k; n++) {
+		names[n] = kv[n].k;
+		vals[n] = kv[n].v;
+	}
+	if (tma_plan_init(&p, tma_cpu_by_name(cpu), level, true, &env, err, sizeof(err)))
+		CHECK(0, "plan %s level %d: %s", cpu, level, err);
+	tma_compute_named(&p, n, names, vals, NULL, r);
 }
 
 static bool near(double a, double b)
@@ -314,13 +78,12 @@ static void test_skx_profiles(void)
 	struct tma_result r;
 	char path[256];
 
-	tma_env_host(&e);
+	memset(&e, 0, sizeof(e));
 	e.smt_on = 0;
 	e.core_wide = 1;
-	e.has_pmem = 0;
-	tma_set_env(&e);
+	env = e;
 
-	run("skylakex", 3, skx_llm_decode, &r);
+	run("skylakex", 4, skx_llm_decode, &r);	/* MEM_Bandwidth is perf's level 4 */
 	double slots = 4 * CLK;
 	double fe = 4e8 / slots, bad = (8e8 - 7e8 + 4 * 1e7) / slots, ret = 7e8 / slots;
 	double be = 1 - fe - (8e8 + 4 * 1e7) / slots;
@@ -345,9 +108,21 @@ static void test_skx_profiles(void)
 	CHECK(!strncmp(path, "Backend_Bound ", 14) && strstr(path, " \xe2\x80\xba Memory_Bound ") &&
 	      strstr(path, "\xe2\x80\xba DRAM_Bound ") && strstr(path, "\xe2\x80\xba MEM_Bandwidth 60.0%"),
 	      "SKX LLM decode bottleneck path: %s", path);
-	CHECK(r.n == 4 + 8 + 7, "SKX --tma=3 tree has 19 nodes (got %d)", r.n);
+	run_bpf_nodes("skylakex", 3, skx_llm_decode, &r);
+	CHECK(r.n == 4 + 8 + 7, "SKX --tma=3 on the BPF path: L1, L2 and the Memory_Bound drill-down, 19 nodes (got %d)", r.n);
+	CHECK(near(tma_result_get(&r, "tma_mem_bandwidth"), 60) && tma_result_node(&r, "tma_mem_bandwidth")->tma == 3 &&
+	      tma_result_node(&r, "tma_mem_bandwidth")->level == 4, "MEM_Bandwidth: perf's level 4, shown at --tma=3");
 	run("skylakex", 1, skx_llm_decode, &r);
 	CHECK(r.n == 4, "SKX --tma=1 gives the 4 level-1 nodes");
+	run("skylakex", 6, skx_llm_decode, &r);
+	int computable = 0;
+	for (int i = 0; i < r.n; i++)
+		computable += r.node[i].computable;
+	CHECK(computable == 22 && tma_result_node(&r, "tma_ports_utilized_2") &&
+	      isnan(tma_result_get(&r, "tma_ports_utilization")) && strstr(tma_result_node(&r, "tma_ports_utilization")->why,
+									"missing: ARITH.DIVIDER_ACTIVE"),
+	      "analyze shows every node the counts make computable (%d), with their ancestors (null: what they lack)",
+	      computable);
 
 	/* compute-bound GEMM: high retiring, core-bound backend */
 	struct kv gemm[64];
@@ -391,34 +166,38 @@ static void test_skx_profiles(void)
 	{
 		/* ICX clamps with max(0, ...) where perf does */
 		struct tma_env e2 = e;
-		tma_set_env(&e2);
+		env = e2;
 	}
 
-	/* zero cycles: every ratio divides by zero -> null */
+	/* zero cycles: x/0 is NaN (null), but max(x/0, 0) is 0, as perf 6.12 prints them */
 	SET("CPU_CLK_UNHALTED.THREAD", 0);
 	run("skylakex", 3, gemm, &r);
 	int nn = 0;
 	for (int i = 0; i < r.n; i++)
-		nn += isnan(r.node[i].value);
-	CHECK(nn == r.n, "zero cycles: all %d nodes null (x/0), got %d", r.n, nn);
+		nn += isnan(r.node[i].value) && strstr(r.node[i].why, "division by zero (zero: CPU_CLK_UNHALTED.THREAD");
+	CHECK(nn == r.n - 1 && tma_result_get(&r, "tma_l1_bound") == 0,
+	      "zero cycles: %d of %d nodes null by division by zero; L1_Bound = max(NaN, 0) = 0", nn, r.n);
 	CHECK(tma_bottleneck_path(&r, path, sizeof(path)) < 0, "zero cycles: no bottleneck path");
 	{
-		char buf[4096];
+		char buf[8192];
 		FILE *f = fmemopen(buf, sizeof(buf), "w");
 		struct json j;
 		json_init(&j, f, false);
 		json_obj_begin(&j, NULL);
 		tma_result_json(&r, &j, "tma");
+		tma_result_json_why(&r, &j, "why_null");
 		json_obj_end(&j);
 		fclose(f);
-		CHECK(strstr(buf, "\"tma_frontend_bound\":null") != NULL, "JSON gives null for x/0: %.80s", buf);
+		CHECK(strstr(buf, "\"tma_frontend_bound\":null") && strstr(buf, "\"tma_l1_bound\":0") &&
+		      strstr(buf, "\"why_null\":{\"tma_frontend_bound\":\"division by zero"),
+		      "JSON gives null for x/0, with the reason: %.120s", buf);
 	}
 	SET("CPU_CLK_UNHALTED.THREAD", CLK);
 
 	/* SMT on, core-wide: perf uses THREAD_ANY/2 and RECOVERY_CYCLES_ANY/2 */
 	e.smt_on = 1;
 	e.core_wide = 1;
-	tma_set_env(&e);
+	env = e;
 	struct kv smt[64];
 	n = 0;
 	for (; skx_llm_decode[n].k; n++)
@@ -433,7 +212,7 @@ static void test_skx_profiles(void)
 	      "SMT on + core-wide: slots from THREAD_ANY/2, recovery from RECOVERY_CYCLES_ANY/2");
 	/* SMT on, per-thread (core_wide 0): THREAD/2*(1+ONE_THREAD_ACTIVE/REF_XCLK) */
 	e.core_wide = 0;
-	tma_set_env(&e);
+	env = e;
 	for (int i = 0; smt[i].k; i++)
 		if (!strcmp(smt[i].k, "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE"))
 			smt[i].v = 1e7;
@@ -442,7 +221,7 @@ static void test_skx_profiles(void)
 	CHECK(near(tma_result_get(&r, "tma_retiring"), 100 * 7e8 / (4 * cc)), "SMT on, not core-wide: core clocks from ONE_THREAD_ACTIVE/REF_XCLK");
 	e.smt_on = 0;
 	e.core_wide = 1;
-	tma_set_env(&e);
+	env = e;
 }
 
 static void test_spr(void)
@@ -480,7 +259,7 @@ static void test_spr(void)
 		{ "EXE_ACTIVITY.BOUND_ON_STORES", 1e7 }, { "OFFCORE_REQUESTS_OUTSTANDING.ALL_DATA_RD:c4", 7e8 },
 		{ "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD", 9e8 }, { NULL, 0 },
 	};
-	run("sapphirerapids", 3, gc, &r);
+	run("sapphirerapids", 4, gc, &r);
 	CHECK(!strcmp(r.formulation, "gc"), "SPR with general counters uses the gc formulation");
 	CHECK(near(tma_result_get(&r, "tma_frontend_bound"), 100 * (6e8 - 6e7) / 6e9) &&
 	      near(tma_result_get(&r, "tma_backend_bound"), 65) && near(tma_result_get(&r, "tma_retiring"), 20) &&
@@ -524,69 +303,87 @@ static void test_amd_arm(void)
 	CHECK(near(tma_result_get(&r, "backend_bound"), 100 * (4e9 / 5e9 - 3e6 / 1e9)), "Neoverse N2: #slots = 5");
 }
 
-/* the BPF path: plan, then compute from the planned event list with percent-running */
+/* planned events with values from kv (-1: none), percent running 100 in group 0, else 50 */
+static void fill(const struct event_list *el, const struct kv *kv, double *vals, double *pct)
+{
+	for (int i = 0; i < el->n; i++) {
+		vals[i] = -1;
+		for (int k = 0; kv[k].k; k++) {
+			char a[TMA_KEY_LEN], b[TMA_KEY_LEN];
+			tma_event_key(kv[k].k, a, sizeof(a));
+			tma_event_key(el->ev[i].name, b, sizeof(b));
+			if (!strcmp(a, b))
+				vals[i] = kv[k].v;
+		}
+		pct[i] = el->ev[i].group == 0 ? 100 : 50;
+	}
+}
+
+/* the BPF path: plan(recipe, level, budget, host facts), then compute(plan, counts) */
 static void test_plan_compute(void)
 {
-	static struct event_list el;
-	static struct tma_result r;
-	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+	static struct event_list el, el2;
+	static struct tma_plan skx, icx;
+	static struct tma_result r, r2, alone;
+	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS], vals2[TMABPF_MAX_EVENTS], pct2[TMABPF_MAX_EVENTS];
 	char err[256], path[256];
-	struct tma_env e;
+	struct tma_env e = { .smt_on = 0, .core_wide = 0, .nmi_watchdog = 0 };
 
-	tma_env_host(&e);
-	e.smt_on = 0;
-	e.core_wide = 0;
-	e.nmi_watchdog = 0;
-	tma_set_env(&e);
 	el.n = 0;
-	int rc = tma_plan_events(tma_cpu_by_name("skylakex"), 3, &el, err, sizeof(err));
-	CHECK(rc == 0, "plan skylakex --tma=3 %s", rc ? err : "");
-	for (int i = 0; i < el.n; i++) {
-		vals[i] = -1;
-		for (int k = 0; skx_llm_decode[k].k; k++) {
-			char a[TMA_KEY_LEN], b[TMA_KEY_LEN];
-			tma_event_key(skx_llm_decode[k].k, a, sizeof(a));
-			tma_event_key(el.ev[i].name, b, sizeof(b));
-			if (!strcmp(a, b))
-				vals[i] = skx_llm_decode[k].v;
-		}
-		pct[i] = el.ev[i].group == 0 ? 100 : 50;
-	}
+	int rc = tma_plan(&skx, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	rc = rc ? rc : tma_plan_append(&skx, &el, err, sizeof(err));
+	CHECK(rc == 0 && el.n == skx.nev && strstr(skx.note, "leaves out tma_fetch_latency"),
+	      "plan skylakex --tma=3: %d events; %s", el.n, rc ? err : skx.note);
+	fill(&el, skx_llm_decode, vals, pct);
 	bool allset = true;
 	for (int i = 0; i < el.n; i++)
 		allset &= vals[i] >= 0;
 	CHECK(allset, "every planned event has a profile value");
-	tma_compute(tma_cpu_by_name("skylakex"), 3, &el, vals, pct, &r);
-	CHECK(isnan(tma_result_get(&r, "tma_fetch_latency")) && r.n == 4 + 2 + 7,
+	tma_compute(&skx, &el, vals, pct, &r);
+	CHECK(!tma_result_node(&r, "tma_fetch_latency") && r.n == 4 + 2 + 7,
 	      "nodes the level-3 plan left out are not reported (%d nodes)", r.n);
 	tma_bottleneck_path(&r, path, sizeof(path));
 	CHECK(strstr(path, "MEM_Bandwidth 60.0%") != NULL, "BPF-path bottleneck path: %s", path);
-	bool flag_ok = true;
-	for (int i = 0; i < r.n; i++)
-		if (!strcmp(r.node[i].name, "tma_dram_bound"))
-			flag_ok = r.node[i].scaled && r.node[i].ungrouped && r.node[i].min_running == 50;
-	CHECK(flag_ok, "DRAM_Bound from multiplexed counters of two groups is marked scaled+ungrouped");
-	/* ICX general-counter L1 */
-	el.n = 0;
-	rc = tma_plan_events(tma_cpu_by_name("icelakex"), 1, &el, err, sizeof(err));
-	static const struct kv icx[] = {
+	const struct tma_node *dram = tma_result_node(&r, "tma_dram_bound");
+	CHECK(dram && dram->scaled && dram->ungrouped && dram->min_running == 50,
+	      "DRAM_Bound from multiplexed counters of two groups is marked scaled+ungrouped");
+	alone = r;
+
+	/* ICX general-counter L1, planned and computed between two SKX computes: no shared state */
+	el2.n = 0;
+	rc = tma_plan(&icx, tma_cpu_by_name("icelakex"), 1, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	rc = rc ? rc : tma_plan_append(&icx, &el2, err, sizeof(err));
+	static const struct kv icxv[] = {
 		{ "TOPDOWN.SLOTS_P", 5e9 }, { "IDQ_UOPS_NOT_DELIVERED.CORE", 1e9 }, { "INT_MISC.UOP_DROPPING", 5e7 },
 		{ "TOPDOWN.BACKEND_BOUND_SLOTS", 2e9 }, { "INT_MISC.CLEARS_COUNT", 1e7 }, { "UOPS_RETIRED.SLOTS", 1.5e9 },
 		{ NULL, 0 },
 	};
-	for (int i = 0; i < el.n; i++) {
-		vals[i] = NAN;
-		for (int k = 0; icx[k].k; k++)
-			if (!strcmp(icx[k].k, el.ev[i].name))
-				vals[i] = icx[k].v;
-		pct[i] = 100;
-	}
-	tma_compute(tma_cpu_by_name("icelakex"), 1, &el, vals, pct, &r);
+	fill(&el2, icxv, vals2, pct2);
+	for (int i = 0; i < el2.n; i++)
+		pct2[i] = 100;
+	tma_compute(&icx, &el2, vals2, pct2, &r2);
+	tma_compute(&skx, &el, vals, pct, &r);
 	double fe = (1e9 - 5e7) / 5e9, be = 2e9 / 5e9 + 5 * 1e7 / 5e9, ret = 1.5e9 / 5e9;
-	CHECK(rc == 0 && !strcmp(r.formulation, "gc") && near(tma_result_get(&r, "tma_frontend_bound"), 100 * fe) &&
-	      near(tma_result_get(&r, "tma_backend_bound"), 100 * be) &&
-	      near(tma_result_get(&r, "tma_bad_speculation"), 100 * fmax(1 - fe - be - ret, 0)) && !r.node[0].scaled,
-	      "ICX general-counter L1 from the planned events (%d events)", el.n);
+	CHECK(rc == 0 && !strcmp(r2.formulation, "gc") && near(tma_result_get(&r2, "tma_frontend_bound"), 100 * fe) &&
+	      near(tma_result_get(&r2, "tma_backend_bound"), 100 * be) &&
+	      near(tma_result_get(&r2, "tma_bad_speculation"), 100 * fmax(1 - fe - be - ret, 0)) && !r2.node[0].scaled,
+	      "ICX general-counter L1 from the planned events (%d events)", el2.n);
+	bool same = r.n == alone.n;
+	for (int i = 0; same && i < r.n; i++)
+		same = !strcmp(r.node[i].name, alone.node[i].name) &&
+		       !memcmp(&r.node[i].value, &alone.node[i].value, sizeof(double));
+	CHECK(same, "two plans side by side: the SKX tree is the same before and after an ICX compute");
+
+	/* the budget: 2 user events leave 22 counters; the plan says what it left out */
+	static struct tma_plan p;
+	rc = tma_plan(&p, tma_cpu_by_name("skylakex"), 2, 5, &e, err, sizeof(err));
+	CHECK(rc == -E2BIG && strstr(err, "needs") && strstr(err, "try --tma=1"), "a level over the budget: %s", err);
+	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	CHECK(rc != 0 && strstr(err, "levels 1..2"), "Zen 4 --tma=3 on the BPF path: plain error: %s", err);
+	e.nmi_watchdog = 1;
+	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 1, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	CHECK(rc == 0 && strstr(p.note, "5 general counters (NMI watchdog holds one)"),
+	      "host facts are arguments: the watchdog takes a general counter on AMD: %s", p.note);
 }
 
 static void test_detect(void)
@@ -633,20 +430,21 @@ static void test_keys(void)
 	tma_event_key("exe_activity.2_ports_util:u0xc", k, sizeof(k));
 	CHECK(!strcmp(k, "EXE_ACTIVITY.2_PORTS_UTIL:u0xc"), "lower case + umask override: %s", k);
 	CHECK(tma_event_key("cpu/event=0x3c,umask=0x0/", k, sizeof(k)) != 0, "raw term spec is not a name");
+	tma_event_key("inst_retired.any [cpu]", k, sizeof(k));
+	CHECK(!strcmp(k, "INST_RETIRED.ANY"), "perf stat -A's 'NAME [pmu]' suffix dropped: %s", k);
+	tma_event_perf_name("L1D_PEND_MISS.FB_FULL:c1", k, sizeof(k));
+	CHECK(!strcmp(k, "cpu/l1d_pend_miss.fb_full,cmask=1/"), "key back to perf's -e spelling: %s", k);
+	tma_event_perf_name("EXE_ACTIVITY.2_PORTS_UTIL:u0xc", k, sizeof(k));
+	CHECK(!strcmp(k, "cpu/exe_activity.2_ports_util,umask=0xc/"), "umask override in perf's spelling: %s", k);
 }
 
 int main(void)
 {
-	struct tma_env e;
-	tma_env_host(&e);
-	tma_set_env(&e);
-	test_expr();
 	test_keys();
 	test_detect();
-	test_reference();
 	test_skx_profiles();
 	test_spr();
 	test_amd_arm();
 	test_plan_compute();
-	return t_done();
+	return check_exit();
 }

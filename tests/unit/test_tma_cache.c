@@ -5,7 +5,7 @@
  * again after switching recipe, level and #SMT_on in between; from planned
  * events (tma_compute, with a raw-encoded alias) and from named values
  * (tma_compute_named).  Values are compared bit for bit (NaN included), with
- * the scaled/ungrouped flags and the missing-events note.
+ * the scaled/ungrouped flags, the null reasons and the missing-events note.
  */
 #include <math.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "tma_cache.h"
 #include "tma_recipes.h"
 
-#define MAXCASE 64
+#define MAXCASE 128
 struct tcase {
 	const struct tma_cpu *c;
 	int level, smt;
@@ -40,49 +40,52 @@ static bool same(const struct tma_result *a, const struct tma_result *b)
 	for (int i = 0; i < a->n; i++) {
 		const struct tma_node *x = &a->node[i], *y = &b->node[i];
 		if (strcmp(x->name, y->name) || memcmp(&x->value, &y->value, sizeof(double)) ||
-		    x->scaled != y->scaled || x->ungrouped != y->ungrouped || x->parent != y->parent ||
+		    x->scaled != y->scaled || x->ungrouped != y->ungrouped || x->parent != y->parent || strcmp(x->why, y->why) ||
 		    memcmp(&x->min_running, &y->min_running, sizeof(double)))
 			return false;
 	}
 	return true;
 }
 
-static void set_smt(int smt)
+static struct tma_env env_of(int smt)
 {
-	struct tma_env e;
-	tma_env_host(&e);
-	e.smt_on = smt;
-	e.nmi_watchdog = 0;
-	tma_set_env(&e);
+	struct tma_env e = { .smt_on = smt };
+	return e;
 }
 
 /* named values: every key the whole recipe names at this level, but one */
 static void compute_named(const struct tcase *t, struct tma_result *r)
 {
-	static char keys[64][TMA_KEY_LEN];
-	const char *names[64];
-	double vals[64], pct[64];
-	int n = tma_needed_events(t->c, false, t->level, keys, 64);
+	static struct tma_needs nd;
+	static struct tma_plan p;
+	const char *names[TMA_EXPR_MAX_IDS];
+	double vals[TMA_EXPR_MAX_IDS], pct[TMA_EXPR_MAX_IDS];
+	struct tma_env e = env_of(t->smt);
+	char err[256];
 
+	if (tma_plan_init(&p, t->c, t->level, false, &e, err, sizeof(err)))
+		return;
+	int n = tma_needed_events(&p, t->c->perf, &nd);
 	for (int i = 0; i < n; i++) {
-		names[i] = keys[i];
-		vals[i] = val_of(keys[i]);
+		names[i] = nd.key[i];
+		vals[i] = val_of(nd.key[i]);
 		pct[i] = i % 3 ? 100 : 60;
 	}
-	set_smt(t->smt);
-	tma_compute_named(t->c, t->level, n > 1 ? n - 1 : n, names, vals, pct, r);
+	tma_compute_named(&p, n > 1 ? n - 1 : n, names, vals, pct, r);
 }
 
 /* planned events; the first one renamed to its raw encoding (-e rXXXX) */
 static bool compute_planned(const struct tcase *t, struct tma_result *r)
 {
 	static struct event_list el;
+	static struct tma_plan p;
 	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+	struct tma_env e = env_of(t->smt);
 	char err[256];
 
-	set_smt(t->smt);
 	el.n = 0;
-	if (tma_plan_events(t->c, t->level, &el, err, sizeof(err)))
+	if (t->level > t->c->run_max_level || tma_plan(&p, t->c, t->level, TMABPF_MAX_EVENTS, &e, err, sizeof(err)) ||
+	    tma_plan_append(&p, &el, err, sizeof(err)))
 		return false;
 	for (int i = 0; i < el.n; i++) {
 		vals[i] = val_of(el.ev[i].name);
@@ -90,7 +93,7 @@ static bool compute_planned(const struct tcase *t, struct tma_result *r)
 	}
 	if (el.n && el.ev[0].attr.type == PERF_TYPE_RAW)
 		snprintf(el.ev[0].name, sizeof(el.ev[0].name), "r%llx", (unsigned long long)el.ev[0].attr.config);
-	tma_compute(t->c, t->level, &el, vals, pct, r);
+	tma_compute(&p, &el, vals, pct, r);
 	return true;
 }
 
@@ -105,7 +108,6 @@ int main(void)
 	/* cold: each case right after dropping the cache */
 	int nvalues = 0, nraw = 0;
 	for (int i = 0; i < ncase; i++) {
-		/* planned first: tma_plan_events' left-out nodes also steer compute_named's choice */
 		tma_cache_reset();
 		cases[i].planned_ok = compute_planned(&cases[i], &cases[i].planned);
 		tma_cache_reset();

@@ -148,7 +148,7 @@ static int tma_hook(void *ctx, const struct thread_stats *s, struct tma_result *
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	return tma_compute(ctx, 1, g_evs, scaled, pct, res);
+	return tma_compute(ctx, g_evs, scaled, pct, res);
 }
 
 static double arg_value(const char *line, const char *key)
@@ -179,17 +179,15 @@ static void test_tracks(void)
 	struct trace_writer w;
 	struct trace_tracks tr;
 	struct thread_stats *live;
-	struct tma_env env;
+	struct tma_env env = { 0 };
+	static struct tma_plan plan;
 	int fd = mkstemp(path);
 	char *doc;
 	double fe = (1e9 - 5e7) / 5e9, be = 2e9 / 5e9 + 5 * 1e7 / 5e9;
 
 	close(fd);
-	tma_env_host(&env);
-	env.smt_on = 0;
-	env.nmi_watchdog = 0;
-	tma_set_env(&env);
-	check(tma_plan_events(cpu, 1, &el, err, sizeof(err)) == 0, "plan icelakex L1 %s", err);
+	check(tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) == 0 &&
+	      tma_plan_append(&plan, &el, err, sizeof(err)) == 0, "plan icelakex L1 %s", err);
 	g_evs = &el;
 	thread_table_init(&tt, el.n);
 	live = calloc(2, sizeof(*live));
@@ -208,7 +206,7 @@ static void test_tracks(void)
 	}
 	thread_table_set_live(&tt, live, 2);
 	check(trace_writer_open(&w, path, 0, err, sizeof(err)) == 0, "writer opens");
-	trace_tracks_init(&tr, &w, &el, tma_hook, (void *)cpu, 1000000000ULL);
+	trace_tracks_init(&tr, &w, &el, tma_hook, &plan, 1000000000ULL);
 	trace_tracks_sample(&tr, &tt, 2000000000ULL);	/* interval [1 s, 2 s] */
 	trace_tracks_sample(&tr, &tt, 3000000000ULL);	/* nothing changed */
 	trace_tracks_sample(&tr, &tt, 4000000000ULL);

@@ -27,6 +27,7 @@
 
 
 static const struct tma_cpu *cpu;
+static struct tma_plan plan;
 static struct event_list evs;
 static struct host_info host = { .cpu = "Test CPU", .ncpus = 2, .ncpus_online = 2, .pmu = true };
 static struct thread_table tt;
@@ -42,7 +43,7 @@ static int tma_hook(const struct report *r, const struct thread_stats *s, struct
 		scaled[e] = counter_scaled(&s->c[e]);
 		pct[e] = 100.0 * counter_running_share(&s->c[e]);
 	}
-	return tma_compute(cpu, 3, r->evs, scaled, pct, res);
+	return tma_compute(&plan, r->evs, scaled, pct, res);
 }
 
 /* value of the profile for planned event e, times scale */
@@ -90,16 +91,12 @@ static void set_live(struct thread_stats *t, size_t n)
 
 static bool setup(void)
 {
-	struct tma_env env;
+	struct tma_env env = { 0 };
 	char err[256];
 
 	cpu = tma_cpu_by_name("skylakex");
-	tma_env_host(&env);
-	env.smt_on = 0;
-	env.core_wide = 0;
-	env.nmi_watchdog = 0;
-	tma_set_env(&env);
-	if (!cpu || tma_plan_events(cpu, 3, &evs, err, sizeof(err))) {
+	if (!cpu || tma_plan(&plan, cpu, 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	    tma_plan_append(&plan, &evs, err, sizeof(err))) {
 		printf("not ok - planning skylakex --tma=3: %s\n", err);
 		return false;
 	}

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""TMA recipes against perf itself (perf 6.12, installed by `make deps`): the trees and formulas of
+every recipe, the Ice Lake-X / Sapphire Rapids general-counter formulation, and every event
+encoding --dry-run prints.  perf supplies its tables (tests/perf_oracle.py); the comparison runs
+in build/tests/tma_oracle with the project's evaluator.  Nothing outside the repository is read."""
+import os
+import re
+import subprocess
+
+import pytest
+
+import perf_oracle
+from conftest import BUILD, run_tmabpf
+
+ORACLE = os.path.join(BUILD, "tests", "tma_oracle")
+RECIPES = list(perf_oracle.CPUS)
+SETS = os.environ.get("TMABPF_ORACLE_SETS", "100")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def need_perf():
+    why = perf_oracle.perf_missing()
+    if why:
+        pytest.skip(why)
+
+
+def perf_table_or_skip(cpu):
+    cpuid = perf_oracle.CPUS[cpu][0]
+    if not perf_oracle.metrics(cpuid):
+        pytest.skip(f"{perf_oracle.perf_version()} knows no metrics for PERF_CPUID={cpuid} ({cpu}): "
+                    f"perf's x86_64 build carries only the x86 pmu-events tables; run this test on an arm64 host")
+    return cpuid
+
+
+def oracle(*args):
+    r = subprocess.run([ORACLE, *args], capture_output=True, text=True, timeout=600)
+    summary = [l for l in r.stdout.splitlines() if l.startswith("summary ")]
+    assert r.returncode == 0 and summary, r.stdout[-6000:] + r.stderr[-2000:]
+    print(r.stdout[-3000:])
+    return dict(kv.split("=") for kv in summary[-1].split()[3:])
+
+
+@pytest.mark.parametrize("cpu", RECIPES)
+def test_perf_cpuid_names_the_recipe(cpu, tmp_path):
+    """The PERF_CPUID used for a recipe is the CPU tmabpf's own detection maps to that recipe."""
+    info = tmp_path / "cpuinfo"
+    info.write_text(perf_oracle.CPUS[cpu][1])
+    r = run_tmabpf(["list"], env=dict(os.environ, TMABPF_CPUINFO=str(info)))
+    assert r.returncode == 0, r.stderr
+    assert re.search(rf"^recipe: {re.escape(cpu)} ", r.stdout, re.M), r.stdout
+
+
+@pytest.mark.parametrize("cpu", RECIPES)
+def test_formulas_equal_perf(cpu, tmp_path):
+    """Every node of perf's tree is in the recipe (level, parent, scale), and on random and edge-case
+    counts under every #SMT_on/#core_wide/#has_pmem setting the engine's tree equals perf's
+    expressions, node by node, computable exactly when perf's compute_ids finds every event."""
+    cpuid = perf_table_or_skip(cpu)
+    tsv = tmp_path / "metrics.tsv"
+    perf_oracle.write_metrics_tsv(cpuid, tsv)
+    s = oracle("formulas", cpu, str(tsv), SETS)
+    assert int(s["mismatches"]) == 0 and int(s["nodes"]) >= 4 and int(s["compared"]) > 1000, s
+
+
+@pytest.mark.parametrize("cpu", ["icelakex", "sapphirerapids"])
+def test_general_counter_formulation_equals_perf(cpu, tmp_path):
+    """The BPF path's general-counter nodes equal perf's perf-metrics (slots, topdown-*) formulas on
+    counts where each general-counter event counts what its perf-metrics fraction counts."""
+    cpuid = perf_table_or_skip(cpu)
+    tsv = tmp_path / "metrics.tsv"
+    perf_oracle.write_metrics_tsv(cpuid, tsv)
+    s = oracle("gc", cpu, str(tsv), SETS)
+    assert int(s["mismatches"]) == 0 and int(s["compared"]) > 100, s
+
+
+@pytest.mark.parametrize("cpu", RECIPES)
+def test_encodings_equal_perf_or_libpfm4(cpu, tmp_path):
+    """Every attr --dry-run plans (every level, SMT and watchdog setting) against perf's event table
+    (event, umask, cmask, edge, inv, any, ldlat), else libpfm4; an event neither knows is a named skip."""
+    cpuid = perf_oracle.CPUS[cpu][0]
+    tsv = tmp_path / "events.tsv"
+    perf_oracle.write_events_tsv(cpuid, tmp_path, tsv)
+    s = oracle("encodings", cpu, str(tsv))
+    assert int(s["bad"]) == 0, s
+    if int(s["skipped"]):
+        assert int(s["perf"]) + int(s["libpfm4"]) == 0, s
+        pytest.skip(f"{s['skipped']} of {s['events']} {cpu} events are in neither perf's nor libpfm4's tables "
+                    f"here (the x86_64 builds carry no Arm events)")
