@@ -81,6 +81,9 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_u64(j, "notices_lost", s->notices_lost);
 	json_u64(j, "unknown_leaf_samples", s->unknown_leaf);
 	json_u64(j, "no_stack_samples", s->no_stack);
+	json_u64(j, "unmapped_leaf_samples", s->unmapped_leaf);
+	json_u64(j, "no_symbol_leaf_samples", s->nosym_leaf);
+	json_u64(j, "jit_leaf_samples", s->jit_leaf);
 	json_u64(j, "bpf_run_ns", s->bpf_run_ns);
 	json_u64(j, "bpf_run_count", s->bpf_run_cnt);
 	json_double(j, "bpf_ns_per_sample", s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
