@@ -329,9 +329,14 @@ static int setup_bpf(struct run_state *st)
 			die_msg("%s", err);
 			return 1;
 		}
+		char line[1024];
+		int skipped = uprobe_set_unprobeable(&st->uset, line, sizeof(line));
+
 		for (int i = 0; i < st->uset.nr_libs; i++)
 			fprintf(stderr, "tmabpf: uprobe: %s\n", st->uset.libs[i].note);
-		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs,
+		if (skipped)
+			fprintf(stderr, "tmabpf: uprobe: %s\n", line);
+		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs - skipped,
 			st->uprobes.attach_ns / 1e6, uprobes_mode_name(&st->uprobes));
 	}
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {

@@ -72,9 +72,12 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 		       char *err, size_t errlen)
 {
 	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
+	struct uprobe_insn_file insn;
 
 	if (!f)
 		return -ENOMEM;
+	if (uprobe_insn_open(&insn, s->libs[lib].attach_path, err, errlen))
+		return -EIO;
 	s->funcs = f;
 	for (int i = 0; i < n; i++) {
 		char w[512];
@@ -83,6 +86,7 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			continue;
 		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
 			snprintf(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
+			uprobe_insn_close(&insn);
 			return -E2BIG;
 		}
 		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
@@ -93,7 +97,9 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			.lib = lib,
 			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
 		};
+		uprobe_insn_at(&insn, m[i]->offset, &s->funcs[s->nr_funcs - 1].insn);
 	}
+	uprobe_insn_close(&insn);
 	return 0;
 }
 
@@ -141,6 +147,54 @@ out:
 	free(m);
 	elfsyms_free(&syms);
 	return r;
+}
+
+/* The reason's kind, for counting: "EVEX-encoded (opcode 0x6e)" -> "EVEX-encoded". */
+static size_t reason_len(const char *why)
+{
+	const char *p = strstr(why, " (");
+
+	return p ? (size_t)(p - why) : strlen(why);
+}
+
+int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len)
+{
+	struct { const char *why; size_t n, cnt; } kinds[8];
+	int nk = 0, total = 0, shown = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < s->nr_funcs; i++) {
+		const struct uprobe_insn *u = &s->funcs[i].insn;
+		size_t n = reason_len(u->why);
+		int k;
+
+		if (u->cls != UINSN_REFUSED)
+			continue;
+		total++;
+		for (k = 0; k < nk; k++)
+			if (kinds[k].n == n && !strncmp(kinds[k].why, u->why, n))
+				break;
+		if (k == nk && nk < 8)
+			kinds[nk++] = (typeof(kinds[0])){ u->why, n, 0 };
+		if (k < nk)
+			kinds[k].cnt++;
+	}
+	if (!total)
+		return 0;
+	o += snprintf(line + o, len - o, "%d of %d functions cannot be probed, skipped (", total, s->nr_funcs);
+	for (int k = 0; k < nk && o < len; k++)
+		o += snprintf(line + o, len - o, "%s%.*s first instruction: %zu", k ? ", " : "", (int)kinds[k].n,
+			      kinds[k].why, kinds[k].cnt);
+	for (int i = 0; i < s->nr_funcs && o < len; i++) {
+		if (s->funcs[i].insn.cls != UINSN_REFUSED)
+			continue;
+		if (shown == 3) {
+			o += snprintf(line + o, len - o, ", ... (all in --json)");
+			break;
+		}
+		o += snprintf(line + o, len - o, "%s%s", shown++ ? ", " : "): ", s->funcs[i].symbol);
+	}
+	return total;
 }
 
 void uprobe_set_free(struct uprobe_set *s)

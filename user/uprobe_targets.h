@@ -4,6 +4,7 @@
 #define TMABPF_UPROBE_TARGETS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "uprobe_insn.h"
 
 #define UPROBE_MAX_LIBS 32
 #define UPROBE_MAX_FUNCS 65536
@@ -14,6 +15,8 @@ struct uprobe_func {
 	int lib;			/* index in uprobe_set.libs */
 	bool ifunc;
 	bool detached;			/* by --max-rate */
+	struct uprobe_insn insn;	/* its entry instruction: cost class, or why the kernel refuses it
+					 * (UINSN_REFUSED: never attached, listed as unprobeable) */
 };
 
 struct uprobe_lib {
@@ -39,5 +42,10 @@ struct uprobe_set {
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
 			char *err, size_t errlen);
 void uprobe_set_free(struct uprobe_set *s);
+
+/* Functions the kernel cannot probe (skipped): how many, and one line naming the reasons and the
+ * first few ("4 of 137 functions cannot be probed (EVEX-encoded first instruction: 4): f, g, ...");
+ * 0 when none. */
+int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len);
 
 #endif

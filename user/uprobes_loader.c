@@ -168,7 +168,7 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 	int n = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].lib != lib || set->funcs[i].detached)
+		if (set->funcs[i].lib != lib || set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
 		offs[n] = set->funcs[i].offset;
 		cookies[n++] = (__u64)i;
@@ -230,7 +230,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 	int k = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].detached)
+		if (set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
 		if (k / 2 >= UPROBE_CLASSIC_CAP) {
 			snprintf(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "
