@@ -29,6 +29,7 @@
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "trace_run.h"
+#include "uprobe_preview.h"
 #include "uprobe_targets.h"
 #include "uprobes_loader.h"
 #include "view_curses.h"
@@ -89,8 +90,12 @@ struct run_state {
 	bool uprobes_loaded;
 	struct func_row *frows;
 	size_t nfrows;
-	unsigned long long *rate_calls;	/* per function, at the last --max-rate check */
+	unsigned long long *rate_calls;	/* per function, at the last rate check */
 	unsigned long long rate_ts;
+	unsigned long long rate_oncpu;	/* tracked threads' on-CPU ns then */
+	bool *guarded;			/* per function: hot-probe warning given */
+	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
+	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
 	struct sampling samp;		/* --sample */
 	bool sampling;
 	struct offcpu off;		/* --offcpu-stacks */
@@ -388,35 +393,76 @@ static int resolve_uprobes(struct run_state *st)
 	return 0;
 }
 
-/* --max-rate: detach functions firing faster than allowed, and say so. */
-static void enforce_max_rate(struct run_state *st, unsigned long long t)
+/* Once a second: --max-rate detaches functions firing faster than allowed, and the guard says once
+ * which probe costs more than UPROBE_GUARD_SHARE of the target's CPU time (calls x cost per call:
+ * the programs' time per hit from BPF stats, the trap's by entry class, measured when first needed). */
+static void check_probe_rates(struct run_state *st, unsigned long long t)
 {
-	double dt = (t - st->rate_ts) / 1e9;
+	double dt = (t - st->rate_ts) / 1e9, bpf_hit, cpus;
 	unsigned long long *calls;
+	struct thread_stats sum;
 	char err[512];
 
-	if (!st->o->max_rate || !st->uprobes_loaded || dt < 1.0)
+	if (!st->uprobes_loaded || dt < 1.0)
 		return;
 	calls = calloc(st->uset.nr_funcs, sizeof(*calls));
-	if (!calls)
+	if (!st->guarded)
+		st->guarded = calloc(st->uset.nr_funcs, sizeof(*st->guarded));
+	if (!calls || !st->guarded) {
+		free(calls);
 		return;
+	}
 	for (size_t i = 0; i < st->nfrows; i++)
 		if ((int)st->frows[i].key.fn < st->uset.nr_funcs)
 			calls[st->frows[i].key.fn] += st->frows[i].s.calls;
+	thread_table_total(&st->tt, &sum);
+	cpus = (sum.oncpu_ns - st->rate_oncpu) / 1e9 / dt;
+	bpf_hit = st->rep.uprobe_run_cnt ? (double)st->rep.uprobe_run_ns / st->rep.uprobe_run_cnt : 0;
 	for (int fn = 0; st->rate_calls && fn < st->uset.nr_funcs; fn++) {
 		double rate = (calls[fn] - st->rate_calls[fn]) / dt;
 		struct uprobe_func *f = &st->uset.funcs[fn];
 
-		if (f->detached || rate <= st->o->max_rate)
+		if (f->detached)
 			continue;
-		f->detached = true;
-		warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, st->o->max_rate);
-		if (uprobes_reattach_lib(&st->uprobes, &st->uset, f->lib, err, sizeof(err)))
-			warn_add("re-attaching after --max-rate: %s", err);
+		if (st->o->max_rate && rate > st->o->max_rate) {
+			f->detached = true;
+			warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, st->o->max_rate);
+			if (uprobes_reattach_lib(&st->uprobes, &st->uset, f->lib, err, sizeof(err)))
+				warn_add("re-attaching after --max-rate: %s", err);
+			continue;
+		}
+		if (st->guarded[fn] || cpus <= 0 || rate * uprobe_call_cost_ns(f, NULL, bpf_hit) / 1e9 < 0.01 * cpus)
+			continue;	/* even the programs' own time is below 1 %: no need to measure the trap */
+		if (!st->calib_state)
+			st->calib_state = probe_calib_measure(&st->calib, err, sizeof(err)) ? -1 : 1;
+		if (rate * uprobe_call_cost_ns(f, st->calib_state > 0 ? &st->calib : NULL, bpf_hit) / 1e9 >
+		    UPROBE_GUARD_SHARE * cpus) {
+			st->guarded[fn] = true;
+			uprobe_guard_warn(f, rate, uprobe_call_cost_ns(f, st->calib_state > 0 ? &st->calib : NULL, bpf_hit),
+					  cpus);
+		}
 	}
 	free(st->rate_calls);
 	st->rate_calls = calls;
-	st->rate_ts = t;
+	st->rate_ts = now_ns();	/* after a calibration pause, not t */
+	st->rate_oncpu = sum.oncpu_ns;
+}
+
+/* --dry-run --uprobe: what the globs match, each function's entry class and its cost here. */
+static int preview_uprobes(struct run_state *st)
+{
+	struct probe_calib calib;
+	char why[256] = "run as root to measure";
+	bool measured = false;
+	int r = resolve_uprobes(st);
+
+	if (!r) {
+		if (geteuid() == 0)
+			measured = probe_calib_measure(&calib, why, sizeof(why)) == 0;
+		uprobe_preview_print(&st->uset, measured ? &calib : NULL, why, stdout);
+	}
+	uprobe_set_free(&st->uset);
+	return r;
 }
 
 static void refresh(struct run_state *st)
@@ -483,9 +529,9 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
-		if (st->o->max_rate && t - st->rate_ts >= 1000000000ULL) {
+		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);
-			enforce_max_rate(st, t);
+			check_probe_rates(st, now_ns());
 		}
 		if (next_iv && t >= next_iv) {
 			show_interval(st);
@@ -577,6 +623,7 @@ static void cleanup(struct run_state *st)
 	uprobe_set_free(&st->uset);
 	free(st->frows);
 	free(st->rate_calls);
+	free(st->guarded);
 	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
 	st->trace = NULL;
 	if (st->loaded)
@@ -629,6 +676,8 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	if (o->dry_run) {
 		if (dryrun_print(st.cpu, st.tma_level, &st.evs, stdout))
 			return 1;
+		if (o->nr_uprobe_specs && (r = preview_uprobes(&st)))
+			return r;
 		if (o->mem_source) {
 			struct mem_event ev;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,23 @@ static bool already_probed(const struct uprobe_set *s, int lib, unsigned long of
 	return false;
 }
 
+/* The name the user asked for: the primary name when the glob matches it, else the first alias it
+ * matches ("cblas_sgemm", not "CBLAS_SGEMM" at the same address). */
+static const char *asked_name(const struct elfsym *m, const char *glob)
+{
+	if (!fnmatch(glob, m->name, 0) || (m->demangled && !fnmatch(glob, m->demangled, 0)))
+		return elfsyms_display_name(m);
+	for (unsigned int a = 0; a < m->nr_aliases; a++) {
+		const char *dem = m->aliases_demangled ? m->aliases_demangled[a] : NULL;
+
+		if (!fnmatch(glob, m->aliases[a], 0) || (dem && !fnmatch(glob, dem, 0)))
+			return dem ? dem : m->aliases[a];
+	}
+	return elfsyms_display_name(m);
+}
+
 static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
-		       char *err, size_t errlen)
+		       const char *glob, char *err, size_t errlen)
 {
 	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
 	struct uprobe_insn_file insn;
@@ -92,7 +108,7 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
 			warn_add("%s", w);
 		s->funcs[s->nr_funcs++] = (struct uprobe_func){
-			.symbol = strdup(elfsyms_display_name(m[i])),
+			.symbol = strdup(asked_name(m[i], glob)),
 			.offset = m[i]->offset,
 			.lib = lib,
 			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
@@ -142,7 +158,7 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 		goto out;
 	}
 	li = add_lib(s, res.path, res.realpath, res.msg, err, errlen);
-	r = li < 0 ? li : add_matches(s, li, &syms, m, n, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
 out:
 	free(m);
 	elfsyms_free(&syms);
