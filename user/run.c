@@ -29,6 +29,8 @@
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "trace_run.h"
+#include "maps_watch.h"
+#include "uprobe_evidence.h"
 #include "uprobe_preview.h"
 #include "uprobe_targets.h"
 #include "uprobes_loader.h"
@@ -94,6 +96,9 @@ struct run_state {
 	unsigned long long rate_ts;
 	unsigned long long rate_oncpu;	/* tracked threads' on-CPU ns then */
 	bool *guarded;			/* per function: hot-probe warning given */
+	int nrate;			/* functions in rate_calls */
+	struct maps_watch watch;	/* files the targets map (deferred --uprobe, zero evidence) */
+	unsigned long long watch_ts;
 	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
 	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
 	struct sampling samp;		/* --sample */
@@ -286,7 +291,7 @@ static int setup_bpf(struct run_state *st)
 	if (!st->prog.run_stats)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
 			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
-	if (st->uset.nr_funcs) {
+	if (st->uset.nr_funcs || st->uset.nr_deferred) {
 		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs,
 					    .trace_ring_bytes = st->trace ? trace_run_ring_bytes() : 0 };
 
@@ -384,12 +389,27 @@ static int resolve_uprobes(struct run_state *st)
 	int pid = o->target.nr_pids ? o->target.pids[0] : -1;
 	char err[1024];
 
-	for (int i = 0; i < o->nr_uprobe_specs; i++)
-		if (uprobe_set_add_spec(&st->uset, o->uprobe_specs[i], pid, o->target.argv ? o->target.argv[0] : NULL,
-					err, sizeof(err))) {
+	for (int i = 0; i < o->nr_uprobe_specs; i++) {
+		int r = uprobe_set_add_spec(&st->uset, o->uprobe_specs[i], pid, o->target.argv ? o->target.argv[0] : NULL,
+					    err, sizeof(err));
+
+		/* a bare name that nothing maps yet (a library the target will dlopen): attach when it maps it */
+		if (r == -ENOENT && (o->target.argv || o->target.nr_pids) && !strchr(o->uprobe_specs[i], '/') &&
+		    o->uprobe_specs[i][0] != ':' && !o->dry_run) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", err);
+			if ((r = uprobe_set_defer(&st->uset, o->uprobe_specs[i], err, sizeof(err))) == 0) {
+				fprintf(stderr, "tmabpf: uprobe: %s; '%s' attaches when the target maps a file of that name\n",
+					why, o->uprobe_specs[i]);
+				continue;
+			}
+		}
+		if (r) {
 			die_msg("%s", err);
 			return EXIT_USAGE;
 		}
+	}
 	return 0;
 }
 
@@ -405,11 +425,22 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 
 	if (!st->uprobes_loaded || dt < 1.0)
 		return;
-	calls = calloc(st->uset.nr_funcs, sizeof(*calls));
-	if (!st->guarded)
-		st->guarded = calloc(st->uset.nr_funcs, sizeof(*st->guarded));
+	if (!st->uset.nr_funcs) {	/* only deferred specs so far */
+		st->rate_ts = t;
+		return;
+	}
+	calls = calloc(st->uset.nr_funcs + 1, sizeof(*calls));
+	if (st->nrate < st->uset.nr_funcs) {	/* first check, or a deferred --uprobe added functions */
+		bool *g = realloc(st->guarded, st->uset.nr_funcs * sizeof(*g));
+
+		if (g) {
+			memset(g + st->nrate, 0, (st->uset.nr_funcs - st->nrate) * sizeof(*g));
+			st->guarded = g;
+		}
+	}
 	if (!calls || !st->guarded) {
 		free(calls);
+		st->rate_ts = t;
 		return;
 	}
 	for (size_t i = 0; i < st->nfrows; i++)
@@ -418,7 +449,7 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 	thread_table_total(&st->tt, &sum);
 	cpus = (sum.oncpu_ns - st->rate_oncpu) / 1e9 / dt;
 	bpf_hit = st->rep.uprobe_run_cnt ? (double)st->rep.uprobe_run_ns / st->rep.uprobe_run_cnt : 0;
-	for (int fn = 0; st->rate_calls && fn < st->uset.nr_funcs; fn++) {
+	for (int fn = 0; st->rate_calls && fn < st->nrate; fn++) {
 		double rate = (calls[fn] - st->rate_calls[fn]) / dt;
 		struct uprobe_func *f = &st->uset.funcs[fn];
 
@@ -444,8 +475,48 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 	}
 	free(st->rate_calls);
 	st->rate_calls = calls;
+	st->nrate = st->uset.nr_funcs;
 	st->rate_ts = now_ns();	/* after a calibration pause, not t */
 	st->rate_oncpu = sum.oncpu_ns;
+}
+
+/* A target mapped path: attach the deferred --uprobe specs that name it. */
+static void on_mapped(void *ctx, int pid, const char *path)
+{
+	struct run_state *st = ctx;
+	char err[1024];
+	int lib;
+
+	for (int d = 0; d < st->uset.nr_deferred; d++) {
+		struct uprobe_deferred *df = &st->uset.deferred[d];
+
+		if (df->attached || !maps_watch_name_matches(df->lib, path))
+			continue;
+		if (uprobe_set_add_deferred(&st->uset, d, path, pid, &lib, err, sizeof(err)) ||
+		    (lib >= 0 && uprobes_reattach_lib(&st->uprobes, &st->uset, lib, err, sizeof(err)))) {
+			warn_add("uprobe: '%s:%s': %s mapped by pid %d, but: %s", df->lib, df->glob, path, pid, err);
+			df->attached = -1;	/* said once */
+			continue;
+		}
+		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of '%s:%s' attached\n", pid, path,
+			df->attached, df->lib, df->glob);
+	}
+}
+
+/* The files the targets map (not system-wide runs): deferred --uprobe attaches, zero evidence at the end. */
+static void watch_maps(struct run_state *st)
+{
+	struct target *t = &st->o->target;
+	int pids[TARGET_MAX_IDS + 1], n = 0;
+
+	if (!st->uprobes_loaded || st->o->system_wide)
+		return;
+	for (int i = 0; i < t->nr_pids; i++)
+		pids[n++] = t->pids[i];
+	if (t->child && !t->child_reaped)
+		pids[n++] = t->child;	/* exec'd: target_release waited for it */
+	maps_watch_poll(&st->watch, pids, n, on_mapped, st);
+	st->watch_ts = now_ns();
 }
 
 /* --dry-run --uprobe: what the globs match, each function's entry class and its cost here. */
@@ -529,6 +600,8 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
+		if (t - st->watch_ts >= MAPS_WATCH_MS * 1000000ULL)
+			watch_maps(st);
 		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);
 			check_probe_rates(st, now_ns());
@@ -545,6 +618,20 @@ static const char *wait_loop(struct run_state *st)
 			trace_run_sample(st->trace, &st->tt, now_ns());
 		}
 	}
+}
+
+/* The end of a run: probed libraries never mapped, functions never called, deferred specs never met. */
+static void probe_evidence(struct run_state *st)
+{
+	unsigned long long *calls = calloc(st->uset.nr_funcs ? st->uset.nr_funcs : 1, sizeof(*calls));
+
+	if (!calls)
+		return;
+	for (size_t i = 0; i < st->nfrows; i++)
+		if ((int)st->frows[i].key.fn < st->uset.nr_funcs)
+			calls[st->frows[i].key.fn] += st->frows[i].s.calls;
+	uprobe_evidence_report(&st->uset, calls, st->o->system_wide ? NULL : &st->watch);
+	free(calls);
 }
 
 static int finish(struct run_state *st, const char *why)
@@ -565,6 +652,8 @@ static int finish(struct run_state *st, const char *why)
 	st->ui = NULL;
 	refresh(st);
 	st->rep.stop_reason = why;
+	if (st->uprobes_loaded)
+		probe_evidence(st);
 	if (st->rep.self.stat[STAT_THREADS_FULL])
 		warn_add("threads map full: %llu thread switches not accounted (raise --max-threads)",
 			 st->rep.self.stat[STAT_THREADS_FULL]);
@@ -624,6 +713,7 @@ static void cleanup(struct run_state *st)
 	free(st->frows);
 	free(st->rate_calls);
 	free(st->guarded);
+	maps_watch_free(&st->watch);
 	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
 	st->trace = NULL;
 	if (st->loaded)
@@ -721,7 +811,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		return r;
 	}
 	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt,
-				  .uset = st.uset.nr_funcs ? &st.uset : NULL,
+				  .uset = st.uset.nr_funcs || st.uset.nr_deferred ? &st.uset : NULL,
 				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
 				  .tma_json = st.tma_level ? tma_json_hook : NULL,
 				  .tma_path = st.tma_level ? tma_path_hook : NULL,
@@ -743,6 +833,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.rep.mono_ns = st.t0;
 	view_start(&st.view, &st.rep);
 	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
+	watch_maps(&st);
 	why = wait_loop(&st);
 	if (o->target.child && !o->target.child_reaped && stop_signal)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */

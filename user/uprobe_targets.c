@@ -46,7 +46,7 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
 }
 
 static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
-		   char *err, size_t errlen)
+		   const char *glob, char *err, size_t errlen)
 {
 	for (int i = 0; i < s->nr_libs; i++)
 		if (!strcmp(s->libs[i].attach_path, attach_path))
@@ -58,6 +58,7 @@ static int add_lib(struct uprobe_set *s, const char *attach_path, const char *mo
 	s->libs[s->nr_libs].attach_path = strdup(attach_path);
 	s->libs[s->nr_libs].module = strdup(module);
 	s->libs[s->nr_libs].note = strdup(note);
+	s->libs[s->nr_libs].glob = strdup(glob);
 	return s->nr_libs++;
 }
 
@@ -127,7 +128,7 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 	snprintf(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
 		 syms->has_symtab ? "" : " (stripped: only exported .dynsym names can be probed)",
 		 near[0] ? "; near matches: " : "", near);
-	return -ENOENT;
+	return -ESRCH;
 }
 
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
@@ -157,7 +158,7 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
 		goto out;
 	}
-	li = add_lib(s, res.path, res.realpath, res.msg, err, errlen);
+	li = add_lib(s, res.path, res.realpath, res.msg, glob, err, errlen);
 	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
 out:
 	free(m);
@@ -213,6 +214,41 @@ int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len)
 	return total;
 }
 
+int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	struct uprobe_deferred *d = &s->deferred[s->nr_deferred];
+	int r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+
+	if (r)
+		return r;
+	if (s->nr_deferred >= UPROBE_MAX_LIBS) {
+		snprintf(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	d->lib = strdup(lib);
+	d->glob = strdup(glob);
+	if (!d->lib || !d->glob)
+		return -ENOMEM;
+	s->nr_deferred++;
+	return 0;
+}
+
+int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int pid, int *lib, char *err,
+			    size_t errlen)
+{
+	char spec[4096 + 1024 + 2];
+	int before = s->nr_funcs, libs = s->nr_libs, r;
+
+	snprintf(spec, sizeof(spec), "%s:%s", path, s->deferred[d].glob);
+	r = uprobe_set_add_spec(s, spec, pid, NULL, err, errlen);
+	if (r)
+		return r;
+	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
+	s->deferred[d].attached = s->nr_funcs - before;
+	return 0;
+}
+
 void uprobe_set_free(struct uprobe_set *s)
 {
 	for (int i = 0; i < s->nr_funcs; i++)
@@ -221,6 +257,11 @@ void uprobe_set_free(struct uprobe_set *s)
 		free(s->libs[i].attach_path);
 		free(s->libs[i].module);
 		free(s->libs[i].note);
+		free(s->libs[i].glob);
+	}
+	for (int i = 0; i < s->nr_deferred; i++) {
+		free(s->deferred[i].lib);
+		free(s->deferred[i].glob);
 	}
 	free(s->funcs);
 	memset(s, 0, sizeof(*s));
