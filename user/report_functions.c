@@ -146,5 +146,25 @@ void report_functions_json(const struct report *r, struct json *j)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	/* zero evidence (uprobe_evidence.c): libraries no target mapped, functions never called */
+	json_arr_begin(j, "never_mapped");
+	for (int i = 0; i < r->uset->nr_libs; i++)
+		if (r->uset->libs[i].never_mapped)
+			json_str(j, NULL, r->uset->libs[i].module);
+	json_arr_end(j);
+	json_arr_begin(j, "never_called");
+	for (int i = 0; i < r->uset->nr_funcs; i++)
+		if (r->uset->funcs[i].never_called)
+			json_str(j, NULL, r->uset->funcs[i].symbol);
+	json_arr_end(j);
+	json_arr_begin(j, "deferred");
+	for (int i = 0; i < r->uset->nr_deferred; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "lib", r->uset->deferred[i].lib);
+		json_str(j, "glob", r->uset->deferred[i].glob);
+		json_bool(j, "attached", r->uset->deferred[i].attached > 0);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_obj_end(j);
 }

@@ -480,27 +480,47 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 	st->rate_oncpu = sum.oncpu_ns;
 }
 
-/* A target mapped path: attach the deferred --uprobe specs that name it. */
+/* A target mapped path: attach the deferred --uprobe specs that name it (all of them, then the
+ * library's links once). */
 static void on_mapped(void *ctx, int pid, const char *path)
 {
 	struct run_state *st = ctx;
-	char err[1024];
-	int lib;
+	int lib = -1, nfuncs = 0, n = 0;
+	char err[1024], names[512] = "";
+	size_t o = 0;
 
 	for (int d = 0; d < st->uset.nr_deferred; d++) {
 		struct uprobe_deferred *df = &st->uset.deferred[d];
+		int l;
 
 		if (df->attached || !maps_watch_name_matches(df->lib, path))
 			continue;
-		if (uprobe_set_add_deferred(&st->uset, d, path, pid, &lib, err, sizeof(err)) ||
-		    (lib >= 0 && uprobes_reattach_lib(&st->uprobes, &st->uset, lib, err, sizeof(err)))) {
-			warn_add("uprobe: '%s:%s': %s mapped by pid %d, but: %s", df->lib, df->glob, path, pid, err);
+		if (uprobe_set_add_deferred(&st->uset, d, path, pid, &l, err, sizeof(err))) {
+			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
 			df->attached = -1;	/* said once */
 			continue;
 		}
-		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of '%s:%s' attached\n", pid, path,
-			df->attached, df->lib, df->glob);
+		lib = l >= 0 ? l : lib;
+		nfuncs += df->attached;
+		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
+			      df->lib, df->glob);
 	}
+	if (lib < 0)
+		return;
+	if (uprobes_reattach_lib(&st->uprobes, &st->uset, lib, err, sizeof(err)))
+		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
+	else
+		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached\n", pid, path, nfuncs,
+			names);
+}
+
+/* A deferred --uprobe waits for its library: watch the maps every poll, so that it attaches soon. */
+static bool deferred_pending(const struct uprobe_set *s)
+{
+	for (int d = 0; d < s->nr_deferred; d++)
+		if (!s->deferred[d].attached)
+			return true;
+	return false;
 }
 
 /* The files the targets map (not system-wide runs): deferred --uprobe attaches, zero evidence at the end. */
@@ -600,7 +620,7 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
-		if (t - st->watch_ts >= MAPS_WATCH_MS * 1000000ULL)
+		if (t - st->watch_ts >= (deferred_pending(&st->uset) ? POLL_MS : MAPS_WATCH_MS) * 1000000ULL)
 			watch_maps(st);
 		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);
