@@ -2,7 +2,8 @@
 /*
  * maps_watch: the executable files the target processes map during a run,
  * read from /proc/PID/maps when polled (run.c: every MAPS_WATCH_MS while
- * --uprobe is on, every 50 ms while a deferred --uprobe waits for its file).  It tells the uprobes which libraries a process mapped
+ * --uprobe is on; every 50 ms in the first MAPS_WATCH_EARLY_NS and while a
+ * deferred --uprobe waits for its file).  It tells the uprobes which libraries a process mapped
  * later (dlopen: deferred --uprobe NAME:GLOB attaches then) and, at the end,
  * which probed libraries it never mapped and what it mapped instead.
  * Limit: a file mapped and unmapped again between two polls is not seen.
@@ -13,6 +14,7 @@
 #include <stddef.h>
 
 #define MAPS_WATCH_MS 500
+#define MAPS_WATCH_EARLY_NS 3000000000ULL
 
 struct maps_watch {
 	char **paths;		/* every executable file mapped so far (as the target sees it), in order seen */

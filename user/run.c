@@ -620,7 +620,9 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
-		if (t - st->watch_ts >= (deferred_pending(&st->uset) ? POLL_MS : MAPS_WATCH_MS) * 1000000ULL)
+		/* often while a deferred --uprobe waits and in the first seconds (most dlopens happen then) */
+		if (t - st->watch_ts >= (deferred_pending(&st->uset) || t - st->t0 < MAPS_WATCH_EARLY_NS ? POLL_MS
+									      : MAPS_WATCH_MS) * 1000000ULL)
 			watch_maps(st);
 		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);

@@ -110,15 +110,19 @@ void uprobe_evidence_report(struct uprobe_set *s, const unsigned long long *call
 {
 	for (int lib = 0; lib < s->nr_libs; lib++) {
 		int nfuncs = 0, zero = 0, shown = 0;
+		unsigned long long total = 0;
 		char names[512] = "";
 		size_t o = 0;
 
 		for (int i = 0; i < s->nr_funcs; i++)
-			if (s->funcs[i].lib == lib && s->funcs[i].insn.cls != UINSN_REFUSED)
+			if (s->funcs[i].lib == lib && s->funcs[i].insn.cls != UINSN_REFUSED) {
 				nfuncs++;
+				total += calls[i];
+			}
 		if (!nfuncs)
 			continue;
-		if (w && !maps_watch_seen(w, s->libs[lib].module)) {
+		/* a call is proof of a mapping the watch may have missed (mapped between two reads) */
+		if (w && !total && !maps_watch_seen(w, s->libs[lib].module)) {
 			s->libs[lib].never_mapped = true;
 			never_mapped(&s->libs[lib], nfuncs, w);
 			continue;
