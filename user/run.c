@@ -861,6 +861,9 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
 	r = finish(&st, why);
 	cleanup(&st);
+	if (o->target.child && !o->target.child_reaped && !target_gone(&o->target))
+		fprintf(stderr, "tmabpf: profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
+			"stops it\n", why, (int)o->target.child);
 	if (o->target.child)
 		return r ? r : target_exit_code(&o->target);
 	return r;
