@@ -30,6 +30,7 @@
 #include "threads_loader.h"
 #include "trace_run.h"
 #include "maps_watch.h"
+#include "target_edges.h"
 #include "uprobe_evidence.h"
 #include "uprobe_preview.h"
 #include "uprobe_targets.h"
@@ -113,6 +114,7 @@ struct run_state {
 	struct view view;		/* the -I summaries and the live view show it */
 	struct view_curses *ui;		/* live view; NULL: plain text */
 	unsigned long long t0;
+	unsigned long long stop_ns;	/* accounting stopped (finish); 0 while running */
 	bool loaded;
 	struct trace_run *trace;	/* --trace; NULL when off */
 	const struct run_mode *mode;	/* NULL: profiling run */
@@ -575,7 +577,7 @@ static void refresh(struct run_state *st)
 		uprobes_run_stats(&st->uprobes, &st->rep.uprobe_run_ns, &st->rep.uprobe_run_cnt);
 		st->rep.uprobe_attach_ns = st->uprobes.attach_ns;
 	}
-	st->rep.mono_ns = now_ns();
+	st->rep.mono_ns = st->stop_ns ? st->stop_ns : now_ns();
 	st->rep.duration_ns = st->rep.mono_ns - st->t0;
 }
 
@@ -669,11 +671,16 @@ static int finish(struct run_state *st, const char *why)
 		sampling_detach(&st->samp);	/* first, like uprobes: samples fold through the spine's maps */
 	if (st->uprobes_loaded)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
+	if (st->o->target.nr_pids || st->o->target.nr_tids)
+		edges_switch_every_cpu(st->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
+	st->stop_ns = now_ns();		/* what is accounted ends here, not when the links are gone */
 	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
 	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
 	st->ui = NULL;
 	refresh(st);
 	st->rep.stop_reason = why;
+	if (st->o->target.nr_pids)
+		edges_add_idle_threads(&st->tt, &st->o->target, st->t0, st->rep.duration_ns);
 	if (st->uprobes_loaded)
 		probe_evidence(st);
 	if (st->rep.self.stat[STAT_THREADS_FULL])
