@@ -51,3 +51,26 @@ def test_idle_threads_of_a_busy_process(tmp_path):
     for tid, t in threads.items():
         if tid != p.pid:
             assert t["oncpu_ns"] == 0 and t["offcpu_blocked_ns"] == rep["duration_ns"], t
+
+
+def test_sampled_rows_are_estimates_with_uprobes(tmp_path):
+    """Each sample gets its thread's counter delta since the thread's previous sample, whatever
+    accounting points fell in between (here 80k uprobe hits a second, each one a fold): a thread's
+    sampled rows add up to its totals within a sampling period or two, and a row's task-clock
+    matches its samples' periods.  Before, a sample got the delta since the last uprobe hit
+    (microseconds): the rows summed to a few % of the thread."""
+    code = "import os, time\nt = time.time()\nwhile time.time() - t < 1.5: os.getpid()\n"
+    out = str(tmp_path / "s.json")
+    hz = 499
+    r = run_tmabpf(["--quiet", "--json", out, "--sample=%d" % hz, "--uprobe", "libc.so.6:getpid",
+                    "--", "/usr/bin/python3", "-c", code])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    main = next(t for t in rep["threads"] if t["tid"] == t["pid"])
+    rows = [x for x in rep["samples"] if x["tid"] == main["tid"]]
+    period = 1e9 / hz
+    summed = sum(x["counters"]["task-clock"] for x in rows)
+    assert main["counters"]["task-clock"] - 2 * period <= summed <= main["counters"]["task-clock"] + 1e6, \
+        (summed, main["counters"]["task-clock"])
+    busiest = max(rows, key=lambda x: x["count"])
+    assert abs(busiest["counters"]["task-clock"] - busiest["period"]) <= 0.2 * busiest["period"] + 2 * period, busiest

@@ -28,7 +28,7 @@ struct sample_func {
 	char comm[TMABPF_COMM_LEN];	/* the thread's (the main thread's for a process) */
 	unsigned long long count;
 	unsigned long long period;
-	struct counter_val c[TMABPF_MAX_EVENTS];	/* deltas that ended at these samples */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* its threads' deltas since their previous samples */
 };
 
 struct sample_result {

@@ -588,7 +588,7 @@ static double sample_cell(const struct view *v, int key, int arg, const struct s
 	case K_SAMPLES: return (double)f->count;
 	case K_SAMPLES_S: return period_ns > 0 ? f->count * 1e9 / period_ns : 0.0;
 	case K_FONCPU: return sample_func_ns(&v->sd, f) / 1e6;
-	case K_SHARE: return vm_pct((double)f->count, (double)v->sd.samples);
+	case K_SHARE: return vm_pct(sample_func_ns(&v->sd, f), v->total.oncpu_ns);
 	case K_FCTR: return counter_scaled(&f->c[arg]);
 	case K_SRC: return 's';
 	}
@@ -686,7 +686,7 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 		return;	/* not called in this period */
 	row = add_row(v, t, f->pid, f->tid, f->fn, 'u', data, sym, f->s.c);
 	for (int c = 0; row && c < t->ncols; c++)
-		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.oncpu_ns, v->total.oncpu_ns) :
+		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.self_oncpu_ns, v->total.oncpu_ns) :
 			    func_cell(t->col[c].key, t->col[c].arg, f, period);
 }
 
