@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "view_model.h"
+#include "cxx_name.h"
 
 /* What a column shows. */
 enum vm_key {
@@ -442,6 +443,7 @@ static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fm
 	c->prio = prio;
 	c->arg = arg;
 	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR;
+	c->stretch = false;
 	c->key = key;
 	return t->ncols++;
 }
@@ -505,13 +507,13 @@ static void build_cols(struct view *v)
 	t->ncols = 0;
 	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
 	add_col(t, K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0);
-	add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0);
+	t->col[add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0)].stretch = true;
 	add_col(t, K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0);
 	add_col(t, K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0);
+	if (sampled)	/* what sampling is for: kept on narrow terminals */
+		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 1, 0);
 	if (sampled)
-		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 3, 0);
-	if (sampled)
-		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 4, 0);
+		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 3, 0);
 	add_col(t, K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0);
 	add_col(t, K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0);
 	if (sampled)
@@ -885,6 +887,41 @@ int view_col_width(const struct vm_col *c, bool compact)
 	int n = (int)strlen(c->name);
 
 	return compact && n > w && c->fmt != VM_F_COUNTER ? n : w;
+}
+
+int view_stretch_width(const struct vm_table *t, int c, bool compact, int spare)
+{
+	int base = view_col_width(&t->col[c], compact), longest = base;
+
+	if (!t->col[c].stretch || spare <= 0)
+		return base;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *s = t->rows[i].s[t->col[c].arg];
+		int n = s ? cxx_name_columns(s) : 0;
+
+		if (n > longest)
+			longest = n;
+	}
+	return longest < base + spare ? longest : base + spare;
+}
+
+void view_fit_text(const struct vm_col *col, const char *text, int width, char *buf, size_t len)
+{
+	char fit[1024];
+	int cols, pad;
+	size_t n;
+
+	if (col->stretch) {
+		cols = cxx_name_shorten(text, width, fit, sizeof(fit));
+	} else {
+		snprintf(fit, sizeof(fit), "%.*s", width, text);
+		cols = cxx_name_columns(fit);
+	}
+	pad = width > cols ? width - cols : 0;
+	n = strlen(fit);
+	if (n + pad + 1 > len)
+		pad = len > n + 1 ? (int)(len - n - 1) : 0;
+	snprintf(buf, len, "%*s%s%*s", col->left ? 0 : pad, "", fit, col->left ? pad : 0, "");
 }
 
 int view_fit_columns(const struct vm_table *t, int width, bool compact, bool *shown)
