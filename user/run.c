@@ -451,8 +451,8 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 	thread_table_total(&st->tt, &sum);
 	cpus = (sum.oncpu_ns - st->rate_oncpu) / 1e9 / dt;
 	bpf_hit = st->rep.uprobe_run_cnt ? (double)st->rep.uprobe_run_ns / st->rep.uprobe_run_cnt : 0;
-	for (int fn = 0; st->rate_calls && fn < st->nrate; fn++) {
-		double rate = (calls[fn] - st->rate_calls[fn]) / dt;
+	for (int fn = 0; fn < st->uset.nr_funcs; fn++) {	/* the first check counts from the start */
+		double rate = (calls[fn] - (st->rate_calls && fn < st->nrate ? st->rate_calls[fn] : 0)) / dt;
 		struct uprobe_func *f = &st->uset.funcs[fn];
 
 		if (f->detached)

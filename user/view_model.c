@@ -590,7 +590,8 @@ static double sample_cell(const struct view *v, int key, int arg, const struct s
 	case K_SAMPLES: return (double)f->count;
 	case K_SAMPLES_S: return period_ns > 0 ? f->count * 1e9 / period_ns : 0.0;
 	case K_FONCPU: return sample_func_ns(&v->sd, f) / 1e6;
-	case K_SHARE: return vm_pct(sample_func_ns(&v->sd, f), v->total.oncpu_ns);
+	/* its share of the tracked threads' on-CPU time, estimated by its share of the samples */
+	case K_SHARE: return vm_pct((double)f->count, (double)v->sd.samples);
 	case K_FCTR: return counter_scaled(&f->c[arg]);
 	case K_SRC: return 's';
 	}
