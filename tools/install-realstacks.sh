@@ -85,6 +85,11 @@ install_llama() {
 		echo "realstacks: llama ok (node-llama-cpp $NODE_LLAMA_CPP_VERSION)"
 		return
 	fi
+	node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+	if [ "$node_major" -lt 20 ]; then
+		echo "realstacks: llama unavailable: node-llama-cpp $NODE_LLAMA_CPP_VERSION needs Node.js >= 20 (this host: $(node --version 2>/dev/null || echo none); Debian 12 ships 18)"
+		return
+	fi
 	if ! command -v npm >/dev/null 2>&1; then
 		echo "realstacks: llama unavailable: npm not found (apt-get install npm)"
 		return
