@@ -3,10 +3,14 @@
  * Sampling (--sample): one sampling perf event per CPU (cpu-clock, or cycles
  * on hosts with a PMU) runs tmabpf_sample.  A sample of a tracked thread is an
  * accounting point like a switch (account.bpf.h): the counter delta since this
- * CPU's previous accounting point is folded into the thread, and also added,
- * with a count of one, to the row of (thread, user stack, kernel stack).  The
- * leaf function, the first frame of the kernel stack or else of the user
- * stack, is resolved in user space.
+ * CPU's previous accounting point is folded into the thread.  The row of
+ * (thread, user stack, kernel stack) gets a count of one and the thread's
+ * counter delta since that thread's previous sample (sample_bases), whatever
+ * accounting points fell in between (switches, uprobe hits): an estimate of
+ * the counts spent in the sampled code, and a thread's rows add up to its sums
+ * at its last sample (its first sample takes all since it was tracked).  The leaf function,
+ * the first frame of the kernel stack or else of the user stack, is resolved
+ * in user space.
  *
  * Stacks are kept under a 64-bit hash of their frames in a plain hash map,
  * not in a BPF_MAP_TYPE_STACK_TRACE: that map indexes buckets with a 32-bit
@@ -56,10 +60,59 @@ struct {
 	__type(value, struct sample_stats);
 } sample_zero SEC(".maps");	/* insert template: only comm is ever written */
 
+/* A thread's sums at its previous sample.  LRU, twice --max-threads: exited threads' entries go
+ * first; a live thread's would go only after that many other threads were sampled since its
+ * last sample (its next sample would then count its sums since it was tracked again). */
+struct sample_base {
+	__u64 first_seen_ns;	/* the thread's (tid reuse: another thread) */
+	struct counter_val c[TMABPF_MAX_EVENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_base);
+} sample_base_zero SEC(".maps");	/* insert template of sample_bases, never written */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
-} sample_notices SEC(".maps");	/* struct sample_key of each new row; tid 0: the process exec'd */
+} sample_notices SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);	/* 2 x --max-threads */
+	__type(key, __u32);
+	__type(value, struct sample_base);
+} sample_bases SEC(".maps");
+
+/* The row's counters: t's sums since its previous sample (t folded just now); at its first
+ * sample (or the first of a new thread with a reused tid), all its sums since it was tracked. */
+static __always_inline void add_since_last_sample(struct sample_stats *s, const struct thread_stats *t)
+{
+	struct sample_base *b = bpf_map_lookup_elem(&sample_bases, &t->tid);
+	__u32 zero = 0;
+
+	if (!b || b->first_seen_ns != t->first_seen_ns) {
+		struct sample_base *tmpl = bpf_map_lookup_elem(&sample_base_zero, &zero);
+
+		if (!tmpl || bpf_map_update_elem(&sample_bases, &t->tid, tmpl, BPF_ANY))
+			return;
+		b = bpf_map_lookup_elem(&sample_bases, &t->tid);
+		if (!b)
+			return;
+		b->first_seen_ns = t->first_seen_ns;
+	}
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= cfg_nr_events)
+			break;
+		s->c[e].value += t->c[e].value - b->c[e].value;
+		s->c[e].enabled += t->c[e].enabled - b->c[e].enabled;
+		s->c[e].running += t->c[e].running - b->c[e].running;
+		b->c[e] = t->c[e];
+	}
+}
 
 static __always_inline __u64 rotl64(__u64 x, int r)
 {
@@ -141,9 +194,8 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = {};
-	struct thread_stats *t;
+	struct thread_stats *t = NULL;
 	struct sample_stats *s;
-	struct reading *delta = NULL;
 
 	stat_inc(STAT_SAMPLES_SEEN);
 	if (cfg_no_account) {
@@ -157,7 +209,7 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		if (!t)
 			return 0;
 		stat_inc(STAT_SAMPLES_TARGET);
-		delta = account_current(t, task, bpf_ktime_get_ns(), true);
+		account_current(t, task, bpf_ktime_get_ns(), false);
 		key.pid = t->pid;
 		key.tid = t->tid;
 	}
@@ -169,13 +221,8 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	s->count++;
 	s->period += ctx->sample_period;
-	for (__u32 e = 0; delta && e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= cfg_nr_events)
-			break;
-		s->c[e].value += delta->c[e].value;
-		s->c[e].enabled += delta->c[e].enabled;
-		s->c[e].running += delta->c[e].running;
-	}
+	if (t)
+		add_since_last_sample(s, t);
 	return 0;
 }
 

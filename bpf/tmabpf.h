@@ -215,7 +215,7 @@ struct sample_stats {
 	__u64 count;		/* samples */
 	__u64 period;		/* sum of the sampling event's periods (ns for cpu-clock) */
 	char comm[TMABPF_COMM_LEN];	/* the thread's name at its first sample here */
-	struct counter_val c[TMABPF_MAX_EVENTS];	/* accounting-routine deltas that ended at these samples */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* the thread's deltas since its previous sample, summed */
 };
 
 /* Self-accounting slots (per-CPU array "stats"). */

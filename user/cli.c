@@ -235,6 +235,25 @@ bad:
 	return EXIT_USAGE;
 }
 
+/* "--sample 99": an optional argument must be attached (--sample=99); getopt took 99 as the command.
+ * Say so rather than try to run a program named 99. */
+static bool optional_value_misplaced(const char *opt, const char *next)
+{
+	static const char *const opts[] = { "--sample", "--tma", "--mem-samples" };
+	bool number = next[0] && strspn(next, "0123456789") == strlen(next);
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (strcmp(opt, opts[i]))
+			continue;
+		if (number || (i == 2 && mem_event_source_ok(next))) {
+			die_msg("%s %s: write the value as %s=%s (a separate '%s' would be run as the command; put "
+				"commands after --)", opt, next, opt, next, next);
+			return true;
+		}
+	}
+	return false;
+}
+
 int cli_parse(int argc, char **argv, struct options *o)
 {
 	int c, r;
@@ -253,6 +272,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 		if ((r = parse_one(c, o)))
 			return r;
 	}
+	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") && optional_value_misplaced(argv[optind - 1],
+												    argv[optind]))
+		return EXIT_USAGE;
 	if (optind < argc)
 		o->target.argv = &argv[optind];
 	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {

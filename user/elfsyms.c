@@ -17,6 +17,7 @@
 
 #include "warn.h"
 #include "elfsyms.h"
+#include "suggest.h"
 
 /* libstdc++ (link -lstdc++) */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -900,38 +901,6 @@ static void lower_copy(char *dst, const char *src, size_t len)
 	dst[i] = '\0';
 }
 
-/* Levenshtein distance, giving up (returns limit + 1) beyond limit */
-static int edit_distance(const char *a, const char *b, int limit)
-{
-	int la = strlen(a), lb = strlen(b), i, j;
-	int prev[NAME_BUF / 8 + 1], cur[NAME_BUF / 8 + 1];
-
-	if (la > NAME_BUF / 8 || lb > NAME_BUF / 8 || abs(la - lb) > limit)
-		return limit + 1;
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		int rowmin;
-
-		cur[0] = rowmin = i;
-		for (j = 1; j <= lb; j++) {
-			int c = prev[j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (prev[j] + 1 < c)
-				c = prev[j] + 1;
-			if (cur[j - 1] + 1 < c)
-				c = cur[j - 1] + 1;
-			cur[j] = c;
-			if (c < rowmin)
-				rowmin = c;
-		}
-		if (rowmin > limit)
-			return limit + 1;
-		memcpy(prev, cur, (lb + 1) * sizeof(int));
-	}
-	return prev[lb];
-}
-
 static void near_consider(struct near *best, int *nbest, const char *name, const char *needle,
 			  int limit)
 {
@@ -949,7 +918,7 @@ static void near_consider(struct near *best, int *nbest, const char *name, const
 		if (score > 999)
 			score = 999;
 	} else {
-		int d = edit_distance(low, needle, limit);
+		int d = suggest_distance(low, needle, limit);
 
 		if (d > limit)
 			return;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "events.h"
+#include "suggest.h"
 #include "cpu_detect.h"
 #include "pfm_enc.h"
 #include "event_key.h"
@@ -49,6 +50,21 @@ static const struct named_event named_events[] = {
 	{ "stalled-cycles-backend", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
 	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 };
+
+/* Append "; did you mean 'page-faults'?" to err when tok is near a named event. */
+static void named_event_suggest(const char *tok, char *err, size_t errlen)
+{
+	const char *names[2 * sizeof(named_events) / sizeof(named_events[0])], *near;
+	size_t n = 0, len = strlen(err);
+
+	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
+		names[n++] = named_events[i].name;
+		if (named_events[i].alias)
+			names[n++] = named_events[i].alias;
+	}
+	if ((near = suggest_nearest(tok, names, n)) && len < errlen)
+		snprintf(err + len, errlen - len, "; did you mean '%s'?", near);
+}
 
 const char *events_type_name(__u32 type)
 {
@@ -434,6 +450,7 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 		snprintf(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
 			 "context-switches, msr/tsc/, rHEX, pmu/event=..,umask=../; hardware names need a "
 			 "known CPU: --cpu NAME)", tok);
+	named_event_suggest(tok, err, errlen);
 	return -ENOENT;
 }
 

@@ -20,6 +20,7 @@
 #include "elfsyms.h"
 #include "libresolve.h"
 #include "procmaps.h"
+#include "suggest.h"
 
 #define PMAX		LIBRESOLVE_PATH_MAX
 #define ROOTED_MAX	(PMAX + 64)
@@ -884,6 +885,62 @@ static void searched_dirs(const struct ctx *c, char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", c->dirs[i]);
 }
 
+/* Names to compare a mistyped library name with: owned copies. */
+struct name_list {
+	char **v;
+	size_t n, cap;
+};
+
+static void name_push(struct name_list *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024;
+		char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = cap;
+	}
+	if ((l->v[l->n] = strdup(name)))
+		l->n++;
+}
+
+/* The library file name nearest to c->lib among the searched directories and the target's maps
+ * ("libopenbla.so" -> "libopenblas.so"); "" when none is near. */
+static void near_library(const struct ctx *c, char *buf, size_t len)
+{
+	struct name_list l = { 0 };
+	struct procmaps m;
+	const char *near;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->nr_dirs; i++) {
+		char path[PATH_MAX];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "%s%s", c->root, c->dirs[i]);
+		if (!(d = opendir(path)))
+			continue;
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "lib", 3) && strstr(de->d_name, ".so"))
+				name_push(&l, de->d_name);
+		closedir(d);
+	}
+	if (c->pid > 0 && procmaps_load(c->pid, &m, NULL, 0) == 0) {
+		for (size_t i = 0; i < m.nr; i++)
+			if ((m.entries[i].flags & PROCMAPS_F_FILE) && strrchr(m.entries[i].path, '/'))
+				name_push(&l, strrchr(m.entries[i].path, '/') + 1);
+		procmaps_free(&m);
+	}
+	if ((near = suggest_nearest(c->lib, (const char *const *)l.v, l.n)))
+		snprintf(buf, len, "; did you mean %s?", near);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+}
+
 static int fs_ambiguous(const struct ctx *c, const struct fs_hits *fh, char *err, size_t errlen)
 {
 	int l;
@@ -901,7 +958,7 @@ static int fs_ambiguous(const struct ctx *c, const struct fs_hits *fh, char *err
 
 static int find_name_in_fs(struct ctx *c, struct libresolve_result *out, char *err, size_t errlen)
 {
-	char path[PMAX], real[PMAX], full[ROOTED_MAX], dirs[512];
+	char path[PMAX], real[PMAX], full[ROOTED_MAX], dirs[512], near[300];
 	struct fs_hits *fh;
 	struct ldcache lc;
 	bool have_cache;
@@ -956,13 +1013,14 @@ static int find_name_in_fs(struct ctx *c, struct libresolve_result *out, char *e
 		return ret;
 
 	searched_dirs(c, dirs, sizeof(dirs));
+	near_library(c, near, sizeof(near));
 	if (c->pid > 0)
 		err_set(err, errlen, "library %s not found: not mapped in pid %d, not in %s%s, "
-			"not in %s%s (check the name, or give an absolute path)",
-			c->lib, c->pid, c->root, LDCACHE, dirs, c->root[0] ? " (in its root)" : "");
+			"not in %s%s (check the name, or give an absolute path)%s",
+			c->lib, c->pid, c->root, LDCACHE, dirs, c->root[0] ? " (in its root)" : "", near);
 	else
 		err_set(err, errlen, "library %s not found: not in %s, not in %s "
-			"(check the name, or give an absolute path)", c->lib, LDCACHE, dirs);
+			"(check the name, or give an absolute path)%s", c->lib, LDCACHE, dirs, near);
 	return -ENOENT;
 }
 

@@ -208,6 +208,74 @@ void procmaps_free(struct procmaps *m)
 	m->nr = 0;
 }
 
+int procmaps_merge_stale(struct procmaps *fresh, struct procmaps *old)
+{
+	struct procmaps_entry *v;
+	size_t n = 0, i = 0, j = 0, k = 0, kept = 0;
+
+	for (i = 0; i < old->nr; i++) {
+		const struct procmaps_entry *o = &old->entries[i];
+
+		while (j < fresh->nr && fresh->entries[j].end <= o->start)
+			j++;
+		kept += !(j < fresh->nr && fresh->entries[j].start < o->end);
+	}
+	if (!kept) {
+		procmaps_free(old);
+		return 0;
+	}
+	v = malloc((fresh->nr + kept) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* both sorted by start: merge, taking an old entry only where no fresh one overlaps it */
+	for (i = 0, j = 0, k = 0; i < old->nr || k < fresh->nr;) {
+		struct procmaps_entry *o = i < old->nr ? &old->entries[i] : NULL;
+
+		if (o && (k >= fresh->nr || o->start < fresh->entries[k].start)) {
+			while (j < fresh->nr && fresh->entries[j].end <= o->start)
+				j++;
+			if (!(j < fresh->nr && fresh->entries[j].start < o->end)) {
+				v[n++] = *o;
+				o->path = NULL;	/* moved */
+			}
+			i++;
+		} else {
+			v[n++] = fresh->entries[k++];
+		}
+	}
+	free(fresh->entries);
+	fresh->entries = v;
+	fresh->nr = n;
+	procmaps_free(old);
+	return 0;
+}
+
+unsigned long long procmaps_start_time(int pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t = 0;
+	const char *p;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	/* after "(comm)": state is field 3, starttime field 22 */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
 const struct procmaps_entry *procmaps_find(const struct procmaps *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nr;

@@ -53,6 +53,20 @@ int procmaps_parse_line(const char *line, struct procmaps_entry *e);
 
 void procmaps_free(struct procmaps *m);
 
+/*
+ * Keep in fresh the entries of old (an earlier read of the same process) that
+ * overlap none of fresh's: code unmapped since (dlclose, a JIT freeing a
+ * buffer) still names the addresses sampled while it was mapped.  Moves those
+ * entries (and their paths) out of old, which is freed.  0 or -ENOMEM (fresh
+ * and old then unchanged).
+ */
+int procmaps_merge_stale(struct procmaps *fresh, struct procmaps *old);
+
+/* The start time of process pid (field 22 of /proc/PID/stat, clock ticks since
+ * boot): with the pid, it tells one process from a later one that reuses its
+ * pid.  0 when it cannot be read (the process is gone). */
+unsigned long long procmaps_start_time(int pid);
+
 /* The mapping containing addr (binary search), or NULL. */
 const struct procmaps_entry *procmaps_find(const struct procmaps *m, uint64_t addr);
 

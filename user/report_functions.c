@@ -131,5 +131,40 @@ void report_functions_json(const struct report *r, struct json *j)
 	json_u64(j, "bpf_run_ns", r->uprobe_run_ns);
 	json_u64(j, "bpf_run_count", r->uprobe_run_cnt);
 	json_double(j, "bpf_ns_per_hit", r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0);
+	/* skipped: the kernel refuses a probe on their first instruction */
+	json_arr_begin(j, "unprobeable");
+	for (int i = 0; i < r->uset->nr_funcs; i++) {
+		const struct uprobe_func *uf = &r->uset->funcs[i];
+
+		if (uf->insn.cls != UINSN_REFUSED)
+			continue;
+		json_obj_begin(j, NULL);
+		json_str(j, "module", r->uset->libs[uf->lib].module);
+		json_str(j, "symbol", uf->symbol);
+		json_u64(j, "offset", uf->offset);
+		json_str(j, "reason", uf->insn.why);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	/* zero evidence (uprobe_evidence.c): libraries no target mapped, functions never called */
+	json_arr_begin(j, "never_mapped");
+	for (int i = 0; i < r->uset->nr_libs; i++)
+		if (r->uset->libs[i].never_mapped)
+			json_str(j, NULL, r->uset->libs[i].module);
+	json_arr_end(j);
+	json_arr_begin(j, "never_called");
+	for (int i = 0; i < r->uset->nr_funcs; i++)
+		if (r->uset->funcs[i].never_called)
+			json_str(j, NULL, r->uset->funcs[i].symbol);
+	json_arr_end(j);
+	json_arr_begin(j, "deferred");
+	for (int i = 0; i < r->uset->nr_deferred; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "lib", r->uset->deferred[i].lib);
+		json_str(j, "glob", r->uset->deferred[i].glob);
+		json_bool(j, "attached", r->uset->deferred[i].attached > 0);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_obj_end(j);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cxx_name.h"
 #include "report.h"
 
 static double share_pct(const struct sample_result *s, unsigned long long count)
@@ -81,6 +82,9 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_u64(j, "notices_lost", s->notices_lost);
 	json_u64(j, "unknown_leaf_samples", s->unknown_leaf);
 	json_u64(j, "no_stack_samples", s->no_stack);
+	json_u64(j, "unmapped_leaf_samples", s->unmapped_leaf);
+	json_u64(j, "no_symbol_leaf_samples", s->nosym_leaf);
+	json_u64(j, "jit_leaf_samples", s->jit_leaf);
 	json_u64(j, "bpf_run_ns", s->bpf_run_ns);
 	json_u64(j, "bpf_run_count", s->bpf_run_cnt);
 	json_double(j, "bpf_ns_per_sample", s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
@@ -106,7 +110,10 @@ void report_samples_text(const struct report *r, FILE *f, int top)
 	for (size_t i = 0; i < s->nprocs && (int)i < top; i++) {
 		const struct sample_func *x = &s->funcs[i];
 
-		fprintf(f, "%7u %-36.36s %-20.20s %8llu %7.1f %6.1f", x->pid, x->symbol, x->module, x->count,
+		char name[512];
+		int cols = cxx_name_shorten(x->symbol, 36, name, sizeof(name));	/* full names in --json */
+
+		fprintf(f, "%7u %s%*s %-20.20s %8llu %7.1f %6.1f", x->pid, name, 36 - cols, "", x->module, x->count,
 			share_pct(s, x->count), ci95_pct(s, x->count));
 		for (int e = 0; e < r->evs->n; e++)
 			fprintf(f, " %14.0f", counter_scaled(&x->c[e]));

@@ -5,6 +5,9 @@
  * live view (view_curses.c), every column, full numbers.
  */
 #include <math.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report_text.h"
@@ -52,24 +55,46 @@ void report_text_header(const struct view *v, FILE *f)
 	print_tma(h, f);
 }
 
-static void print_cell(const struct vm_col *c, const char *text, FILE *f)
+static void print_cell(const struct vm_col *c, int width, const char *text, FILE *f)
 {
-	if (c->left)
-		fprintf(f, "%-*.*s", c->width, c->width, text);
-	else
-		fprintf(f, "%*.*s", c->width, c->width, text);
+	char fit[1024];
+
+	if (c->stretch) {
+		view_fit_text(c, text, width, fit, sizeof(fit));
+		fputs(fit, f);
+	} else if (c->left) {
+		fprintf(f, "%-*.*s", width, width, text);
+	} else {
+		fprintf(f, "%*.*s", width, width, text);
+	}
+}
+
+/* The output's width in columns: its terminal's, else $COLUMNS, else 0 (unknown). */
+static int output_columns(FILE *f)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	return env ? atoi(env) : 0;
 }
 
 void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 {
 	const struct vm_table *t = &v->tab[k];
-	char buf[128];
+	int width[VM_MAX_COLS], used = -1, cols = output_columns(f);
+	char buf[1024];
 
 	view_tma_rows(v, k, 0, max_rows);
+	for (int c = 0; c < t->ncols; c++)
+		used += t->col[c].width + 1;
+	for (int c = 0; c < t->ncols; c++)	/* FUNCTION takes what the terminal has left */
+		width[c] = view_stretch_width(t, c, false, cols > used ? cols - used : 0);
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(' ', f);
-		print_cell(&t->col[c], t->col[c].name, f);
+		print_cell(&t->col[c], width[c], t->col[c].name, f);
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < t->nrows && i < max_rows; i++) {
@@ -77,7 +102,7 @@ void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 			if (c)
 				fputc(' ', f);
 			view_format_cell(t, &t->rows[i], c, false, buf, sizeof(buf));
-			print_cell(&t->col[c], buf, f);
+			print_cell(&t->col[c], width[c], buf, f);
 		}
 		fputc('\n', f);
 	}

@@ -31,6 +31,10 @@
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "trace_run.h"
+#include "maps_watch.h"
+#include "target_edges.h"
+#include "uprobe_evidence.h"
+#include "uprobe_preview.h"
 #include "uprobe_targets.h"
 #include "uprobes_loader.h"
 #include "view_curses.h"
@@ -92,8 +96,15 @@ struct run_state {
 	bool uprobes_loaded;
 	struct func_row *frows;
 	size_t nfrows;
-	unsigned long long *rate_calls;	/* per function, at the last --max-rate check */
+	unsigned long long *rate_calls;	/* per function, at the last rate check */
 	unsigned long long rate_ts;
+	unsigned long long rate_oncpu;	/* tracked threads' on-CPU ns then */
+	bool *guarded;			/* per function: hot-probe warning given */
+	int nrate;			/* functions in rate_calls */
+	struct maps_watch watch;	/* files the targets map (deferred --uprobe, zero evidence) */
+	unsigned long long watch_ts;
+	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
+	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
 	struct sampling samp;		/* --sample */
 	bool sampling;
 	struct offcpu off;		/* --offcpu-stacks */
@@ -106,6 +117,7 @@ struct run_state {
 	struct view view;		/* the -I summaries and the live view show it */
 	struct view_curses *ui;		/* live view; NULL: plain text */
 	unsigned long long t0;
+	unsigned long long stop_ns;	/* accounting stopped (finish); 0 while running */
 	bool loaded;
 	struct trace_run *trace;	/* --trace; NULL when off */
 	const struct run_mode *mode;	/* NULL: profiling run */
@@ -285,7 +297,7 @@ static int setup_bpf(struct run_state *st)
 	if (!st->prog.run_stats)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
 			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
-	if (st->uset.nr_funcs) {
+	if (st->uset.nr_funcs || st->uset.nr_deferred) {
 		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs,
 					    .trace_ring_bytes = st->trace ? trace_run_ring_bytes() : 0 };
 
@@ -333,9 +345,14 @@ static int setup_bpf(struct run_state *st)
 			die_msg("%s", err);
 			return 1;
 		}
+		char line[1024];
+		int skipped = uprobe_set_unprobeable(&st->uset, line, sizeof(line));
+
 		for (int i = 0; i < st->uset.nr_libs; i++)
 			fprintf(stderr, "tmabpf: uprobe: %s\n", st->uset.libs[i].note);
-		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs,
+		if (skipped)
+			fprintf(stderr, "tmabpf: uprobe: %s\n", line);
+		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", st->uset.nr_funcs - skipped,
 			st->uprobes.attach_ns / 1e6, uprobes_mode_name(&st->uprobes));
 	}
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
@@ -378,44 +395,171 @@ static int resolve_uprobes(struct run_state *st)
 	int pid = o->target.nr_pids ? o->target.pids[0] : -1;
 	char err[1024];
 
-	for (int i = 0; i < o->nr_uprobe_specs; i++)
-		if (uprobe_set_add_spec(&st->uset, o->uprobe_specs[i], pid, o->target.argv ? o->target.argv[0] : NULL,
-					err, sizeof(err))) {
+	for (int i = 0; i < o->nr_uprobe_specs; i++) {
+		int r = uprobe_set_add_spec(&st->uset, o->uprobe_specs[i], pid, o->target.argv ? o->target.argv[0] : NULL,
+					    err, sizeof(err));
+
+		/* a bare name that nothing maps yet (a library the target will dlopen): attach when it maps it */
+		if (r == -ENOENT && (o->target.argv || o->target.nr_pids) && !strchr(o->uprobe_specs[i], '/') &&
+		    o->uprobe_specs[i][0] != ':' && !o->dry_run) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", err);
+			if ((r = uprobe_set_defer(&st->uset, o->uprobe_specs[i], err, sizeof(err))) == 0) {
+				fprintf(stderr, "tmabpf: uprobe: %s; '%s' attaches when the target maps a file of that name\n",
+					why, o->uprobe_specs[i]);
+				continue;
+			}
+		}
+		if (r) {
 			die_msg("%s", err);
 			return EXIT_USAGE;
 		}
+	}
 	return 0;
 }
 
-/* --max-rate: detach functions firing faster than allowed, and say so. */
-static void enforce_max_rate(struct run_state *st, unsigned long long t)
+/* Once a second: --max-rate detaches functions firing faster than allowed, and the guard says once
+ * which probe costs more than UPROBE_GUARD_SHARE of the target's CPU time (calls x cost per call:
+ * the programs' time per hit from BPF stats, the trap's by entry class, measured when first needed). */
+static void check_probe_rates(struct run_state *st, unsigned long long t)
 {
-	double dt = (t - st->rate_ts) / 1e9;
+	double dt = (t - st->rate_ts) / 1e9, bpf_hit, cpus;
 	unsigned long long *calls;
+	struct thread_stats sum;
 	char err[512];
 
-	if (!st->o->max_rate || !st->uprobes_loaded || dt < 1.0)
+	if (!st->uprobes_loaded || dt < 1.0)
 		return;
-	calls = calloc(st->uset.nr_funcs, sizeof(*calls));
-	if (!calls)
+	if (!st->uset.nr_funcs) {	/* only deferred specs so far */
+		st->rate_ts = t;
 		return;
+	}
+	calls = calloc(st->uset.nr_funcs + 1, sizeof(*calls));
+	if (st->nrate < st->uset.nr_funcs) {	/* first check, or a deferred --uprobe added functions */
+		bool *g = realloc(st->guarded, st->uset.nr_funcs * sizeof(*g));
+
+		if (g) {
+			memset(g + st->nrate, 0, (st->uset.nr_funcs - st->nrate) * sizeof(*g));
+			st->guarded = g;
+		}
+	}
+	if (!calls || !st->guarded) {
+		free(calls);
+		st->rate_ts = t;
+		return;
+	}
 	for (size_t i = 0; i < st->nfrows; i++)
 		if ((int)st->frows[i].key.fn < st->uset.nr_funcs)
 			calls[st->frows[i].key.fn] += st->frows[i].s.calls;
-	for (int fn = 0; st->rate_calls && fn < st->uset.nr_funcs; fn++) {
-		double rate = (calls[fn] - st->rate_calls[fn]) / dt;
+	thread_table_total(&st->tt, &sum);
+	cpus = (sum.oncpu_ns - st->rate_oncpu) / 1e9 / dt;
+	bpf_hit = st->rep.uprobe_run_cnt ? (double)st->rep.uprobe_run_ns / st->rep.uprobe_run_cnt : 0;
+	for (int fn = 0; fn < st->uset.nr_funcs; fn++) {	/* the first check counts from the start */
+		double rate = (calls[fn] - (st->rate_calls && fn < st->nrate ? st->rate_calls[fn] : 0)) / dt;
 		struct uprobe_func *f = &st->uset.funcs[fn];
 
-		if (f->detached || rate <= st->o->max_rate)
+		if (f->detached)
 			continue;
-		f->detached = true;
-		warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, st->o->max_rate);
-		if (uprobes_reattach_lib(&st->uprobes, &st->uset, f->lib, err, sizeof(err)))
-			warn_add("re-attaching after --max-rate: %s", err);
+		if (st->o->max_rate && rate > st->o->max_rate) {
+			f->detached = true;
+			warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, st->o->max_rate);
+			if (uprobes_reattach_lib(&st->uprobes, &st->uset, f->lib, err, sizeof(err)))
+				warn_add("re-attaching after --max-rate: %s", err);
+			continue;
+		}
+		if (st->guarded[fn] || cpus <= 0 || rate * uprobe_call_cost_ns(f, NULL, bpf_hit) / 1e9 < 0.01 * cpus)
+			continue;	/* even the programs' own time is below 1 %: no need to measure the trap */
+		if (!st->calib_state)
+			st->calib_state = probe_calib_measure(&st->calib, err, sizeof(err)) ? -1 : 1;
+		if (rate * uprobe_call_cost_ns(f, st->calib_state > 0 ? &st->calib : NULL, bpf_hit) / 1e9 >
+		    UPROBE_GUARD_SHARE * cpus) {
+			st->guarded[fn] = true;
+			uprobe_guard_warn(f, rate, uprobe_call_cost_ns(f, st->calib_state > 0 ? &st->calib : NULL, bpf_hit),
+					  cpus);
+		}
 	}
 	free(st->rate_calls);
 	st->rate_calls = calls;
-	st->rate_ts = t;
+	st->nrate = st->uset.nr_funcs;
+	st->rate_ts = now_ns();	/* after a calibration pause, not t */
+	st->rate_oncpu = sum.oncpu_ns;
+}
+
+/* A target mapped path: attach the deferred --uprobe specs that name it (all of them, then the
+ * library's links once). */
+static void on_mapped(void *ctx, int pid, const char *path)
+{
+	struct run_state *st = ctx;
+	int lib = -1, nfuncs = 0, n = 0;
+	char err[1024], names[512] = "";
+	size_t o = 0;
+
+	for (int d = 0; d < st->uset.nr_deferred; d++) {
+		struct uprobe_deferred *df = &st->uset.deferred[d];
+		int l;
+
+		if (df->attached || !maps_watch_name_matches(df->lib, path))
+			continue;
+		if (uprobe_set_add_deferred(&st->uset, d, path, pid, &l, err, sizeof(err))) {
+			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
+			df->attached = -1;	/* said once */
+			continue;
+		}
+		lib = l >= 0 ? l : lib;
+		nfuncs += df->attached;
+		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
+			      df->lib, df->glob);
+	}
+	if (lib < 0)
+		return;
+	if (uprobes_reattach_lib(&st->uprobes, &st->uset, lib, err, sizeof(err)))
+		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
+	else
+		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached\n", pid, path, nfuncs,
+			names);
+}
+
+/* A deferred --uprobe waits for its library: watch the maps every poll, so that it attaches soon. */
+static bool deferred_pending(const struct uprobe_set *s)
+{
+	for (int d = 0; d < s->nr_deferred; d++)
+		if (!s->deferred[d].attached)
+			return true;
+	return false;
+}
+
+/* The files the targets map (not system-wide runs): deferred --uprobe attaches, zero evidence at the end. */
+static void watch_maps(struct run_state *st)
+{
+	struct target *t = &st->o->target;
+	int pids[TARGET_MAX_IDS + 1], n = 0;
+
+	if (!st->uprobes_loaded || st->o->system_wide)
+		return;
+	for (int i = 0; i < t->nr_pids; i++)
+		pids[n++] = t->pids[i];
+	if (t->child && !t->child_reaped)
+		pids[n++] = t->child;	/* exec'd: target_release waited for it */
+	maps_watch_poll(&st->watch, pids, n, on_mapped, st);
+	st->watch_ts = now_ns();
+}
+
+/* --dry-run --uprobe: what the globs match, each function's entry class and its cost here. */
+static int preview_uprobes(struct run_state *st)
+{
+	struct probe_calib calib;
+	char why[256] = "run as root to measure";
+	bool measured = false;
+	int r = resolve_uprobes(st);
+
+	if (!r) {
+		if (geteuid() == 0)
+			measured = probe_calib_measure(&calib, why, sizeof(why)) == 0;
+		uprobe_preview_print(&st->uset, measured ? &calib : NULL, why, stdout);
+	}
+	uprobe_set_free(&st->uset);
+	return r;
 }
 
 static void refresh(struct run_state *st)
@@ -437,7 +581,7 @@ static void refresh(struct run_state *st)
 		uprobes_run_stats(&st->uprobes, &st->rep.uprobe_run_ns, &st->rep.uprobe_run_cnt);
 		st->rep.uprobe_attach_ns = st->uprobes.attach_ns;
 	}
-	st->rep.mono_ns = now_ns();
+	st->rep.mono_ns = st->stop_ns ? st->stop_ns : now_ns();
 	st->rep.duration_ns = st->rep.mono_ns - st->t0;
 }
 
@@ -482,9 +626,13 @@ static const char *wait_loop(struct run_state *st)
 			return "duration";
 		if (target_gone(&st->o->target))
 			return "target exited";
-		if (st->o->max_rate && t - st->rate_ts >= 1000000000ULL) {
+		/* often while a deferred --uprobe waits and in the first seconds (most dlopens happen then) */
+		if (t - st->watch_ts >= (deferred_pending(&st->uset) || t - st->t0 < MAPS_WATCH_EARLY_NS ? POLL_MS
+									      : MAPS_WATCH_MS) * 1000000ULL)
+			watch_maps(st);
+		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);
-			enforce_max_rate(st, t);
+			check_probe_rates(st, now_ns());
 		}
 		if (next_iv && t >= next_iv) {
 			show_interval(st);
@@ -500,6 +648,20 @@ static const char *wait_loop(struct run_state *st)
 	}
 }
 
+/* The end of a run: probed libraries never mapped, functions never called, deferred specs never met. */
+static void probe_evidence(struct run_state *st)
+{
+	unsigned long long *calls = calloc(st->uset.nr_funcs ? st->uset.nr_funcs : 1, sizeof(*calls));
+
+	if (!calls)
+		return;
+	for (size_t i = 0; i < st->nfrows; i++)
+		if ((int)st->frows[i].key.fn < st->uset.nr_funcs)
+			calls[st->frows[i].key.fn] += st->frows[i].s.calls;
+	uprobe_evidence_report(&st->uset, calls, st->o->system_wide ? NULL : &st->watch);
+	free(calls);
+}
+
 static int finish(struct run_state *st, const char *why)
 {
 	char err[512];
@@ -513,11 +675,18 @@ static int finish(struct run_state *st, const char *why)
 		sampling_detach(&st->samp);	/* first, like uprobes: samples fold through the spine's maps */
 	if (st->uprobes_loaded)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
+	if (st->o->target.nr_pids || st->o->target.nr_tids)
+		edges_switch_every_cpu(st->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
+	st->stop_ns = now_ns();		/* what is accounted ends here, not when the links are gone */
 	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
 	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
 	st->ui = NULL;
 	refresh(st);
 	st->rep.stop_reason = why;
+	if (st->o->target.nr_pids)
+		edges_add_idle_threads(&st->tt, &st->o->target, st->t0, st->rep.duration_ns);
+	if (st->uprobes_loaded)
+		probe_evidence(st);
 	if (st->rep.self.stat[STAT_THREADS_FULL])
 		warn_add("threads map full: %llu thread switches not accounted (raise --max-threads)",
 			 st->rep.self.stat[STAT_THREADS_FULL]);
@@ -576,6 +745,8 @@ static void cleanup(struct run_state *st)
 	uprobe_set_free(&st->uset);
 	free(st->frows);
 	free(st->rate_calls);
+	free(st->guarded);
+	maps_watch_free(&st->watch);
 	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
 	st->trace = NULL;
 	if (st->loaded)
@@ -628,6 +799,8 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	if (o->dry_run) {
 		if (dryrun_print(st.cpu, st.tma_level, st.tma_level ? st.plan.note : "", &st.evs, stdout))
 			return 1;
+		if (o->nr_uprobe_specs && (r = preview_uprobes(&st)))
+			return r;
 		if (o->mem_source) {
 			struct mem_event ev;
 
@@ -671,7 +844,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		return r;
 	}
 	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt,
-				  .uset = st.uset.nr_funcs ? &st.uset : NULL,
+				  .uset = st.uset.nr_funcs || st.uset.nr_deferred ? &st.uset : NULL,
 				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
 				  .tma_json = st.tma_level ? tma_json_hook : NULL,
 				  .tma_path = st.tma_level ? tma_path_hook : NULL,
@@ -693,11 +866,15 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.rep.mono_ns = st.t0;
 	view_start(&st.view, &st.rep);
 	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
+	watch_maps(&st);
 	why = wait_loop(&st);
 	if (o->target.child && !o->target.child_reaped && stop_signal)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
 	r = finish(&st, why);
 	cleanup(&st);
+	if (o->target.child && !o->target.child_reaped && !target_gone(&o->target))
+		fprintf(stderr, "tmabpf: profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
+			"stops it\n", why, (int)o->target.child);
 	if (o->target.child)
 		return r ? r : target_exit_code(&o->target);
 	return r;

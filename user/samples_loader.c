@@ -61,6 +61,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	s->skel->rodata->cfg_no_account = !tp;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
+	bpf_map__set_max_entries(s->skel->maps.sample_bases, tcfg && tp ? 2 * tcfg->max_threads : 1);
 	if (tp) {
 		r = threads_share_maps(tp, s->skel->obj);
 	} else {	/* standalone: the spine's maps unused, kept small */

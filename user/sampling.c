@@ -180,7 +180,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 		ns->labels[i] = symbolizer_label(s->sym, &si);
 		ns->incomplete |= si.unmapped;
 		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
-			      : si.kind == SYM_JIT ? decorate(s->sym, ns->labels[i], "_[j]") : ns->labels[i];
+			      : si.kind == SYM_JIT || si.kind == SYM_JIT_ANON ? decorate(s->sym, ns->labels[i], "_[j]")
+			      : ns->labels[i];
 		if (i == 0)
 			ns->leaf = si;
 	}
@@ -327,6 +328,77 @@ static void warn_losses(const struct sample_result *r)
 			 "tracing program held the CPU)", r->target, r->expected);
 }
 
+/* A sample whose leaf has no function name: why (sample_result's unknown_leaf parts). */
+static void count_unnamed(struct sampling *s, struct sample_result *res, const struct sym_info *leaf, unsigned int pid,
+			  unsigned long long n)
+{
+	res->unknown_leaf += n;
+	if (leaf->kind == SYM_JIT_ANON) {
+		res->jit_leaf += n;
+		res->jit_onednn |= symbolizer_pid_maps(s->sym, (int)pid, "libdnnl") ||
+				   symbolizer_pid_maps(s->sym, (int)pid, "libmkldnn");
+		res->jit_v8 |= symbolizer_pid_maps(s->sym, (int)pid, "node") ||
+			       symbolizer_pid_maps(s->sym, (int)pid, "libnode");
+	} else if (leaf->unmapped || !strcmp(leaf->module, "[unknown]")) {
+		res->unmapped_leaf += n;
+	} else if (leaf->kind == SYM_USER && leaf->module[0] != '[') {
+		res->nosym_leaf += n;
+	}
+}
+
+/* More than 1 % of the samples without a function name: one line, how many and why. */
+static void warn_unnamed(const struct sample_result *r)
+{
+	struct { const char *module; unsigned long long n; } top[3] = {};
+	char why[768], mods[256] = "";
+	size_t len = 0;
+
+	if (!r->samples || r->unknown_leaf * 100 <= r->samples)
+		return;
+	/* the files with the most samples where they have no symbol */
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct sample_func *f = &r->funcs[i];
+		unsigned long long n = f->count;
+
+		if (f->symbol == f->module || f->module[0] == '[' || !strstr(f->symbol, "+0x"))
+			continue;
+		for (int t = 0; t < 3 && n; t++) {
+			if (top[t].module == f->module) {
+				top[t].n += n;
+				n = 0;
+			}
+		}
+		for (int t = 0; t < 3 && n; t++)
+			if (!top[t].module) {
+				top[t].module = f->module;
+				top[t].n = n;
+				n = 0;
+			}
+	}
+	for (int t = 0; t < 3 && top[t].module; t++)
+		len += snprintf(mods + len, len < sizeof(mods) ? sizeof(mods) - len : 0, "%s%s", t ? ", " : "",
+				top[t].module);
+	len = 0;
+#define WHY(cond, ...) \
+	if (cond && len < sizeof(why)) \
+		len += snprintf(why + len, sizeof(why) - len, __VA_ARGS__)
+	WHY(r->nosym_leaf, "%s%llu in files with no symbol there (%s; stripped: their debug symbols would name them)",
+	    len ? "; " : "", r->nosym_leaf, mods);
+	WHY(r->jit_leaf, "%s%llu in JIT code that no perf map names (one [jit] row per mapping%s)", len ? "; " : "",
+	    r->jit_leaf, r->jit_onednn ? ": run with DNNL_JIT_PROFILE=2 (oneDNN 3: ONEDNN_JIT_PROFILE=2) to name "
+	    "oneDNN's kernels" : r->jit_v8 ? ": run node with --perf-basic-prof to name V8's code" :
+	    ": the runtime's perf map switch names it (oneDNN: DNNL_JIT_PROFILE=2, node: --perf-basic-prof)");
+	WHY(r->unmapped_leaf, "%s%llu in no mapping of the process when its maps were read", len ? "; " : "",
+	    r->unmapped_leaf);
+	WHY(r->no_stack, "%s%llu without a stack", len ? "; " : "", r->no_stack);
+	WHY(r->unknown_leaf > r->nosym_leaf + r->jit_leaf + r->unmapped_leaf + r->no_stack,
+	    "%s%llu in other anonymous memory", len ? "; " : "",
+	    r->unknown_leaf - r->nosym_leaf - r->jit_leaf - r->unmapped_leaf - r->no_stack);
+#undef WHY
+	warn_add("--sample: %llu of %llu samples (%.1f %%) have no function name: %s", r->unknown_leaf, r->samples,
+		 100.0 * r->unknown_leaf / r->samples, why);
+}
+
 /* A row's stack: named before, else read now (one lookup) and named, or from
  * the stacks read in one go (st, the final collect). */
 static const struct named_stack *row_stack(struct sampling *s, const struct stack_entry *st, size_t nst,
@@ -395,7 +467,7 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 			f->module = leaf->leaf.module;
 			f->symbol = leaf->labels[0];
 			if (!leaf->leaf.name)
-				res->unknown_leaf += f->count;
+				count_unnamed(s, res, &leaf->leaf, k->pid, f->count);
 		} else {
 			f->module = symbolizer_intern(s->sym, "[unknown]");
 			f->symbol = symbolizer_intern(s->sym, "[no stack]");
@@ -462,8 +534,10 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	}
 	r = per_thread_and_process(res, thr, nthr, evs->n);
 	free(thr);
-	if (!r)
+	if (!r) {
 		warn_losses(res);
+		warn_unnamed(res);
+	}
 	return r;
 }
 

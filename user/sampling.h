@@ -28,7 +28,7 @@ struct sample_func {
 	char comm[TMABPF_COMM_LEN];	/* the thread's (the main thread's for a process) */
 	unsigned long long count;
 	unsigned long long period;
-	struct counter_val c[TMABPF_MAX_EVENTS];	/* deltas that ended at these samples */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* its threads' deltas since their previous samples */
 };
 
 struct sample_result {
@@ -40,8 +40,13 @@ struct sample_result {
 	unsigned long long seen;	/* samples that reached BPF, idle and untracked included */
 	unsigned long long expected;	/* cpu-clock: tracked threads' on-CPU time x rate; 0 when unknown */
 	unsigned long long rows_full, stacks_full, stack_errors, notices_lost;
-	unsigned long long unknown_leaf;	/* samples whose leaf has no symbol */
-	unsigned long long no_stack;	/* samples with neither stack */
+	unsigned long long unknown_leaf;	/* samples whose leaf has no function name: the sum of */
+	unsigned long long no_stack;	/*   samples with neither stack, */
+	unsigned long long unmapped_leaf;	/*   leaf in no mapping that the process had when read, */
+	unsigned long long nosym_leaf;	/*   leaf in a file with no symbol there (stripped), */
+	unsigned long long jit_leaf;	/*   leaf in JIT code that no perf map names, */
+					/*   and leaf in other anonymous memory (the rest) */
+	bool jit_onednn, jit_v8;	/* a process with JIT samples maps oneDNN / is node (V8) */
 	size_t nr_rows, nr_stacks;
 	unsigned long long bpf_run_ns, bpf_run_cnt;
 	struct sample_func *funcs;	/* per process (tid -1), then per thread; each by count, descending */

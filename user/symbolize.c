@@ -39,6 +39,8 @@ struct sym_module {
 struct sym_proc {
 	int pid;
 	bool maps_ok;
+	bool gone;		/* exited (or its pid reused): the last maps stay, never re-read */
+	unsigned long long started;	/* its start time (procmaps_start_time) at the last read */
 	long long reread_ns;	/* last re-read of the maps after a miss (CLOCK_MONOTONIC) */
 	struct procmaps maps;
 	int *mod;		/* per maps entry: module index, or -1 */
@@ -292,14 +294,35 @@ static struct sym_proc *proc_find(struct symbolizer *s, int pid, size_t *pos)
 	return lo < s->nr_procs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
 }
 
-/* (Re)read pid's maps and note its files. */
-static int proc_snapshot(struct symbolizer *s, struct sym_proc *p)
+/*
+ * Read pid's maps and note its files.  exec: the process maps other files now
+ * (replace the snapshot).  Else a re-read after a miss: the fresh maps plus the
+ * earlier entries they do not overlap (code unmapped since still names what was
+ * sampled while it was mapped); and never the maps of a process that has gone
+ * (a zombie's maps read empty) or of a later one that reuses its pid: those
+ * would unname every address of the process, the sampled ones included.
+ */
+static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 {
+	unsigned long long started = procmaps_start_time(p->pid);
 	struct procmaps m;
-	int *mod, r = procmaps_load(p->pid, &m, NULL, 0);
+	int *mod, r;
 
-	if (r)
+	if (!exec && p->maps_ok && (!started || started != p->started)) {
+		p->gone = true;
+		return -ESRCH;
+	}
+	if ((r = procmaps_load(p->pid, &m, NULL, 0)))
 		return r;
+	if (!exec && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
+		procmaps_free(&m);	/* exited (or its pid reused) while we read */
+		p->gone = true;
+		return -ESRCH;
+	}
+	if (!exec && p->maps_ok && procmaps_merge_stale(&m, &p->maps)) {
+		procmaps_free(&m);
+		return -ENOMEM;
+	}
 	mod = calloc(m.nr ? m.nr : 1, sizeof(*mod));
 	if (!mod) {
 		procmaps_free(&m);
@@ -316,6 +339,8 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p)
 	p->maps = m;
 	p->mod = mod;
 	p->maps_ok = true;
+	p->started = started;
+	p->gone = false;
 	return 0;
 }
 
@@ -345,7 +370,7 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	memmove(&s->procs[pos + 1], &s->procs[pos], (s->nr_procs - pos) * sizeof(*s->procs));
 	s->procs[pos] = p;
 	s->nr_procs++;
-	proc_snapshot(s, p);
+	proc_snapshot(s, p, true);
 	return p;
 }
 
@@ -357,7 +382,7 @@ int symbolizer_add_pid(struct symbolizer *s, int pid)
 		/* exec: new maps, and possibly a new perf map */
 		perfmap_free(&p->pm);
 		p->pm_state = 0;
-		return proc_snapshot(s, p);
+		return proc_snapshot(s, p, true);
 	}
 	p = proc_add(s, pid);
 	if (!p)
@@ -471,6 +496,30 @@ static const char *anon_module(struct symbolizer *s, const struct procmaps_entry
 	return symbolizer_intern(s, "[anon]");
 }
 
+/* Below vm.mmap_min_addr's default (64 KiB) or above the largest user address space (57-bit
+ * virtual addresses): nothing is ever mapped there, so no re-read of the maps can name it. */
+static bool user_addr_possible(uint64_t addr)
+{
+	return addr >= 0x10000 && addr < (1ULL << 56);
+}
+
+/* One module per anonymous executable mapping: "[jit] 0xSTART-0xEND r-x 12 MB" ("[jit memfd:NAME] ..."
+ * for a memfd double mapping). */
+static const char *jit_module(struct symbolizer *s, const struct procmaps_entry *e)
+{
+	double mb = (e->end - e->start) / 1048576.0;
+	char buf[256], size[32];
+
+	if (mb >= 1)
+		snprintf(size, sizeof(size), "%.0f MB", mb);
+	else
+		snprintf(size, sizeof(size), "%llu KB", (unsigned long long)(e->end - e->start) / 1024);
+	snprintf(buf, sizeof(buf), "[jit%s%s] 0x%llx-0x%llx %.3s %s", e->path[0] ? " " : "",
+		 e->path[0] == '/' ? e->path + 1 : e->path, (unsigned long long)e->start, (unsigned long long)e->end,
+		 e->perms, size);
+	return symbolizer_intern(s, buf);
+}
+
 void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out)
 {
 	uint64_t look = caller && addr ? addr - 1 : addr;
@@ -482,12 +531,16 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	out->unmapped = true;
 	if (!p)
 		return;
+	if (!user_addr_possible(look)) {
+		out->unmapped = false;	/* a frame-pointer walk through code without frame pointers: no retry helps */
+		return;
+	}
 	if (p->maps_ok)
 		e = procmaps_find(&p->maps, look);
-	if (!e && mono_ns() - p->reread_ns > REREAD_NS) {
+	if (!e && !p->gone && mono_ns() - p->reread_ns > REREAD_NS) {
 		/* mapped after the snapshot (ld.so at start, dlopen): read the maps again while the process lives */
 		p->reread_ns = mono_ns();
-		if (proc_snapshot(s, p) == 0)
+		if (proc_snapshot(s, p, false) == 0)
 			e = procmaps_find(&p->maps, look);
 	}
 	out->unmapped = !e;
@@ -512,13 +565,24 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->kind = SYM_JIT;
 		return;
 	}
-	if (e) {
+	if (e && (e->flags & PROCMAPS_F_JIT)) {
+		set_unknown(out, jit_module(s, e), addr - e->start, SYM_JIT_ANON);
+		out->unmapped = true;	/* not in the perf map (yet): worth naming again later */
+	} else if (e) {
 		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
-		/* JIT code not in the perf map (yet): worth naming again later */
-		out->unmapped = (e->flags & PROCMAPS_F_JIT) != 0;
 	} else {
 		out->unmapped = true;
 	}
+}
+
+bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+
+	for (size_t i = 0; p && i < p->maps.nr; i++)
+		if (p->mod[i] >= 0 && !strncmp(s->mods[p->mod[i]]->name, prefix, strlen(prefix)))
+			return true;
+	return false;
 }
 
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out)
@@ -546,6 +610,8 @@ const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si)
 
 	if (si->name)
 		return si->name;
+	if (si->kind == SYM_JIT_ANON)
+		return si->module;
 	snprintf(buf, sizeof(buf), "%s+0x%llx", si->module, (unsigned long long)si->offset);
 	return symbolizer_intern(s, buf);
 }

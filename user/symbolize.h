@@ -17,6 +17,10 @@
  * memory (JIT code) is named from /tmp/perf-PID.map (perfmap.c).  Kernel
  * addresses: /proc/kallsyms (kallsyms.c).
  *
+ * JIT code that no perf map names is grouped per mapping: module "[jit]
+ * 0xSTART-0xEND PERMS SIZE", no name, so that its samples form one row per
+ * mapping rather than one per address.
+ *
  * Nothing is dropped: an address with no symbol keeps its module and offset
  * (symbolizer_label gives "module+0xOFF": a file offset for files, an offset
  * from the mapping's start for other mappings, the address itself when no
@@ -37,6 +41,8 @@ enum sym_kind {
 	SYM_USER = 0,		/* ELF file, vDSO, anonymous memory */
 	SYM_KERNEL = 1,
 	SYM_JIT = 2,		/* named from a perf map file */
+	SYM_JIT_ANON = 3,	/* anonymous executable memory that no perf map names: the module is
+				 * the mapping ("[jit] 0xSTART-0xEND r-x 12 MB"), one row per mapping */
 };
 
 struct sym_info {
@@ -64,7 +70,10 @@ int symbolizer_add_pid(struct symbolizer *s, int pid);
 void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out);
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out);
 
-/* The function name, or "module+0xOFF" when unknown; interned. */
+/* Does pid map a file whose name starts with prefix ("libdnnl", "node")?  From its last maps read. */
+bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix);
+
+/* The function name, or "module+0xOFF" when unknown (the mapping alone for SYM_JIT_ANON); interned. */
 const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si);
 /* A copy of str that lives as long as s (equal strings give equal pointers). */
 const char *symbolizer_intern(struct symbolizer *s, const char *str);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
 }
 
 static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
-		   char *err, size_t errlen)
+		   const char *glob, char *err, size_t errlen)
 {
 	for (int i = 0; i < s->nr_libs; i++)
 		if (!strcmp(s->libs[i].attach_path, attach_path))
@@ -57,6 +58,7 @@ static int add_lib(struct uprobe_set *s, const char *attach_path, const char *mo
 	s->libs[s->nr_libs].attach_path = strdup(attach_path);
 	s->libs[s->nr_libs].module = strdup(module);
 	s->libs[s->nr_libs].note = strdup(note);
+	s->libs[s->nr_libs].glob = strdup(glob);
 	return s->nr_libs++;
 }
 
@@ -68,13 +70,31 @@ static bool already_probed(const struct uprobe_set *s, int lib, unsigned long of
 	return false;
 }
 
+/* The name the user asked for: the primary name when the glob matches it, else the first alias it
+ * matches ("cblas_sgemm", not "CBLAS_SGEMM" at the same address). */
+static const char *asked_name(const struct elfsym *m, const char *glob)
+{
+	if (!fnmatch(glob, m->name, 0) || (m->demangled && !fnmatch(glob, m->demangled, 0)))
+		return elfsyms_display_name(m);
+	for (unsigned int a = 0; a < m->nr_aliases; a++) {
+		const char *dem = m->aliases_demangled ? m->aliases_demangled[a] : NULL;
+
+		if (!fnmatch(glob, m->aliases[a], 0) || (dem && !fnmatch(glob, dem, 0)))
+			return dem ? dem : m->aliases[a];
+	}
+	return elfsyms_display_name(m);
+}
+
 static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
-		       char *err, size_t errlen)
+		       const char *glob, char *err, size_t errlen)
 {
 	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
+	struct uprobe_insn_file insn;
 
 	if (!f)
 		return -ENOMEM;
+	if (uprobe_insn_open(&insn, s->libs[lib].attach_path, err, errlen))
+		return -EIO;
 	s->funcs = f;
 	for (int i = 0; i < n; i++) {
 		char w[512];
@@ -83,17 +103,20 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			continue;
 		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
 			snprintf(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
+			uprobe_insn_close(&insn);
 			return -E2BIG;
 		}
 		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
 			warn_add("%s", w);
 		s->funcs[s->nr_funcs++] = (struct uprobe_func){
-			.symbol = strdup(elfsyms_display_name(m[i])),
+			.symbol = strdup(asked_name(m[i], glob)),
 			.offset = m[i]->offset,
 			.lib = lib,
 			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
 		};
+		uprobe_insn_at(&insn, m[i]->offset, &s->funcs[s->nr_funcs - 1].insn);
 	}
+	uprobe_insn_close(&insn);
 	return 0;
 }
 
@@ -105,7 +128,7 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 	snprintf(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
 		 syms->has_symtab ? "" : " (stripped: only exported .dynsym names can be probed)",
 		 near[0] ? "; near matches: " : "", near);
-	return -ENOENT;
+	return -ESRCH;
 }
 
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
@@ -135,12 +158,95 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
 		goto out;
 	}
-	li = add_lib(s, res.path, res.realpath, res.msg, err, errlen);
-	r = li < 0 ? li : add_matches(s, li, &syms, m, n, err, errlen);
+	li = add_lib(s, res.path, res.realpath, res.msg, glob, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
 out:
 	free(m);
 	elfsyms_free(&syms);
 	return r;
+}
+
+/* The reason's kind, for counting: "EVEX-encoded (opcode 0x6e)" -> "EVEX-encoded". */
+static size_t reason_len(const char *why)
+{
+	const char *p = strstr(why, " (");
+
+	return p ? (size_t)(p - why) : strlen(why);
+}
+
+int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len)
+{
+	struct { const char *why; size_t n, cnt; } kinds[8];
+	int nk = 0, total = 0, shown = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < s->nr_funcs; i++) {
+		const struct uprobe_insn *u = &s->funcs[i].insn;
+		size_t n = reason_len(u->why);
+		int k;
+
+		if (u->cls != UINSN_REFUSED)
+			continue;
+		total++;
+		for (k = 0; k < nk; k++)
+			if (kinds[k].n == n && !strncmp(kinds[k].why, u->why, n))
+				break;
+		if (k == nk && nk < 8)
+			kinds[nk++] = (typeof(kinds[0])){ u->why, n, 0 };
+		if (k < nk)
+			kinds[k].cnt++;
+	}
+	if (!total)
+		return 0;
+	o += snprintf(line + o, len - o, "%d of %d functions cannot be probed, skipped (", total, s->nr_funcs);
+	for (int k = 0; k < nk && o < len; k++)
+		o += snprintf(line + o, len - o, "%s%.*s first instruction: %zu", k ? ", " : "", (int)kinds[k].n,
+			      kinds[k].why, kinds[k].cnt);
+	for (int i = 0; i < s->nr_funcs && o < len; i++) {
+		if (s->funcs[i].insn.cls != UINSN_REFUSED)
+			continue;
+		if (shown == 3) {
+			o += snprintf(line + o, len - o, ", ... (all in --json)");
+			break;
+		}
+		o += snprintf(line + o, len - o, "%s%s", shown++ ? ", " : "): ", s->funcs[i].symbol);
+	}
+	return total;
+}
+
+int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	struct uprobe_deferred *d = &s->deferred[s->nr_deferred];
+	int r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+
+	if (r)
+		return r;
+	if (s->nr_deferred >= UPROBE_MAX_LIBS) {
+		snprintf(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	d->lib = strdup(lib);
+	d->glob = strdup(glob);
+	if (!d->lib || !d->glob)
+		return -ENOMEM;
+	s->nr_deferred++;
+	return 0;
+}
+
+int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int pid, int *lib, char *err,
+			    size_t errlen)
+{
+	char spec[4096 + 1024 + 2];
+	int before = s->nr_funcs, libs = s->nr_libs, r;
+
+	snprintf(spec, sizeof(spec), "%s:%s", path, s->deferred[d].glob);
+	r = uprobe_set_add_spec(s, spec, pid, NULL, err, errlen);
+	if (r)
+		return r;
+	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
+	s->deferred[d].attached = s->nr_funcs - before;
+	return 0;
 }
 
 void uprobe_set_free(struct uprobe_set *s)
@@ -151,6 +257,11 @@ void uprobe_set_free(struct uprobe_set *s)
 		free(s->libs[i].attach_path);
 		free(s->libs[i].module);
 		free(s->libs[i].note);
+		free(s->libs[i].glob);
+	}
+	for (int i = 0; i < s->nr_deferred; i++) {
+		free(s->deferred[i].lib);
+		free(s->deferred[i].glob);
 	}
 	free(s->funcs);
 	memset(s, 0, sizeof(*s));

@@ -168,7 +168,7 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 	int n = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].lib != lib || set->funcs[i].detached)
+		if (set->funcs[i].lib != lib || set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
 		offs[n] = set->funcs[i].offset;
 		cookies[n++] = (__u64)i;
@@ -230,7 +230,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 	int k = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].detached)
+		if (set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
 		if (k / 2 >= UPROBE_CLASSIC_CAP) {
 			snprintf(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "
@@ -259,9 +259,10 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
 	unsigned long long t0 = mono_ns();
 	int r = 0;
 
-	u->nr_links = u->multi ? 2 * set->nr_libs : 2 * set->nr_funcs;
+	/* multi: room for every library, those a deferred --uprobe adds later included */
+	u->nr_links = u->multi ? 2 * UPROBE_MAX_LIBS : 2 * set->nr_funcs;
 	u->links = calloc(u->nr_links ? u->nr_links : 1, sizeof(*u->links));
-	u->nr_link_fds = u->mode == UPROBES_SESSION ? set->nr_libs : 0;
+	u->nr_link_fds = u->mode == UPROBES_SESSION ? UPROBE_MAX_LIBS : 0;
 	u->link_fds = malloc((u->nr_link_fds ? u->nr_link_fds : 1) * sizeof(*u->link_fds));
 	if (!u->links || !u->link_fds)
 		return -ENOMEM;

@@ -56,7 +56,8 @@ int uprobes_default_stacks(int nr_events);
 int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
 		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen);
 int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen);
-/* Re-create the links of one library (after --max-rate detached functions). */
+/* (Re-)create the links of one library: after --max-rate detached functions, or for a library a
+ * deferred --uprobe added to set after uprobes_attach (uprobe_multi only). */
 int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen);
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 /* BPF run time of the uprobe programs (kernel BPF stats). */

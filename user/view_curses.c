@@ -178,7 +178,7 @@ static void style_off(struct view_curses *c, int pair, attr_t fallback)
 		attroff(fallback);
 }
 
-/* Text from x to the right edge, cut to fit; "›" becomes ">" without UTF-8. */
+/* Text from x to the right edge, cut to fit; "›" becomes ">" and "…" "~" without UTF-8. */
 static void put(struct view_curses *c, int y, int x, const char *s)
 {
 	char buf[1024];
@@ -189,6 +189,11 @@ static void put(struct view_curses *c, int y, int x, const char *s)
 	for (; *s && k + 4 < sizeof(buf); s++) {
 		if (!c->utf8 && !strncmp(s, "\xe2\x80\xba", 3)) {
 			buf[k++] = '>';
+			s += 2;
+			continue;
+		}
+		if (!c->utf8 && !strncmp(s, "\xe2\x80\xa6", 3)) {	/* "…" */
+			buf[k++] = '~';
 			s += 2;
 			continue;
 		}
@@ -333,27 +338,35 @@ static void remember_selection(struct view_curses *c)
 static void draw_cell(struct view_curses *c, const struct vm_table *t, const struct vm_row *row, int col, int y,
 		      int x, int w)
 {
-	char buf[128];
+	char buf[1024];
 
 	if (t->col[col].fmt == VM_F_BAR) {
 		draw_bar(c, y, x, &row->tma, w);
 		return;
 	}
 	view_format_cell(t, row, col, true, buf, sizeof(buf));
-	if (t->col[col].left)
+	if (t->col[col].stretch) {
+		char fit[1024];
+
+		view_fit_text(&t->col[col], buf, w, fit, sizeof(fit));
+		put(c, y, x, fit);
+	} else if (t->col[col].left) {
 		putf(c, y, x, "%-*.*s", w, w, buf);
-	else
+	} else {
 		putf(c, y, x, "%*.*s", w, w, buf);
+	}
 }
 
 static void draw_table(struct view_curses *c)
 {
 	const struct vm_table *t = &c->v->tab[c->kind];
 	bool shown[VM_MAX_COLS];
-	int y = HEADER_ROWS, x = 0;
+	int y = HEADER_ROWS, x = 0, width[VM_MAX_COLS], spare;
 	size_t room = (size_t)rows_room();
 
-	view_fit_columns(t, COLS, true, shown);
+	spare = COLS - view_fit_columns(t, COLS, true, shown);
+	for (int k = 0; k < t->ncols; k++)	/* FUNCTION takes what the terminal has left */
+		width[k] = view_stretch_width(t, k, true, spare);
 	keep_selection_visible(c, t->nrows);
 	for (int k = 0; k < t->ncols; k++)
 		if (shown[k] && (t->col[k].fmt == VM_F_BAR || t->col[k].fmt == VM_F_NODE)) {
@@ -363,7 +376,7 @@ static void draw_table(struct view_curses *c)
 	style_on(c, P_HEAD, A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	for (int k = 0; k < t->ncols; k++) {
-		int w = view_col_width(&t->col[k], true);
+		int w = width[k];
 
 		if (!shown[k])
 			continue;
@@ -397,7 +410,7 @@ static void draw_table(struct view_curses *c)
 			mvhline(y, 0, ' ', COLS);
 		}
 		for (int k = 0; k < t->ncols; k++) {
-			int w = view_col_width(&t->col[k], true);
+			int w = width[k];
 
 			if (!shown[k])
 				continue;

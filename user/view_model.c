@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "view_model.h"
+#include "cxx_name.h"
 
 /* What a column shows. */
 enum vm_key {
@@ -442,6 +443,7 @@ static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fm
 	c->prio = prio;
 	c->arg = arg;
 	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR;
+	c->stretch = false;
 	c->key = key;
 	return t->ncols++;
 }
@@ -505,13 +507,13 @@ static void build_cols(struct view *v)
 	t->ncols = 0;
 	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
 	add_col(t, K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0);
-	add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0);
+	t->col[add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0)].stretch = true;
 	add_col(t, K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0);
 	add_col(t, K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0);
+	if (sampled)	/* what sampling is for: kept on narrow terminals */
+		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 1, 0);
 	if (sampled)
-		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 3, 0);
-	if (sampled)
-		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 4, 0);
+		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 3, 0);
 	add_col(t, K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0);
 	add_col(t, K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0);
 	if (sampled)
@@ -588,6 +590,7 @@ static double sample_cell(const struct view *v, int key, int arg, const struct s
 	case K_SAMPLES: return (double)f->count;
 	case K_SAMPLES_S: return period_ns > 0 ? f->count * 1e9 / period_ns : 0.0;
 	case K_FONCPU: return sample_func_ns(&v->sd, f) / 1e6;
+	/* its share of the tracked threads' on-CPU time, estimated by its share of the samples */
 	case K_SHARE: return vm_pct((double)f->count, (double)v->sd.samples);
 	case K_FCTR: return counter_scaled(&f->c[arg]);
 	case K_SRC: return 's';
@@ -686,7 +689,7 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 		return;	/* not called in this period */
 	row = add_row(v, t, f->pid, f->tid, f->fn, 'u', data, sym, f->s.c);
 	for (int c = 0; row && c < t->ncols; c++)
-		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.oncpu_ns, v->total.oncpu_ns) :
+		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.self_oncpu_ns, v->total.oncpu_ns) :
 			    func_cell(t->col[c].key, t->col[c].arg, f, period);
 }
 
@@ -885,6 +888,41 @@ int view_col_width(const struct vm_col *c, bool compact)
 	int n = (int)strlen(c->name);
 
 	return compact && n > w && c->fmt != VM_F_COUNTER ? n : w;
+}
+
+int view_stretch_width(const struct vm_table *t, int c, bool compact, int spare)
+{
+	int base = view_col_width(&t->col[c], compact), longest = base;
+
+	if (!t->col[c].stretch || spare <= 0)
+		return base;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *s = t->rows[i].s[t->col[c].arg];
+		int n = s ? cxx_name_columns(s) : 0;
+
+		if (n > longest)
+			longest = n;
+	}
+	return longest < base + spare ? longest : base + spare;
+}
+
+void view_fit_text(const struct vm_col *col, const char *text, int width, char *buf, size_t len)
+{
+	char fit[1024];
+	int cols, pad;
+	size_t n;
+
+	if (col->stretch) {
+		cols = cxx_name_shorten(text, width, fit, sizeof(fit));
+	} else {
+		snprintf(fit, sizeof(fit), "%.*s", width, text);
+		cols = cxx_name_columns(fit);
+	}
+	pad = width > cols ? width - cols : 0;
+	n = strlen(fit);
+	if (n + pad + 1 > len)
+		pad = len > n + 1 ? (int)(len - n - 1) : 0;
+	snprintf(buf, len, "%*s%s%*s", col->left ? 0 : pad, "", fit, col->left ? pad : 0, "");
 }
 
 int view_fit_columns(const struct vm_table *t, int width, bool compact, bool *shown)

@@ -42,6 +42,8 @@ struct vm_col {
 	int prio;		/* 1: always shown; the highest numbers go first on narrow terminals */
 	int arg;		/* string index (VM_F_STR) or event index (VM_F_COUNTER) */
 	bool left;		/* left-aligned */
+	bool stretch;		/* a name column (FUNCTION): takes the spare width of the terminal, and a
+				 * longer name is shortened in the middle (cxx_name.h), never cut */
 	int key;		/* what it shows (view_model.c's own enum) */
 };
 
@@ -177,6 +179,12 @@ void view_set_sort(struct view *v, enum vm_kind k, int col, bool reverse);
 
 /* A column's width: plain text, or compact (live view; never narrower than its name). */
 int view_col_width(const struct vm_col *c, bool compact);
+/* The width of stretch column c given spare columns beyond the table's own widths: its rows'
+ * longest name, at least its own width, at most its own width + spare. */
+int view_stretch_width(const struct vm_table *t, int c, bool compact, int spare);
+/* text fitted to exactly width columns: a stretch column's name shortened in the middle, others
+ * cut; padded (left- or right-aligned as the column is). */
+void view_fit_text(const struct vm_col *col, const char *text, int width, char *buf, size_t len);
 /* Columns that fit in width, dropping the highest priority numbers first
  * (rightmost first among equals); shown[c] set; returns the width used. */
 int view_fit_columns(const struct vm_table *t, int width, bool compact, bool *shown);

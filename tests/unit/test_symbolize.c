@@ -13,13 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "folded.h"
 #include "kallsyms.h"
 #include "perfmap.h"
+#include "procmaps.h"
 #include "symbolize.h"
 
 static void test_kallsyms(void)
@@ -159,8 +162,11 @@ static void test_symbolizer(void)
 		check(si.kind == SYM_JIT && si.name && !strcmp(si.name, "jit_fn") && si.offset == 0x10,
 		      "symbolizer: perf map (%s)", si.name ? si.name : "-");
 		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)jit + 0x800, false, &si);
-		check(!si.name && !strcmp(symbolizer_label(s, &si), "[anon]+0x800"),
-		      "symbolizer: JIT address not in the map is [anon]+0xOFF (%s)", symbolizer_label(s, &si));
+		snprintf(line, sizeof(line), "[jit] 0x%lx-0x%lx rwx 4 KB", (unsigned long)(uintptr_t)jit,
+			 (unsigned long)(uintptr_t)jit + 4096);
+		check(!si.name && si.kind == SYM_JIT_ANON && !strcmp(symbolizer_label(s, &si), line),
+		      "symbolizer: JIT address not in the map is its mapping, one row per mapping (%s)",
+		      symbolizer_label(s, &si));
 		unlink(path);
 	} else {
 		check(0, "symbolizer: cannot write %s", path);
@@ -190,8 +196,70 @@ static void test_symbolizer(void)
 	symbolizer_free(s);
 }
 
+/* Maps re-read after a miss keep the earlier entries the fresh read does not overlap. */
+static void test_maps_merge(void)
+{
+	struct procmaps fresh, old;
+
+	procmaps_parse("1000-2000 r-xp 00000000 08:01 11 /lib/a.so\n"
+		       "5000-6000 r-xp 00000000 08:01 12 /lib/b.so\n", &old, NULL, 0);
+	procmaps_parse("1000-2000 r-xp 00000000 08:01 11 /lib/a.so\n"
+		       "3000-4000 r-xp 00000000 08:01 13 /lib/c.so\n"
+		       "5800-5900 rw-p 00000000 00:00 0\n", &fresh, NULL, 0);
+	check(procmaps_merge_stale(&fresh, &old) == 0 && fresh.nr == 3 && old.nr == 0,
+	      "procmaps_merge_stale: b.so overlapped by a fresh entry is dropped, a.so not doubled (%zu entries)",
+	      fresh.nr);
+	procmaps_free(&fresh);
+	procmaps_parse("1000-2000 r-xp 00000000 08:01 11 /lib/a.so\n"
+		       "5000-6000 r-xp 00000000 08:01 12 /lib/b.so\n"
+		       "9000-a000 r-xp 00000000 08:01 14 /lib/d.so\n", &old, NULL, 0);
+	procmaps_parse("3000-4000 r-xp 00000000 08:01 13 /lib/c.so\n", &fresh, NULL, 0);
+	check(procmaps_merge_stale(&fresh, &old) == 0 && fresh.nr == 4 && fresh.entries[0].start == 0x1000 &&
+	      fresh.entries[1].start == 0x3000 && fresh.entries[2].start == 0x5000 && fresh.entries[3].start == 0x9000 &&
+	      !strcmp(fresh.entries[3].path, "/lib/d.so"),
+	      "procmaps_merge_stale: unmapped since (dlclose) kept, sorted (%zu entries)", fresh.nr);
+	procmaps_free(&fresh);
+}
+
+/* The race of issue 16: a miss after the process exited re-read its (empty) maps and unnamed
+ * every address of it, the sampled ones included. */
+static void test_symbolizer_after_exit(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	int fds[2], status;
+	struct sym_info si;
+	pid_t child;
+	char c;
+
+	if (pipe(fds))
+		return;
+	child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		write(fds[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	read(fds[0], &c, 1);
+	close(fds[0]);
+	check(symbolizer_add_pid(s, child) == 0, "symbolizer: maps of a child");
+	kill(child, SIGKILL);
+	usleep(150 * 1000);	/* a zombie now (not reaped), whose maps read empty; past the re-read limit */
+	symbolizer_user(s, child, 0x7f0000001234ULL, false, &si);	/* a miss: re-reads the maps */
+	symbolizer_user(s, child, (uint64_t)(uintptr_t)symbolize_me + 2, false, &si);
+	check(si.name && !strcmp(si.name, "symbolize_me"),
+	      "symbolizer: a process that exited keeps the names of its last maps (%s)", symbolizer_label(s, &si));
+	symbolizer_user(s, child, 0x2d8, true, &si);
+	check(!si.name && !si.unmapped, "symbolizer: an impossible user address (FP walk junk) is not retried");
+	waitpid(child, &status, 0);
+	symbolizer_free(s);
+}
+
 int main(void)
 {
+	test_maps_merge();
+	test_symbolizer_after_exit();
 	test_kallsyms();
 	test_perfmap();
 	test_folded();

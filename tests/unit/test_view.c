@@ -410,7 +410,8 @@ static void test_sampled(void)
 	      hot ? hot->s[0] : "-");
 	check(hot && hot->v[col_of(tf, "SAMPLES")] == 400 && fabs(hot->v[col_of(tf, "ONCPU_MS")] - 800) < 1e-6 &&
 	      fabs(hot->v[col_of(tf, "SHARE%")] - 80) < 1e-6 && hot->v[col_of(tf, "SAMPLES/s")] == 400,
-	      "sampled row: 400 samples, 800 ms estimated, 80%% share, 400/s");
+	      "sampled row: 400 samples, 800 ms estimated, 80%% share (of the threads' on-CPU time, by its "
+	      "share of the samples), 400/s");
 	check(hot && isnan(hot->v[col_of(tf, "CALLS")]) && isnan(hot->v[col_of(tf, "CALLS/s")]) &&
 	      isnan(hot->v[col_of(tf, "SELF_MS")]), "sampled row: calls and self blank");
 	view_tma_rows(&v, VM_FUNCS, 0, tf->nrows);

@@ -1,0 +1,334 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Real inference stacks, installed by tools/install-realstacks.sh (Debian's python3-torch, MKL
+from non-free through a private apt list, node-llama-cpp from npm) and profiled as a user would:
+call counts against the workloads' own structure (or the library's own log), symbol fidelity of
+--sample over repeated runs, the zero-evidence and unprobeable-function lines, deferred attach,
+JIT rows with and without a perf map.  A stack that cannot be installed skips, naming why."""
+import json
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
+
+INSTALL = os.path.join(ROOT, "tools", "install-realstacks.sh")
+CACHE = os.environ.get("TMABPF_REALSTACKS_CACHE", "/var/cache/tmabpf-realstacks")
+PY = "/usr/bin/python3"		# Debian's python3-torch is for the system interpreter
+TINYGPT = os.path.join(ROOT, "tools", "tinygpt.py")
+MKLGEMM = os.path.join(BUILD, "tools", "mklgemm")
+GGUF = os.path.join(ROOT, "tools", "gguf_random.py")
+LLAMA = os.path.join(ROOT, "tools", "llama_decode.mjs")
+LLAMA_BINS = os.path.join(CACHE, "npm", "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64")
+FIDELITY_RUNS = 5
+
+
+@pytest.fixture(scope="module")
+def stacks():
+    """{stack: None when installed, else the reason it is not}; the install's time is written to
+    build/realstacks-install.txt (cold the first time on a machine, warm after)."""
+    t0 = time.time()
+    r = subprocess.run([INSTALL], capture_output=True, text=True, timeout=900)
+    took = time.time() - t0
+    state = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"realstacks: (\w+) (ok|installed|unavailable)(?:: (.*))?", line)
+        if m:
+            state[m.group(1)] = None if m.group(2) != "unavailable" else m.group(3)
+    with open(os.path.join(BUILD, "realstacks-install.txt"), "a") as f:
+        f.write("%s install %.1f s: %s\n" % (time.strftime("%F %T"), took, r.stdout.strip().replace("\n", "; ")))
+    return state
+
+
+def need(stacks, name):
+    why = stacks.get(name, "install-realstacks.sh said nothing about it")
+    if why:
+        pytest.skip(f"{name}: {why}")
+
+
+def profile(args, cmd, tmp_path, name="r.json", env=None, timeout=300):
+    out = str(tmp_path / name)
+    r = run_tmabpf(["--batch", "--quiet", "--json", out] + args + ["--"] + cmd, timeout=timeout,
+                   env=dict(os.environ, **(env or {})))
+    assert r.returncode == 0, r.stderr
+    return load_json(out), r
+
+
+def calls(report, symbol_part):
+    """Process-wide calls of the functions whose symbol contains symbol_part."""
+    return sum(f["calls"] for f in report["functions"] if f["tid"] is None and symbol_part in f["symbol"])
+
+
+def sample_shares(report):
+    """(share of samples attributed to code: a function or an offset in its file; share with a
+    function name) over the per-process rows."""
+    rows = [r for r in report["samples"] if r["tid"] is None]
+    total = sum(r["count"] for r in rows)
+    lost = sum(r["count"] for r in rows if r["module"] == "[unknown]")
+    named = sum(r["count"] for r in rows if "+0x" not in r["symbol"] and not r["symbol"].startswith("["))
+    return total, (total - lost) / total, named / total
+
+
+def check_fidelity(runs, what):
+    """Every run: >= 98 % of samples in a known mapping, and the warning line says how many have no
+    function name (and why) exactly when that is above 1 %."""
+    lines = []
+    for report, stderr in runs:
+        total, mapped, named = sample_shares(report)
+        s = report["sampling"]
+        lines.append("%d samples, %.1f %% mapped, %.1f %% named, unmapped %d, no symbol %d" %
+                     (total, 100 * mapped, 100 * named, s["unmapped_leaf_samples"], s["no_symbol_leaf_samples"]))
+        assert total > 50, f"{what}: too few samples ({total})"
+        assert mapped >= 0.98, f"{what}: samples in no mapping: " + " | ".join(lines)
+        warned = [l for l in stderr.splitlines() if "have no function name" in l]
+        assert bool(warned) == (s["unknown_leaf_samples"] * 100 > s["samples"]), (warned, s)
+        if warned:
+            assert re.search(r"\d+ of \d+ samples \([\d.]+ %\) have no function name: ", warned[0])
+    print(f"\n{what} fidelity over {len(runs)} runs: " + " | ".join(lines))
+
+
+# ---- PyTorch (Debian python3-torch: OpenBLAS and oneDNN underneath) ----------------------------
+
+def test_torch_exact_counts(stacks, tmp_path):
+    need(stacks, "torch")
+    L, G = 2, 5
+    report, r = profile(["--uprobe", "libtorch_cpu.so:at::_ops::linear::call",
+                         "--uprobe", "libtorch_cpu.so:at::_ops::addmm::call",
+                         "--uprobe", "libdnnl.so.2:dnnl_primitive_execute"],
+                        [PY, TINYGPT, "--layers", str(L), "--gen", str(G)], tmp_path,
+                        env={"DNNL_VERBOSE": "1", "ONEDNN_VERBOSE": "1"})
+    assert calls(report, "at::_ops::linear::call") == (G + 1) * (4 * L + 1)
+    assert calls(report, "at::_ops::addmm::call") == (G + 1) * 4 * L
+    # oneDNN's own log of the same run: one "exec" line per executed primitive (the convolution
+    # and the reorders around it), (G+1)*L convolutions
+    execs = [l for l in r.stdout.splitlines() if re.match(r"(onednn|dnnl)_verbose,exec,", l)]
+    convs = [l for l in execs if ",convolution," in l]
+    assert len(convs) == (G + 1) * L
+    assert calls(report, "dnnl_primitive_execute") == len(execs)
+    assert report["uprobes"]["never_called"] == [] and report["uprobes"]["never_mapped"] == []
+
+
+def test_torch_sample_fidelity(stacks, tmp_path):
+    need(stacks, "torch")
+    runs = []
+    for i in range(FIDELITY_RUNS):
+        report, r = profile(["--sample=499"], [PY, TINYGPT, "--layers", "4", "--gen", "30", "--dim", "256",
+                                               "--loops", "3"], tmp_path, name=f"s{i}.json")
+        runs.append((report, r.stderr))
+    check_fidelity(runs, "torch")
+
+
+def _onednn_conv_loop(seconds):
+    return [PY, "-c", "import time, torch\n"
+            "torch.manual_seed(0)\n"
+            "m = torch.nn.Conv2d(32, 32, 3, padding=1).eval()\n"
+            "x = torch.randn(4, 32, 56, 56)\n"
+            "t = time.time()\n"
+            "with torch.no_grad():\n"
+            f"    while time.time() - t < {seconds}:\n"
+            "        m(x)\n"]
+
+
+def test_onednn_jit_rows(stacks, tmp_path):
+    """oneDNN's JIT kernels: without a perf map, one [jit] row per mapping and a hint naming
+    DNNL_JIT_PROFILE=2; with it, named rows from perf-PID.map."""
+    need(stacks, "torch")
+    plain, r = profile(["--sample=499"], _onednn_conv_loop(2), tmp_path, name="plain.json",
+                       env={"DNNL_JIT_PROFILE": "0", "ONEDNN_JIT_PROFILE": "0"})
+    jit = [x for x in plain["samples"] if x["tid"] is None and x["module"].startswith("[jit")]
+    if not jit:
+        pytest.skip("torch ran no oneDNN JIT code for Conv2d here (no sample in anonymous executable memory)")
+    assert len(jit) == len({x["module"] for x in jit}), "one row per mapping"
+    assert all(re.match(r"\[jit\] 0x[0-9a-f]+-0x[0-9a-f]+ r[w-]x \d+ [KM]B$", x["module"]) for x in jit), jit
+    assert sum(x["count"] for x in plain["samples"] if x["tid"] is None and x["symbol"].startswith("[anon]")) == 0
+    if plain["sampling"]["unknown_leaf_samples"] * 100 > plain["sampling"]["samples"]:
+        assert "DNNL_JIT_PROFILE=2" in r.stderr
+    named, _ = profile(["--sample=499"], _onednn_conv_loop(2), tmp_path, name="named.json",
+                       env={"DNNL_JIT_PROFILE": "2", "ONEDNN_JIT_PROFILE": "2"})
+    rows = [x for x in named["samples"] if x["tid"] is None and x["module"].startswith("perf-")]
+    assert rows and sum(x["count"] for x in rows) > 10, "oneDNN's perf map names its JIT kernels"
+    assert any("jit" in x["symbol"] or "brgemm" in x["symbol"] or "conv" in x["symbol"] for x in rows), rows[:5]
+
+
+# ---- Intel MKL 2020 (libmkl-rt, Debian non-free) -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def intel_cpu_lib(tmp_path_factory):
+    """A tiny library defining mkl_serv_intel_cpu_true() = 1: with LD_PRELOAD, MKL 2020 takes its
+    Intel code paths (libmkl_avx512.so on an AVX-512 host) whatever the CPU's vendor."""
+    d = tmp_path_factory.mktemp("intelcpu")
+    src, lib = d / "intelcpu.c", d / "libintelcpu.so"
+    src.write_text("int mkl_serv_intel_cpu_true(void) { return 1; }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    return str(lib)
+
+
+def mkl_libs(env=None, calls=50):
+    """The MKL libraries a run of mklgemm maps (read from its maps while it runs)."""
+    p = subprocess.Popen([MKLGEMM, str(calls * 100)], env=dict(os.environ, **(env or {})),
+                         stderr=subprocess.DEVNULL)
+    seen = set()
+    try:
+        for _ in range(40):
+            time.sleep(0.05)
+            with open(f"/proc/{p.pid}/maps") as f:
+                seen |= set(re.findall(r"(libmkl_\w+\.so)", f.read()))
+            if any("libmkl_avx" in s or "libmkl_def" in s or "libmkl_mc" in s for s in seen):
+                break
+    finally:
+        p.kill()
+        p.wait()
+    return seen
+
+
+def test_mkl_exact_counts(stacks, tmp_path):
+    need(stacks, "mkl")
+    n = 40
+    report, _ = profile(["--uprobe", "libmkl_rt.so:cblas_sgemm"], [MKLGEMM, str(n)], tmp_path,
+                        env={"MKL_NUM_THREADS": "1"})
+    rows = [f for f in report["functions"] if f["tid"] is None]
+    assert [(f["symbol"], f["calls"]) for f in rows] == [("cblas_sgemm", n)]
+
+
+def test_mkl_zero_evidence(stacks, tmp_path):
+    """The design card's command on a CPU where MKL does not load libmkl_avx512.so: one line says
+    the library was never mapped, what was mapped instead and what to type."""
+    need(stacks, "mkl")
+    if "libmkl_avx512.so" in mkl_libs():
+        pytest.skip("this CPU takes MKL's AVX-512 path: libmkl_avx512.so is mapped")
+    report, r = profile(["--uprobe", "libmkl_avx512.so:sgemm*"], [MKLGEMM, "20"], tmp_path)
+    assert report["uprobes"]["never_mapped"] == ["/usr/lib/x86_64-linux-gnu/libmkl_avx512.so"]
+    line = [l for l in r.stderr.splitlines() if "libmkl_avx512.so was never mapped" in l]
+    assert len(line) == 1, r.stderr
+    dispatch = sorted(l for l in mkl_libs() if re.match(r"libmkl_(def|mc3?|avx2?)\.so$", l))
+    assert dispatch and dispatch[0] in line[0] and f"try --uprobe '{dispatch[0]}:" in line[0], (dispatch, line)
+
+
+def test_mkl_avx512_rows(stacks, tmp_path, intel_cpu_lib):
+    """Where MKL takes its AVX-512 path: per-function rows, sgemm_t_n23_b0 once per sgemm and thread."""
+    need(stacks, "mkl")
+    env = {"LD_PRELOAD": intel_cpu_lib, "MKL_NUM_THREADS": "1"}
+    if "libmkl_avx512.so" not in mkl_libs(env):
+        pytest.skip("MKL does not load libmkl_avx512.so here even as an Intel CPU (no AVX-512?)")
+    n = 30
+    report, r = profile(["--uprobe", "libmkl_avx512.so:sgemm*", "--uprobe", "libmkl_rt.so:cblas_sgemm"],
+                        [MKLGEMM, str(n)], tmp_path, env=env)
+    got = {f["symbol"]: f["calls"] for f in report["functions"] if f["tid"] is None}
+    assert got.get("cblas_sgemm") == n
+    assert got.get("sgemm_t_n23_b0") == n, got
+    assert report["uprobes"]["never_mapped"] == []
+
+
+def test_mkl_sample_fidelity(stacks, tmp_path):
+    need(stacks, "mkl")
+    runs = []
+    for i in range(FIDELITY_RUNS):
+        report, r = profile(["--sample=999"], [MKLGEMM, "600"], tmp_path, name=f"m{i}.json")
+        runs.append((report, r.stderr))
+    check_fidelity(runs, "mkl")
+
+
+# ---- llama.cpp through node-llama-cpp (npm) ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory):
+    path = tmp_path_factory.mktemp("gguf") / "random-q8_0.gguf"
+    subprocess.run([PY, GGUF, str(path)], check=True)
+    return str(path)
+
+
+def llama_cmd(gguf, n):
+    return ["node", LLAMA, os.path.join(CACHE, "npm"), gguf, str(n)]
+
+
+def loaded_cpu_backend(gguf):
+    """The libggml-cpu-*.so that llama.cpp loads on this CPU (run once, strace-free: its maps)."""
+    p = subprocess.Popen(llama_cmd(gguf, 4000), stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            time.sleep(0.05)
+            with open(f"/proc/{p.pid}/maps") as f:
+                m = re.search(r"(\S+/libggml-cpu-[\w-]+\.so)", f.read())
+            if m:
+                return m.group(1), p
+    except Exception:
+        p.kill()
+        p.wait()
+        raise
+    p.kill()
+    p.wait()
+    return None, None
+
+
+def test_llama_decode_exact(stacks, tmp_path, gguf):
+    need(stacks, "llama")
+    n = 64
+    lib = os.path.join(LLAMA_BINS, "libllama.v0.5.0.so")
+    if not os.path.exists(lib):
+        lib = next((os.path.join(LLAMA_BINS, f) for f in os.listdir(LLAMA_BINS) if f.startswith("libllama.")), lib)
+    report, r = profile(["--uprobe", f"{lib}:llama_decode"], llama_cmd(gguf, n), tmp_path)
+    assert calls(report, "llama_decode") == n, r.stderr
+
+
+def test_llama_deferred_bare_name(stacks, tmp_path, gguf):
+    """A bare name nothing maps yet (llama.cpp dlopens its CPU backend): attaches when the target
+    maps it, says so, and counts from then on (calls before the attach are not seen)."""
+    need(stacks, "llama")
+    n = 400
+    report, r = profile(["--uprobe", "libllama.v0.5.0.so:llama_decode"], llama_cmd(gguf, n), tmp_path)
+    assert "attaches when the target maps a file of that name" in r.stderr
+    assert re.search(r"uprobe: pid \d+ mapped \S+libllama\.v0\.5\.0\.so: 1 functions of "
+                     r"'libllama\.v0\.5\.0\.so:llama_decode' attached", r.stderr), r.stderr
+    assert 0 < calls(report, "llama_decode") <= n
+    assert report["uprobes"]["deferred"] == [{"lib": "libllama.v0.5.0.so", "glob": "llama_decode", "attached": True}]
+    never, _ = profile(["--uprobe", "libnothing-such.so:f*"], ["true"], tmp_path, name="never.json")
+    assert never["uprobes"]["deferred"][0]["attached"] is False
+
+
+def test_llama_unprobeable_skipped(stacks, tmp_path, gguf):
+    """EVEX-entry tinyBLAS kernels of an AVX-512 CPU backend: skipped with one line and listed in
+    JSON, the rest attached, the same with -p and -- CMD."""
+    need(stacks, "llama")
+    backend, proc = loaded_cpu_backend(gguf)
+    if not backend:
+        pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
+    try:
+        r_p = run_tmabpf(["--batch", "--quiet", "-d", "0.5", "-p", str(proc.pid), "--json",
+                          str(tmp_path / "p.json"), "--uprobe", f"{backend}:*tinyBLAS*"])
+    finally:
+        proc.kill()
+        proc.wait()
+    assert r_p.returncode == 0, r_p.stderr
+    cmd, r_c = profile(["--uprobe", f"{backend}:*tinyBLAS*"], llama_cmd(gguf, 8), tmp_path, name="c.json")
+    bypid = load_json(str(tmp_path / "p.json"))
+    for rep, r in ((bypid, r_p), (cmd, r_c)):
+        bad = rep["uprobes"]["unprobeable"]
+        assert rep["uprobes"]["functions"] > len(bad)
+        assert re.search(r"uprobe: %d functions attached" % (rep["uprobes"]["functions"] - len(bad)), r.stderr)
+        if bad:
+            assert re.search(r"uprobe: %d of %d functions cannot be probed, skipped \(" %
+                             (len(bad), rep["uprobes"]["functions"]), r.stderr)
+    evex = [b for b in bypid["uprobes"]["unprobeable"] if b["reason"].startswith("EVEX")]
+    if not evex:
+        pytest.skip(f"{os.path.basename(backend)} has no EVEX-encoded tinyBLAS entry (not an AVX-512 backend)")
+    assert bypid["uprobes"]["unprobeable"] == cmd["uprobes"]["unprobeable"]
+
+
+def test_llama_hot_probe_guard(stacks, tmp_path, gguf):
+    """A probe on ggml's inner dot product (tens of thousands of calls a second) costs more than
+    5 % of the target's CPU: one warning names the function, its rate and --max-rate."""
+    need(stacks, "llama")
+    backend, proc = loaded_cpu_backend(gguf)
+    if proc:
+        proc.kill()
+        proc.wait()
+    if not backend:
+        pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
+    report, r = profile(["--uprobe", f"{backend}:ggml_vec_dot_q8_0_q8_0"], llama_cmd(gguf, 400), tmp_path)
+    rate = calls(report, "ggml_vec_dot_q8_0_q8_0") / (report["duration_ns"] / 1e9)
+    warned = [l for l in r.stderr.splitlines() if "of the target's CPU time" in l]
+    if rate < 2000:
+        pytest.skip(f"ggml_vec_dot_q8_0_q8_0 ran only {rate:.0f} calls/s here")
+    assert len(warned) == 1 and "ggml_vec_dot_q8_0_q8_0" in warned[0] and "--max-rate" in warned[0], r.stderr

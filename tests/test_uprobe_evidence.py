@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Nothing lost, nothing silent, on system libraries (the real-stack tier does the same on torch,
+MKL and llama.cpp): unprobeable entries skipped with one line, the --dry-run preview with costs,
+zero-evidence lines, deferred attach, the hot-probe guard, and the CLI's traps."""
+import os
+import re
+import subprocess
+import time
+
+from conftest import GROUNDTRUTH, load_json, run_tmabpf
+
+PY = "/usr/bin/python3"
+
+
+def one_error(r, needle):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    return lines[0]
+
+
+def test_lock_prefixed_entry_skipped_not_fatal(tmp_path):
+    """libc.so.6:* used to fail as a whole on pthread_spin_lock (lock prefix, error 524)."""
+    out = str(tmp_path / "c.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libc.so.6:pthread_spin*", "--", "true"])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    bad = rep["uprobes"]["unprobeable"]
+    assert [(b["symbol"], b["reason"]) for b in bad] == [("pthread_spin_lock", "lock prefix")]
+    assert re.search(r"uprobe: 1 of 4 functions cannot be probed, skipped \(lock prefix first instruction: 1\): "
+                     r"pthread_spin_lock", r.stderr), r.stderr
+    assert "uprobe: 3 functions attached" in r.stderr
+    # the same with -p on a running process that maps libc
+    p = subprocess.Popen(["sleep", "5"])
+    try:
+        r = run_tmabpf(["--quiet", "--json", out, "-p", str(p.pid), "-d", "0.3", "--uprobe", "libc.so.6:*"])
+    finally:
+        p.kill()
+        p.wait()
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    assert "pthread_spin_lock" in [b["symbol"] for b in rep["uprobes"]["unprobeable"]]
+    assert rep["uprobes"]["functions"] > 1000
+
+
+def test_dry_run_uprobe_preview():
+    r = run_tmabpf(["--dry-run", "--uprobe", "libc.so.6:pthread_spin*", "--uprobe", f"{GROUNDTRUTH}:gt_spin"])
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    m = re.search(r"emulated entry ([\d.]+) us, single-stepped entry ([\d.]+) us", out)
+    assert m and 0 < float(m.group(1)) < float(m.group(2)), out
+    assert re.search(r"uprobe /\S+/libc\.so\.6: 4 functions match \(\d+ emulated, \d+ single-stepped, 1 unprobeable\)",
+                     out), out
+    assert re.search(r"\n  unprobeable +- +pthread_spin_lock \(lock prefix: skipped\)", out), out
+    assert re.search(r"\n  emulated +[\d.]+ us +gt_spin \(push %rbp\)", out), out
+
+
+def test_zero_evidence_lines(tmp_path):
+    out = str(tmp_path / "z.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libopenblas.so.0:sgemm_",
+                    "--uprobe", f"{GROUNDTRUTH}:gt_spin", "--uprobe", f"{GROUNDTRUTH}:gt_sleep",
+                    "--", GROUNDTRUTH, "--out", str(tmp_path / "gt.json"), "spin:20"])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    assert [os.path.basename(m) for m in rep["uprobes"]["never_mapped"]] == ["libopenblasp-r0.3.21.so"] or \
+        len(rep["uprobes"]["never_mapped"]) == 1
+    assert len([l for l in r.stderr.splitlines() if "was never mapped by the target" in l]) == 1, r.stderr
+    assert rep["uprobes"]["never_called"] == ["gt_sleep"]
+    assert re.search(r"uprobe: 1 of 2 probed functions in groundtruth was never called: gt_sleep", r.stderr), r.stderr
+
+
+def test_deferred_library_never_mapped(tmp_path):
+    out = str(tmp_path / "d.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libnothing-such.so:f*", "--", "true"])
+    assert r.returncode == 0, r.stderr
+    assert "'libnothing-such.so:f*' attaches when the target maps a file of that name" in r.stderr
+    assert "'libnothing-such.so:f*' never attached" in r.stderr
+    assert load_json(out)["uprobes"]["deferred"] == [{"lib": "libnothing-such.so", "glob": "f*", "attached": False}]
+
+
+def test_deferred_attach_on_dlopen(tmp_path):
+    """A bare name that is not in ld.so.cache: attaches when the process dlopens it by path."""
+    lib = tmp_path / "libtmabpfdefer.so"
+    src = tmp_path / "d.c"
+    src.write_text("int tmabpf_deferred_fn(int x) { return x + 1; }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-o", str(lib), str(src)], check=True)
+    code = ("import ctypes, time\n"
+            "time.sleep(0.3)\n"
+            f"l = ctypes.CDLL('{lib}')\n"
+            "time.sleep(0.5)\n"
+            "for i in range(100): l.tmabpf_deferred_fn(i)\n")
+    out = str(tmp_path / "d.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libtmabpfdefer.so:tmabpf_deferred_*", "--", PY, "-c", code])
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"uprobe: pid \d+ mapped \S+libtmabpfdefer\.so: 1 functions of "
+                     r"'libtmabpfdefer\.so:tmabpf_deferred_\*' attached", r.stderr), r.stderr
+    rows = [f for f in load_json(out)["functions"] if f["tid"] is None]
+    assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_deferred_fn", 100)]
+
+
+def test_hot_probe_guard(tmp_path):
+    code = "import os, time\nt = time.time()\nwhile time.time() - t < 2.5: os.getpid()\n"
+    out = str(tmp_path / "g.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libc.so.6:getpid", "--", PY, "-c", code])
+    assert r.returncode == 0, r.stderr
+    warned = [l for l in r.stderr.splitlines() if "of the target's CPU time" in l]
+    assert len(warned) == 1, r.stderr
+    assert re.match(r"tmabpf: uprobe: getpid: \d+ calls/s x [\d.]+ us per probed call \(\S+ entry\) = \d+ % of the "
+                    r"target's CPU time: .* --max-rate \d+ ", warned[0]), warned[0]
+
+
+def test_sample_rate_as_separate_word():
+    one_error(run_tmabpf(["--sample", "99"]), "write the value as --sample=99")
+    one_error(run_tmabpf(["--tma", "2", "-d", "1"]), "write the value as --tma=2")
+
+
+def test_did_you_mean():
+    line = one_error(run_tmabpf(["-e", "page-fault", "-d", "1"]), "unknown event 'page-fault'")
+    assert "did you mean 'page-faults'?" in line
+    line = one_error(run_tmabpf(["-a", "-d", "1", "--uprobe", "libopenbla.so:sgemm_"]), "libopenbla.so not found")
+    assert "did you mean libopenblas.so" in line
+
+
+def test_duration_then_waits_for_command():
+    t0 = time.time()
+    r = run_tmabpf(["--quiet", "-d", "0.3", "--", "sleep", "1.2"])
+    assert r.returncode == 0 and time.time() - t0 >= 1.2
+    assert re.search(r"profiling stopped \(duration\); waiting for the command \(pid \d+\) to exit: Ctrl-C stops it",
+                     r.stderr), r.stderr
