@@ -157,7 +157,7 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		if (!t)
 			return 0;
 		stat_inc(STAT_SAMPLES_TARGET);
-		delta = account_current(t, task, bpf_ktime_get_ns(), true);
+		delta = account_current_irq(t, task, bpf_ktime_get_ns(), true);
 		key.pid = t->pid;
 		key.tid = t->tid;
 	}
