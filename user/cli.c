@@ -55,6 +55,7 @@ void cli_usage(FILE *f)
 {
 	fputs("usage: tmabpf [options] [-p PID | -t TID | -a | -- COMMAND [ARGS...]]\n"
 	      "       tmabpf list [--cpu NAME]\n"
+	      "       tmabpf check [--cpu NAME] [--loops N]   (what this host can do; PMU hosts: a calibrated loop against perf stat)\n"
 	      "       tmabpf analyze FILE.csv [--cpu NAME] [--json] [--tma=N]\n"
 	      "       tmabpf daemon [--listen ADDR:PORT] [options]   (Prometheus /metrics; see 'tmabpf daemon --help')\n"
 	      "       tmabpf diff BASE.json NEW.json [--fail-on BUDGETS]\n"
