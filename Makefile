@@ -131,6 +131,6 @@ bench:
 clean:
 	rm -rf $(O)
 
--include tools/pmu/pmu.mk
+include tools/pmu/pmu.mk
 
 -include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# /init of the emulated-PMU guest (tools/pmu/test_pmu.py builds the
+# initramfs): mount what tmabpf needs, run /steps.sh, send /out back over the
+# console as a base64 tar between markers, power off.
+/bin/busybox mkdir -p /usr/bin /usr/sbin /sbin
+/bin/busybox --install -s
+mount -t devtmpfs dev /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs tmp /tmp
+mount -t tracefs none /sys/kernel/tracing
+mount -t debugfs none /sys/kernel/debug
+mount -t bpf bpf /sys/fs/bpf
+ip link set lo up
+ulimit -l unlimited
+mkdir -p /out
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+
+# step NAME CMD...: stdout, stderr, exit status and guest seconds into /out/NAME.*
+step() {
+	name=$1
+	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$@" >/out/$name.out 2>/out/$name.err
+	echo $? >/out/$name.rc
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "$t0 $t1" >/out/$name.time
+	echo "step $name: rc $(cat /out/$name.rc), $t0 -> $t1 s"
+}
+
+cat /proc/uptime >/out/boot.uptime
+. /steps.sh
+dmesg >/out/dmesg.txt
+echo "=====TMABPF-OUT-BEGIN====="
+tar -C /out -czf - . | base64
+echo "=====TMABPF-OUT-END====="
+poweroff -f
