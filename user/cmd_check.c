@@ -102,7 +102,7 @@ static void general_event(struct perf_event_attr *a)
  * A group of k general-counter events on cpu: 1 when the PMU accepts it and
  * it got scheduled (counted for some time), 0 when accepted but never
  * scheduled (counters held by someone else), -errno when refused (more than
- * the PMU has; arm_pmu ignores disabled members, so they are enabled).
+ * the PMU has; arm_pmu's check skips disabled events, so all are enabled).
  */
 static int group_runs(int cpu, int k)
 {
@@ -112,7 +112,6 @@ static int group_runs(int cpu, int k)
 
 	general_event(&a);
 	for (; n < k; n++) {
-		a.disabled = n == 0;
 		fds[n] = perf_open(&a, cpu, n ? fds[0] : -1);
 		if (fds[n] < 0) {
 			r = -errno;
@@ -122,9 +121,7 @@ static int group_runs(int cpu, int k)
 	if (r > 0) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-		ioctl(fds[0], PERF_EVENT_IOC_ENABLE, 0);
 		nanosleep(&ts, NULL);	/* system-wide: it counts on that CPU whatever runs */
-		ioctl(fds[0], PERF_EVENT_IOC_DISABLE, 0);
 		if (read(fds[0], &v, sizeof(v)) != sizeof(v) || !v.running)
 			r = 0;
 	}
@@ -133,15 +130,18 @@ static int group_runs(int cpu, int k)
 	return r;
 }
 
-static void check_counters(struct check *c, int ncpus)
+/* The general counters the PMU has, and how many are schedulable together
+ * on every CPU (*free); 0 when none opens. */
+static int check_counters(struct check *c, int ncpus, int *free)
 {
 	int hw = 0, sched = 64, r = 0;
 
 	while (hw < 63 && (r = group_runs(0, hw + 1)) >= 0)
 		hw++;
+	*free = 0;
 	if (!hw) {
 		line(c, "FAIL", "counters: no general-purpose counter opens (%s)", strerror(-r));
-		return;
+		return 0;
 	}
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		int k = hw;
@@ -155,7 +155,10 @@ static void check_counters(struct check *c, int ncpus)
 		line(c, "OK", "counters: %d general-purpose counters, all schedulable together on every CPU", hw);
 	else
 		line(c, "WARN", "counters: %d general-purpose counters, only %d schedulable together on some CPU: others "
-		     "hold %d (NMI watchdog, other agents below); tmabpf multiplexes beyond that", hw, sched, hw - sched);
+		     "hold %d (the NMI watchdog, other agents: see below); tmabpf multiplexes beyond that", hw, sched,
+		     hw - sched);
+	*free = sched;
+	return hw;
 }
 
 /* Processes holding perf events (their fds), ourselves left out. */
@@ -474,7 +477,7 @@ int cmd_check(int argc, char **argv)
 	const struct tma_cpu *cpu;
 	struct utsname u;
 	ssize_t sl;
-	int v;
+	int v, hw = 0, free = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--calibrate") && i + 1 < argc) {
@@ -515,16 +518,20 @@ int cmd_check(int argc, char **argv)
 		line(&c, "OK", "BTF: /sys/kernel/btf/vmlinux");
 	if (h.pmu) {
 		sscanf(h.pmu_why, "hardware PMU '%63[^']'", pmu);
-		line(&c, "OK", "PMU driver: %s (%s)", pmu, h.pmu_why);
-		check_counters(&c, h.ncpus_online);
+		line(&c, "OK", "PMU driver: %s", pmu);
+		hw = check_counters(&c, h.ncpus_online, &free);
 	} else {
 		line(&c, "FAIL", "PMU driver: none: %s; hardware counters, TMA and cycles sampling are unavailable "
 		     "(fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host); software events still work",
 		     h.pmu_why);
 	}
 	v = read_int("/proc/sys/kernel/nmi_watchdog", -1);
-	if (v > 0)
-		line(&c, "WARN", "NMI watchdog: on: it holds a counter on every CPU (fix: sysctl kernel.nmi_watchdog=0)");
+	if (v > 0 && hw && free < hw)
+		line(&c, "WARN", "NMI watchdog: on: it may be what holds a counter on every CPU (fix: sysctl "
+		     "kernel.nmi_watchdog=0)");
+	else if (v > 0)
+		line(&c, "OK", "NMI watchdog: on, the general counters stay free (a detector without perf, or "
+		     "Intel's fixed cycles counter, which the recipes leave to it)");
 	else
 		line(&c, "OK", "NMI watchdog: %s", v == 0 ? "off" : "not present");
 	check_agents(&c);
@@ -542,7 +549,7 @@ int cmd_check(int argc, char **argv)
 	if (cpu)
 		line(&c, "OK", "recipe: %s (%s)%s", tma_cpu_name(cpu), cpu->desc, cpuname ? ", chosen with --cpu" : "");
 	else
-		line(&c, "WARN", "recipe: none for %s (%s): no TMA; choose one with --cpu NAME (tmabpf list)", desc, why);
+		line(&c, "WARN", "recipe: %s: no TMA; choose one with --cpu NAME (tmabpf list)", why);
 	if (!h.pmu) {
 		line(&c, "SKIP", "calibrated loop against perf stat: needs a PMU");
 	} else if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0) {

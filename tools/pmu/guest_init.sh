@@ -15,9 +15,10 @@ mount -t bpf bpf /sys/fs/bpf
 ip link set lo up
 ulimit -l unlimited
 # the emulated CPU is slow: perf would lower the sampling rate limit after
-# "interrupt took too long"; the checks choose their rates themselves
-echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+# "interrupt took too long"; the checks choose their rates themselves (the
+# limit cannot be written once the throttling is off: first the limit)
 echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 mkdir -p /out
 export PATH=/usr/bin:/usr/sbin:/bin:/sbin
 
