@@ -64,19 +64,6 @@ __attribute__((format(printf, 3, 4))) static void line(struct check *c, const ch
 	putchar('\n');
 }
 
-static int read_int(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "r");
-	int v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
 /* ---------- counters ---------- */
 
 static int perf_open(struct perf_event_attr *a, int cpu, int group)
@@ -508,7 +495,7 @@ int cmd_check(int argc, char **argv)
 		line(&c, "FAIL", "privileges: %s", err);
 	else
 		line(&c, "OK", "privileges: may load BPF and open system-wide perf events");
-	v = read_int("/proc/sys/kernel/perf_event_paranoid", 99);
+	v = host_read_int("/proc/sys/kernel/perf_event_paranoid", 99);
 	line(&c, "OK", "perf_event_paranoid: %d (%s)", v,
 	     geteuid() == 0 ? "root is not limited by it" : v <= 0 ? "CAP_PERFMON suffices" : "needs CAP_PERFMON");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
@@ -525,7 +512,7 @@ int cmd_check(int argc, char **argv)
 		     "(fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host); software events still work",
 		     h.pmu_why);
 	}
-	v = read_int("/proc/sys/kernel/nmi_watchdog", -1);
+	v = host_read_int("/proc/sys/kernel/nmi_watchdog", -1);
 	if (v > 0 && hw && free < hw)
 		line(&c, "WARN", "NMI watchdog: on: it may be what holds a counter on every CPU (fix: sysctl "
 		     "kernel.nmi_watchdog=0)");
