@@ -47,7 +47,7 @@ deps-arm64:
 	@tools/install-deps.sh
 	@if [ ! -f $(ARM64_SYSROOT)/.stamp ] || [ tools/pmu/cross.mk -nt $(ARM64_SYSROOT)/.stamp ]; then \
 		echo "deps-arm64: fetching the arm64 sysroot into $(ARM64_SYSROOT)"; \
-		rm -rf $(ARM64_SYSROOT) && \
+		rm -rf $(ARM64_SYSROOT) && mkdir -p $(ARM64_SYSROOT) && \
 		tools/pmu/fetch_arm64.py --closure --exclude $(ARM64_TOOLCHAIN_PKGS) $(TMABPF_CACHE)/arm64 \
 			$(ARM64_SYSROOT) $(ARM64_DEV_PKGS) > $(ARM64_SYSROOT).list && mv $(ARM64_SYSROOT).list $(ARM64_SYSROOT)/.stamp; \
 	else echo "deps-arm64: arm64 sysroot present ($(ARM64_SYSROOT))"; fi
