@@ -4,14 +4,17 @@
  * program (no libc) whose every thread retires a number of user-mode
  * instructions known from this file alone.
  *
- *   gt_arm64 T R M N
+ *   gt_arm64 T R M N [migrate]
  *
  * The main thread starts T worker threads (clone), then every thread, main
  * included, runs gt_top(R, M, N) and ends with exit(0) (no join: the process
  * ends with its last thread).  gt_top does R rounds of gt_mid(M, N) and a
  * sched_yield (so T >= 1 switches threads at every round on one CPU).
  * gt_mid spins N iterations itself, then calls gt_leaf(N) M times.  gt_leaf
- * spins N iterations.  N, M, R >= 1; 0 <= T <= 16.
+ * spins N iterations.  N, M, R >= 1; 0 <= T <= 16.  With a fifth argument
+ * (any), every thread instead calls gt_top(1, M, N) R times and moves itself
+ * to the other of CPUs 0 and 1 (sched_setaffinity) after each: migrations
+ * for -smp 2, where counts are not exact anyway.
  *
  * Instruction counts (every instruction retired at EL0, svc included; the
  * counted lines are marked below; tests/test_pmu.py's model repeats them):
@@ -19,8 +22,8 @@
  *   gt_mid(M, N)      own 2N + 4M + 9, plus M x gt_leaf
  *   gt_top(R, M, N)   own 7R + 11, plus R x gt_mid
  *   main thread       sum over the 4 arguments of (7 + 6 x its digits)
- *                     + 12T + 15, plus gt_top
- *   worker thread     8, plus gt_top: counted from its first instruction
+ *                     + 12T + 19, plus gt_top
+ *   worker thread     9, plus gt_top: counted from its first instruction
  *                     after clone's svc (the cbz)
  * Each function begins with an instruction the kernel steps out of line
  * (not one it emulates), so that a uprobe on it still retires it at EL0.
@@ -99,6 +102,9 @@ parse:
 	.globl _start
 	.type _start, %function
 _start:
+	ldr	x19, [sp]		// 3: argc; x19 = 1 with a fifth argument (gt_top keeps x19)
+	cmp	x19, #6
+	cset	x19, hs
 	// argv: [sp] argc, [sp + 8] argv[0], [sp + 16..] T R M N; 3 + parse per argument
 	ldr	x1, [sp, #16]
 	bl	parse
@@ -130,18 +136,39 @@ _start:
 	svc	#0
 	cbz	x0, 9f			// the new thread; the parent goes on
 	b	7b
-8:	mov	x0, x22			// 4
+8:	cbnz	x19, 10f		// 1
+	mov	x0, x22			// 4
 	mov	x1, x23
 	mov	x2, x24
 	bl	gt_top
 	mov	x0, #0			// 3
 	mov	x8, #93			// exit (this thread only)
 	svc	#0
-9:	mov	x0, x22			// worker: 4 (+ the cbz above)
+9:	cbnz	x19, 10f		// worker: 1 (+ the cbz above)
+	mov	x0, x22			// 4
 	mov	x1, x23
 	mov	x2, x24
 	bl	gt_top
 	mov	x0, #0			// 3
+	mov	x8, #93
+	svc	#0
+10:	mov	x20, #2			// migrating threads: the CPU mask to move to next
+	mov	x21, x22		// rounds
+11:	mov	x0, #1
+	mov	x1, x23
+	mov	x2, x24
+	bl	gt_top
+	str	x20, [sp, #-16]!	// sched_setaffinity(0, 8, &mask)
+	mov	x0, #0
+	mov	x1, #8
+	mov	x2, sp
+	mov	x8, #122
+	svc	#0
+	add	sp, sp, #16
+	eor	x20, x20, #3
+	subs	x21, x21, #1
+	b.ne	11b
+	mov	x0, #0
 	mov	x8, #93
 	svc	#0
 	.size _start, . - _start
