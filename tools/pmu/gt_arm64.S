@@ -17,7 +17,7 @@
  * for -smp 2, where counts are not exact anyway.
  *
  * Instruction counts (every instruction retired at EL0, svc included; the
- * counted lines are marked below; tests/test_pmu.py's model repeats them):
+ * counted lines are marked below; tools/pmu/pmu_checks.py's model repeats them):
  *   gt_leaf(N)        2N + 2
  *   gt_mid(M, N)      own 2N + 4M + 9, plus M x gt_leaf
  *   gt_top(R, M, N)   own 7R + 11, plus R x gt_mid

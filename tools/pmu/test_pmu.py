@@ -4,7 +4,7 @@
 QEMU's arm64 emulation with exact instruction counting (-icount shift=0),
 checked against exact ground truth (tools/pmu/gt_arm64.S).
 
-  tools/pmu/test_pmu.py --build build/arm64 --cache .cache/arm64 [--keep DIR] [--only NAME,...]
+  tools/pmu/test_pmu.py --build build/arm64 --cache .cache/arm64 [--keep DIR]
 
 Fetches (once, cached) Debian's arm64 kernel, busybox, perf and bpftool;
 builds an initramfs with the arm64 tmabpf and the workload; boots it twice
@@ -16,7 +16,6 @@ import argparse
 import base64
 import io
 import json
-import math
 import os
 import re
 import shutil
