@@ -5,11 +5,19 @@
 #   make demo   deps + build + profile the bundled OpenBLAS decoder
 #   make test   deps + build + all tests (needs root)
 #   make install / uninstall   PREFIX (/usr/local), DESTDIR; make man; make deb (build/deb/*.deb)
-ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+#   make ARCH=arm64   cross-build into build/arm64 (make deps-arm64 first)
+#   make test-pmu     arm64 build + emulated-PMU tests in QEMU (docs/emulated-pmu.md)
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
 CLANG ?= clang-19
 BPFTOOL ?= bpftool
-CC ?= gcc
+# downloads kept between runs (arm64 packages, guest kernel); never under build/
+TMABPF_CACHE ?= $(CURDIR)/.cache
+ifeq ($(ARCH),$(HOST_ARCH))
 O := build
+else
+O := build/$(ARCH)
+endif
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
 CFLAGS ?= -O2 -g
@@ -37,8 +45,9 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(filter-out %.bpf.c,$(BENCH_SRCS)))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
+include tools/pmu/cross.mk
 
-.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb
+.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
 .DELETE_ON_ERROR:
 
 all: $(O)/tmabpf $(TOOL_BINS) $(BENCH_BINS) $(UNIT_BINS)
@@ -50,6 +59,7 @@ check-deps:
 	@tools/install-deps.sh --check >/dev/null || { tools/install-deps.sh --check; \
 		echo "hint: run 'make deps' (as root) first"; exit 1; }
 
+ifeq ($(ARCH),$(HOST_ARCH))
 $(VMLINUX):
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
@@ -57,6 +67,7 @@ $(VMLINUX):
 vmlinux:
 	@mkdir -p vmlinux/$(ARCH)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
+endif
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h $(VMLINUX) | $(O)/bpf
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -85,7 +96,7 @@ $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
 $(O)/tools/decoder: tools/decoder.c | $(O)/tools
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
@@ -102,7 +113,7 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lm
 
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
-	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
 $(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) $(O)/version_build.h | $(O)/fuzz
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
@@ -183,5 +194,7 @@ uninstall:
 
 deb:
 	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
+
+include tools/pmu/pmu.mk
 
 -include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)

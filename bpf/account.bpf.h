@@ -13,6 +13,19 @@
  *
  * Programs that include this header share its maps; loaders after the first
  * reuse the map fds (bpf_map__reuse_fd).
+ *
+ * Reentrancy.  A fold reads the counters, then moves the snapshot: two steps
+ * on per-CPU state.  The perf_event programs (samples, memory samples) run in
+ * the counter's overflow interrupt: an NMI on x86, an IRQ (or pseudo-NMI) on
+ * arm64, which can land inside a fold on the same CPU (sched_switch on x86,
+ * uprobes, exit, exec everywhere).  Folding there would either fold the same
+ * delta twice (the interrupted fold then moves the snapshot back to its
+ * older reading) or lose one (its reading, in the shared scratch, replaced).
+ * So every fold holds cpu_snap.busy (account_guard), and an interrupt that
+ * finds it held records its sample without a counter delta
+ * (account_current_irq): the delta stays with the thread and goes to its
+ * next accounting point.  The uprobes' fast path folds nothing: it reads
+ * counters into its own cache, whose offsets a fold leaves valid.
  */
 #ifndef TMABPF_ACCOUNT_BPF_H
 #define TMABPF_ACCOUNT_BPF_H
@@ -257,6 +270,25 @@ static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap
 	account_fold_share(t, snap, now, delta, next_owner, 0, 0, ts);
 }
 
+/* Hold this CPU's fold (see "Reentrancy" above); returns the previous state,
+ * for account_unguard.  The compiler barriers keep the flag outside the
+ * fold's loads and stores; an interrupt on this CPU sees them in program
+ * order. */
+static __always_inline __u32 account_guard(struct cpu_snap *snap)
+{
+	__u32 was = snap->busy;
+
+	snap->busy = 1;
+	barrier();
+	return was;
+}
+
+static __always_inline void account_unguard(struct cpu_snap *snap, __u32 was)
+{
+	barrier();
+	snap->busy = was;
+}
+
 /* t's on-CPU time as of the task's last runtime update (se.sum_exec_runtime,
  * what CLOCK_THREAD_CPUTIME_ID reports), brought forward to now with the
  * task's se.exec_start (the CPU's clock_task at that update) and this CPU's
@@ -353,16 +385,39 @@ static __always_inline struct reading *account_current_at(struct thread_stats *t
 static __always_inline struct reading *account_current(struct thread_stats *t, struct task_struct *task, __u64 ts,
 						       bool want_delta)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, was;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
-	struct reading *now;
+	struct reading *now, *delta = NULL;
 
 	if (!snap)
 		return NULL;
+	was = account_guard(snap);
 	now = account_read(snap);
-	if (!now)
+	if (now)
+		delta = account_current_at(t, task, snap, now, ts, want_delta);
+	account_unguard(snap, was);
+	return delta;
+}
+
+/* account_current() for programs that run in a counter's overflow interrupt
+ * (samples): NULL, and nothing folded, when the interrupt landed inside a
+ * fold on this CPU, or between the sched_switch that switched t out and the
+ * switch itself (an x86 NMI in __schedule: the snapshot already belongs to
+ * the next thread, and t has been switched out at the snapshot's time).
+ * Counted in STAT_FOLD_INTERRUPTED. */
+static __always_inline struct reading *account_current_irq(struct thread_stats *t, struct task_struct *task,
+							   __u64 ts, bool want_delta)
+{
+	__u32 zero = 0;
+	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+
+	if (!snap)
 		return NULL;
-	return account_current_at(t, task, snap, now, ts, want_delta);
+	if (snap->busy || (t && !t->last_in_ns && t->last_out_ns && t->last_out_ns == snap->ts)) {
+		stat_inc(STAT_FOLD_INTERRUPTED);
+		return NULL;
+	}
+	return account_current(t, task, ts, want_delta);
 }
 
 #define ACCOUNT_CLOCK_REBASE_NS 10000000ULL	/* 10 ms */
@@ -401,19 +456,21 @@ static __always_inline __u64 account_clock(struct cpu_snap *snap, __u64 en, bool
  * reading (account_clock).  Returns that time; 0 when nothing was read. */
 static __always_inline __u64 account_current_clocked(struct thread_stats *t, struct task_struct *task)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, was;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	struct reading *now;
-	__u64 ts;
+	__u64 ts = 0;
 
 	if (!snap)
 		return 0;
+	was = account_guard(snap);
 	now = account_read(snap);
-	if (!now)
-		return 0;
-	/* a failed read repeats the snapshot (account_read_one) */
-	ts = account_clock(snap, now->c[0].enabled, now->c[0].enabled != snap->c[0].enabled);
-	account_current_at(t, task, snap, now, ts, false);
+	if (now) {
+		/* a failed read repeats the snapshot (account_read_one) */
+		ts = account_clock(snap, now->c[0].enabled, now->c[0].enabled != snap->c[0].enabled);
+		account_current_at(t, task, snap, now, ts, false);
+	}
+	account_unguard(snap, was);
 	return ts;
 }
 

@@ -47,7 +47,7 @@ int tmabpf_mem_sample(struct bpf_perf_event_data *ctx)
 	if (!t)
 		return 0;
 	mstat_inc(MEM_STAT_TARGET);
-	account_current(t, task, bpf_ktime_get_ns(), false);
+	account_current_irq(t, task, bpf_ktime_get_ns(), false);
 	m = bpf_ringbuf_reserve(&mem_samples, sizeof(*m), 0);
 	if (!m) {
 		mstat_inc(MEM_STAT_LOST);

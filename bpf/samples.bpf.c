@@ -196,6 +196,7 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 	struct sample_key key = {};
 	struct thread_stats *t = NULL;
 	struct sample_stats *s;
+	bool folded = false;
 
 	stat_inc(STAT_SAMPLES_SEEN);
 	if (cfg_no_account) {
@@ -209,7 +210,9 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		if (!t)
 			return 0;
 		stat_inc(STAT_SAMPLES_TARGET);
-		account_current(t, task, bpf_ktime_get_ns(), false);
+		/* NULL: the sample interrupted a fold (account_current_irq): the
+		 * delta stays with the thread and goes to its next sample */
+		folded = account_current_irq(t, task, bpf_ktime_get_ns(), true) != NULL;
 		key.pid = t->pid;
 		key.tid = t->tid;
 	}
@@ -221,7 +224,7 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	s->count++;
 	s->period += ctx->sample_period;
-	if (t)
+	if (t && folded)
 		add_since_last_sample(s, t);
 	return 0;
 }

@@ -77,7 +77,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 {
 	struct thread_stats *pt = thread_get(prev);
 	struct thread_stats *nt = thread_get(next);
-	__u32 zero = 0, cpu;
+	__u32 zero = 0, cpu, was;
 	struct cpu_snap *snap;
 	struct reading *now;
 	__u64 ts, since, slice = 0, prev_exec = 0;
@@ -93,9 +93,12 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	snap = bpf_map_lookup_elem(&snaps, &zero);
 	if (!snap)
 		return 0;
+	was = account_guard(snap);
 	now = account_read(snap);
-	if (!now)
+	if (!now) {
+		account_unguard(snap, was);
 		return 0;
+	}
 	since = snap->ts;
 	ts = bpf_ktime_get_ns();
 	if (pt) {
@@ -109,6 +112,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		switch_out(pt, prev, prev_exec, preempt, ts, cpu);
 	if (nt)
 		account_switch_in(nt, task_exec_ns(next), ts, cpu);
+	account_unguard(snap, was);	/* after the threads' switch bookkeeping too */
 	return 0;
 }
 
@@ -127,6 +131,49 @@ int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* -- CMD: the command's counts start at its exec, as perf's enable_on_exec:
+ * what the forked child ran before execve (tmabpf's own code, the dynamic
+ * linker binding execvp) and its wait for the release are not the command's.
+ * cfg_exec_start is the command's pid; the program is loaded only then. */
+const volatile __u32 cfg_exec_start = 0;
+bool exec_started = false;
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(tmabpf_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tid = p->pid, zero = 0, was;
+	struct thread_stats *t;
+	struct cpu_snap *snap;
+	struct reading *now;
+	__u64 ts, exec;
+
+	if (tid != cfg_exec_start || exec_started)
+		return 0;
+	exec_started = true;	/* the first exec only, as perf */
+	t = bpf_map_lookup_elem(&threads, &tid);
+	snap = bpf_map_lookup_elem(&snaps, &zero);
+	if (!t || !snap)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	was = account_guard(snap);
+	now = account_read(snap);
+	if (now) {
+		/* fold what ran before into t (t owns the snapshot now), then start over */
+		account_current_at(t, p, snap, now, ts, false);
+		exec = task_exec_now(p, snap, ts);
+		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++)
+			t->c[e] = (struct counter_val){};
+		t->oncpu_ns = t->offcpu_blocked_ns = t->offcpu_runqueue_ns = 0;
+		t->switches_voluntary = t->switches_involuntary = t->migrations = 0;
+		t->missed_switch_in = 0;
+		t->exec_base = t->exec_in = exec;
+		t->first_seen_ns = t->last_in_ns = ts;
+		t->last_out_ns = 0;
+	}
+	account_unguard(snap, was);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_exit, struct task_struct *task)
 {
@@ -136,7 +183,7 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 
 	if (!t)
 		return 0;
-	account_current(t, task, now, false);
+	account_current(t, task, now, false);	/* guarded: a sample may interrupt it */
 	/* sum_exec_runtime is not updated mid-slice: exec at switch-in + time since */
 	if (t->last_in_ns)
 		t->oncpu_ns = sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);

@@ -38,6 +38,8 @@ struct uc_event {
 struct cpu_snap {
 	__u32 tid;		/* thread the snapshot belongs to; 0 = none */
 	__u32 clk_ok;		/* clk_off has been measured on this CPU */
+	__u32 busy;		/* a fold is in progress on this CPU (account_guard) */
+	__u32 pad;
 	__u64 ts;
 	__s64 clk_off;		/* bpf_ktime_get_ns() - this CPU's rq clock_task, at the last
 				 * traced switch-in (per CPU: they differ by steal time) */
@@ -99,7 +101,7 @@ struct thread_stats {
  * touched (separate maps, vmalloc'd) cost more than all its arithmetic.
  */
 struct ustack_ent {
-	__u64 sp;		/* stack pointer at entry: its return has sp + 8 */
+	__u64 sp;		/* stack pointer at entry: its return has sp + RET_SP_DELTA */
 	__u32 fn;		/* function id (the uprobe cookie) */
 	__u32 outermost;	/* 1 unless fn is already active deeper in the stack */
 };
@@ -235,6 +237,7 @@ enum tmabpf_stat {
 	STAT_SAMPLE_STACKS_FULL,	/* stack store full: a sample recorded without that stack */
 	STAT_SAMPLE_STACK_ERRORS,	/* bpf_get_stack failed */
 	STAT_SAMPLE_NOTICES_LOST,	/* new-row or exec notice lost (ring buffer full): named at the end */
+	STAT_FOLD_INTERRUPTED,	/* a sample interrupted a fold on its CPU: recorded without a counter delta */
 	STAT_MAX,
 };
 

@@ -19,7 +19,9 @@
  * small direct-mapped cache of its (function, thread) rows.  A row that finds
  * its cache entry taken goes to the funcs hash; a slot's rows move there when
  * its thread exits, and the slot is reused.  A return is matched to its frame
- * by stack pointer (the return probe sees entry sp + 8), so frames skipped by
+ * by stack pointer (RET_SP_DELTA: the return probe sees the entry's sp + 8 on
+ * x86, the same sp where calls keep the return address in a link
+ * register), so frames skipped by
  * longjmp or C++ exceptions are recognised and counted as `unmatched`, never
  * turned into garbage deltas.  Recursive functions add inclusive sums for the
  * outermost active call only.  The function id is the attach cookie.
@@ -36,6 +38,21 @@
 #include "account.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* A return probe's stack pointer minus its entry probe's: x86's call pushed
+ * the return address, which ret pops; arm64 (and the other link-register
+ * arches) return with sp as it was at entry.  On those a caller and its
+ * callee can share an sp (a tail call, a caller that pushed no frame): the
+ * innermost matching frame is popped first, as the kernel runs their return
+ * probes innermost first. */
+#if defined(__TARGET_ARCH_x86)
+#define RET_SP_DELTA 8
+#elif defined(__TARGET_ARCH_arm64) || defined(__TARGET_ARCH_riscv) || defined(__TARGET_ARCH_powerpc) || \
+	defined(__TARGET_ARCH_s390) || defined(__TARGET_ARCH_loongarch)
+#define RET_SP_DELTA 0
+#else
+#error "uprobes.bpf.c: define RET_SP_DELTA (return probe sp - entry sp) for this __TARGET_ARCH"
+#endif
 
 _Static_assert(__builtin_offsetof(struct func_stats, c) == sizeof(struct func_head),
 	       "func_stats must start with func_head's layout");
@@ -518,14 +535,14 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		if (d == 0 || d > TMABPF_MAX_DEPTH)
 			break;
 		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
-		if (st->ent[top].sp + 8 < sp) {
+		if (st->ent[top].sp + RET_SP_DELTA < sp) {
 			/* deeper than the returning call: its return never came */
 			count_call(st, st->ent[top].fn, tid, st->pid, true);
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
 			st->depth = d - 1;
 			continue;
 		}
-		if (st->ent[top].sp + 8 == sp && (session || st->ent[top].fn == fn)) {
+		if (st->ent[top].sp + RET_SP_DELTA == sp && (session || st->ent[top].fn == fn)) {
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_RETURN, now);
 			frame_pop(st, d, snap, now, tid);
 		} else

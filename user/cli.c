@@ -54,7 +54,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *f)
 {
 	fputs("usage: tmabpf [OPTIONS] [-p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS...]]\n"
-	      "       tmabpf daemon | analyze | diff | list [OPTIONS]   (each with --help)\n"
+	      "       tmabpf daemon | analyze | diff | list | check [OPTIONS]   (each with --help)\n"
 	      "Per-thread counters, on-CPU and off-CPU time and Top-Down analysis (TMA), from eBPF.\n"
 	      "Target (default: -a):\n"
 	      "  -p, --pid PID[,PID]    processes, and the threads they create later\n"
@@ -100,7 +100,7 @@ void cli_usage(FILE *f)
 	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
 	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
-	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1).\n",
+	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8).\n",
 	      f);
 }
 

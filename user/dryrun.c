@@ -20,6 +20,10 @@ int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, cons
 			i, d->name, d->pmu[0] ? d->pmu : "-", a->type, events_type_name(a->type), (uint64_t)a->config,
 			(uint64_t)a->config1, (uint64_t)a->config2, d->group, d->leader ? "yes" : "no",
 			a->exclude_user, a->exclude_kernel, a->exclude_hv, a->exclude_guest);
+		if (a->exclude_host)
+			fprintf(f, " exclude_host=1");
+		if (a->precise_ip)
+			fprintf(f, " precise_ip=%u", a->precise_ip);
 		if (a->type == PERF_TYPE_RAW && c && c->vendor != TMA_ARM) {
 			uint64_t x = a->config;
 			unsigned evc = (unsigned)(x & 0xff);

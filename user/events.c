@@ -419,18 +419,111 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 	return apply_terms(pmu, &d->attr, terms, err, errlen);
 }
 
-int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen)
+/*
+ * perf's event modifiers: ":MODS" after a name, raw or libpfm4 event, MODS or
+ * ":MODS" right after the closing slash of pmu/.../, and after a {group}.
+ *   u k h   count user / kernel / hypervisor mode; naming any excludes the others
+ *   G H     guest / host only (both: either); u, k or h alone also exclude the
+ *           guest, as perf does on a host
+ *   p pp ppp   precise_ip 1..3 (skid constraints; the PMU may refuse them)
+ */
+#define EVENT_MODIFIERS "ukhGHp"
+
+/* The modifier suffix of tok ("" when none): the text after its last ':'
+ * when every character is a modifier (libpfm4 NAME:UMASK keeps its colon),
+ * or after the closing slash of pmu/.../ .  *base_len: the length before it. */
+static const char *modifier_suffix(const char *tok, size_t *base_len)
+{
+	const char *colon = strrchr(tok, ':'), *slash = strrchr(tok, '/');
+	size_t len = strlen(tok);
+
+	*base_len = len;
+	if (slash && strchr(tok, '/') != slash && (!colon || colon < slash)) {
+		/* pmu/.../MODS */
+		if (slash[1] && strspn(slash + 1, EVENT_MODIFIERS) == strlen(slash + 1)) {
+			*base_len = slash + 1 - tok;
+			return slash + 1;
+		}
+		return "";
+	}
+	if (colon && colon[1] && strspn(colon + 1, EVENT_MODIFIERS) == strlen(colon + 1)) {
+		*base_len = colon - tok;
+		return colon + 1;
+	}
+	return "";
+}
+
+static int apply_modifiers(struct perf_event_attr *a, const char *mods, const char *tok, char *err, size_t errlen)
+{
+	bool u = false, k = false, h = false, g = false, host = false;
+	int p = 0;
+
+	for (const char *m = mods; *m; m++) {
+		switch (*m) {
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		case 'h': h = true; break;
+		case 'G': g = true; break;
+		case 'H': host = true; break;
+		case 'p': p++; break;
+		default:
+			snprintf(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", *m, tok);
+			return -EINVAL;
+		}
+	}
+	if (p > 3) {
+		snprintf(err, errlen, "too many 'p' in '%s': at most :ppp (precise_ip 3)", tok);
+		return -EINVAL;
+	}
+	if (u || k || h) {
+		a->exclude_user = !u;
+		a->exclude_kernel = !k;
+		a->exclude_hv = !h;
+		if (!g && !host)
+			a->exclude_guest = 1;
+	}
+	if (g || host) {
+		a->exclude_guest = !g;
+		a->exclude_host = !host;
+	}
+	if (p)
+		a->precise_ip = p;
+	return 0;
+}
+
+static int parse_base(const char *tok, struct event_desc *d, char *err, size_t errlen);
+
+/* NAME:XYZ where NAME is an event and XYZ is no modifier string: say which
+ * letter is wrong (rather than "unknown event"). */
+static bool unknown_modifier(const char *tok, char *err, size_t errlen)
+{
+	const char *colon = strrchr(tok, ':');
+	char base[EVENT_NAME_LEN], e[256];
+	struct event_desc d;
+	bool lower = false;
+	size_t n;
+
+	if (!colon || strchr(tok, '/') || !colon[1] || strlen(colon + 1) > 8)
+		return false;
+	for (const char *c = colon + 1; *c; c++) {
+		if (!isalpha((unsigned char)*c))
+			return false;	/* a libpfm4 umask (ANY_P), not modifiers */
+		lower |= islower((unsigned char)*c) != 0;
+	}
+	if (!lower)
+		return false;
+	snprintf(base, sizeof(base), "%.*s", (int)(colon - tok), tok);
+	if (parse_base(base, &d, e, sizeof(e)))
+		return false;
+	n = strspn(colon + 1, EVENT_MODIFIERS);
+	snprintf(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", colon[1 + n], tok);
+	return true;
+}
+
+static int parse_base(const char *tok, struct event_desc *d, char *err, size_t errlen)
 {
 	int r;
 
-	if (!tok[0]) {
-		snprintf(err, errlen, "empty event name");
-		return -EINVAL;
-	}
-	if (strlen(tok) >= EVENT_NAME_LEN) {
-		snprintf(err, errlen, "event name too long: '%.40s...'", tok);
-		return -EINVAL;
-	}
 	if (strchr(tok, '/'))
 		return parse_pmu_spec(tok, d, err, errlen);
 	if (parse_named(tok, d) == 0)
@@ -454,6 +547,43 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 	return -ENOENT;
 }
 
+int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen)
+{
+	char base[EVENT_NAME_LEN];
+	const char *mods;
+	size_t blen;
+	int r;
+
+	if (!tok[0]) {
+		snprintf(err, errlen, "empty event name");
+		return -EINVAL;
+	}
+	if (strlen(tok) >= EVENT_NAME_LEN) {
+		snprintf(err, errlen, "event name too long: '%.40s...'", tok);
+		return -EINVAL;
+	}
+	mods = modifier_suffix(tok, &blen);
+	snprintf(base, sizeof(base), "%.*s", (int)blen, tok);
+	if (blen && base[blen - 1] == ':')	/* pmu/.../:MODS */
+		base[--blen] = 0;
+	if (!base[0]) {
+		snprintf(err, errlen, "no event before the modifiers in '%s'", tok);
+		return -EINVAL;
+	}
+	r = parse_base(base, d, err, errlen);
+	if (r == -ENOENT && !*mods && unknown_modifier(tok, err, errlen))
+		return -EINVAL;
+	if (r)
+		return r;
+	if (*mods) {
+		r = apply_modifiers(&d->attr, mods, tok, err, errlen);
+		if (r)
+			return r;
+		snprintf(d->name, sizeof(d->name), "%s", tok);
+	}
+	return 0;
+}
+
 int events_find(const struct event_list *l, const char *name)
 {
 	for (int i = 0; i < l->n; i++)
@@ -462,22 +592,106 @@ int events_find(const struct event_list *l, const char *name)
 	return -1;
 }
 
+/* Same counter: encoding, privilege filters and precision (events that differ
+ * only in their modifiers count different things). */
+static bool same_attr(const struct perf_event_attr *a, const struct perf_event_attr *b)
+{
+	return a->type == b->type && a->config == b->config && a->config1 == b->config1 && a->config2 == b->config2 &&
+	       a->exclude_user == b->exclude_user && a->exclude_kernel == b->exclude_kernel &&
+	       a->exclude_hv == b->exclude_hv && a->exclude_guest == b->exclude_guest &&
+	       a->exclude_host == b->exclude_host && a->precise_ip == b->precise_ip;
+}
+
 int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen)
 {
-	for (int i = 0; i < l->n; i++) {
-		const struct perf_event_attr *a = &l->ev[i].attr;
-
-		if (a->type == d->attr.type && a->config == d->attr.config &&
-		    a->config1 == d->attr.config1 && a->config2 == d->attr.config2 &&
-		    l->ev[i].group == d->group)
+	for (int i = 0; i < l->n; i++)
+		if (same_attr(&l->ev[i].attr, &d->attr) && l->ev[i].group == d->group)
 			return i;
-	}
 	if (l->n >= TMABPF_MAX_EVENTS) {
 		snprintf(err, errlen, "too many events: at most %d (TMABPF_MAX_EVENTS)", TMABPF_MAX_EVENTS);
 		return -E2BIG;
 	}
 	l->ev[l->n] = *d;
 	return l->n++;
+}
+
+/* The next token of an -e list at *p: up to a comma outside pmu/.../ and
+ * outside {group}; *p moves past the comma. */
+static void next_token(const char **p, char *tok, size_t len)
+{
+	int slashes = 0, braces = 0;
+	size_t n = 0;
+
+	for (; **p && !(**p == ',' && slashes % 2 == 0 && braces == 0); (*p)++) {
+		if (**p == '/')
+			slashes++;
+		else if (**p == '{')
+			braces++;
+		else if (**p == '}')
+			braces--;
+		if (n + 1 < len)
+			tok[n++] = **p;
+	}
+	tok[n] = 0;
+	if (**p == ',')
+		(*p)++;
+}
+
+/* {a,b,...}[:MODS]: one group, led by its first event; the modifiers apply
+ * to every member (as perf's). */
+static int parse_group(const char *spec, const char *tstart, char *tok, struct event_list *l, char *err, size_t errlen)
+{
+	char *close = strrchr(tok, '}'), mods[16] = "", e1[384];
+	const char *p;
+	int leader = -1, n0, r;
+
+	if (!close || (close[1] && (close[1] != ':' || strlen(close + 2) >= sizeof(mods) ||
+				    strspn(close + 2, EVENT_MODIFIERS) != strlen(close + 2)))) {
+		snprintf(err, errlen, "-e '%s', character %d: malformed group '%s': expected {event,event,...}[:MODS]",
+			 spec, (int)(tstart - spec) + 1, tok);
+		return -EINVAL;
+	}
+	if (close[1])
+		snprintf(mods, sizeof(mods), "%s", close + 2);
+	*close = 0;
+	p = tok + 1;
+	if (!*p) {
+		snprintf(err, errlen, "-e '%s', character %d: empty group {}", spec, (int)(tstart - spec) + 1);
+		return -EINVAL;
+	}
+	while (*p) {
+		char m[EVENT_NAME_LEN * 2], full[EVENT_NAME_LEN * 2 + 32];
+		struct event_desc d;
+		size_t blen;
+
+		next_token(&p, m, sizeof(m));
+		if (m[0] == '{') {
+			snprintf(err, errlen, "-e '%s': groups do not nest", spec);
+			return -EINVAL;
+		}
+		/* the member's own modifiers and the group's, as one suffix */
+		snprintf(full, sizeof(full), "%s%s%s", m,
+			 !mods[0] || *modifier_suffix(m, &blen) || (m[0] && m[strlen(m) - 1] == '/') ? "" : ":", mods);
+		r = events_parse_one(full, &d, e1, sizeof(e1));
+		if (r) {
+			snprintf(err, errlen, "-e '%s', group at character %d: %s", spec, (int)(tstart - spec) + 1, e1);
+			return r;
+		}
+		d.from_user = true;
+		d.group = leader < 0 ? l->n : leader;
+		d.leader = leader < 0;
+		n0 = l->n;
+		r = events_add(l, &d, err, errlen);
+		if (r < 0)
+			return r;
+		if (l->n == n0) {
+			snprintf(err, errlen, "-e '%s': event '%s' is twice in its group", spec, m);
+			return -EINVAL;
+		}
+		if (leader < 0)
+			leader = r;
+	}
+	return 0;
 }
 
 int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen)
@@ -490,32 +704,27 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 	}
 	while (*p) {
 		const char *tstart = p;
-		char tok[EVENT_NAME_LEN * 2];
-		size_t n = 0;
-		int slashes = 0;
-
-		/* a comma ends the token only outside pmu/.../ */
-		for (; *p && !(*p == ',' && slashes % 2 == 0); p++) {
-			if (*p == '/')
-				slashes++;
-			if (n + 1 < sizeof(tok))
-				tok[n++] = *p;
-		}
-		tok[n] = 0;
-		if (*p == ',')
-			p++;
+		char tok[EVENT_NAME_LEN * 8];
 		struct event_desc d;
 		char e1[384];
-		int r = events_parse_one(tok, &d, e1, sizeof(e1));
+		int r;
 
-		if (r) {
-			snprintf(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
-			return r;
+		next_token(&p, tok, sizeof(tok));
+		if (tok[0] == '{') {
+			r = parse_group(spec, tstart, tok, l, err, errlen);
+			if (r)
+				return r;
+		} else {
+			r = events_parse_one(tok, &d, e1, sizeof(e1));
+			if (r) {
+				snprintf(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
+				return r;
+			}
+			d.from_user = true;
+			r = events_add(l, &d, err, errlen);
+			if (r < 0)
+				return r;
 		}
-		d.from_user = true;
-		r = events_add(l, &d, err, errlen);
-		if (r < 0)
-			return r;
 		if (*p == 0 && p > spec && p[-1] == ',') {
 			snprintf(err, errlen, "empty event name after ',' in '%s'", spec);
 			return -EINVAL;

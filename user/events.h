@@ -24,11 +24,14 @@ struct event_list {
 	struct event_desc ev[TMABPF_MAX_EVENTS];
 };
 
-/* Parse one event token (no list separators). 0 or -errno with err filled. */
+/* Parse one event token (no list separators), perf's modifiers included
+ * (name:ukhGHp, pmu/.../ukhGHp). 0 or -errno with err filled. */
 int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen);
-/* Parse "a,b,pmu/x=1,y=2/,c" (commas inside pmu/.../ do not split); appends to l. */
+/* Parse "a,b,pmu/x=1,y=2/,c,{d,e}:u" (commas inside pmu/.../ and {group} do not
+ * split; a {group} is opened as one perf group); appends to l. */
 int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen);
-/* Append d unless an event with identical type/config/config1/config2 exists; returns its index. */
+/* Append d unless the same counter (type, config1/2, exclude_* and precise_ip:
+ * modifiers included) is already there in the same group; returns its index. */
 int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen);
 /* Index of the event named name, or -1. */
 int events_find(const struct event_list *l, const char *name);

@@ -37,6 +37,19 @@ static void read_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+int host_read_int(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "r");
+	int v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
 void host_pmu_reason(char *buf, size_t len)
 {
 	/* The kernel says why at boot ("Performance Events: ... no PMU driver, software events only.");

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cmd_analyze.h"
+#include "cmd_check.h"
 #include "cmd_diff.h"
 #include "daemon.h"
 #include "run.h"
@@ -22,6 +23,8 @@ int main(int argc, char **argv)
 		return cmd_daemon(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return cmd_diff(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
 	r = cli_parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;

@@ -35,7 +35,24 @@ const char *perf_open_hint(int err, const struct perf_event_attr *a)
 	}
 }
 
-/* Open event e on every CPU; 0 when it opened on at least one online CPU. */
+/* A group member the PMU refused although it opens alone on that CPU: the
+ * group does not fit in the counters (arm_pmu and x86 validate a group's
+ * counter needs at open, EINVAL; some drivers answer ENOSPC). */
+static bool group_overflows(struct perf_event_attr *a, int cpu, int err)
+{
+	int fd;
+
+	if (err != EINVAL && err != ENOSPC)
+		return false;
+	fd = sys_perf_event_open(a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Open event e on every CPU; 0 when it opened on at least one online CPU;
+ * -E2BIG when it is a member its group has no counter left for. */
 static int open_event(struct perf_counters *pc, const struct event_list *evs, int e, int *leader_fds, int *err_out)
 {
 	const struct event_desc *d = &evs->ev[e];
@@ -54,10 +71,16 @@ static int open_event(struct perf_counters *pc, const struct event_list *evs, in
 			continue;	/* leader not open on this CPU */
 		fd = sys_perf_event_open(&a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			if (errno == ENODEV || errno == ENXIO)
+			int err = errno;
+
+			if (err == ENODEV || err == ENXIO)
 				continue;	/* offline CPU */
+			if (group_fd >= 0 && group_overflows(&a, cpu, err)) {
+				*err_out = err;
+				return -E2BIG;
+			}
 			if (!first_err)
-				first_err = errno;
+				first_err = err;
 			continue;
 		}
 		pc->fds[e * pc->nr_cpus + cpu] = fd;
@@ -104,11 +127,24 @@ static void compact(struct perf_counters *pc, struct event_list *evs, const bool
 	pc->nr_events = out;
 }
 
+/* "{a,b,...}" of group g, into buf. */
+static void group_names(const struct event_list *evs, int g, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < evs->n && n + 1 < len; k++)
+		if (evs->ev[k].group == g)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "{", evs->ev[k].name);
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "}");
+}
+
 int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_cpus, char *err, size_t errlen)
 {
 	int leader_fds[evs->n > 0 ? evs->n : 1][nr_cpus];
 	bool bad[TMABPF_MAX_EVENTS] = {};
-	int priv_err = 0;
+	int priv_err = 0, r;
 
 	pc->nr_cpus = nr_cpus;
 	pc->nr_events = evs->n;
@@ -126,8 +162,23 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 		if (g >= 0 && evs->ev[e].leader)
 			for (int c = 0; c < nr_cpus; c++)
 				leaders[c] = -1;
-		if (open_event(pc, evs, e, leaders, &open_err) == 0)
+		r = open_event(pc, evs, e, leaders, &open_err);
+		if (r == 0)
 			continue;
+		if (r == -E2BIG && evs->ev[e].from_user) {
+			/* the user asked these counted together: that cannot be, say so */
+			char names[512];
+			int members = 0;
+
+			for (int k = 0; k < evs->n; k++)
+				members += evs->ev[k].group == g;
+			group_names(evs, g, names, sizeof(names));
+			snprintf(err, errlen, "-e group %.300s: its %d events cannot be counted together on this PMU "
+				 "(%s opens alone, not as member %d: %s); split the group", names, members,
+				 evs->ev[e].name, e - g + 1, strerror(open_err));
+			perf_counters_close(pc);
+			return -E2BIG;
+		}
 		bad[e] = true;
 		if (open_err == EACCES || open_err == EPERM)
 			priv_err = open_err;

@@ -14,7 +14,8 @@ struct perf_counters {
  * Open every event of evs on every CPU.  Events the host cannot count are
  * removed from evs with one warning each (never silently); a group is kept
  * or dropped whole.  Returns 0, or -errno with err set when nothing usable
- * remains or a privilege is missing.
+ * remains or a privilege is missing; -E2BIG when a group the user gave
+ * ({a,b}) does not fit in the PMU's counters (nothing is left open).
  */
 int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_cpus,
 		       char *err, size_t errlen);

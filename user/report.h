@@ -35,11 +35,14 @@ struct report {
 	struct self_stats self;
 	unsigned long long duration_ns;
 	unsigned long long mono_ns;	/* CLOCK_MONOTONIC (BPF's clock) at the last refresh */
+	unsigned long long setup_cpu_ns;	/* tmabpf's own CPU time before the run (load, attach) */
+	unsigned long long run_cpu_ns;		/* and during it, to its stop (0: still running) */
 	char target[256];
 	const char *stop_reason;	/* "target exited", "duration", "SIGINT", ... */
 	report_tma_fn tma_json;
 	report_tma_path_fn tma_path;
 	report_tma_result_fn tma_result;	/* NULL when TMA is off */
+	const char *tma_off;		/* why TMA is not shown although planned; NULL: it is, or not planned */
 	int tma_level;
 	void *tma_ctx;
 	/* per-function deltas (--uprobe); NULL/0 when none */

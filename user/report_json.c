@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "view_model.h"
 #include "warn.h"
 
 void report_events_scaled(const struct report *r, bool *scaled)
@@ -127,6 +128,8 @@ static void write_processes(const struct report *r, struct json *j)
 static void write_self(const struct report *r, struct json *j)
 {
 	const struct self_stats *s = &r->self;
+	unsigned long long own = view_self_cpu_ns(),
+			   run_cpu = r->run_cpu_ns ? r->run_cpu_ns : own > r->setup_cpu_ns ? own - r->setup_cpu_ns : 0;
 
 	json_obj_begin(j, "self");
 	json_bool(j, "bpf_stats_enabled", s->run_stats);
@@ -140,6 +143,11 @@ static void write_self(const struct report *r, struct json *j)
 	json_u64(j, "exit_records_lost", s->stat[STAT_EXIT_DROPS]);
 	json_u64(j, "counter_read_errors", s->stat[STAT_READ_ERRORS]);
 	json_u64(j, "max_threads", s->max_threads);
+	/* tmabpf's own user+system time: before the run (load, attach), then over it
+	 * to its stop (draining and writing reports come after) */
+	json_u64(j, "setup_cpu_ns", r->setup_cpu_ns);
+	json_u64(j, "run_cpu_ns", run_cpu);
+	json_double(j, "run_cpu_pct", r->duration_ns ? 100.0 * run_cpu / r->duration_ns : 0.0);
 	json_obj_end(j);
 }
 

@@ -80,6 +80,7 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_u64(j, "stacks_full", s->stacks_full);
 	json_u64(j, "stack_errors", s->stack_errors);
 	json_u64(j, "notices_lost", s->notices_lost);
+	json_u64(j, "folds_interrupted", s->folds_interrupted);
 	json_u64(j, "unknown_leaf_samples", s->unknown_leaf);
 	json_u64(j, "no_stack_samples", s->no_stack);
 	json_u64(j, "unmapped_leaf_samples", s->unmapped_leaf);

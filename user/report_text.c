@@ -50,8 +50,11 @@ void report_text_header(const struct view *v, FILE *f)
 			h->bpf_ns_per_switch);
 	else
 		fprintf(f, "  | bpf: n/a (kernel BPF stats off)");
-	fprintf(f, "  mux: %.1f%%  drops: map-full %llu, lost %llu, read-errors %llu  tmabpf: %.2f%% of one CPU\n",
+	fprintf(f, "  mux: %.1f%%  drops: map-full %llu, lost %llu, read-errors %llu  tmabpf: %.2f%% of one CPU",
 		h->mux_pct, h->map_full, h->lost, h->read_errors, h->self_cpu_pct);
+	if (h->setup_cpu_ms > 0)
+		fprintf(f, " (setup %.0f ms CPU)", h->setup_cpu_ms);
+	fputc('\n', f);
 	print_tma(h, f);
 }
 

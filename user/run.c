@@ -40,6 +40,7 @@
 #include "view_curses.h"
 #include "view_model.h"
 #include "warn.h"
+#include "zero_counts.h"
 
 #define DEFAULT_SW_EVENTS "task-clock,page-faults"
 #define POLL_MS 50
@@ -119,6 +120,7 @@ struct run_state {
 	unsigned long long t0;
 	unsigned long long stop_ns;	/* accounting stopped (finish); 0 while running */
 	bool loaded;
+	char tma_off[256];		/* why the planned TMA is not shown (zero_counts_tma) */
 	struct trace_run *trace;	/* --trace; NULL when off */
 	const struct run_mode *mode;	/* NULL: profiling run */
 };
@@ -225,6 +227,26 @@ static int tma_trace_hook(void *ctx, const struct thread_stats *s, struct tma_re
 	return tma_of(&st->rep, s, res);
 }
 
+/* TMA only where its events counted: an event the PMU opens but does not
+ * model (an emulator's STALL_SLOT_BACKEND) reads 0, and the breakdown would
+ * be a clean, false 0 %: hide it while so, and at the end say why. */
+static void tma_check_counts(struct run_state *st, bool final)
+{
+	struct thread_stats sum;
+	bool zero;
+
+	if (!st->tma_level)
+		return;
+	thread_table_total(&st->tt, &sum);
+	zero = zero_counts_tma(&st->evs, sum.c, st->rep.duration_ns / 1e9, st->tma_off, sizeof(st->tma_off)) > 0;
+	st->rep.tma_json = zero ? NULL : tma_json_hook;
+	st->rep.tma_path = zero ? NULL : tma_path_hook;
+	st->rep.tma_result = zero ? NULL : tma_of;
+	st->rep.tma_off = zero ? st->tma_off : NULL;
+	if (zero && final)
+		warn_add("%s", st->tma_off);
+}
+
 /* Never fall back silently: say once what is missing and what still runs. */
 static void announce_capabilities(struct run_state *st)
 {
@@ -270,7 +292,7 @@ static int setup_bpf(struct run_state *st)
 	r = perf_counters_open(&st->pc, &st->evs, st->host.ncpus, err, sizeof(err));
 	if (r) {
 		die_msg("%s", err);
-		return 1;
+		return r == -E2BIG ? EXIT_USAGE : 1;	/* a group that cannot fit: bad -e for this host */
 	}
 	thread_table_init(&st->tt, st->evs.n);
 	*cfg = (struct threads_cfg){
@@ -280,6 +302,7 @@ static int setup_bpf(struct run_state *st)
 		.max_pids = st->o->max_pids,
 		.main_id = st->o->target.nr_tids ? st->o->target.tids[0]
 			   : st->o->target.nr_pids ? st->o->target.pids[0] : 0,
+		.exec_start = st->o->target.child > 0 ? (unsigned int)st->o->target.child : 0,
 	};
 	if (st->mode && st->mode->configure)
 		st->mode->configure(st->mode->ctx, cfg);
@@ -591,6 +614,7 @@ static void show_interval(struct run_state *st)
 	if (st->ui && view_curses_paused(st->ui))
 		return;
 	refresh(st);
+	tma_check_counts(st, false);
 	if (st->sampling)
 		sampling_snapshot(&st->samp, &st->evs);	/* into rep.samples_live */
 	view_update(&st->view, &st->rep);
@@ -682,6 +706,7 @@ static int finish(struct run_state *st, const char *why)
 	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
 	st->ui = NULL;
 	refresh(st);
+	tma_check_counts(st, true);
 	st->rep.stop_reason = why;
 	if (st->o->target.nr_pids)
 		edges_add_idle_threads(&st->tt, &st->o->target, st->t0, st->rep.duration_ns);
@@ -852,6 +877,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 				  .samples_live = st.sampling ? &st.samp.live : NULL };
 	view_init(&st.view, o->top);
 	st.t0 = now_ns();
+	st.rep.setup_cpu_ns = view_self_cpu_ns();
 	st.rate_ts = st.t0;
 	if (st.trace)
 		trace_run_start(st.trace, &st.evs, st.tma_level ? tma_trace_hook : NULL, &st, st.t0, o->interval_ms);
@@ -868,6 +894,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
 	watch_maps(&st);
 	why = wait_loop(&st);
+	st.rep.run_cpu_ns = view_self_cpu_ns() - st.rep.setup_cpu_ns;	/* draining and reports are after */
 	if (o->target.child && !o->target.child_reaped && stop_signal)
 		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
 	r = finish(&st, why);

@@ -526,6 +526,7 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	res->stacks_full = self->stat[STAT_SAMPLE_STACKS_FULL];
 	res->stack_errors = self->stat[STAT_SAMPLE_STACK_ERRORS];
 	res->notices_lost = self->stat[STAT_SAMPLE_NOTICES_LOST];
+	res->folds_interrupted = self->stat[STAT_FOLD_INTERRUPTED];
 	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
 	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
 	if ((r = read_rows(s, evs->n, true, res, &thr, &nthr))) {

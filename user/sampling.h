@@ -40,6 +40,7 @@ struct sample_result {
 	unsigned long long seen;	/* samples that reached BPF, idle and untracked included */
 	unsigned long long expected;	/* cpu-clock: tracked threads' on-CPU time x rate; 0 when unknown */
 	unsigned long long rows_full, stacks_full, stack_errors, notices_lost;
+	unsigned long long folds_interrupted;	/* samples that landed inside a fold: recorded without deltas */
 	unsigned long long unknown_leaf;	/* samples whose leaf has no function name: the sum of */
 	unsigned long long no_stack;	/*   samples with neither stack, */
 	unsigned long long unmapped_leaf;	/*   leaf in no mapping that the process had when read, */

@@ -89,6 +89,8 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_main_id = cfg->main_id;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
 	p->skel->rodata->cfg_cgroup = cfg->cgroup;
+	p->skel->rodata->cfg_exec_start = cfg->exec_start;
+	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0);
 	if (cfg->lru)
 		bpf_map__set_type(p->skel->maps.threads, BPF_MAP_TYPE_LRU_HASH);
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);

@@ -16,6 +16,7 @@ struct threads_cfg {
 	unsigned int main_id;	/* first tgid (FILTER_TGID) or tid (FILTER_TID) of the target; 0: none */
 	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
 	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
+	unsigned int exec_start;	/* -- CMD: its pid, whose counts start at its exec; 0: none */
 };
 
 /* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */

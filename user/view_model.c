@@ -256,7 +256,9 @@ static int sample_id(struct view *v, const struct sample_func *f)
 
 static void tma_why(const struct report *r, char *buf, size_t len)
 {
-	if (r->tma_result)
+	if (r->tma_off)
+		snprintf(buf, len, "%s", r->tma_off);
+	else if (r->tma_result)
 		snprintf(buf, len, "on");
 	else if (!r->host->pmu)
 		snprintf(buf, len, "no PMU: software events");
@@ -266,7 +268,7 @@ static void tma_why(const struct report *r, char *buf, size_t len)
 		snprintf(buf, len, "off (-e without --tma)");
 }
 
-static unsigned long long self_cpu_ns(void)
+unsigned long long view_self_cpu_ns(void)
 {
 	struct rusage ru;
 
@@ -293,7 +295,10 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	struct vm_header *h = &v->hdr;
 	const struct self_stats *st = &r->self;
 	unsigned long long bpf_ns = st->bpf_run_ns + r->uprobe_run_ns, bpf_cnt = st->bpf_run_cnt + r->uprobe_run_cnt;
-	unsigned long long own = self_cpu_ns(), en = 0, run = 0;
+	unsigned long long own = view_self_cpu_ns(), en = 0, run = 0;
+
+	if (v->whole_run && r->run_cpu_ns)
+		own = r->setup_cpu_ns + r->run_cpu_ns;	/* the run's own CPU, to its stop */
 
 	snprintf(h->target, sizeof(h->target), "%s", r->target);
 	h->elapsed_s = r->duration_ns / 1e9;
@@ -315,6 +320,7 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	h->bpf_ns_per_switch = st->switch_run_cnt > v->prev_switch_cnt ?
 		(double)sub0(st->switch_run_ns, v->prev_switch_ns) / (double)(st->switch_run_cnt - v->prev_switch_cnt) : 0.0;
 	h->self_cpu_pct = vm_pct(sub0(own, v->prev_self_ns), period_ns);
+	h->setup_cpu_ms = v->whole_run ? r->setup_cpu_ns / 1e6 : 0.0;
 	h->map_full = st->stat[STAT_THREADS_FULL] + st->stat[STAT_PIDS_FULL] + st->stat[STAT_STACKS_FULL] +
 		      st->stat[STAT_FUNCS_FULL];
 	h->lost = st->stat[STAT_EXIT_DROPS];
@@ -398,7 +404,7 @@ void view_start(struct view *v, const struct report *r)
 	h->pmu = r->host->pmu;
 	h->tma_level = r->tma_result ? r->tma_level : 0;
 	tma_why(r, h->tma_why, sizeof(h->tma_why));
-	v->prev_self_ns = self_cpu_ns();	/* the first period leaves out the setup */
+	v->prev_self_ns = view_self_cpu_ns();	/* the first period leaves out the setup */
 	view_build(v);
 }
 
@@ -409,7 +415,8 @@ void view_whole_run(struct view *v, const struct report *r)
 	size_t n = snapshot(r, false, &cur), nf = report_func_sums(r, &fcur, true);
 
 	v->whole_run = true;
-	v->prev_bpf_ns = v->prev_bpf_cnt = v->prev_switch_ns = v->prev_switch_cnt = v->prev_self_ns = 0;
+	v->prev_bpf_ns = v->prev_bpf_cnt = v->prev_switch_ns = v->prev_switch_cnt = 0;
+	v->prev_self_ns = r->setup_cpu_ns;	/* a rate over the run: the setup is shown apart */
 	period_from(v, r, cur, n);
 	build_funcs(v, r, fcur, nf);
 	build_header(v, r, r->duration_ns);

@@ -90,14 +90,15 @@ struct vm_header {
 	const char *recipe;	/* TMA recipe, NULL when none */
 	bool pmu;
 	int tma_level;		/* 0: TMA off */
-	char tma_why[160];	/* why TMA is off */
+	char tma_why[320];	/* why TMA is off */
 	struct vm_tma tma;	/* all shown threads together */
 	double mux_pct;		/* share of enabled counter time the counters were not running */
 	bool bpf_stats;		/* kernel BPF run-time stats on */
 	double bpf_cpu_pct;	/* BPF run time, percent of one CPU */
 	double bpf_hits_per_s;	/* BPF program runs (switches, probes, samples) per second */
 	double bpf_ns_per_switch;
-	double self_cpu_pct;	/* tmabpf's own user+system time, percent of one CPU */
+	double self_cpu_pct;	/* tmabpf's own user+system time, percent of one CPU (setup left out) */
+	double setup_cpu_ms;	/* whole run: its user+system time before the run began (load, attach) */
 	unsigned long long map_full;	/* threads/pids/stacks/functions maps full */
 	unsigned long long lost;	/* exited threads' sums lost (ring buffer full) */
 	unsigned long long read_errors;	/* counter reads that failed in BPF */
@@ -157,6 +158,8 @@ struct view {
 };
 
 void view_init(struct view *v, int top);
+/* tmabpf's own user+system CPU time so far (getrusage). */
+unsigned long long view_self_cpu_ns(void);
 /* Before the first update: the header's fixed fields, empty tables. */
 void view_start(struct view *v, const struct report *r);
 void view_free(struct view *v);

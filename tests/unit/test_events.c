@@ -54,6 +54,47 @@ int main(void)
 	r = events_parse_list("cpu/event=0x3c,umask=0x0/,page-faults", &l, err, sizeof(err));
 	CHECK(r == 0 && l.n == 2 && !strcmp(l.ev[0].name, "cpu/event=0x3c,umask=0x0/"), "commas inside cpu/../ do not split the list");
 
+	/* perf's modifiers: privilege filters, guest/host, precision; part of the event's identity */
+	CHECK(one("instructions:u") == 0 && d.attr.type == PERF_TYPE_HARDWARE && d.attr.exclude_kernel && d.attr.exclude_hv &&
+	      !d.attr.exclude_user && d.attr.exclude_guest && !strcmp(d.name, "instructions:u"), ":u counts user mode only");
+	CHECK(one("cycles:k") == 0 && d.attr.exclude_user && !d.attr.exclude_kernel && d.attr.exclude_hv, ":k");
+	CHECK(one("cycles:uk") == 0 && !d.attr.exclude_user && !d.attr.exclude_kernel && d.attr.exclude_hv, ":uk");
+	CHECK(one("cycles:h") == 0 && d.attr.exclude_user && d.attr.exclude_kernel && !d.attr.exclude_hv, ":h");
+	CHECK(one("cycles:G") == 0 && d.attr.exclude_host && !d.attr.exclude_guest && !d.attr.exclude_user, ":G guest only");
+	CHECK(one("cycles:H") == 0 && d.attr.exclude_guest && !d.attr.exclude_host, ":H host only");
+	CHECK(one("cycles:GH") == 0 && !d.attr.exclude_guest && !d.attr.exclude_host, ":GH both");
+	CHECK(one("cycles:uG") == 0 && !d.attr.exclude_guest && d.attr.exclude_host && d.attr.exclude_kernel, ":uG");
+	CHECK(one("cycles:p") == 0 && d.attr.precise_ip == 1, ":p");
+	CHECK(one("cycles:upp") == 0 && d.attr.precise_ip == 2 && d.attr.exclude_kernel, ":upp");
+	CHECK(one("cycles:ppp") == 0 && d.attr.precise_ip == 3, ":ppp");
+	CHECK(one("cycles:pppp") != 0 && strstr(err, "at most :ppp"), ":pppp refused: %s", err);
+	CHECK(one("cycles:x") != 0 && strstr(err, "unknown modifier 'x'"), "unknown modifier named: %s", err);
+	CHECK(one("cycles:ux") != 0 && strstr(err, "unknown modifier 'x'"), "unknown modifier after a good one: %s", err);
+	CHECK(one(":u") != 0 && strstr(err, "no event before"), "modifiers alone: %s", err);
+	CHECK(one("r01c2:k") == 0 && d.attr.config == 0x1c2 && d.attr.exclude_user, "raw event with a modifier");
+	CHECK(one("cpu/event=0x3c/u") == 0 && d.attr.config == 0x3c && d.attr.exclude_kernel, "pmu/.../MODS");
+	CHECK(one("cpu/event=0x3c/:k") == 0 && d.attr.config == 0x3c && d.attr.exclude_user, "pmu/.../:MODS");
+	CHECK(one("INST_RETIRED:ANY_P:u") == 0 && d.attr.config == 0xc0 && d.attr.exclude_kernel,
+	      "libpfm4 NAME:UMASK keeps its colon, then :u (0x%llx)", (unsigned long long)d.attr.config);
+	l.n = 0;
+	r = events_parse_list("instructions:u,instructions:k,instructions,instructions:u", &l, err, sizeof(err));
+	CHECK(r == 0 && l.n == 3 && l.ev[0].attr.exclude_kernel && l.ev[1].attr.exclude_user && !l.ev[2].attr.exclude_user,
+	      "events differing only in modifiers are distinct; an exact repeat is merged (%d events)", l.n);
+	l.n = 0;
+	r = events_parse_list("page-faults,{instructions,cycles:k}:u,branches", &l, err, sizeof(err));
+	CHECK(r == 0 && l.n == 4 && l.ev[1].group == 1 && l.ev[1].leader && l.ev[2].group == 1 && !l.ev[2].leader &&
+	      l.ev[0].group < 0 && l.ev[3].group < 0 && !strcmp(l.ev[1].name, "instructions:u") &&
+	      !strcmp(l.ev[2].name, "cycles:ku") && l.ev[2].attr.exclude_kernel == 0 && l.ev[1].attr.exclude_kernel,
+	      "{group}:u: one group, its leader first, modifiers joined to each member's (%s)", err);
+	l.n = 0;
+	CHECK(events_parse_list("{instructions,instructions}", &l, err, sizeof(err)) != 0 && strstr(err, "twice"),
+	      "the same event twice in a group: %s", err);
+	l.n = 0;
+	CHECK(events_parse_list("{instructions,cycles", &l, err, sizeof(err)) != 0 && strstr(err, "malformed group"),
+	      "unclosed group: %s", err);
+	l.n = 0;
+	CHECK(events_parse_list("{instructions,{cycles}}", &l, err, sizeof(err)) != 0, "nested groups refused: %s", err);
+
 	events_set_target_cpu(tma_cpu_by_name("amdzen4"));
 	CHECK(one("cpu/event=0x1a0,umask=0x1/") == 0 && d.attr.config == 0x1000001a0ULL, "built-in AMD format: event bits 32-35");
 	CHECK(one("ls_not_halted_cyc") == 0 && d.attr.config == 0x76, "AMD recipe name (perf spelling) -> libpfm4 CYCLES_NOT_IN_HALT");
