@@ -480,6 +480,18 @@ int cmd_check(int argc, char **argv)
 			cpuname = argv[++i];
 		} else if (!strncmp(argv[i], "--cpu=", 6)) {
 			cpuname = argv[i] + 6;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: tmabpf check [--cpu NAME] [--loops N]\n"
+			       "What this host can do for tmabpf: kernel, privileges, perf_event_paranoid, BTF, the PMU\n"
+			       "driver and its free counters, the NMI watchdog, other agents holding perf events,\n"
+			       "uprobe_multi and session links, the TMA recipe; on a PMU host, a calibrated loop counted\n"
+			       "by tmabpf and by perf stat side by side (instructions, cycles, TMA level 1).\n"
+			       "      --cpu NAME      judge the recipe of CPU NAME instead of this host's\n"
+			       "      --loops N       iterations of the calibrated loop (default %lu)\n"
+			       "      --calibrate N   run the calibrated loop alone (what check itself profiles)\n"
+			       "Exit status: 0 all lines OK/WARN/SKIP/INFO, 1 a line FAILed, 2 bad usage.\n"
+			       "See tmabpf-check(8).\n", DEFAULT_LOOPS);
+			return 0;
 		} else if (!strcmp(argv[i], "--loops") && i + 1 < argc) {
 			if (!parse_ulong(argv[++i], &loops))
 				return usage("--loops wants a count > 0, not", argv[i]);
