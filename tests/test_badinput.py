@@ -53,7 +53,7 @@ def test_malformed_event(spec, needle):
     (["-I", "0"], "bad interval"),
     (["-p", "12x"], "bad pid"),
     (["-p", "1", "-a"], "choose one target"),
-    (["-d"], "needs an argument"),
+    (["-d"], "needs a value"),
 ])
 def test_bad_options(args, needle):
     assert_usage_error(run_tmabpf(args), needle)

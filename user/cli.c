@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "report.h"
 #include "mem_event.h"
+#include "outfile.h"
 #include "samples_loader.h"
 #include "warn.h"
 
@@ -15,7 +16,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -108,6 +110,10 @@ void cli_usage(FILE *f)
 	      "                        counts, addresses binned by mapping. SRC pmu (default: PEBS load\n"
 	      "                        latency on Intel, IBS op on AMD) or page-faults (every page fault\n"
 	      "                        and its address: a test/diagnostic source that needs no PMU)\n"
+	      "      --mode OCTAL      permission bits of the files written (--json, --folded, --trace;\n"
+	      "                        default 600). Outputs are never written through a link: an existing\n"
+	      "                        path must be a regular file, and it is replaced when the file is\n"
+	      "                        complete (a failed write leaves it as it was)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
@@ -127,6 +133,26 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
 	}
 	*out = (int)v;
 	return 0;
+}
+
+int cli_getopt_error(int c, char **argv, const char *where, const char *help)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = !strncmp(arg, "--", 2);
+	int len = is_long ? (int)strcspn(arg, "=") : 2;
+	char shrt[3] = { '-', (char)optopt, 0 };
+
+	if (!is_long && (optopt <= 0 || optopt >= 0x100))
+		shrt[1] = '?';
+	if (!is_long)
+		arg = shrt;
+	if (c == ':')
+		die_msg("%soption '%.*s' needs a value (see '%s')", where, len, arg, help);
+	else if (is_long && optopt)
+		die_msg("%soption '%.*s' takes no value (see '%s')", where, len, arg, help);
+	else
+		die_msg("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
+	return EXIT_USAGE;
 }
 
 static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
@@ -163,6 +189,7 @@ static void defaults(struct options *o)
 	o->target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
 		o->target.pidfds[i] = -1;
+	o->out_mode = OUTFILE_DEFAULT_MODE;
 }
 
 static int parse_one(int c, struct options *o)
@@ -228,6 +255,10 @@ static int parse_one(int c, struct options *o)
 		return 0;
 	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
+	case OPT_MODE:
+		if (outfile_parse_mode(optarg, &o->out_mode, err, sizeof(err)))
+			goto bad;
+		return 0;
 	case OPT_TMA:
 		if (!optarg) {
 			o->tma_level = 1;
@@ -251,15 +282,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 
 	defaults(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
-		if (c == '?' && optopt) {
-			die_msg("option '-%c' needs an argument or is unknown (see 'tmabpf --help')", optopt);
-			return EXIT_USAGE;
-		}
-		if (c == '?') {
-			die_msg("unknown option '%s' (see 'tmabpf --help')", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
+		if (c == ':' || c == '?')
+			return cli_getopt_error(c, argv, "", "tmabpf --help");
 		if ((r = parse_one(c, o)))
 			return r;
 	}

@@ -8,12 +8,14 @@
 #include "cli.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
+#include "outfile.h"
 #include "warn.h"
 
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
 	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
+	OPT_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +34,7 @@ static const struct option long_opts[] = {
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "expire", required_argument, NULL, OPT_EXPIRE },
 	{ "jsonl", required_argument, NULL, OPT_JSONL },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "event", required_argument, NULL, 'e' },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
@@ -68,7 +71,9 @@ void daemon_usage(FILE *f)
 	      "      --top-threads N     threads with their own series (default 20)\n"
 	      "      --max-cgroups N     cgroups with their own label (default 256; the rest: \"[other]\")\n"
 	      "      --expire SEC        how long series of exited processes stay (default 60)\n"
-	      "      --jsonl FILE        append one JSON snapshot per interval to FILE\n"
+	      "      --jsonl FILE        append one JSON snapshot per interval to FILE (created with --mode;\n"
+	      "                          an existing FILE must be a regular file of root's with one link)\n"
+	      "      --mode OCTAL        permission bits of a --jsonl file it creates (default 600)\n"
 	      "      --config FILE       read options from FILE: 'key = value' lines, keys are the long\n"
 	      "                          option names (listen, event, uprobe, ...); '#' comments; flags\n"
 	      "                          given on the command line win, uprobe lines add up\n"
@@ -128,6 +133,7 @@ static void defaults(struct daemon_opts *d)
 	d->run.max_funcs = 16384;
 	d->run.quiet = true;
 	d->run.system_wide = true;
+	d->run.out_mode = OUTFILE_DEFAULT_MODE;
 	d->run.target.go_fd = -1;
 	d->run.target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
@@ -186,6 +192,15 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
 	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
 	case OPT_JSONL: d->jsonl_path = arg; return 0;
+	case OPT_MODE: {
+		char err[256];
+
+		if (outfile_parse_mode(arg, &o->out_mode, err, sizeof(err))) {
+			die_msg("%s%s", where, err);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
 	case OPT_ACCOUNTING:
 		if (!strcmp(arg, "auto"))
 			d->accounting = DAEMON_ACCT_AUTO;
@@ -225,18 +240,11 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config
 	optind = 0;	/* glibc: full re-initialisation */
 	opterr = 0;
 	where[0] = 0;
-	while ((c = getopt_long(argc, argv, "+l:I:e:d:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:l:I:e:d:h", long_opts, NULL)) != -1) {
 		if (config)
 			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
-		if (c == '?') {
-			if (optopt && optopt < 0x100)
-				die_msg("%soption '-%c' needs an argument or is unknown (see 'tmabpf daemon --help')", where,
-					optopt);
-			else
-				die_msg("%sunknown option or missing value '%s' (see 'tmabpf daemon --help')", where,
-					argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv, where, "tmabpf daemon --help");
 		if ((r = parse_one(c, optarg, d)))
 			return r;
 	}

@@ -140,15 +140,10 @@ static void write_self(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-int report_json_write(const struct report *r, const char *path, char *err, size_t errlen)
+void report_json_write(const struct report *r, FILE *f)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	struct json j;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write JSON report '%s': %s", path, strerror(errno));
-		return -errno;
-	}
 	json_init(&j, f, true);
 	json_obj_begin(&j, NULL);
 	write_header(r, &j);
@@ -165,9 +160,4 @@ int report_json_write(const struct report *r, const char *path, char *err, size_
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_end(&j);
-	if (f != stdout && fclose(f)) {
-		snprintf(err, errlen, "writing JSON report '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
 }

@@ -19,6 +19,7 @@
 #include "events.h"
 #include "host.h"
 #include "memsamples.h"
+#include "outfile.h"
 #include "offcpu.h"
 #include "tma.h"
 #include "perf_open.h"
@@ -105,6 +106,7 @@ struct run_state {
 	unsigned long long t0;
 	bool loaded;
 	struct trace_run *trace;	/* --trace; NULL when off */
+	struct outfile json_out, folded_out;	/* --json, --folded: opened before the run */
 	const struct run_mode *mode;	/* NULL: profiling run */
 };
 
@@ -544,15 +546,25 @@ static int finish(struct run_state *st, const char *why)
 		st->rep.mem = &st->mem.res;
 	if (st->offcpu && offcpu_collect(&st->off, st->sampling ? &st->samp.folded : &st->off_folded) == 0)
 		st->rep.offcpu = &st->off.res;
-	if (st->o->folded_path && folded_write_path(st->sampling ? &st->samp.folded : &st->off_folded,
-						     st->o->folded_path, err, sizeof(err))) {
-		die_msg("%s", err);
-		rc = 1;
+	if (outfile_is_open(&st->folded_out)) {
+		if (folded_write(st->sampling ? &st->samp.folded : &st->off_folded, st->folded_out.f))
+			st->folded_out.write_errno = ENOMEM;
+		if (outfile_commit(&st->folded_out, err, sizeof(err))) {
+			die_msg("%s", err);
+			rc = 1;
+		}
 	}
 	if (!st->o->quiet)
 		report_text_final(&st->rep, stdout, st->o->top);
-	if (st->o->json_path && report_json_write(&st->rep, st->o->json_path, err, sizeof(err))) {
-		die_msg("%s", err);
+	if (outfile_is_open(&st->json_out)) {
+		report_json_write(&st->rep, st->json_out.f);
+		if (outfile_commit(&st->json_out, err, sizeof(err))) {
+			die_msg("%s", err);
+			rc = 1;
+		}
+	}
+	if ((fflush(stdout) || ferror(stdout)) && !rc) {
+		die_msg("writing the report to standard output failed: %s", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	return rc;
@@ -574,6 +586,8 @@ static void cleanup(struct run_state *st)
 	free(st->rate_calls);
 	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
 	st->trace = NULL;
+	outfile_abort(&st->json_out);	/* no-op once committed */
+	outfile_abort(&st->folded_out);
 	if (st->loaded)
 		threads_destroy(&st->prog);
 	perf_counters_close(&st->pc);
@@ -648,14 +662,14 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		uprobe_set_free(&st.uset);
 		return r;
 	}
-	if (o->trace_path && trace_run_open(&st.trace, o->trace_path, err, sizeof(err))) {
-		die_msg("%s", err);
-		uprobe_set_free(&st.uset);
-		return EXIT_USAGE;
-	}
-	if (o->target.argv && target_spawn(&o->target, err, sizeof(err))) {
-		die_msg("%s", err);
-		trace_run_free(st.trace);
+	if ((o->json_path && outfile_open(&st.json_out, "--json", o->json_path, OUTFILE_AT_END, o->out_mode,
+					  err, sizeof(err))) ||
+	    (o->folded_path && outfile_open(&st.folded_out, "--folded", o->folded_path, OUTFILE_AT_END, o->out_mode,
+					    err, sizeof(err))) ||
+	    (o->trace_path && trace_run_open(&st.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
+	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
+		die_msg("%s", err);	/* outputs are opened before the run: no data is lost at its end */
+		cleanup(&st);
 		return EXIT_USAGE;
 	}
 	host_info_read(&st.host);

@@ -8,6 +8,14 @@
 static char *warnings[WARN_MAX];
 static size_t nwarnings;
 
+/* One line, whatever a file or an argument put in the text: control bytes become '?'. */
+static void one_line(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 void warn_add(const char *fmt, ...)
 {
 	char buf[512];
@@ -16,6 +24,7 @@ void warn_add(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	one_line(buf);
 	fprintf(stderr, "tmabpf: %s\n", buf);
 	if (nwarnings < WARN_MAX)
 		warnings[nwarnings++] = strdup(buf);
@@ -26,13 +35,14 @@ const char *warn_get(size_t i) { return i < nwarnings ? warnings[i] : NULL; }
 
 void die_msg(const char *fmt, ...)
 {
+	char buf[2048];
 	va_list ap;
 
-	fputs("tmabpf: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	one_line(buf);
+	fprintf(stderr, "tmabpf: error: %s\n", buf);
 }
 
 void err_set(char *err, size_t errlen, const char *fmt, ...)
