@@ -226,15 +226,18 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	return (int)s->nr_mods++;
 }
 
-static struct elfsyms *elf_load(const char *path)
+static struct elfsyms *elf_load(const char *path, const char *shown)
 {
 	struct elfsyms *e = calloc(1, sizeof(*e));
+	int r;
 
-	if (e && elfsyms_load(path, e, NULL, 0)) {
-		free(e);
-		e = NULL;
-	}
-	return e;
+	if (!e || !(r = elfsyms_load(path, e, NULL, 0)))
+		return e;
+	if (r == -EAGAIN)
+		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
+			 "stay unnamed", shown);
+	free(e);
+	return NULL;
 }
 
 /* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
@@ -262,9 +265,9 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 			}
 		}
 	}
-	m->elf = elf_load(path);
+	m->elf = elf_load(path, m->path);
 	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
-		m->debug = elf_load(dbg);
+		m->debug = elf_load(dbg, dbg);
 done:
 	if (m->fd >= 0) {
 		close(m->fd);	/* symbols are in memory now */

@@ -1,0 +1,214 @@
+"""tmabpf runs as root beside users who own what it reads and where it writes: a library truncated
+while it is parsed, a FIFO or a huge file planted as a perf map, links and FIFOs planted at output
+paths, a full disk.  Each must end in a clean run or one clear line, never a crash, a hang, lost
+data or a root-owned file overwritten."""
+import json
+import os
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from conftest import ROOT, TMABPF, load_json, run_tmabpf
+
+NOBODY = 65534
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+
+
+def error_lines(stderr):
+    return [l for l in stderr.splitlines() if "error:" in l]
+
+
+@pytest.fixture
+def nobody_dir():
+    """A directory of nobody's under /tmp (which nobody can reach, unlike pytest's tmp_path)."""
+    d = tempfile.mkdtemp(prefix="tmabpf-hostile-", dir="/tmp")
+    os.chown(d, NOBODY, NOBODY)
+    os.chmod(d, 0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- 1. a library truncated by its owner while tmabpf reads its symbols ----
+
+def big_library(d, n=60000):
+    """A shared library with n one-instruction functions (a 2.3 MB .symtab/.strtab tail after the
+    loaded part) and tmabpf_spin, an endless loop to be sampled in.  Assembled: a second, not a
+    minute of compiling C."""
+    src, lib = os.path.join(d, "big.s"), os.path.join(d, "libbig.so")
+    with open(src, "w") as f:
+        f.write(".text\n.globl tmabpf_spin\n.type tmabpf_spin,@function\ntmabpf_spin:\n1: jmp 1b\n"
+                ".size tmabpf_spin,.-tmabpf_spin\n")
+        for i in range(n):
+            f.write(f".globl hostile_fn_{i:06d}\n.type hostile_fn_{i:06d},@function\n"
+                    f"hostile_fn_{i:06d}:\nret\n.size hostile_fn_{i:06d},1\n")
+    subprocess.run(["gcc", "-shared", "-nostdlib", "-o", lib, src], check=True, capture_output=True)
+    return lib
+
+
+def loaded_end(path):
+    """End of the last PT_LOAD's bytes in the file, rounded up to a page: what the process has mapped."""
+    with open(path, "rb") as f:
+        data = f.read()
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    end = 0
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if p_type == 1:
+            end = max(end, p_offset + p_filesz)
+    return (end + 4095) & ~4095
+
+
+FLIPPER = """
+import os, sys, time
+lib, end = sys.argv[1], int(sys.argv[2])
+tail = open(lib, 'rb').read()[end:]
+while True:
+    os.truncate(lib, end)           # .symtab, .strtab and the section headers go
+    time.sleep(0.005)
+    with open(lib, 'r+b') as f:
+        f.seek(end)
+        f.write(tail)
+    time.sleep(0.005)
+"""
+
+SPINNER = "import ctypes, sys; ctypes.CDLL(sys.argv[1]).tmabpf_spin()"
+
+
+def test_library_truncated_while_symbolized(nobody_dir):
+    """The library's owner truncates its unloaded tail and restores it every 5 ms while tmabpf
+    symbolizes samples in it.  Reading through mmap died with SIGBUS (21 of 60 runs in the issue,
+    15 of 24 here); now every run ends cleanly, and a run that caught the file changing says so."""
+    lib = big_library(nobody_dir)
+    os.chown(lib, NOBODY, NOBODY)
+    end = loaded_end(lib)
+    assert os.path.getsize(lib) - end > 1 << 20, "no unloaded tail to truncate"
+    spin = subprocess.Popen(AS_NOBODY + [sys.executable, "-c", SPINNER, lib])
+    flip = subprocess.Popen(AS_NOBODY + [sys.executable, "-c", FLIPPER, lib, str(end)])
+    out = os.path.join(nobody_dir, "out.json")
+    named = changed = sampled = 0
+    try:
+        time.sleep(0.3)
+        for _ in range(24):
+            r = run_tmabpf(["--quiet", "--sample=499", "-p", str(spin.pid), "-d", "0.2", "--json", out])
+            assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+            rep = load_json(out)
+            rows = [s for s in rep["samples"] if s["module"] == "libbig.so"]
+            sampled += bool(rows)
+            named += any(s["symbol"] == "tmabpf_spin" for s in rows)
+            changed += any("file changed while reading" in w for w in rep["warnings"])
+    finally:
+        flip.kill()
+        spin.kill()
+        flip.wait()
+        spin.wait()
+    assert spin.returncode == -signal.SIGKILL, "the profiled process died: the truncation reached its pages"
+    assert sampled > 0, "no run sampled the library: nothing was exercised"
+    print(f"runs sampling the library: {sampled}; naming its function: {named}; saying it changed: {changed}")
+
+
+# ---- 3 and 5. outputs: links, FIFOs, modes, a full disk ----
+
+def test_symlink_at_output_is_refused(tmp_path):
+    """A link planted at the --json path (any directory: no reliance on fs.protected_symlinks) is
+    refused before the run; the root-only file it points to is untouched."""
+    victim = tmp_path / "victim"
+    victim.write_text("root's secret\n")
+    victim.chmod(0o600)
+    for opt in ("--json", "--trace", "--folded"):
+        link = tmp_path / f"out{opt}"
+        link.symlink_to(victim)
+        extra = ["--sample"] if opt == "--folded" else []
+        r = run_tmabpf(["-d", "0.2", "--quiet", opt, str(link), *extra])
+        assert r.returncode == 2, (opt, r.returncode, r.stderr)
+        (line,) = error_lines(r.stderr)
+        assert "symbolic link" in line and opt in line, line
+        assert victim.read_text() == "root's secret\n"
+
+
+def test_fifo_at_output_is_refused_at_once(tmp_path):
+    """A FIFO at an output path used to hang the end of the run: now it is refused at the start."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for opt in ("--json", "--trace"):
+        t0 = time.monotonic()
+        r = run_tmabpf(["-d", "5", "--quiet", opt, str(fifo)], timeout=30)
+        assert r.returncode == 2 and time.monotonic() - t0 < 4, (opt, r.returncode, r.stderr)
+        (line,) = error_lines(r.stderr)
+        assert "FIFO" in line, line
+
+
+def test_outputs_are_0600_or_mode(tmp_path):
+    """Reports are created 0600 (no longer 0644, readable by every user), or with --mode; an existing
+    report is replaced as a whole, never written through."""
+    out, tr = tmp_path / "a.json", tmp_path / "t.json"
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out), "--trace", str(tr)])
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and stat.S_IMODE(tr.stat().st_mode) == 0o600
+    load_json(out)
+    ino = out.stat().st_ino
+    hard = tmp_path / "hardlink"
+    os.link(out, hard)  # a hard link to the old report keeps the old contents
+    old = hard.read_bytes()
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out), "--mode", "640"])
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640 and out.stat().st_ino != ino
+    assert hard.read_bytes() == old
+
+
+def test_json_to_dev_full():
+    """/dev/full is not a regular file: refused before the run; stdout on /dev/full (--json -, the
+    text report) is a write error, exit 1 with one line."""
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", "/dev/full"])
+    assert r.returncode == 2, r.stderr
+    (line,) = error_lines(r.stderr)
+    assert "character device" in line, line
+    for args in (["--quiet", "--json", "-"], []):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([TMABPF, "-d", "0.2", *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        assert p.returncode == 1, (args, p.stderr)
+        (line,) = error_lines(p.stderr)
+        assert "No space left on device" in line, line
+
+
+@pytest.fixture
+def tiny_fs(tmp_path):
+    """A 256 KiB tmpfs, to fill up."""
+    d = tmp_path / "tiny"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(d)],
+                      capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs CAP_SYS_ADMIN in the initial mount namespace)")
+    yield d
+    subprocess.run(["umount", str(d)], check=False)
+
+
+def test_full_disk_keeps_the_previous_report(tiny_fs):
+    """The disk fills up during the run: exit 1 with one line, the previous report at the path is
+    left whole (it used to be truncated, with exit 0)."""
+    out = tiny_fs / "report.json"
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    before = out.read_bytes()
+    filler = tiny_fs / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"x" * 4096):
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
+    assert r.returncode == 1, r.stderr
+    (line,) = error_lines(r.stderr)
+    assert "No space left on device" in line and "left as it was" in line, line
+    assert out.read_bytes() == before
+    assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
