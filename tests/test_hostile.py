@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, TMABPF, load_json, run_tmabpf
+from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
+from daemon_util import Daemon
 
 NOBODY = 65534
 AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
@@ -212,3 +213,93 @@ def test_full_disk_keeps_the_previous_report(tiny_fs):
     assert "No space left on device" in line and "left as it was" in line, line
     assert out.read_bytes() == before
     assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
+
+
+# ---- 2. perf maps planted by the profiled process' user ----
+
+JITMAP = os.path.join(BUILD, "tools", "jitmap")
+
+
+def plant(path, kind):
+    """Replace the perf map jitmap wrote with something hostile, as its user (nobody) could."""
+    os.unlink(path)
+    if kind == "fifo":
+        os.mkfifo(path)
+        os.chown(path, NOBODY, NOBODY)
+    elif kind == "huge":
+        with open(path, "wb") as f:  # 1 GiB, sparse: no line break anywhere
+            f.truncate(1 << 30)
+        os.chown(path, NOBODY, NOBODY)
+    elif kind == "other-user":
+        with open(path, "w") as f:
+            f.write("0 ffffffffffff owned_by_someone_else\n")
+        os.chown(path, 4242, 4242)
+    elif kind == "symlink":
+        os.symlink("/etc/shadow", path)
+        os.lchown(path, NOBODY, NOBODY)
+
+
+def start_jit(delay_ms, seconds):
+    p = subprocess.Popen(AS_NOBODY + [JITMAP, "--seconds", str(seconds), "--delay-ms", str(delay_ms)],
+                         stdout=subprocess.DEVNULL)
+    path = f"/tmp/perf-{p.pid}.map"
+    deadline = time.time() + 10
+    while not os.path.exists(path):
+        assert time.time() < deadline and p.poll() is None, "jitmap wrote no perf map"
+        time.sleep(0.02)
+    time.sleep(0.05)  # written and closed
+    return p, path
+
+
+@pytest.mark.parametrize("kind,why", [
+    ("fifo", "not a regular file"),
+    ("huge", "larger than the 64 MiB"),
+    ("other-user", "owned by uid 4242"),
+    ("symlink", "symbolic link"),
+])
+def test_planted_perf_map(tmp_path, kind, why):
+    """A FIFO at /tmp/perf-PID.map hung --sample for ever (and one SIGINT did not stop it); a 1 GiB
+    sparse file was read as one line (1.07 GB RSS).  Now each is refused with one notice, the run
+    ends on time with its report, and tmabpf's peak RSS stays small."""
+    jit, path = start_jit(delay_ms=300, seconds=3)
+    out = str(tmp_path / "out.json")
+    try:
+        plant(path, kind)
+        t0 = time.monotonic()
+        p = subprocess.Popen([TMABPF, "--quiet", "--sample=199", "-p", str(jit.pid), "-d", "1.5", "--json", out],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, status, ru = os.wait4(p.pid, 0)
+        elapsed = time.monotonic() - t0
+        err = p.stderr.read()
+        p.returncode = os.waitstatus_to_exitcode(status)
+    finally:
+        jit.kill()
+        jit.wait()
+        if os.path.lexists(path):
+            os.unlink(path)
+    assert p.returncode == 0, err
+    assert elapsed < 15, f"the run took {elapsed:.1f} s"
+    rep = load_json(out)
+    notes = [w for w in rep["warnings"] if "perf map" in w]
+    assert len(notes) == 1 and why in notes[0], rep["warnings"]
+    assert not any(s["symbol"] == "owned_by_someone_else" for s in rep["samples"])
+    assert ru.ru_maxrss < 200 * 1024, f"peak RSS {ru.ru_maxrss} KiB"
+
+
+def test_daemon_refresh_not_frozen_by_fifo_perf_map():
+    """The same FIFO froze a root daemon's refresh while /metrics kept serving stale data."""
+    jit, path = start_jit(delay_ms=200, seconds=6)
+    try:
+        plant(path, "fifo")
+        with Daemon("--interval", "200", "--sample-hz", "199", "-d", "5") as d:
+            first = d.metrics()[("tmabpf_refreshes_total", frozenset())]
+            time.sleep(1.5)
+            later = d.metrics()[("tmabpf_refreshes_total", frozenset())]
+            assert later >= first + 4, (first, later)
+            assert d.stop() == 0
+        assert "perf map of pid" in d.stderr() and "not a regular file" in d.stderr()
+    finally:
+        jit.kill()
+        jit.wait()
+        if os.path.lexists(path):
+            os.unlink(path)
