@@ -13,9 +13,7 @@
 #include "tma.h"
 #include "threads_loader.h"
 #include "uprobes_loader.h"
-
-#define TMABPF_VERSION "0.1.0"
-#define TMABPF_SCHEMA 1
+#include "version.h"
 
 struct report;
 /* Writes the TMA object (key "tma") for one set of sums; NULL when TMA is off. */
