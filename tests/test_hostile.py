@@ -4,13 +4,17 @@ paths, a full disk.  Each must end in a clean run or one clear line, never a cra
 data or a root-owned file overwritten."""
 import json
 import os
+import resource
+import selectors
 import shutil
 import signal
+import socket
 import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import pytest
@@ -303,3 +307,85 @@ def test_daemon_refresh_not_frozen_by_fifo_perf_map():
         jit.wait()
         if os.path.lexists(path):
             os.unlink(path)
+
+
+# ---- 6. slow and idle HTTP clients ----
+
+FLOOD = """
+import selectors, socket, sys, time
+host, port, idle, slow, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+sel = selectors.DefaultSelector()
+reconnects = 0
+
+def connect(kind):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex((host, port))
+    sel.register(s, selectors.EVENT_READ, [kind, 0, time.monotonic()])
+
+for _ in range(idle):
+    connect("idle")
+for _ in range(slow):
+    connect("slow")
+print("ready", flush=True)
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    for key, _ in sel.select(timeout=0.2):
+        try:
+            data = key.fileobj.recv(4096)
+        except OSError:
+            data = b""
+        if not data:  # cut by the server: come back at once
+            sel.unregister(key.fileobj)
+            key.fileobj.close()
+            connect(key.data[0])
+            reconnects += 1
+    now = time.monotonic()
+    for key in list(sel.get_map().values()):
+        st = key.data
+        if st[0] == "slow" and now >= st[2]:
+            try:
+                key.fileobj.send(b"GET /metrics HTTP/1.1\\r\\n" if st[1] == 0 else b"X-Slow-%d: 1\\r\\n" % st[1])
+            except OSError:
+                pass
+            st[1] += 1
+            st[2] = now + 4
+print(reconnects, flush=True)
+"""
+
+
+def test_metrics_answer_beside_slow_and_idle_clients():
+    """64 slow clients (a header line every 4 s) and 2,000 idle connections, reconnecting as soon
+    as they are cut, made /metrics unreachable (2,000 idle ones blocked it for 20 s).  Now every
+    scrape answers within 1 s: the oldest connection goes when too many are open, and a request
+    has a deadline for the whole of it."""
+    with Daemon("--interval", "500", "--no-sample", "-d", "40") as d:
+        worst = 0
+        for idle, seconds in ((0, 7), (2000, 6)):  # the slow clients alone (deadline), then the flood too
+            flood = subprocess.Popen([sys.executable, "-c", FLOOD, d.host, str(d.port), str(idle), "64",
+                                      str(seconds + 5)], stdout=subprocess.PIPE, text=True, preexec_fn=raise_nofile)
+            try:
+                assert flood.stdout.readline().strip() == "ready"
+                end = time.monotonic() + seconds
+                while time.monotonic() < end:
+                    t0 = time.monotonic()
+                    status, _, body = d.request(timeout=5)
+                    worst = max(worst, time.monotonic() - t0)
+                    assert status == 200 and "tmabpf_refreshes_total" in body
+                    time.sleep(0.5)
+                m = d.metrics()
+            finally:
+                flood.kill()
+                flood.wait()
+            cut = {r: m[("tmabpf_http_connections_cut_total", frozenset({("reason", r)}))]
+                   for r in ("limit", "deadline")}
+            if not idle:
+                assert cut["deadline"] >= 64 and cut["limit"] == 0, cut  # a request must be whole within 5 s
+        print(f"worst /metrics latency {worst * 1000:.0f} ms; connections cut: {cut}")
+        assert worst < 1.0, worst
+        assert cut["limit"] >= 2000 - 512, cut
+        assert d.stop() == 0
+
+
+def raise_nofile():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
