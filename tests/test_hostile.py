@@ -4,6 +4,7 @@ paths, a full disk.  Each must end in a clean run or one clear line, never a cra
 data or a root-owned file overwritten."""
 import json
 import os
+import re
 import resource
 import selectors
 import shutil
@@ -389,3 +390,47 @@ def test_metrics_answer_beside_slow_and_idle_clients():
 
 def raise_nofile():
     resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+
+
+# ---- 7. a signal to tmabpf alone in -- COMMAND mode ----
+
+IGNORES_SIGINT = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                  "time.sleep(60)"]
+
+
+@pytest.mark.parametrize("sig,command,rc,left_running", [
+    (signal.SIGTERM, ["sleep", "60"], 128 + signal.SIGTERM, False),
+    (signal.SIGINT, IGNORES_SIGINT, 128 + signal.SIGINT, True),
+], ids=["SIGTERM", "SIGINT-ignored"])
+def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_running):
+    """A supervisor's stop (systemctl stop with KillMode=process) reaches tmabpf alone: it was held
+    until the command ended.  Now profiling stops within 200 ms, the report is written, and the
+    signal is passed on to the command (perf record sends SIGTERM); a command that ignores it is
+    left running after a 2 s grace, said so."""
+    out, errf = tmp_path / "s.json", tmp_path / "stderr"
+    child = None
+    with open(errf, "w") as ef:
+        t0 = time.monotonic()
+        p = subprocess.Popen([TMABPF, "--quiet", "--json", str(out), "--", *command], stderr=ef)
+    try:
+        time.sleep(1.5)
+        t_sig = time.monotonic()
+        p.send_signal(sig)
+        assert p.wait(30) == rc, errf.read_text()
+        t_exit = time.monotonic()
+        err = errf.read_text()
+        child = int(re.search(r"command \(pid (\d+)\)", err).group(1))
+        rep = load_json(out)
+        assert rep["stop_reason"] == sig.name, rep["stop_reason"]
+        # profiling started after t0: its duration bounds when it stopped
+        assert rep["duration_ns"] / 1e9 <= t_sig - t0 + 0.2, (rep["duration_ns"], t_sig - t0)
+        assert "passed on to the command" in err, err
+        assert ("left running" in err) == left_running, err
+        assert os.path.exists(f"/proc/{child}") == left_running
+        print(f"{sig.name}: report written and exit {t_exit - t_sig:.2f} s after the signal "
+              f"(duration {rep['duration_ns'] / 1e9:.2f} s of {t_sig - t0:.2f} s)")
+    finally:
+        p.kill()
+        p.wait()
+        if child and left_running:
+            os.kill(child, signal.SIGKILL)

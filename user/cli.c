@@ -116,6 +116,9 @@ void cli_usage(FILE *f)
 	      "                        complete (a failed write leaves it as it was)\n"
 	      "      --verbose         show libbpf's log (verifier output) on errors\n"
 	      "  -h, --help, -V, --version\n"
+	      "SIGINT/SIGTERM stop profiling at once and write the report; with '-- COMMAND' the signal is\n"
+	      "passed on to the command (unless the terminal sent it to both, as Ctrl-C does), and tmabpf\n"
+	      "waits up to 2 s for its exit status, else leaves it running and exits 128+signal.\n"
 	      "Exit status: the command's for '-- COMMAND', 0 otherwise, 2 for bad usage, 1 for runtime errors.\n",
 	      f);
 }

@@ -40,20 +40,51 @@
 #define POLL_MS 50
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_tty;	/* the terminal sent it: its whole process group got it */
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	stop_signal = sig;
+	stop_from_tty = info && info->si_code == SI_KERNEL;
 }
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);	/* a file size limit is a write error (EFBIG), said like any other */
+}
+
+/*
+ * SIGINT or SIGTERM in -- COMMAND mode: profiling has stopped (within one poll) and the report is
+ * written without waiting for the command.  The signal is passed on to the command, as perf record
+ * does (it sends SIGTERM), unless it came from the terminal, which sent it to the command too.
+ * The command's exit status is returned when it ends within STOP_GRACE_MS, else it is left running,
+ * said so, and the exit status is 128 + the signal.
+ */
+#define STOP_GRACE_MS 2000
+
+static void forward_stop(struct target *t)
+{
+	if (!t->child || t->child_reaped || !stop_signal)
+		return;
+	if (!stop_from_tty && kill(t->child, stop_signal) == 0)
+		fprintf(stderr, "tmabpf: %s: profiling stopped, the signal passed on to the command (pid %d)\n",
+			stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t->child);
+}
+
+static int command_exit_code(struct target *t)
+{
+	if (stop_signal && !t->child_reaped && target_wait(t, STOP_GRACE_MS)) {
+		fprintf(stderr, "tmabpf: the command (pid %d) is still running %d ms after %s; it is left running\n",
+			t->child, STOP_GRACE_MS, stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+		return 128 + stop_signal;
+	}
+	return target_exit_code(t);
 }
 
 static bool libbpf_verbose;
@@ -704,11 +735,13 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	view_start(&st.view, &st.rep);
 	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
 	why = wait_loop(&st);
-	if (o->target.child && !o->target.child_reaped && stop_signal)
-		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
+	forward_stop(&o->target);
 	r = finish(&st, why);
 	cleanup(&st);
-	if (o->target.child)
-		return r ? r : target_exit_code(&o->target);
+	if (o->target.child) {
+		int code = command_exit_code(&o->target);
+
+		return r ? r : code;
+	}
 	return r;
 }

@@ -234,6 +234,20 @@ int target_exit_code(struct target *t)
 	return 1;
 }
 
+int target_wait(struct target *t, int timeout_ms)
+{
+	for (int waited = 0; t->child && !t->child_reaped; waited += 10) {
+		if (waitpid(t->child, &t->child_status, WNOHANG) == t->child) {
+			t->child_reaped = true;
+			break;
+		}
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+	return 0;
+}
+
 void target_abort(struct target *t)
 {
 	if (!t->child || t->child_reaped)
