@@ -92,11 +92,17 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) | $(O)/fuzz
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
-		-o $@ $(LDLIBS_TMABPF)
+# fuzzers: the user sources built once with the sanitizers, linked into each target
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(O)/bpf $(O)/user $(O)/tests $(O)/tools $(O)/bench $(O)/fuzz:
+$(O)/fuzz/obj/%.o: user/%.c $(SKELS) | $(O)/fuzz/obj
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) -c $< -o $@
+
+$(O)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(O)/fuzz
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(FUZZ_OBJS) -o $@ $(LDLIBS_TMABPF)
+
+$(O)/bpf $(O)/user $(O)/tests $(O)/tools $(O)/bench $(O)/fuzz $(O)/fuzz/obj:
 	@mkdir -p $@
 
 fuzz: $(FUZZ_BINS)
@@ -120,4 +126,4 @@ bench:
 clean:
 	rm -rf $(O)
 
--include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)
+-include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d $(O)/fuzz/obj/*.d)

@@ -16,7 +16,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
+	{ "max-exited", required_argument, NULL, OPT_MAX_EXITED },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -78,6 +79,8 @@ void cli_usage(FILE *f)
 	      "      --quiet           no final text report\n"
 	      "      --max-threads N   size of the per-thread map (default 16384; overflow is counted)\n"
 	      "      --max-pids N      size of the pid filter (default 4096)\n"
+	      "      --max-exited N    exited threads kept one by one (default 16384): older ones are\n"
+	      "                        folded into their process' sums, counted (memory stays bounded)\n"
 	      "      --no-inherit      do not follow processes forked by the target\n"
 	      "      --cpu NAME        use NAME's TMA recipe (skylake, skylakex, cascadelakex, icelakex,\n"
 	      "                        sapphirerapids, amdzen4, amdzen5, neoverse-v1, neoverse-n2, neoverse-v2)\n"
@@ -183,6 +186,7 @@ static void defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->max_threads = 16384;
 	o->max_pids = 4096;
+	o->max_exited = THREAD_TABLE_MAX_EXITED;
 	o->follow_fork = true;
 	o->top = 20;
 	o->max_stacks = 0;	/* uprobes_default_stacks() */
@@ -216,6 +220,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_BATCH: o->batch = true; return 0;
 	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
 	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
+	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
 	case OPT_QUIET: o->quiet = true; return 0;

@@ -18,6 +18,7 @@ struct options {
 	bool batch;			/* --batch: plain-text summaries even on a terminal */
 	const char *json_path;		/* --json */
 	int max_threads;
+	int max_exited;			/* exited threads kept one by one (older: folded per process) */
 	int max_pids;
 	bool follow_fork;
 	int top;

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
@@ -269,15 +272,39 @@ static char *trim(char *s)
 	return s;
 }
 
+/* An option's full name (getopt would take an abbreviation: a config key must be whole). */
+static bool long_opt_named(const char *key)
+{
+	for (const struct option *o = long_opts; o->name; o++)
+		if (!strcmp(o->name, key))
+			return true;
+	return false;
+}
+
 /* "key = value" lines into "--key=value" arguments. */
 static int read_config(struct daemon_opts *d, const char *path, char **args, int *nargs)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* a FIFO never blocks */
 	char line[4096];
 	int lineno = 0;
+	struct stat st;
+	FILE *f;
 
-	if (!f) {
+	if (fd < 0 || fstat(fd, &st)) {
 		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_USAGE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		die_msg("--config: '%s' is %s, expected a file of 'key = value' lines", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		close(fd);
+		return EXIT_USAGE;
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		close(fd);
 		return EXIT_USAGE;
 	}
 	cfg_path = path;
@@ -299,8 +326,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 			val = trim(eq + 1);
 		}
 		key = trim(s);
-		if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz-") != strlen(key) || !strcmp(key, "config") ||
-		    !strcmp(key, "help")) {
+		if (!*key || !long_opt_named(key) || !strcmp(key, "config") || !strcmp(key, "help")) {
 			die_msg("%s:%d: expected 'key = value' with a long option name as key, got '%s'", path, lineno,
 				key);
 			goto fail;
@@ -314,6 +340,10 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		d->config_args[d->nr_config_args++] = arg;
 		cfg_line[*nargs] = lineno;
 		args[(*nargs)++] = arg;
+	}
+	if (ferror(f)) {
+		die_msg("--config: reading '%s': %s", path, strerror(errno));
+		goto fail;
 	}
 	fclose(f);
 	args[*nargs] = NULL;

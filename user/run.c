@@ -290,6 +290,7 @@ static int setup_bpf(struct run_state *st)
 		return 1;
 	}
 	thread_table_init(&st->tt, st->evs.n);
+	thread_table_set_limits(&st->tt, st->o->max_exited, THREAD_TABLE_MAX_FOLDED);
 	*cfg = (struct threads_cfg){
 		.filter = st->o->system_wide ? FILTER_ALL : st->o->target.nr_tids ? FILTER_TID : FILTER_TGID,
 		.follow_fork = st->o->follow_fork,
@@ -552,6 +553,10 @@ static int finish(struct run_state *st, const char *why)
 			 st->rep.self.stat[STAT_THREADS_FULL]);
 	if (st->rep.self.stat[STAT_EXIT_DROPS])
 		warn_add("%llu exited threads' final sums lost (ring buffer full)", st->rep.self.stat[STAT_EXIT_DROPS]);
+	if (st->tt.threads_folded)
+		warn_add("%llu exited threads folded into their processes' sums (the latest %zu are kept one by one; "
+			 "--max-exited)%s", st->tt.threads_folded, st->tt.max_exited, st->tt.procs_folded ?
+			 ", and the oldest processes' into per-comm sums (JSON \"folded\")" : "");
 	if (st->rep.self.stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
 			 st->rep.self.stat[STAT_PIDS_FULL]);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,12 @@
 
 static char *warnings[WARN_MAX];
 static size_t nwarnings;
+static bool quiet;
+
+void warn_quiet(void)
+{
+	quiet = true;
+}
 
 /* One line, whatever a file or an argument put in the text: control bytes become '?'. */
 static void one_line(char *s)
@@ -25,7 +32,8 @@ void warn_add(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	one_line(buf);
-	fprintf(stderr, "tmabpf: %s\n", buf);
+	if (!quiet)
+		fprintf(stderr, "tmabpf: %s\n", buf);
 	if (nwarnings < WARN_MAX)
 		warnings[nwarnings++] = strdup(buf);
 }
@@ -42,7 +50,8 @@ void die_msg(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	one_line(buf);
-	fprintf(stderr, "tmabpf: error: %s\n", buf);
+	if (!quiet)
+		fprintf(stderr, "tmabpf: error: %s\n", buf);
 }
 
 void err_set(char *err, size_t errlen, const char *fmt, ...)
