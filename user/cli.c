@@ -174,7 +174,7 @@ static int parse_duration(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
-		die_msg("bad duration '%s': expected seconds > 0, e.g. -d 10 or -d 0.5", s);
+		die_msg("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
 		return EXIT_USAGE;
 	}
 	*out = v;
