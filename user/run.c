@@ -6,6 +6,7 @@
  *   (exits via ring buffer, -I summaries) -> detach -> drain -> reports.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -654,6 +655,9 @@ static int run_mode_loop(struct run_state *st)
 
 int run_profile(struct options *o)
 {
+	/* the snapshots of every interval come and go as mmaps: a long run's heap does not ratchet up
+	 * to its largest working set (the daemon does the same) */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	return run_with_mode(o, NULL);
 }
 

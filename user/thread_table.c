@@ -17,6 +17,8 @@ void thread_table_set_limits(struct thread_table *tt, size_t max_exited, size_t 
 {
 	tt->max_exited = max_exited ? max_exited : 1;
 	tt->max_folded = max_folded ? max_folded : 1;
+	if (tt->max_folded > tt->max_exited)
+		tt->max_folded = tt->max_exited;	/* memory in proportion to --max-exited */
 }
 
 void thread_table_free(struct thread_table *tt)

@@ -51,7 +51,8 @@ static inline bool thread_is_folded(const struct thread_stats *s)
 }
 
 void thread_table_init(struct thread_table *tt, int nr_events);
-/* Keep max_exited exited threads one by one, max_folded process and comm records (>= 1). */
+/* Keep max_exited exited threads one by one, max_folded process and comm records (>= 1, at
+ * most max_exited). */
 void thread_table_set_limits(struct thread_table *tt, size_t max_exited, size_t max_folded);
 void thread_table_free(struct thread_table *tt);
 int thread_table_add_exited(struct thread_table *tt, const struct thread_stats *s);
