@@ -3,32 +3,25 @@
  * versions, segments, notes, SONAME (elfsyms), build-id and debuglink (debugfile), then
  * lookups and globs over what was read. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "debugfile.h"
 #include "elfsyms.h"
 #include "warn.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
+	static int init;
+	const char *path = fuzz_file(data, size);
 	struct elfsyms s;
 	const struct elfsym **m = NULL;
 	char buf[512], err[512];
 
-	if (fd < 0) {
+	if (!init) {
 		warn_quiet();
-		fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		init = 1;
 	}
-	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
 	debugfile_build_id(path, buf, sizeof(buf));
 	elfsyms_read_soname(path, buf, sizeof(buf));
 	if (elfsyms_load(path, &s, err, sizeof(err)))
