@@ -296,7 +296,7 @@ void outfile_abort(struct outfile *o)
 {
 	if (o->f && o->f != stdout)
 		fclose(o->f);
-	else if (!o->f && o->fd >= 0)
+	else if (!o->f && o->path && o->fd >= 0)	/* (a zeroed, never opened outfile has fd 0) */
 		close(o->fd);
 	if (o->tmp)
 		unlink(o->tmp);

@@ -55,7 +55,8 @@ int outfile_flush(struct outfile *o, char *err, size_t errlen);
 /* Flush, sync, close and put the file at its path.  On any failure the
  * previous file at path is left as it was and the new one removed. */
 int outfile_commit(struct outfile *o, char *err, size_t errlen);
-/* Close without putting anything at path (a run that failed to start). */
+/* Close without putting anything at path (a run that failed to start); a no-op on a zeroed
+ * outfile that was never opened, or one committed. */
 void outfile_abort(struct outfile *o);
 bool outfile_is_open(const struct outfile *o);
 

@@ -18,7 +18,7 @@
 #include "u64map.h"
 
 #define THREAD_TABLE_MAX_EXITED 16384
-#define THREAD_TABLE_MAX_FOLDED 4096
+#define THREAD_TABLE_MAX_FOLDED 1024
 
 struct folded_rec {
 	struct thread_stats s;		/* the sums; s.tid 0, s.pid 0 for a comm's */
