@@ -1,7 +1,8 @@
-"""tmabpf runs as root beside users who own what it reads and where it writes: a library truncated
-while it is parsed, a FIFO or a huge file planted as a perf map, links and FIFOs planted at output
-paths, a full disk.  Each must end in a clean run or one clear line, never a crash, a hang, lost
-data or a root-owned file overwritten."""
+"""tmabpf runs as root beside users who own what it reads and where it writes, and who may abuse
+what it serves: a library truncated while it is parsed, a FIFO or a huge file planted as a perf
+map, links and FIFOs planted at output paths, a full disk, slow and idle HTTP clients, a signal
+to tmabpf alone during -- COMMAND, thread churn.  Each must end in a clean run or one clear line,
+never a crash, a hang, lost data, unbounded memory or a root-owned file overwritten."""
 import json
 import os
 import re
