@@ -115,11 +115,17 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/fuzz/%: tests/fuzz/%.c $(USER_SRCS) $(SKELS) $(O)/version_build.h | $(O)/fuzz
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $< $(filter-out user/main.c,$(USER_SRCS)) \
-		-o $@ $(LDLIBS_TMABPF)
+# fuzzers: the user sources built once with the sanitizers, linked into each target
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(O)/bpf $(O)/user $(O)/tests $(O)/tools $(O)/bench $(O)/fuzz:
+$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(O)/version_build.h | $(O)/fuzz/obj
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) -c $< -o $@
+
+$(O)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(O)/fuzz
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(FUZZ_OBJS) -o $@ $(LDLIBS_TMABPF)
+
+$(O)/bpf $(O)/user $(O)/tests $(O)/tools $(O)/bench $(O)/fuzz $(O)/fuzz/obj:
 	@mkdir -p $@
 
 fuzz: $(FUZZ_BINS)
@@ -197,4 +203,4 @@ deb:
 
 include tools/pmu/pmu.mk
 
--include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d)
+-include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d $(O)/fuzz/obj/*.d)

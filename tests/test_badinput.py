@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Bad input: one clear error line on stderr and exit code 2, nothing left attached."""
+import os
 import subprocess
+import time
 
 import pytest
 
@@ -54,7 +56,7 @@ def test_malformed_event(spec, needle):
     (["-I", "0"], "bad interval"),
     (["-p", "12x"], "bad pid"),
     (["-p", "1", "-a"], "choose one target"),
-    (["-d"], "needs an argument"),
+    (["-d"], "needs a value"),
 ])
 def test_bad_options(args, needle):
     assert_usage_error(run_tmabpf(args), needle)
@@ -86,3 +88,129 @@ def test_help_and_version():
     assert r.returncode == 0 and "usage: tmabpf" in r.stdout
     r = run_tmabpf(["--version"])
     assert r.returncode == 0 and r.stdout.startswith("tmabpf ")
+
+
+# The table of bad input: every case one line on stderr and exit 2, before anything is loaded.
+BAD = [
+    # outputs
+    (["--json"], "option '--json' needs a value"),
+    (["--json=", "-d", "1"], "--json: empty file name"),
+    (["--json", "/dev/full", "-d", "1"], "is a character device"),
+    (["--json", "/", "-d", "1"], "is a directory"),
+    (["--json", "/nonexistent-dir/x.json", "-d", "1"], "cannot create a file in /nonexistent-dir"),
+    (["--trace"], "option '--trace' needs a value"),
+    (["--sample", "-d", "1", "--folded", "/"], "--folded /: is a directory"),
+    (["--folded", "x.txt"], "needs --sample or --offcpu-stacks"),
+    (["--mode", "999"], "bad --mode '999'"),
+    (["--mode", "abc"], "bad --mode 'abc'"),
+    (["--mode", "-600"], "bad --mode '-600'"),
+    # option syntax
+    (["-x"], "unknown option '-x'"),
+    (["--no-inherit=1"], "option '--no-inherit' takes no value"),
+    (["--pid"], "option '--pid' needs a value"),
+    (["-d", "1e9"], "bad duration '1e9'"),
+    (["-d", "nan"], "bad duration 'nan'"),
+    (["-I", "abc"], "bad interval"),
+    (["--max-exited", "0"], "bad --max-exited '0'"),
+    (["--max-threads", "1"], "bad --max-threads '1'"),
+    (["--max-pids", "0"], "bad --max-pids '0'"),
+    (["--max-stacks", "0"], "bad --max-stacks '0'"),
+    (["--max-funcs", "0"], "bad --max-funcs '0'"),
+    (["--max-sample-stacks", "1"], "bad --max-sample-stacks '1'"),
+    (["--top", "0"], "bad --top '0'"),
+    (["--tma=4"], "bad --tma level '4'"),
+    (["--sample=0"], "bad --sample rate"),
+    (["--sample=abc"], "bad --sample rate"),
+    (["--max-rate", "0"], "bad --max-rate '0'"),
+    (["--mem-samples=bogus"], "bad --mem-samples source 'bogus'"),
+    (["--cpu", "nosuchcpu", "-d", "1"], "unknown CPU 'nosuchcpu'"),
+    # targets
+    (["-p", "1,", "-d", "1"], "trailing ','"),
+    (["-p", ""], "empty pid/tid list"),
+    (["-t", "0"], "bad pid/tid list '0'"),
+    (["-p", "1", "-t", "1"], "choose one target"),
+    (["-p", "1", "--", "true"], "choose one target"),
+    (["-p", "2", "-d", "1"], "is a kernel thread"),
+    (["-t", "2", "-d", "1"], "is a kernel thread"),
+    # --uprobe
+    (["--uprobe", "nocolon", "-d", "1"], "no ':' separating library and function glob"),
+    (["--uprobe", "libc.so.6:nosuchfunction_xyz", "-d", "1"], "no function matches 'nosuchfunction_xyz'"),
+    (["--uprobe", "/nonexistent/lib.so:f", "-d", "1"], "No such file or directory"),
+    (["--uprobe", "/etc/passwd:f", "-d", "1"], "not an ELF file"),
+    (["--uprobe", "x:f"] * 17, "too many --uprobe options"),
+    # daemon
+    (["daemon", "--listen", "bad"], "bad listen address 'bad'"),
+    (["daemon", "--listen", "127.0.0.1:99999"], "bad listen address"),
+    (["daemon", "--listen"], "option '--listen' needs a value"),
+    (["daemon", "--interval", "10"], "bad --interval"),
+    (["daemon", "--max-overhead", "0"], "bad --max-overhead '0'"),
+    (["daemon", "--sample-hz", "0.5"], "bad --sample-hz '0.5'"),
+    (["daemon", "--accounting", "x"], "bad --accounting 'x'"),
+    (["daemon", "--expire", "0"], "bad --expire"),
+    (["daemon", "--mode", "8"], "bad --mode '8'"),
+    (["daemon", "extra"], "unexpected argument 'extra'"),
+    (["daemon", "--jsonl", "/"], "--jsonl /: is a directory"),
+    (["daemon", "--jsonl", "/dev/null"], "--jsonl /dev/null: is a character device"),
+    (["daemon", "--config", "/nonexistent"], "--config: cannot read '/nonexistent'"),
+    (["daemon", "--config", "/tmp"], "'/tmp' is a directory, expected a file"),
+    # diff
+    (["diff"], "expected two reports"),
+    (["diff", "a.json"], "expected two reports"),
+    (["diff", "/nonexistent", "/nonexistent"], "cannot read the report"),
+    (["diff", "/", "/"], "cannot read the report: a directory"),
+    (["diff", "/dev/null", "/dev/null"], "empty file, not a tmabpf JSON report"),
+    (["diff", "--bogus"], "unknown option '--bogus'"),
+    (["diff", "a", "b", "--fail-on"], "option '--fail-on' needs a value"),
+    # list
+    (["list", "--cpu", "nosuch"], "unknown CPU name 'nosuch'"),
+    (["list", "--bogus"], "unknown argument '--bogus'"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD, ids=[" ".join(a)[:60] for a, _ in BAD])
+def test_bad_input_table(args, needle):
+    assert_usage_error(run_tmabpf(args), needle)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("bogus = 1\n", "expected 'key = value' with a long option name as key, got 'bogus'"),
+    ("he = 1\n", "got 'he'"),  # an abbreviation getopt would take (it printed the help)
+    ("interval = x\n", "cfg:1: bad --interval (ms) 'x'"),
+    ("# ok\n\nlisten\n", "cfg:3: option '--listen' needs a value"),
+    ("no-sample = 3\n", "option '--no-sample' takes no value"),
+    ("x" * 5000 + "\n", "line too long"),
+])
+def test_bad_daemon_config(tmp_path, text, needle):
+    cfg = tmp_path / "cfg"
+    cfg.write_text(text)
+    assert_usage_error(run_tmabpf(["daemon", "--config", str(cfg)]), needle)
+
+
+def test_fifo_config_and_outputs_never_block(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert_usage_error(run_tmabpf(["daemon", "--config", str(fifo)], timeout=20), "not a regular file")
+    assert_usage_error(run_tmabpf(["daemon", "--jsonl", str(fifo)], timeout=20), "is a FIFO")
+    assert_usage_error(run_tmabpf(["--json", str(fifo), "-d", "1"], timeout=20), "is a FIFO")
+
+
+def test_zombie_pid():
+    """-p of a zombie exited 0 with an empty report and no word why."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        time.sleep(0.2)
+        assert_usage_error(run_tmabpf(["-p", str(pid), "-d", "1"]), f"process {pid} is a zombie")
+    finally:
+        os.waitpid(pid, 0)
+
+
+def test_error_lines_have_no_control_bytes():
+    """A value holding a newline or control bytes still gives one line (it printed a NUL or a
+    newline byte for a long option missing its value)."""
+    for args in (["-e", "foo\nbar\x01"], ["--mode", "6\n0"], ["diff", "a\nb", "c"]):
+        r = run_tmabpf(args)
+        assert r.returncode == 2, r.stderr
+        lines = error_lines(r.stderr)
+        assert len(lines) == 1 and "\x00" not in r.stderr and "\x01" not in r.stderr, r.stderr

@@ -7,11 +7,14 @@ line and exit 2."""
 import copy
 import json
 import os
+import random
 import re
+import subprocess
+import time
 
 import pytest
 
-from conftest import GROUNDTRUTH, load_json, run_tmabpf
+from conftest import GROUNDTRUTH, TMABPF, load_json, run_tmabpf
 
 
 def report(tmp, name, spin_ms):
@@ -181,9 +184,9 @@ def test_bad_inputs(reports, tmp_path):
     other.write_text(json.dumps({"tmabpf": {"schema": 2}, "threads": [], "processes": []}))
     for args, needle in [
         ([base], "expected two reports"),
-        ([base, "/nonexistent.json"], "cannot read report"),
-        ([base, str(notjson)], "cannot read report"),
-        ([base, str(other)], "not a tmabpf JSON report of schema 1"),
+        ([base, "/nonexistent.json"], "cannot read the report"),
+        ([base, str(notjson)], "not valid JSON"),
+        ([base, str(other)], "a report of schema 2; this tmabpf reads schema 1"),
         ([base, base, "--top", "-1"], "--top"),
         ([base, base, "--bogus"], "unknown option"),
     ]:
@@ -191,3 +194,152 @@ def test_bad_inputs(reports, tmp_path):
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
         assert len(lines) == 1 and needle in lines[0], (args, r.stderr)
+
+
+def mutate(rep, f):
+    rep = copy.deepcopy(rep)
+    f(rep)
+    return rep
+
+
+def set_path(rep, path, value):
+    o = rep
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = value
+
+
+HOSTILE = [
+    # (name, change to a real report, the one line expected; None: a clean diff)
+    ("comm-250-bytes", lambda r: set_path(r, ["threads", 0, "comm"], "c" * 250), None),
+    ("comm-199-bytes-process", lambda r: set_path(r, ["processes", 0, "comm"], "p" * 199), None),
+    ("comm-300-bytes", lambda r: set_path(r, ["threads", 0, "comm"], "c" * 300), "more than 256"),
+    ("counters-not-object", lambda r: set_path(r, ["processes", 0, "counters"], 0),
+     "processes[0].counters is a number, expected an object"),
+    ("tma-not-object", lambda r: set_path(r, ["threads", 0, "tma"], [1]), "threads[0].tma is an array"),
+    ("string-for-number", lambda r: set_path(r, ["threads", 0, "oncpu_ns"], "123"),
+     "threads[0].oncpu_ns is a string, expected a number"),
+    ("counter-string", lambda r: set_path(r, ["processes", 0, "counters", "page-faults"], "x"), "is a string"),
+    ("negative-time", lambda r: set_path(r, ["threads", 0, "oncpu_ns"], -5), "cannot be negative"),
+    ("pid-string", lambda r: set_path(r, ["processes", 0, "pid"], "1"), "processes[0].pid is a string"),
+    ("pid-fraction", lambda r: set_path(r, ["processes", 0, "pid"], 1.5), "expected an integer id"),
+    ("duplicate-pid", lambda r: r["processes"].append(copy.deepcopy(r["processes"][0])), "appears twice"),
+    ("thread-not-object", lambda r: r["threads"].append(7), "is a number, expected an object"),
+    ("threads-not-array", lambda r: set_path(r, ["threads"], {}), "\"threads\" is an object, expected an array"),
+    ("no-processes", lambda r: r.pop("processes"), "no \"processes\""),
+    ("schema-string", lambda r: set_path(r, ["tmabpf", "schema"], "1"), "not a tmabpf JSON report"),
+    ("function-tid-string", lambda r: r.setdefault("functions", []).append({"tid": "x", "pid": 1}),
+     ".tid is a string, expected a number or null"),
+]
+
+
+@pytest.mark.parametrize("name,change,needle", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_malformed_report(reports, tmp_path, name, change, needle):
+    """Reports come from other machines (CI artifacts): a bad value is one line and exit 2, never a
+    crash (a comm of 199+ bytes overflowed a stack buffer; "counters": 0 was a SIGSEGV)."""
+    base, _, _ = reports
+    bad = write(tmp_path, "bad.json", mutate(load_json(base), change))
+    for args in ([base, bad], [bad, base]):
+        r = diff(*args)
+        if needle is None:
+            assert r.returncode == 0, r.stdout + r.stderr
+            continue
+        assert r.returncode == 2, (name, r.returncode, r.stdout, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert len(lines) == 1 and needle in lines[0] and bad in lines[0], (name, r.stderr)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("NaN", "NaN, expected a finite number"),
+    ("Infinity", "infinite, expected a finite number"),
+    ("-Infinity", "infinite"),
+])
+def test_nan_and_infinity_refused(reports, tmp_path, text, needle):
+    """json-c reads NaN and Infinity (which JSON has not): they are refused where numbers belong."""
+    base, _, _ = reports
+    t = open(base).read()
+    t2 = re.sub(r'"oncpu_ns": \d+', f'"oncpu_ns": {text}', t, count=1)
+    assert t2 != t
+    r = diff(base, write_text(tmp_path, "nan.json", t2))
+    assert r.returncode == 2, r.stdout + r.stderr
+    (line,) = [l for l in r.stderr.splitlines() if l.strip()]
+    assert needle in line and "oncpu_ns" in line, line
+
+
+def write_text(tmp, name, text):
+    path = str(tmp / name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_truncated_and_garbled_reports(reports, tmp_path):
+    """A report cut short (a full disk on the machine that wrote it) says so, instead of
+    'json_tokener_parse_ex failed: continue'; other damage names the byte."""
+    base, _, _ = reports
+    t = open(base).read()
+    for cut in (1, len(t) // 3, len(t) // 2, len(t) - 2):
+        r = diff(base, write_text(tmp_path, "cut.json", t[:cut]))
+        assert r.returncode == 2, (cut, r.stderr)
+        (line,) = [l for l in r.stderr.splitlines() if l.strip()]
+        assert "truncated JSON" in line, (cut, line)
+    for text, needle in [(t + "garbage", "text after the report"), ("", "empty file"),
+                         ("[]", "does not start with '{'"), (t.replace(":", ";", 3), "not valid JSON"),
+                         (t.replace('"threads"', '"threads": [], "threads"', 1), "appears twice"),
+                         ("{" * 100000, "not valid JSON")]:
+        r = diff(base, write_text(tmp_path, "bad.json", text))
+        assert r.returncode == 2, (needle, r.stderr)
+        (line,) = [l for l in r.stderr.splitlines() if l.strip()]
+        assert needle in line, (needle, line)
+
+
+def synthetic_report(nthreads, seed, scale):
+    """nthreads threads in nthreads/100 processes of 50 comms, 10 thread comms each; the same random
+    times in every report (scaled), other pids per seed."""
+    rnd = random.Random(1)
+    procs, threads = [], []
+    for p in range(nthreads // 100):
+        pid = 1000 + 200 * p + seed
+        procs.append({"pid": pid, "comm": f"proc{p % 50}", "oncpu_ns": 0, "counters": {"task-clock": 0}, "tma": {}})
+        for t in range(100):
+            on = int(rnd.random() * 1e9 * scale)
+            threads.append({"pid": pid, "tid": pid + t, "first_seen_ns": t * 1000 + p, "comm": f"worker-{t % 10}",
+                            "oncpu_ns": on, "offcpu_ns": 5, "switches_voluntary": 10,
+                            "counters": {"task-clock": on, "page-faults": rnd.randrange(1000)}, "tma": {}})
+            procs[-1]["oncpu_ns"] += on
+    return {"tmabpf": {"schema": 1}, "duration_ns": 10 ** 9, "threads": threads, "processes": procs}
+
+
+def run_measured(args, tmp):
+    """tmabpf diff ARGS: (seconds, its peak RSS in KiB, stdout)."""
+    with open(tmp / "out", "w+") as out, open(tmp / "err", "w+") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen([TMABPF, "diff", *args], stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        secs = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        assert p.returncode == 0, err.read()
+        return secs, ru.ru_maxrss, out.read()
+
+
+def test_large_reports_linear(tmp_path):
+    """50k vs 50k threads took 9.9 s and 600 MB (quadratic matching; 7.6 s and 623 MB here): rows
+    are matched by hash and the reports read one thread at a time.  Checked by ratios, not a time
+    budget: 4x the threads must cost about 4x (quadratic: 16x); peak RSS a small multiple of the
+    input."""
+    paths = {n: [write(tmp_path, f"{n}-{s}.json", synthetic_report(n, s, 1 + 0.1 * s)) for s in (0, 1)]
+             for n in (12500, 50000)}
+    secs, rss = {}, 0
+    for n in (12500, 50000):
+        runs = [run_measured([*paths[n], "--top", "1", "--fail-on", "thread.oncpu_ns>+1000%"], tmp_path)
+                for _ in range(2)]
+        secs[n] = min(r[0] for r in runs)
+        rss = runs[-1][1]
+        assert f"all 1 hold ({n} row checks)" in runs[-1][2], runs[-1][2]
+    size = os.path.getsize(paths[50000][0]) >> 10
+    print(f"diff 12.5k: {secs[12500]:.2f} s; 50k: {secs[50000]:.2f} s, peak RSS {rss >> 10} MiB; time ratio "
+          f"{secs[50000] / secs[12500]:.1f} (linear 4, quadratic 16); {size >> 10} MiB per 50k report")
+    assert secs[50000] / secs[12500] < 9, secs
+    assert rss < 8 * size, (rss, size)

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "report.h"
 #include "mem_event.h"
+#include "outfile.h"
 #include "samples_loader.h"
 #include "warn.h"
 
@@ -15,7 +16,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
+	{ "max-exited", required_argument, NULL, OPT_MAX_EXITED },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -46,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -85,6 +88,8 @@ void cli_usage(FILE *f)
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
 	      "      --top N            rows per table (default 20)\n"
 	      "      --quiet            no final text report\n"
+	      "      --mode OCTAL       permission bits of the files written (default 600); an existing output\n"
+	      "                         must be a regular file, replaced only when complete (never via a link)\n"
 	      "      --dry-run          print every perf_event_attr that would be opened; open nothing\n"
 	      "      --verbose          libbpf's log (verifier output) on errors\n"
 	      "Limits:\n"
@@ -93,12 +98,17 @@ void cli_usage(FILE *f)
 	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
 	      "      --max-funcs N      --uprobe (function, thread) pairs (default 16384)\n"
 	      "      --max-sample-stacks N  sampled (thread, stack) rows and stacks (default 16384)\n"
+	      "      --max-exited N     exited threads kept one by one (default 16384); older ones fold into\n"
+	      "                         their process' sums, counted\n"
 	      "  -h, --help, -V, --version\n"
 	      "Examples:\n"
 	      "  sudo tmabpf -p 1234                        live view of a process and its threads\n"
 	      "  sudo tmabpf --uprobe 'libmkl_avx512.so:sgemm*' -- ./infer   per-function cost\n"
 	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
 	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
+	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' the signal is passed on\n"
+	      "to the command (unless the terminal sent it to both, as Ctrl-C does) and tmabpf waits up to 2 s\n"
+	      "for its exit status, else leaves it running and exits 128+signal.\n"
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
 	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8).\n",
 	      f);
@@ -119,6 +129,26 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
 	return 0;
 }
 
+int cli_getopt_error(int c, char **argv, const char *where, const char *help)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = !strncmp(arg, "--", 2);
+	int len = is_long ? (int)strcspn(arg, "=") : 2;
+	char shrt[3] = { '-', (char)optopt, 0 };
+
+	if (!is_long && (optopt <= 0 || optopt >= 0x100))
+		shrt[1] = '?';
+	if (!is_long)
+		arg = shrt;
+	if (c == ':')
+		die_msg("%soption '%.*s' needs a value (see '%s')", where, len, arg, help);
+	else if (is_long && optopt)
+		die_msg("%soption '%.*s' takes no value (see '%s')", where, len, arg, help);
+	else
+		die_msg("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
+	return EXIT_USAGE;
+}
+
 static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
 {
 	return parse_int_at("", s, what, lo, hi, out);
@@ -132,7 +162,7 @@ static int parse_duration(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
-		die_msg("bad duration '%s': expected seconds > 0, e.g. -d 10 or -d 0.5", s);
+		die_msg("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -144,6 +174,7 @@ static void defaults(struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->max_threads = 16384;
 	o->max_pids = 4096;
+	o->max_exited = THREAD_TABLE_MAX_EXITED;
 	o->follow_fork = true;
 	o->top = 20;
 	o->max_stacks = 0;	/* uprobes_default_stacks() */
@@ -153,6 +184,7 @@ static void defaults(struct options *o)
 	o->target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
 		o->target.pidfds[i] = -1;
+	o->out_mode = OUTFILE_DEFAULT_MODE;
 }
 
 static int parse_one(int c, struct options *o)
@@ -176,6 +208,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_BATCH: o->batch = true; return 0;
 	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
 	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
+	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
 	case OPT_QUIET: o->quiet = true; return 0;
@@ -218,6 +251,10 @@ static int parse_one(int c, struct options *o)
 		return 0;
 	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
 	case OPT_CPU: o->cpu_name = optarg; return 0;
+	case OPT_MODE:
+		if (outfile_parse_mode(optarg, &o->out_mode, err, sizeof(err)))
+			goto bad;
+		return 0;
 	case OPT_TMA:
 		if (!optarg) {
 			o->tma_level = 1;
@@ -260,15 +297,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 
 	defaults(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
-		if (c == '?' && optopt) {
-			die_msg("option '-%c' needs an argument or is unknown (see 'tmabpf --help')", optopt);
-			return EXIT_USAGE;
-		}
-		if (c == '?') {
-			die_msg("unknown option '%s' (see 'tmabpf --help')", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
+		if (c == ':' || c == '?')
+			return cli_getopt_error(c, argv, "", "tmabpf --help");
 		if ((r = parse_one(c, o)))
 			return r;
 	}

@@ -4,6 +4,7 @@
 #define TMABPF_CLI_H
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "target.h"
 
 #define EXIT_USAGE 2
@@ -17,6 +18,7 @@ struct options {
 	bool batch;			/* --batch: plain-text summaries even on a terminal */
 	const char *json_path;		/* --json */
 	int max_threads;
+	int max_exited;			/* exited threads kept one by one (older: folded per process) */
 	int max_pids;
 	bool follow_fork;
 	int top;
@@ -36,11 +38,15 @@ struct options {
 	int max_sample_stacks;		/* sample rows and stored stacks */
 	bool offcpu_stacks;		/* --offcpu-stacks */
 	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */
+	mode_t out_mode;		/* --mode: permission bits of the files written (default 0600) */
 };
 
 /* Parse argv. 0 on success, EXIT_USAGE after printing one line on error,
  * or -1 when --help/--version was handled (exit 0). */
 int cli_parse(int argc, char **argv, struct options *o);
+/* After getopt_long (optstring starting "+:") returned ':' or '?': one line naming the
+ * option (missing value, unknown, or a value it does not take), EXIT_USAGE. */
+int cli_getopt_error(int c, char **argv, const char *where, const char *help);
 void cli_usage(FILE *f);
 
 /* Parse an integer in [lo, hi] into *out, or print one line (prefixed by where, e.g. a config

@@ -25,6 +25,7 @@
 #include "daemon_http.h"
 #include "daemon_metrics.h"
 #include "daemon_sampling.h"
+#include "outfile.h"
 #include "run.h"
 #include "samples_loader.h"
 #include "tasks_loader.h"
@@ -49,7 +50,8 @@ struct daemon {
 	const struct daemon_sampler *sampler;	/* NULL: not sampling */
 	struct dsamp samp;			/* the sampler (daemon_sampling.c) */
 	struct daemon_http *http;
-	FILE *jsonl;
+	struct outfile jsonl;		/* --jsonl */
+	bool jsonl_failed;		/* said once */
 	struct daemon_self self;
 	unsigned long long last_bpf_ns, last_up_ns, last_sample_ns, last_t;
 	uint32_t *drop_tids;	/* threads that exited one refresh ago: their function rows go */
@@ -252,13 +254,22 @@ static void publish(struct daemon *D)
 			warn_add("out of memory publishing the metrics");
 		free(buf);
 	}
-	if (D->jsonl) {
+	if (outfile_is_open(&D->jsonl)) {
 		struct timespec ts;
+		char err[512];
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		daemon_jsonl_write(D->jsonl, &v, ts.tv_sec + ts.tv_nsec / 1e9);
-		if (fflush(D->jsonl))
-			warn_add("--jsonl: write failed: %s", strerror(errno));
+		daemon_jsonl_write(D->jsonl.f, &v, ts.tv_sec + ts.tv_nsec / 1e9);
+		if (outfile_flush(&D->jsonl, err, sizeof(err))) {
+			if (!D->jsonl_failed)
+				warn_add("%s", err);
+			D->jsonl_failed = true;
+			clearerr(D->jsonl.f);	/* the next interval tries again (the disk may have room by then) */
+			D->jsonl.write_errno = 0;
+		} else if (D->jsonl_failed) {
+			warn_add("--jsonl: writing works again");
+			D->jsonl_failed = false;
+		}
 	}
 }
 
@@ -390,8 +401,9 @@ int cmd_daemon(int argc, char **argv)
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
 	}
-	if (d.jsonl_path && !(D.jsonl = fopen(d.jsonl_path, "a"))) {
-		die_msg("--jsonl: cannot open '%s': %s", d.jsonl_path, strerror(errno));
+	if (d.jsonl_path && outfile_open(&D.jsonl, "--jsonl", d.jsonl_path, OUTFILE_APPEND, d.run.out_mode, err,
+					 sizeof(err))) {
+		die_msg("%s", err);
 		http_stop(D.http);
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
@@ -399,8 +411,10 @@ int cmd_daemon(int argc, char **argv)
 	D.self.accounting = D.acct.tasks ? "tasks" : "switch";
 	r = D.acct.tasks ? daemon_tasks_run(&d.run, &mode, &D.tasks) : run_with_mode(&d.run, &mode);
 	http_stop(D.http);
-	if (D.jsonl)
-		fclose(D.jsonl);
+	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {
+		die_msg("%s", err);
+		r = r ? r : 1;
+	}
 	if (D.agg_ready)
 		agg_free(&D.agg);
 	agg_funcs_free(&D.funcs);

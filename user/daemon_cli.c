@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
+#include "outfile.h"
 #include "warn.h"
 
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
 	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
+	OPT_MODE,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "expire", required_argument, NULL, OPT_EXPIRE },
 	{ "jsonl", required_argument, NULL, OPT_JSONL },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "event", required_argument, NULL, 'e' },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
@@ -68,7 +74,9 @@ void daemon_usage(FILE *f)
 	      "      --top-threads N     threads with their own series (default 20)\n"
 	      "      --max-cgroups N     cgroups with their own label (default 256; the rest: \"[other]\")\n"
 	      "      --expire SEC        how long series of exited processes stay (default 60)\n"
-	      "      --jsonl FILE        append one JSON snapshot per interval to FILE\n"
+	      "      --jsonl FILE        append one JSON snapshot per interval to FILE (created with --mode;\n"
+	      "                          an existing FILE must be a regular file of root's with one link)\n"
+	      "      --mode OCTAL        permission bits of a --jsonl file it creates (default 600)\n"
 	      "      --config FILE       read options from FILE: 'key = value' lines, keys are the long\n"
 	      "                          option names (listen, event, uprobe, ...); '#' comments; flags\n"
 	      "                          given on the command line win, uprobe lines add up\n"
@@ -130,6 +138,7 @@ static void defaults(struct daemon_opts *d)
 	d->run.max_funcs = 16384;
 	d->run.quiet = true;
 	d->run.system_wide = true;
+	d->run.out_mode = OUTFILE_DEFAULT_MODE;
 	d->run.target.go_fd = -1;
 	d->run.target.exec_err_fd = -1;
 	for (int i = 0; i < TARGET_MAX_IDS; i++)
@@ -188,6 +197,15 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
 	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
 	case OPT_JSONL: d->jsonl_path = arg; return 0;
+	case OPT_MODE: {
+		char err[256];
+
+		if (outfile_parse_mode(arg, &o->out_mode, err, sizeof(err))) {
+			die_msg("%s%s", where, err);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
 	case OPT_ACCOUNTING:
 		if (!strcmp(arg, "auto"))
 			d->accounting = DAEMON_ACCT_AUTO;
@@ -227,18 +245,11 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config
 	optind = 0;	/* glibc: full re-initialisation */
 	opterr = 0;
 	where[0] = 0;
-	while ((c = getopt_long(argc, argv, "+l:I:e:d:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:l:I:e:d:h", long_opts, NULL)) != -1) {
 		if (config)
 			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
-		if (c == '?') {
-			if (optopt && optopt < 0x100)
-				die_msg("%soption '-%c' needs an argument or is unknown (see 'tmabpf daemon --help')", where,
-					optopt);
-			else
-				die_msg("%sunknown option or missing value '%s' (see 'tmabpf daemon --help')", where,
-					argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv, where, "tmabpf daemon --help");
 		if ((r = parse_one(c, optarg, d)))
 			return r;
 	}
@@ -263,15 +274,39 @@ static char *trim(char *s)
 	return s;
 }
 
+/* An option's full name (getopt would take an abbreviation: a config key must be whole). */
+static bool long_opt_named(const char *key)
+{
+	for (const struct option *o = long_opts; o->name; o++)
+		if (!strcmp(o->name, key))
+			return true;
+	return false;
+}
+
 /* "key = value" lines into "--key=value" arguments. */
 static int read_config(struct daemon_opts *d, const char *path, char **args, int *nargs)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* a FIFO never blocks */
 	char line[4096];
 	int lineno = 0;
+	struct stat st;
+	FILE *f;
 
-	if (!f) {
+	if (fd < 0 || fstat(fd, &st)) {
 		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_USAGE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		die_msg("--config: '%s' is %s, expected a file of 'key = value' lines", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		close(fd);
+		return EXIT_USAGE;
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		close(fd);
 		return EXIT_USAGE;
 	}
 	cfg_path = path;
@@ -293,8 +328,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 			val = trim(eq + 1);
 		}
 		key = trim(s);
-		if (!*key || strspn(key, "abcdefghijklmnopqrstuvwxyz-") != strlen(key) || !strcmp(key, "config") ||
-		    !strcmp(key, "help")) {
+		if (!*key || !long_opt_named(key) || !strcmp(key, "config") || !strcmp(key, "help")) {
 			die_msg("%s:%d: expected 'key = value' with a long option name as key, got '%s'", path, lineno,
 				key);
 			goto fail;
@@ -308,6 +342,10 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		d->config_args[d->nr_config_args++] = arg;
 		cfg_line[*nargs] = lineno;
 		args[(*nargs)++] = arg;
+	}
+	if (ferror(f)) {
+		die_msg("--config: reading '%s': %s", path, strerror(errno));
+		goto fail;
 	}
 	fclose(f);
 	args[*nargs] = NULL;

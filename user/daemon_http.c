@@ -8,20 +8,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "daemon_http.h"
 #include "prom.h"
 
+/* One open connection, in the order they came (oldest first).  Touched only by the serving
+ * thread: libmicrohttpd runs there (no thread of its own), so a tracked fd is open. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	unsigned long long since_ns;	/* opened, or its last answer: the request's deadline runs from here */
+	bool cut;			/* shut down: libmicrohttpd closes it at its next turn */
+};
+
 struct daemon_http {
 	struct MHD_Daemon *mhd;
 	int fd;
 	char bound[80];
+	pthread_t thread;		/* serves: MHD_run_wait, then cuts what is overdue */
+	volatile bool stop;
+	struct conn *oldest, *newest;
+	unsigned int open;		/* connections not cut */
 	pthread_mutex_t lock;
 	char *text;		/* exposition, guarded by lock */
 	size_t len;
-	struct http_counts counts;
+	struct http_counts counts;	/* guarded by lock */
 };
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
 			    "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
@@ -94,51 +116,135 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 	return ret;
 }
 
-static enum MHD_Result serve_metrics(struct daemon_http *h, struct MHD_Connection *c)
+void http_route(const char *method, const char *url, struct http_answer *a)
 {
-	char *copy;
-	size_t len;
+	static const char not_allowed[] = "405 method not allowed: only GET /metrics and GET /\n";
+	static const char not_found[] = "404 not found: tmabpf serves /metrics\n";
 
-	pthread_mutex_lock(&h->lock);
-	len = h->len;
-	copy = malloc(len ? len : 1);
-	if (copy)
-		memcpy(copy, h->text, len);
-	h->counts.ok++;
-	pthread_mutex_unlock(&h->lock);
-	if (!copy)
-		return MHD_NO;
-	return reply(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, copy, len, MHD_RESPMEM_MUST_FREE);
+	memset(a, 0, sizeof(*a));
+	a->type = "text/plain; charset=utf-8";
+	if (strcmp(method, MHD_HTTP_METHOD_GET)) {
+		a->code = MHD_HTTP_METHOD_NOT_ALLOWED;
+		a->body = not_allowed;
+		a->len = sizeof(not_allowed) - 1;
+	} else if (!strcmp(url, "/metrics")) {
+		a->code = MHD_HTTP_OK;
+		a->type = PROM_CONTENT_TYPE;
+		a->metrics = true;
+	} else if (!strcmp(url, "/")) {
+		a->code = MHD_HTTP_OK;
+		a->type = "text/html; charset=utf-8";
+		a->body = INDEX;
+		a->len = sizeof(INDEX) - 1;
+	} else {
+		a->code = MHD_HTTP_NOT_FOUND;
+		a->body = not_found;
+		a->len = sizeof(not_found) - 1;
+	}
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
-	static const char not_allowed[] = "405 method not allowed: only GET /metrics and GET /\n";
-	static const char not_found[] = "404 not found: tmabpf serves /metrics\n";
 	struct daemon_http *h = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_answer a;
+	char *copy = NULL;
 
-	if (strcmp(method, MHD_HTTP_METHOD_GET)) {
-		pthread_mutex_lock(&h->lock);
-		h->counts.bad_method++;
-		pthread_mutex_unlock(&h->lock);
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", not_allowed,
-			     sizeof(not_allowed) - 1, MHD_RESPMEM_PERSISTENT);
-	}
-	if (!strcmp(url, "/metrics"))
-		return serve_metrics(h, c);
-	if (!strcmp(url, "/")) {
-		pthread_mutex_lock(&h->lock);
-		h->counts.ok++;
-		pthread_mutex_unlock(&h->lock);
-		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", INDEX, sizeof(INDEX) - 1,
-			     MHD_RESPMEM_PERSISTENT);
-	}
+	http_route(method, url, &a);
 	pthread_mutex_lock(&h->lock);
-	h->counts.not_found++;
+	if (a.metrics) {
+		copy = malloc(h->len ? h->len : 1);
+		if (copy)
+			memcpy(copy, h->text, h->len);
+		a.body = copy;
+		a.len = h->len;
+	}
+	if (a.code == MHD_HTTP_OK)
+		h->counts.ok++;
+	else if (a.code == MHD_HTTP_NOT_FOUND)
+		h->counts.not_found++;
+	else
+		h->counts.bad_method++;
 	pthread_mutex_unlock(&h->lock);
-	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", not_found, sizeof(not_found) - 1,
-		     MHD_RESPMEM_PERSISTENT);
+	if (ci && ci->socket_context)
+		((struct conn *)ci->socket_context)->since_ns = mono_ns();	/* answered: a new deadline */
+	if (a.metrics && !copy)
+		return MHD_NO;
+	return reply(c, a.code, a.type, a.body, a.len, copy ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+}
+
+/* Shut a connection down (its next read is the end): libmicrohttpd closes it at its next turn. */
+static void cut(struct daemon_http *h, struct conn *k, uint64_t *counter)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->cut = true;
+	h->open--;
+	pthread_mutex_lock(&h->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Track connections; past HTTP_MAX_CONNECTIONS, the oldest goes: a flood of idle or slow clients
+ * cannot keep a short request (a scrape) out, it only cuts its own oldest connections. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct daemon_http *h = cls;
+	struct conn *k = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		if (!ci || !(k = calloc(1, sizeof(*k))))
+			return;
+		k->fd = ci->connect_fd;
+		k->since_ns = mono_ns();
+		k->prev = h->newest;
+		if (h->newest)
+			h->newest->next = k;
+		else
+			h->oldest = k;
+		h->newest = k;
+		h->open++;
+		*socket_context = k;
+		for (struct conn *o = h->oldest; o && h->open > HTTP_MAX_CONNECTIONS; o = o->next)
+			if (!o->cut && o != k)
+				cut(h, o, &h->counts.cut_limit);
+		return;
+	}
+	if (!k)
+		return;	/* MHD_CONNECTION_NOTIFY_CLOSED (the fd is closed after this returns) */
+	if (!k->cut)
+		h->open--;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->oldest = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		h->newest = k->prev;
+	free(k);
+	*socket_context = NULL;
+}
+
+/* The serving thread: libmicrohttpd's turns, and after each the connections whose request has
+ * taken longer than HTTP_REQUEST_DEADLINE_MS (slow headers, a slow reader, an idle keep-alive). */
+static void *serve(void *arg)
+{
+	struct daemon_http *h = arg;
+
+	while (!h->stop) {
+		unsigned long long now;
+
+		MHD_run_wait(h->mhd, 100);
+		now = mono_ns();
+		for (struct conn *k = h->oldest; k; k = k->next)
+			if (!k->cut && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
+				cut(h, k, &h->counts.cut_deadline);
+	}
+	return NULL;
 }
 
 /* Paths are matched as sent: no percent-decoding, so "/%00" or "/%6detrics"
@@ -180,7 +286,7 @@ static int listen_on(const char *spec, struct daemon_http *h, char *err, size_t 
 	setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ss.ss_family == AF_INET6)
 		setsockopt(h->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(h->fd, (struct sockaddr *)&ss, alen) || listen(h->fd, 64))
+	if (bind(h->fd, (struct sockaddr *)&ss, alen) || listen(h->fd, 512))
 		goto fail;
 	len = sizeof(ss);
 	if (getsockname(h->fd, (struct sockaddr *)&ss, &len))
@@ -211,7 +317,18 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 		free(h);
 		return r;
 	}
-	/* its thread inherits this mask: SIGINT/SIGTERM go to the main loop */
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(HTTP_MAX_CONNECTIONS + 32),
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(HTTP_REQUEST_DEADLINE_MS / 1000 + 1),
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
+				  on_connection, h, MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL, MHD_OPTION_END);
+	if (!h->mhd) {
+		snprintf(err, errlen, "libmicrohttpd could not start on %s", h->bound);
+		close(h->fd);
+		free(h);
+		return -EIO;
+	}
+	/* the thread inherits this mask: SIGINT/SIGTERM go to the main loop */
 	sigset_t block, old;
 
 	sigemptyset(&block);
@@ -219,16 +336,13 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	h->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET,
-				  h->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_CONNECTION_TIMEOUT,
-				  (unsigned int)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-				  MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL, MHD_OPTION_END);
+	r = pthread_create(&h->thread, NULL, serve, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!h->mhd) {
-		snprintf(err, errlen, "libmicrohttpd could not start on %s", h->bound);
-		close(h->fd);
+	if (r) {
+		snprintf(err, errlen, "cannot start the HTTP thread: %s", strerror(r));
+		MHD_stop_daemon(h->mhd);
 		free(h);
-		return -EIO;
+		return -r;
 	}
 	*out = h;
 	return 0;
@@ -265,7 +379,9 @@ void http_stop(struct daemon_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->mhd);	/* closes the listen socket it was given too */
+	h->stop = true;
+	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
+	MHD_stop_daemon(h->mhd);	/* closes the listen socket it was given too, and the connections */
 	pthread_mutex_destroy(&h->lock);
 	free(h->text);
 	free(h);

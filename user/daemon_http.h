@@ -1,17 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The daemon's HTTP endpoint (libmicrohttpd, one internal thread): GET /metrics
+/* The daemon's HTTP endpoint (libmicrohttpd, run by one thread of ours): GET /metrics
  * serves the last published exposition, GET / a pointer to it; other paths 404,
- * other methods 405; malformed requests are libmicrohttpd's 400s. */
+ * other methods 405; malformed requests are libmicrohttpd's 400s.
+ *
+ * Slow or idle clients cannot keep a scrape out: a request must be answered within
+ * HTTP_REQUEST_DEADLINE_MS of its connection opening (or of the previous answer on it),
+ * else the connection is cut; and past HTTP_MAX_CONNECTIONS open connections the oldest
+ * is cut for each new one, so a short request always gets a slot.  Both are counted. */
 #ifndef TMABPF_DAEMON_HTTP_H
 #define TMABPF_DAEMON_HTTP_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #define HTTP_DEFAULT_LISTEN "127.0.0.1:9464"
+#define HTTP_REQUEST_DEADLINE_MS 5000
+#define HTTP_MAX_CONNECTIONS 512
 
 struct http_counts {
 	uint64_t ok, not_found, bad_method;
+	uint64_t cut_deadline, cut_limit;	/* connections cut: request too slow, too many open */
 };
+
+/* The answer to one request: code, content type and body (metrics: the published
+ * exposition, which the server copies under its lock). */
+struct http_answer {
+	unsigned int code;
+	const char *type;
+	const char *body;
+	size_t len;
+	bool metrics;
+};
+
+/* The handler's logic (no server: the fuzzer drives it too). */
+void http_route(const char *method, const char *url, struct http_answer *a);
 
 struct daemon_http;
 

@@ -338,6 +338,15 @@ static void self_families(FILE *f, const struct daemon_view *v)
 		prom_sample(f, "tmabpf_http_requests_total", nf, s->http.not_found);
 		prom_sample(f, "tmabpf_http_requests_total", na, s->http.bad_method);
 	}
+	prom_family(f, "tmabpf_http_connections_cut_total", "counter",
+		    "Connections closed early: a request not answered within its deadline, or the oldest "
+		    "connection when too many were open.");
+	{
+		const char *dl[] = { "reason", "deadline", NULL }, *lim[] = { "reason", "limit", NULL };
+
+		prom_sample(f, "tmabpf_http_connections_cut_total", dl, s->http.cut_deadline);
+		prom_sample(f, "tmabpf_http_connections_cut_total", lim, s->http.cut_limit);
+	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
 	counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", s->cpu_seconds);

@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include <elfutils/libdwelf.h>
 #include "debugfile.h"
+#include "elf_read.h"
 
 #define BUILD_ID_MAX 64
 
@@ -32,34 +33,26 @@ static int read_ids(const char *path, struct elf_ids *ids)
 {
 	const void *bid = NULL;
 	const char *link;
+	struct elf_read e;
 	ssize_t n;
-	Elf *elf;
-	int fd;
+	int r;
 
 	memset(ids, 0, sizeof(*ids));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
-	n = dwelf_elf_gnu_build_id(elf, &bid);
+	if ((r = elf_read_open(&e, path, NULL, 0)))
+		return r;
+	n = dwelf_elf_gnu_build_id(e.elf, &bid);
 	if (n > 0 && n <= BUILD_ID_MAX) {
 		memcpy(ids->build_id, bid, n);
 		ids->build_id_len = n;
 	}
-	link = dwelf_elf_gnu_debuglink(elf, &ids->crc);
+	link = dwelf_elf_gnu_debuglink(e.elf, &ids->crc);
 	if (link)
 		snprintf(ids->link, sizeof(ids->link), "%s", link);
-	elf_end(elf);
-	close(fd);
-	return 0;
+	r = elf_read_changed(&e) ? -EAGAIN : 0;
+	elf_read_close(&e);
+	if (r)
+		memset(ids, 0, sizeof(*ids));
+	return r;
 }
 
 static bool same_build_id(const char *path, const struct elf_ids *want)
@@ -74,11 +67,16 @@ static bool crc_matches(const char *path, GElf_Word want)
 {
 	unsigned char buf[1 << 16];
 	uLong crc = crc32(0L, Z_NULL, 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* never blocks on a FIFO */
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		crc = crc32(crc, buf, (uInt)n);
 	close(fd);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "warn.h"
+#include "elf_read.h"
 #include "elfsyms.h"
 #include "suggest.h"
 
@@ -38,47 +39,6 @@ struct rawvec {
 	struct rawsym *v;
 	size_t n, cap;
 };
-
-/* ---- opening ---------------------------------------------------------- */
-
-static int elf_open(const char *path, int *fdp, Elf **elfp, char *err, size_t errlen)
-{
-	Elf *elf;
-	int fd, ret;
-
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		err_set(err, errlen, "libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		err_set(err, errlen, "open %s: %s%s", path, strerror(-ret),
-			ret == -EACCES || ret == -EPERM ? " (run as root)" : " (check the library path)");
-		return ret;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		err_set(err, errlen, "%s: elf_begin: %s", path, elf_errmsg(-1));
-		close(fd);
-		return -EINVAL;
-	}
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err_set(err, errlen, "%s: not an ELF file (a linker script or text file?)", path);
-		elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
-	*fdp = fd;
-	*elfp = elf;
-	return 0;
-}
-
-static void elf_close(int fd, Elf *elf)
-{
-	elf_end(elf);
-	close(fd);
-}
 
 /* ---- program headers -------------------------------------------------- */
 
@@ -224,17 +184,22 @@ static char *read_soname(Elf *elf)
 
 int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
 {
+	struct elf_read e;
 	char *soname;
-	Elf *elf = NULL;
-	int fd = -1, ret;
+	int ret;
 
-	ret = elf_open(path, &fd, &elf, NULL, 0);
+	ret = elf_read_open(&e, path, NULL, 0);
 	if (ret)
 		return ret;
-	soname = read_soname(elf);
-	elf_close(fd, elf);
+	soname = read_soname(e.elf);
+	if (elf_read_changed(&e)) {
+		free(soname);
+		soname = NULL;
+		ret = -EAGAIN;
+	}
+	elf_read_close(&e);
 	if (!soname)
-		return -ENOENT;
+		return ret ? ret : -ENOENT;
 	ret = snprintf(buf, buflen, "%s", soname) >= (int)buflen ? -ENAMETOOLONG : 0;
 	free(soname);
 	return ret;
@@ -636,17 +601,19 @@ static void rawvec_free(struct rawvec *rv)
 int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen)
 {
 	struct rawvec rv = {};
+	struct elf_read e;
 	GElf_Ehdr eh;
-	Elf *elf = NULL;
-	int fd = -1, ret;
+	Elf *elf;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->path = strdup(path);
 	if (!out->path)
 		return -ENOMEM;
-	ret = elf_open(path, &fd, &elf, err, errlen);
+	ret = elf_read_open(&e, path, err, errlen);
 	if (ret)
 		goto fail;
+	elf = e.elf;
 	if (!gelf_getehdr(elf, &eh)) {
 		err_set(err, errlen, "%s: cannot read ELF header: %s", path, elf_errmsg(-1));
 		ret = -EINVAL;
@@ -672,8 +639,14 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	if (ret == -ENOMEM)
 		err_set(err, errlen, "%s: out of memory merging symbols", path);
 out:
+	if (ret != -ENOMEM && elf_read_changed(&e)) {
+		/* rewritten or truncated by its owner while read: what libelf gave (or failed to
+		 * read) may be half old, half new */
+		err_set(err, errlen, "%s: file changed while reading; its symbols are skipped", path);
+		ret = -EAGAIN;
+	}
 	rawvec_free(&rv);
-	elf_close(fd, elf);
+	elf_read_close(&e);
 fail:
 	if (ret) {
 		if (ret == -ENOMEM && err && errlen && !err[0])

@@ -85,20 +85,3 @@ void folded_free(struct folded *f)
 	free(f->v);
 	memset(f, 0, sizeof(*f));
 }
-
-int folded_write_path(struct folded *fold, const char *path, char *err, size_t errlen)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int r;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot write --folded file '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	r = folded_write(fold, f);
-	if ((f != stdout && fclose(f)) || r) {
-		snprintf(err, errlen, "writing --folded file '%s': %s", path, strerror(errno ? errno : EIO));
-		return -EIO;
-	}
-	return 0;
-}

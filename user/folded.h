@@ -27,8 +27,6 @@ void folded_init(struct folded *f);
 int folded_add(struct folded *f, const char *const *frames, size_t n, unsigned long long weight);
 /* Merge equal stacks and sort; then write "stack weight" lines. */
 int folded_write(struct folded *f, FILE *out);
-/* folded_write to the --folded file path ("-": stdout); one line in err on failure. */
-int folded_write_path(struct folded *f, const char *path, char *err, size_t errlen);
 unsigned long long folded_total(const struct folded *f);
 void folded_free(struct folded *f);
 

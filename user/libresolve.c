@@ -192,7 +192,7 @@ static int elf_ident(const char *path, int *cls, int *machine)
 	int fd, ret = 0;
 	ssize_t n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = pread(fd, h, sizeof(h), 0);
@@ -290,14 +290,14 @@ static int read_file(const char *path, char **bufp, size_t *lenp)
 	size_t off = 0;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		goto out;
 	}
-	if (st.st_size <= 0 || st.st_size > (64 << 20)) {
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > (64 << 20)) {
 		ret = -EFBIG;
 		goto out;
 	}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "perfmap.h"
 #include "warn.h"
 
@@ -21,10 +23,14 @@ static int parse_line(char *line, struct perfmap_sym *s)
 {
 	char *p = line, *end;
 
+	if (*p == '-' || *p == '+')
+		return -EINVAL;
 	s->start = strtoull(p, &end, 16);
 	if (end == p || (*end != ' ' && *end != '\t'))
 		return -EINVAL;
-	p = end;
+	p = end + strspn(end, " \t");
+	if (*p == '-' || *p == '+')
+		return -EINVAL;
 	s->size = strtoull(p, &end, 16);
 	if (end == p || (*end != ' ' && *end != '\t'))
 		return -EINVAL;
@@ -32,38 +38,53 @@ static int parse_line(char *line, struct perfmap_sym *s)
 	p[strcspn(p, "\r\n")] = 0;
 	if (!*p || !s->size)
 		return -EINVAL;
+	if (s->size > UINT64_MAX - s->start)
+		s->size = UINT64_MAX - s->start;	/* a region up to the end of the address space */
 	s->name = strdup(p);
 	return s->name ? 0 : -ENOMEM;
 }
 
 int perfmap_parse(struct perfmap *m, FILE *f)
 {
-	size_t cap = 0, len = 0;
-	char *line = NULL;
+	char line[PERFMAP_MAX_LINE + 2];
+	long long total = 0;
+	size_t cap = 0;
 
-	while (getline(&line, &len, f) > 0) {
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
 		struct perfmap_sym s;
 
-		if (parse_line(line, &s)) {
+		total += len;
+		if (len && line[len - 1] != '\n' && !feof(f)) {
+			int c;
+
+			/* longer than PERFMAP_MAX_LINE: skip the rest of it */
+			while ((c = getc(f)) != EOF && c != '\n' && total < PERFMAP_MAX_BYTES)
+				total++;
+			m->bad_lines++;
+		} else if (parse_line(line, &s)) {
 			if (line[strspn(line, " \t\r\n")])
 				m->bad_lines++;
-			continue;
-		}
-		if (m->nr == cap) {
-			struct perfmap_sym *v = realloc(m->syms, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+		} else {
+			if (m->nr == cap) {
+				struct perfmap_sym *v = realloc(m->syms, (cap = cap ? cap * 2 : 256) * sizeof(*v));
 
-			if (!v) {
-				free(s.name);
-				free(line);
-				return -ENOMEM;
+				if (!v) {
+					free(s.name);
+					return -ENOMEM;
+				}
+				m->syms = v;
 			}
-			m->syms = v;
+			s.line = m->nr;
+			m->syms[m->nr++] = s;
 		}
-		s.line = m->nr;
-		m->syms[m->nr++] = s;
+		if (m->nr >= PERFMAP_MAX_SYMS || total >= PERFMAP_MAX_BYTES) {
+			m->truncated = true;
+			break;
+		}
 	}
-	free(line);
-	qsort(m->syms, m->nr, sizeof(*m->syms), sym_cmp);
+	if (m->nr)	/* qsort(NULL, 0) is undefined */
+		qsort(m->syms, m->nr, sizeof(*m->syms), sym_cmp);
 	m->max_end = calloc(m->nr ? m->nr : 1, sizeof(*m->max_end));
 	if (!m->max_end)
 		return -ENOMEM;
@@ -75,22 +96,58 @@ int perfmap_parse(struct perfmap *m, FILE *f)
 	return 0;
 }
 
-int perfmap_load(struct perfmap *m, const char *path, char *err, size_t errlen)
+static bool owner_ok(uid_t owner, const uid_t *uids, size_t nr)
+{
+	if (owner == 0)
+		return true;
+	for (size_t i = 0; i < nr; i++)
+		if (uids[i] == owner)
+			return true;
+	return false;
+}
+
+int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen)
 {
 	struct stat st;
 	FILE *f;
-	int r;
+	int fd, r;
 
 	memset(m, 0, sizeof(*m));
-	f = fopen(path, "re");
-	if (!f) {
+	/* no link followed, no block on a FIFO planted there */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		r = -errno;
-		err_set(err, errlen, "open %s: %s", path, strerror(-r));
+		err_set(err, errlen, "open %s: %s", path, r == -ELOOP ? "a symbolic link (not followed)" : strerror(-r));
 		return r;
 	}
-	if (fstat(fileno(f), &st) == 0) {
-		m->file_size = st.st_size;
-		m->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	if (fstat(fd, &st)) {
+		r = -errno;
+		err_set(err, errlen, "%s: %s", path, strerror(-r));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err_set(err, errlen, "%s: not a regular file", path);
+		r = -EINVAL;
+		goto fail;
+	}
+	if (!owner_ok(st.st_uid, uids, nr)) {
+		err_set(err, errlen, "%s: owned by uid %u, neither the process' user nor root", path,
+			(unsigned int)st.st_uid);
+		r = -EPERM;
+		goto fail;
+	}
+	if (st.st_size > PERFMAP_MAX_BYTES) {
+		err_set(err, errlen, "%s: %lld MiB, larger than the %lld MiB a perf map may have", path,
+			(long long)st.st_size >> 20, PERFMAP_MAX_BYTES >> 20);
+		r = -EFBIG;
+		goto fail;
+	}
+	m->file_size = st.st_size;
+	m->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	f = fdopen(fd, "re");
+	if (!f) {
+		r = -errno;
+		goto fail;
 	}
 	m->path = strdup(path);
 	r = m->path ? perfmap_parse(m, f) : -ENOMEM;
@@ -99,6 +156,9 @@ int perfmap_load(struct perfmap *m, const char *path, char *err, size_t errlen)
 		err_set(err, errlen, "%s: out of memory", path);
 		perfmap_free(m);
 	}
+	return r;
+fail:
+	close(fd);
 	return r;
 }
 

@@ -336,7 +336,7 @@ int procmaps_open_file(int pid, const char *path, int flags, char *err, size_t e
 		err_set(err, errlen, "%s: path too long", path);
 		return ret;
 	}
-	fd = open(full, flags | O_RDONLY | O_CLOEXEC);
+	fd = open(full, flags | O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* a FIFO planted there never blocks */
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EACCES || ret == -EPERM)

@@ -87,7 +87,7 @@ const char *procmaps_kind_str(const struct procmaps_entry *e);
 int procmaps_root_path(int pid, const char *path, char *buf, size_t buflen);
 
 /*
- * open() a file mapped by pid through /proc/PID/root (O_RDONLY|O_CLOEXEC is
+ * open() a file mapped by pid through /proc/PID/root (O_RDONLY|O_NONBLOCK|O_NOCTTY|O_CLOEXEC is
  * added to flags). Returns the fd or a negative errno with err filled.
  */
 int procmaps_open_file(int pid, const char *path, int flags, char *err, size_t errlen);

@@ -15,8 +15,6 @@
 #include "uprobes_loader.h"
 #include "version.h"
 
-#define TMABPF_SCHEMA 1
-
 struct report;
 /* Writes the TMA object (key "tma") for one set of sums; NULL when TMA is off. */
 typedef void (*report_tma_fn)(const struct report *r, const struct thread_stats *s, struct json *j);
@@ -88,8 +86,8 @@ void report_offcpu_text(const struct report *r, FILE *f, int top);
 void report_memsamples_json(const struct report *r, struct json *j);
 void report_memsamples_text(const struct report *r, FILE *f, int top);
 
-/* The --json report (schema 1, see README "Report contract"). */
-int report_json_write(const struct report *r, const char *path, char *err, size_t errlen);
+/* The --json report (schema 1, see README "Report contract") to f; write errors stay in f (outfile_commit). */
+void report_json_write(const struct report *r, FILE *f);
 /* Any event multiplexed (running < enabled) in any thread. */
 void report_events_scaled(const struct report *r, bool *scaled);
 

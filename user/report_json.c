@@ -95,6 +95,8 @@ static void write_threads(const struct report *r, struct json *j)
 
 	json_arr_begin(j, "threads");
 	for (size_t i = 0; i < n; i++) {
+		if (thread_is_folded(all[i]))
+			continue;	/* in "processes" and "folded" */
 		json_obj_begin(j, NULL);
 		json_u64(j, "pid", all[i]->pid);
 		json_u64(j, "tid", all[i]->tid);
@@ -125,6 +127,29 @@ static void write_processes(const struct report *r, struct json *j)
 	free(procs);
 }
 
+/* Exited threads no longer kept one by one (thread_table.h): how many, and the per-comm sums
+ * of the processes folded too. */
+static void write_folded(const struct report *r, struct json *j)
+{
+	const struct thread_table *tt = r->tt;
+
+	json_obj_begin(j, "folded");
+	json_u64(j, "threads", tt->threads_folded);
+	json_u64(j, "processes", tt->procs_folded);
+	json_u64(j, "max_exited_threads", tt->max_exited);
+	json_u64(j, "max_folded", tt->max_folded);
+	json_arr_begin(j, "comms");
+	for (size_t i = 0; i < tt->n_fcomm; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "threads", tt->fcomm[i].threads);
+		json_u64(j, "processes", tt->fcomm[i].procs);
+		write_sums(r, &tt->fcomm[i].s, j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
 static void write_self(const struct report *r, struct json *j)
 {
 	const struct self_stats *s = &r->self;
@@ -151,20 +176,16 @@ static void write_self(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-int report_json_write(const struct report *r, const char *path, char *err, size_t errlen)
+void report_json_write(const struct report *r, FILE *f)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	struct json j;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot write JSON report '%s': %s", path, strerror(errno));
-		return -errno;
-	}
 	json_init(&j, f, true);
 	json_obj_begin(&j, NULL);
 	write_header(r, &j);
 	write_threads(r, &j);
 	write_processes(r, &j);
+	write_folded(r, &j);
 	report_functions_json(r, &j);
 	report_samples_json(r, &j);
 	report_offcpu_json(r, &j);
@@ -176,9 +197,4 @@ int report_json_write(const struct report *r, const char *path, char *err, size_
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_end(&j);
-	if (f != stdout && fclose(f)) {
-		snprintf(err, errlen, "writing JSON report '%s': %s", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
 }

@@ -6,6 +6,7 @@
  *   (exits via ring buffer, -I summaries) -> detach -> drain -> reports.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "events.h"
 #include "host.h"
 #include "memsamples.h"
+#include "outfile.h"
 #include "offcpu.h"
 #include "tma.h"
 #include "tma_env.h"
@@ -46,20 +48,51 @@
 #define POLL_MS 50
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_tty;	/* the terminal sent it: its whole process group got it */
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	stop_signal = sig;
+	stop_from_tty = info && info->si_code == SI_KERNEL;
 }
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);	/* a file size limit is a write error (EFBIG), said like any other */
+}
+
+/*
+ * SIGINT or SIGTERM in -- COMMAND mode: profiling has stopped (within one poll) and the report is
+ * written without waiting for the command.  The signal is passed on to the command, as perf record
+ * does (it sends SIGTERM), unless it came from the terminal, which sent it to the command too.
+ * The command's exit status is returned when it ends within STOP_GRACE_MS, else it is left running,
+ * said so, and the exit status is 128 + the signal.
+ */
+#define STOP_GRACE_MS 2000
+
+static void forward_stop(struct target *t)
+{
+	if (!t->child || t->child_reaped || !stop_signal)
+		return;
+	if (!stop_from_tty && kill(t->child, stop_signal) == 0)
+		fprintf(stderr, "tmabpf: %s: profiling stopped, the signal passed on to the command (pid %d)\n",
+			stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t->child);
+}
+
+static int command_exit_code(struct target *t)
+{
+	if (stop_signal && !t->child_reaped && target_wait(t, STOP_GRACE_MS)) {
+		fprintf(stderr, "tmabpf: the command (pid %d) is still running %d ms after %s; it is left running\n",
+			t->child, STOP_GRACE_MS, stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+		return 128 + stop_signal;
+	}
+	return target_exit_code(t);
 }
 
 static bool libbpf_verbose;
@@ -122,6 +155,7 @@ struct run_state {
 	bool loaded;
 	char tma_off[256];		/* why the planned TMA is not shown (zero_counts_tma) */
 	struct trace_run *trace;	/* --trace; NULL when off */
+	struct outfile json_out, folded_out;	/* --json, --folded: opened before the run */
 	const struct run_mode *mode;	/* NULL: profiling run */
 };
 
@@ -295,6 +329,7 @@ static int setup_bpf(struct run_state *st)
 		return r == -E2BIG ? EXIT_USAGE : 1;	/* a group that cannot fit: bad -e for this host */
 	}
 	thread_table_init(&st->tt, st->evs.n);
+	thread_table_set_limits(&st->tt, st->o->max_exited, THREAD_TABLE_MAX_FOLDED);
 	*cfg = (struct threads_cfg){
 		.filter = st->o->system_wide ? FILTER_ALL : st->o->target.nr_tids ? FILTER_TID : FILTER_TGID,
 		.follow_fork = st->o->follow_fork,
@@ -717,6 +752,10 @@ static int finish(struct run_state *st, const char *why)
 			 st->rep.self.stat[STAT_THREADS_FULL]);
 	if (st->rep.self.stat[STAT_EXIT_DROPS])
 		warn_add("%llu exited threads' final sums lost (ring buffer full)", st->rep.self.stat[STAT_EXIT_DROPS]);
+	if (st->tt.threads_folded)
+		warn_add("%llu exited threads folded into their processes' sums (the latest %zu are kept one by one; "
+			 "--max-exited)%s", st->tt.threads_folded, st->tt.max_exited, st->tt.procs_folded ?
+			 ", and the oldest processes' into per-comm sums (JSON \"folded\")" : "");
 	if (st->rep.self.stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)",
 			 st->rep.self.stat[STAT_PIDS_FULL]);
@@ -742,15 +781,25 @@ static int finish(struct run_state *st, const char *why)
 		st->rep.mem = &st->mem.res;
 	if (st->offcpu && offcpu_collect(&st->off, st->sampling ? &st->samp.folded : &st->off_folded) == 0)
 		st->rep.offcpu = &st->off.res;
-	if (st->o->folded_path && folded_write_path(st->sampling ? &st->samp.folded : &st->off_folded,
-						     st->o->folded_path, err, sizeof(err))) {
-		die_msg("%s", err);
-		rc = 1;
+	if (outfile_is_open(&st->folded_out)) {
+		if (folded_write(st->sampling ? &st->samp.folded : &st->off_folded, st->folded_out.f))
+			st->folded_out.write_errno = ENOMEM;
+		if (outfile_commit(&st->folded_out, err, sizeof(err))) {
+			die_msg("%s", err);
+			rc = 1;
+		}
 	}
 	if (!st->o->quiet)
 		report_text_final(&st->rep, stdout, st->o->top);
-	if (st->o->json_path && report_json_write(&st->rep, st->o->json_path, err, sizeof(err))) {
-		die_msg("%s", err);
+	if (outfile_is_open(&st->json_out)) {
+		report_json_write(&st->rep, st->json_out.f);
+		if (outfile_commit(&st->json_out, err, sizeof(err))) {
+			die_msg("%s", err);
+			rc = 1;
+		}
+	}
+	if ((fflush(stdout) || ferror(stdout)) && !rc) {
+		die_msg("writing the report to standard output failed: %s", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	return rc;
@@ -774,6 +823,8 @@ static void cleanup(struct run_state *st)
 	maps_watch_free(&st->watch);
 	trace_run_free(st->trace);	/* before the ring buffer it reads goes */
 	st->trace = NULL;
+	outfile_abort(&st->json_out);	/* no-op once committed */
+	outfile_abort(&st->folded_out);
 	if (st->loaded)
 		threads_destroy(&st->prog);
 	perf_counters_close(&st->pc);
@@ -804,6 +855,9 @@ static int run_mode_loop(struct run_state *st)
 
 int run_profile(struct options *o)
 {
+	/* the snapshots of every interval come and go as mmaps: a long run's heap does not ratchet up
+	 * to its largest working set (the daemon does the same) */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	return run_with_mode(o, NULL);
 }
 
@@ -850,14 +904,14 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		uprobe_set_free(&st.uset);
 		return r;
 	}
-	if (o->trace_path && trace_run_open(&st.trace, o->trace_path, err, sizeof(err))) {
-		die_msg("%s", err);
-		uprobe_set_free(&st.uset);
-		return EXIT_USAGE;
-	}
-	if (o->target.argv && target_spawn(&o->target, err, sizeof(err))) {
-		die_msg("%s", err);
-		trace_run_free(st.trace);
+	if ((o->json_path && outfile_open(&st.json_out, "--json", o->json_path, OUTFILE_AT_END, o->out_mode,
+					  err, sizeof(err))) ||
+	    (o->folded_path && outfile_open(&st.folded_out, "--folded", o->folded_path, OUTFILE_AT_END, o->out_mode,
+					    err, sizeof(err))) ||
+	    (o->trace_path && trace_run_open(&st.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
+	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
+		die_msg("%s", err);	/* outputs are opened before the run: no data is lost at its end */
+		cleanup(&st);
 		return EXIT_USAGE;
 	}
 	host_info_read(&st.host);
@@ -895,14 +949,16 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	watch_maps(&st);
 	why = wait_loop(&st);
 	st.rep.run_cpu_ns = view_self_cpu_ns() - st.rep.setup_cpu_ns;	/* draining and reports are after */
-	if (o->target.child && !o->target.child_reaped && stop_signal)
-		target_exit_code(&o->target);	/* the command got the same signal: let it finish */
+	forward_stop(&o->target);
 	r = finish(&st, why);
 	cleanup(&st);
-	if (o->target.child && !o->target.child_reaped && !target_gone(&o->target))
+	if (o->target.child && !o->target.child_reaped && !stop_signal && !target_gone(&o->target))
 		fprintf(stderr, "tmabpf: profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
 			"stops it\n", why, (int)o->target.child);
-	if (o->target.child)
-		return r ? r : target_exit_code(&o->target);
+	if (o->target.child) {
+		int code = command_exit_code(&o->target);
+
+		return r ? r : code;
+	}
 	return r;
 }

@@ -47,6 +47,9 @@ struct sym_proc {
 	int pm_state;		/* perf map: 0 not tried, 1 loaded, -1 none (looked for again after 100 ms) */
 	long long pm_checked_ns;
 	struct perfmap pm;
+	bool pm_warned;		/* a perf map refused (FIFO, another user's, too big): said once */
+	uid_t uids[4];		/* real, effective, saved, fs: a perf map must be theirs (or root's) */
+	size_t nr_uids;
 	const char *pm_module;	/* "perf-PID.map" */
 };
 
@@ -228,15 +231,18 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	return (int)s->nr_mods++;
 }
 
-static struct elfsyms *elf_load(const char *path)
+static struct elfsyms *elf_load(const char *path, const char *shown)
 {
 	struct elfsyms *e = calloc(1, sizeof(*e));
+	int r;
 
-	if (e && elfsyms_load(path, e, NULL, 0)) {
-		free(e);
-		e = NULL;
-	}
-	return e;
+	if (!e || !(r = elfsyms_load(path, e, NULL, 0)))
+		return e;
+	if (r == -EAGAIN)
+		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
+			 "stay unnamed", shown);
+	free(e);
+	return NULL;
 }
 
 /* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
@@ -264,9 +270,9 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 			}
 		}
 	}
-	m->elf = elf_load(path);
+	m->elf = elf_load(path, m->path);
 	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
-		m->debug = elf_load(dbg);
+		m->debug = elf_load(dbg, dbg);
 done:
 	if (m->fd >= 0) {
 		close(m->fd);	/* symbols are in memory now */
@@ -292,6 +298,26 @@ static struct sym_proc *proc_find(struct symbolizer *s, int pid, size_t *pos)
 	if (pos)
 		*pos = lo;
 	return lo < s->nr_procs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
+}
+
+/* The process' uids, from /proc/PID/status (none when it is gone: only root's perf maps are read). */
+static void proc_uids(struct sym_proc *p)
+{
+	char path[64], line[256];
+	unsigned int u[4];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
+			for (int i = 0; i < 4; i++)
+				p->uids[i] = u[i];
+			p->nr_uids = 4;
+			break;
+		}
+	fclose(f);
 }
 
 /*
@@ -370,6 +396,7 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	memmove(&s->procs[pos + 1], &s->procs[pos], (s->nr_procs - pos) * sizeof(*s->procs));
 	s->procs[pos] = p;
 	s->nr_procs++;
+	proc_uids(p);
 	proc_snapshot(s, p, true);
 	return p;
 }
@@ -403,13 +430,25 @@ static const struct perfmap_sym *jit_lookup(struct sym_proc *p, uint64_t addr)
 	if (p->pm_state == -1 && mono_ns() - p->pm_checked_ns > REREAD_NS)
 		p->pm_state = 0;	/* JIT engines create the file when they first compile */
 	if (p->pm_state == 0) {
+		char err[512];
+		int r;
+
 		p->pm_checked_ns = mono_ns();
 		/* the process' own /tmp first (containers), then ours (after it exited) */
 		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
-		p->pm_state = perfmap_load(&p->pm, path, NULL, 0) == 0 ? 1 : -1;
-		if (p->pm_state < 0) {
+		r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
+		if (r == -ENOENT || r == -ESRCH) {
 			snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->pid);
-			p->pm_state = perfmap_load(&p->pm, path, NULL, 0) == 0 ? 1 : -1;
+			r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
+		}
+		p->pm_state = r ? -1 : 1;
+		if (r && r != -ENOENT && r != -ESRCH && !p->pm_warned) {
+			warn_add("perf map of pid %d ignored: %s", p->pid, err);
+			p->pm_warned = true;
+		} else if (!r && p->pm.truncated && !p->pm_warned) {
+			warn_add("perf map %s: only its first %u regions (or %lld MiB) are used", path, PERFMAP_MAX_SYMS,
+				 PERFMAP_MAX_BYTES >> 20);
+			p->pm_warned = true;
 		}
 	}
 	return p->pm_state == 1 ? perfmap_lookup(&p->pm, addr) : NULL;

@@ -52,24 +52,67 @@ static bool proc_exists(pid_t id)
 	return access(path, F_OK) == 0;
 }
 
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+/* A zombie or a kernel thread has nothing to profile: say which, instead of an empty report. */
+static int check_profilable(pid_t id, const char *what, char *err, size_t errlen)
+{
+	char path[64], buf[1024], state;
+	unsigned long flags;
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* gone: said by the caller's existence check */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "pid (comm) S ppid pgrp session tty tpgid flags ...": comm may hold anything, the last ')' ends it */
+	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;
+	if (state == 'Z' || state == 'X') {
+		snprintf(err, errlen, "%s %d is a zombie: it has exited (its parent has not reaped it yet), nothing "
+			 "is left to profile", what, id);
+		return -ESRCH;
+	}
+	if (flags & PF_KTHREAD) {
+		snprintf(err, errlen, "%s %d is a kernel thread: tmabpf profiles user processes (-a counts every "
+			 "thread, kernel threads included)", what, id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int target_check(struct target *t, char *err, size_t errlen)
 {
+	int r;
+
 	for (int i = 0; i < t->nr_pids; i++) {
 		if (!proc_exists(t->pids[i]) || (kill(t->pids[i], 0) == -1 && errno == ESRCH)) {
 			snprintf(err, errlen, "no such process: %d (check with 'ps -p %d')", t->pids[i], t->pids[i]);
 			return -ESRCH;
 		}
+		if ((r = check_profilable(t->pids[i], "process", err, errlen)))
+			return r;
 		t->pidfds[i] = (int)syscall(SYS_pidfd_open, t->pids[i], 0);
 		if (t->pidfds[i] < 0 && errno == ESRCH) {
 			snprintf(err, errlen, "no such process: %d", t->pids[i]);
 			return -ESRCH;
 		}
 	}
-	for (int i = 0; i < t->nr_tids; i++)
+	for (int i = 0; i < t->nr_tids; i++) {
 		if (!proc_exists(t->tids[i])) {
 			snprintf(err, errlen, "no such thread: %d (list threads with 'ls /proc/PID/task')", t->tids[i]);
 			return -ESRCH;
 		}
+		if ((r = check_profilable(t->tids[i], "thread", err, errlen)))
+			return r;
+	}
 	return 0;
 }
 
@@ -232,6 +275,20 @@ int target_exit_code(struct target *t)
 	if (WIFSIGNALED(t->child_status))
 		return 128 + WTERMSIG(t->child_status);
 	return 1;
+}
+
+int target_wait(struct target *t, int timeout_ms)
+{
+	for (int waited = 0; t->child && !t->child_reaped; waited += 10) {
+		if (waitpid(t->child, &t->child_status, WNOHANG) == t->child) {
+			t->child_reaped = true;
+			break;
+		}
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+	return 0;
 }
 
 void target_abort(struct target *t)

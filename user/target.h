@@ -34,6 +34,8 @@ int target_release(struct target *t, char *err, size_t errlen);
 bool target_gone(struct target *t);
 /* Exit code to return: the command's, passed through (128+signal when killed). */
 int target_exit_code(struct target *t);
+/* Reap the command if it ends within timeout_ms: 0, or -ETIMEDOUT (left running). */
+int target_wait(struct target *t, int timeout_ms);
 /* Kill and reap a command that was spawned but never released. */
 void target_abort(struct target *t);
 void target_describe(const struct target *t, char *buf, size_t len);

@@ -15,7 +15,7 @@ static unsigned long long mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int trace_run_open(struct trace_run **out, const char *path, char *err, size_t errlen)
+int trace_run_open(struct trace_run **out, const char *path, mode_t mode, char *err, size_t errlen)
 {
 	struct trace_run *t = calloc(1, sizeof(*t));
 	int r;
@@ -26,7 +26,7 @@ int trace_run_open(struct trace_run **out, const char *path, char *err, size_t e
 		return -ENOMEM;
 	}
 	/* the origin precedes every attach, so no timestamp is negative */
-	r = trace_writer_open(&t->w, path, mono_ns(), err, errlen);
+	r = trace_writer_open(&t->w, path, mode, mono_ns(), err, errlen);
 	if (r) {
 		free(t);
 		return r;

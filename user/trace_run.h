@@ -30,8 +30,8 @@ struct trace_run {
 	unsigned long long next_ns;
 };
 
-/* Create the file (a bad path is the caller's exit 2).  0 or -errno with one line in err. */
-int trace_run_open(struct trace_run **out, const char *path, char *err, size_t errlen);
+/* Create the file with mode (see outfile.h; a bad path is the caller's exit 2).  0 or -errno with one line in err. */
+int trace_run_open(struct trace_run **out, const char *path, mode_t mode, char *err, size_t errlen);
 /* Size of the span ring buffer (TMABPF_TEST_TRACE_RING=BYTES shrinks it for tests). */
 unsigned int trace_run_ring_bytes(void);
 /* Spans: drain the uprobes' trace ring (map_fd) through the run's ring buffer rb. */

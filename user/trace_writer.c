@@ -43,26 +43,17 @@ static void put_str(struct json *j, const char *key, const char *s)
 	free(c);
 }
 
-static void note_error(struct trace_writer *w)
-{
-	if (!w->write_errno && ferror(w->f))
-		w->write_errno = errno ? errno : EIO;
-}
-
-int trace_writer_open(struct trace_writer *w, const char *path, unsigned long long origin_ns,
+int trace_writer_open(struct trace_writer *w, const char *path, mode_t mode, unsigned long long origin_ns,
 		      char *err, size_t errlen)
 {
+	int r;
+
 	memset(w, 0, sizeof(*w));
 	w->origin_ns = origin_ns;
-	w->f = fopen(path, "w");
-	if (!w->f) {
-		int e = errno;
-
-		err_set(err, errlen, "--trace %s: cannot create the file: %s (choose a writable path)", path,
-			strerror(e));
-		return -e;
-	}
-	w->path = strdup(path);
+	r = outfile_open(&w->out, "--trace", path, OUTFILE_STREAM, mode, err, errlen);
+	if (r)
+		return r;
+	w->f = w->out.f;
 	w->open = true;
 	json_init(&w->j, w->f, false);
 	json_obj_begin(&w->j, NULL);
@@ -163,32 +154,18 @@ void trace_writer_thread_name(struct trace_writer *w, unsigned int pid, unsigned
 
 void trace_writer_flush(struct trace_writer *w)
 {
-	if (!w->open)
-		return;
-	if (fflush(w->f))
-		w->write_errno = w->write_errno ? w->write_errno : errno;
-	note_error(w);
+	if (w->open)
+		outfile_flush(&w->out, NULL, 0);	/* a failure is kept and said at close */
 }
 
 int trace_writer_close(struct trace_writer *w, char *err, size_t errlen)
 {
-	int e;
-
 	if (!w->open)
 		return 0;
 	json_arr_end(&w->j);
 	json_obj_end(&w->j);
 	json_end(&w->j);
-	note_error(w);
-	if (fclose(w->f) && !w->write_errno)
-		w->write_errno = errno ? errno : EIO;
 	w->f = NULL;
 	w->open = false;
-	e = w->write_errno;
-	if (e)
-		err_set(err, errlen, "--trace %s: writing failed: %s (the file is incomplete)", w->path ? w->path : "",
-			strerror(e));
-	free(w->path);
-	w->path = NULL;
-	return e ? -e : 0;
+	return outfile_commit(&w->out, err, errlen);
 }

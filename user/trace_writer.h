@@ -18,20 +18,21 @@
 #define TMABPF_TRACE_WRITER_H
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "json.h"
+#include "outfile.h"
 
 struct trace_writer {
-	FILE *f;
-	char *path;
+	FILE *f;			/* out.f while open */
+	struct outfile out;
 	struct json j;
 	unsigned long long origin_ns;	/* CLOCK_MONOTONIC of ts 0 */
 	unsigned long long events;	/* written so far */
-	int write_errno;		/* first failed write, 0 when none */
 	bool open;
 };
 
-/* Create path and write the header.  0, or -errno with one line in err. */
-int trace_writer_open(struct trace_writer *w, const char *path, unsigned long long origin_ns,
+/* Create path (file mode: mode; see outfile.h) and write the header.  0, or -errno with one line in err. */
+int trace_writer_open(struct trace_writer *w, const char *path, mode_t mode, unsigned long long origin_ns,
 		      char *err, size_t errlen);
 /* Begin one event: ph, ts, pid, tid (tid < 0: none), name, cat (NULL: none).
  * The caller may add keys with json_*() (e.g. an "args" object), then ends it. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #define TMABPF_VERSION "0.1.0"	/* debian/changelog carries the same (tests/test_package.py) */
+#define TMABPF_SCHEMA 1		/* the JSON report's schema (report_json.c; read back by diff_report.c) */
 
 /* 'git describe --always --dirty --tags' of the source at build time, "unknown" outside git */
 const char *version_git(void);

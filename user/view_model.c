@@ -326,7 +326,7 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	h->lost = st->stat[STAT_EXIT_DROPS];
 	h->read_errors = st->stat[STAT_READ_ERRORS];
 	h->threads_live = r->tt->n_live;
-	h->threads_seen = r->tt->n_live + r->tt->n_exited;
+	h->threads_seen = r->tt->n_live + r->tt->n_exited + r->tt->threads_folded;
 	h->nfuncs = r->uset ? r->uset->nr_funcs : 0;
 	h->nlibs = r->uset ? r->uset->nr_libs : 0;
 	h->uprobe_ns_per_hit = r->uprobe_run_cnt ? (double)r->uprobe_run_ns / r->uprobe_run_cnt : 0.0;
@@ -359,6 +359,8 @@ static void period_from(struct view *v, const struct report *r, struct thread_st
 		thread_stats_add(&v->run_total, &cur[i], nev);
 		if (p && p->exited)
 			continue;	/* shown in the period it exited in */
+		if (thread_is_folded(&cur[i]) && (!v->whole_run || !cur[i].pid))
+			continue;	/* its threads were shown when they exited; the run's processes have it */
 		thread_stats_sub(&v->td[v->ntd], &cur[i], p, nev);
 		thread_stats_add(&v->total, &v->td[v->ntd], nev);
 		v->ntd++;
@@ -848,7 +850,8 @@ void view_build(struct view *v)
 		v->tab[k].nrows = v->tab[k].total = 0;
 	t = &v->tab[VM_THREADS];
 	for (size_t i = 0; i < v->ntd; i++)
-		sums_row(v, t, &v->td[i], v->td[i].tid, i, 1);
+		if (!thread_is_folded(&v->td[i]))	/* (in its process' row) */
+			sums_row(v, t, &v->td[i], v->td[i].tid, i, 1);
 	t = &v->tab[VM_PROCS];
 	for (size_t i = 0; i < v->npd; i++)
 		sums_row(v, t, &v->pd[i].d, -1, i, v->pd[i].nthreads);

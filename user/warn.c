@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,20 @@
 
 static char *warnings[WARN_MAX];
 static size_t nwarnings;
+static bool quiet;
+
+void warn_quiet(void)
+{
+	quiet = true;
+}
+
+/* One line, whatever a file or an argument put in the text: control bytes become '?'. */
+static void one_line(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
 
 void warn_add(const char *fmt, ...)
 {
@@ -16,7 +31,9 @@ void warn_add(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "tmabpf: %s\n", buf);
+	one_line(buf);
+	if (!quiet)
+		fprintf(stderr, "tmabpf: %s\n", buf);
 	if (nwarnings < WARN_MAX)
 		warnings[nwarnings++] = strdup(buf);
 }
@@ -26,13 +43,15 @@ const char *warn_get(size_t i) { return i < nwarnings ? warnings[i] : NULL; }
 
 void die_msg(const char *fmt, ...)
 {
+	char buf[2048];
 	va_list ap;
 
-	fputs("tmabpf: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	one_line(buf);
+	if (!quiet)
+		fprintf(stderr, "tmabpf: error: %s\n", buf);
 }
 
 void err_set(char *err, size_t errlen, const char *fmt, ...)

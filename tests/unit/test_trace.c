@@ -78,7 +78,7 @@ static void test_spans(void)
 	char *doc;
 
 	close(fd);
-	check(trace_writer_open(&w, path, 0, err, sizeof(err)) == 0, "writer opens %s", path);
+	check(trace_writer_open(&w, path, 0600, 0, err, sizeof(err)) == 0, "writer opens %s", path);
 	trace_spans_init(&s, &w, &uset);
 	/* nested call */
 	rec(&s, 100, 0, 0, TRACE_ENTRY, 1000);
@@ -205,7 +205,7 @@ static void test_tracks(void)
 				}
 	}
 	thread_table_set_live(&tt, live, 2);
-	check(trace_writer_open(&w, path, 0, err, sizeof(err)) == 0, "writer opens");
+	check(trace_writer_open(&w, path, 0600, 0, err, sizeof(err)) == 0, "writer opens");
 	trace_tracks_init(&tr, &w, &el, tma_hook, &plan, 1000000000ULL);
 	trace_tracks_sample(&tr, &tt, 2000000000ULL);	/* interval [1 s, 2 s] */
 	trace_tracks_sample(&tr, &tt, 3000000000ULL);	/* nothing changed */
@@ -243,7 +243,7 @@ static void test_bad_path(void)
 	struct trace_writer w;
 	char err[256];
 
-	check(trace_writer_open(&w, "/nonexistent-dir/x.json", 0, err, sizeof(err)) < 0 &&
+	check(trace_writer_open(&w, "/nonexistent-dir/x.json", 0600, 0, err, sizeof(err)) < 0 &&
 	      strstr(err, "--trace /nonexistent-dir/x.json") && strstr(err, "No such file"), "bad path: %s", err);
 	check(trace_writer_close(&w, err, sizeof(err)) == 0, "closing a writer never opened is a no-op");
 }
