@@ -286,7 +286,10 @@ static int listen_on(const char *spec, struct daemon_http *h, char *err, size_t 
 	setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ss.ss_family == AF_INET6)
 		setsockopt(h->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(h->fd, (struct sockaddr *)&ss, alen) || listen(h->fd, 512))
+	/* a deep accept queue (the kernel caps it at net.core.somaxconn): with a shallow one, a
+	 * flood of reconnecting clients overflows it, the scraper's SYN is dropped and its connect
+	 * waits for the retransmission, 1 s later */
+	if (bind(h->fd, (struct sockaddr *)&ss, alen) || listen(h->fd, 65535))
 		goto fail;
 	len = sizeof(ss);
 	if (getsockname(h->fd, (struct sockaddr *)&ss, &len))
