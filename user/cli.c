@@ -122,7 +122,7 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		die_msg("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
+		err_print("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = (int)v;
@@ -141,11 +141,11 @@ int cli_getopt_error(int c, char **argv, const char *where, const char *help)
 	if (!is_long)
 		arg = shrt;
 	if (c == ':')
-		die_msg("%soption '%.*s' needs a value (see '%s')", where, len, arg, help);
+		err_print("%soption '%.*s' needs a value (see '%s')", where, len, arg, help);
 	else if (is_long && optopt)
-		die_msg("%soption '%.*s' takes no value (see '%s')", where, len, arg, help);
+		err_print("%soption '%.*s' takes no value (see '%s')", where, len, arg, help);
 	else
-		die_msg("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
+		err_print("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
 	return EXIT_USAGE;
 }
 
@@ -162,7 +162,7 @@ static int parse_duration(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
-		die_msg("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
+		err_print("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -216,7 +216,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_VERBOSE: o->verbose = true; return 0;
 	case OPT_UPROBE:
 		if (o->nr_uprobe_specs >= 16) {
-			die_msg("too many --uprobe options (at most 16)");
+			err_print("too many --uprobe options (at most 16)");
 			return EXIT_USAGE;
 		}
 		o->uprobe_specs[o->nr_uprobe_specs++] = optarg;
@@ -226,7 +226,7 @@ static int parse_one(int c, struct options *o)
 
 		o->max_rate = strtod(optarg, &end);
 		if (*end || end == optarg || !(o->max_rate > 0)) {
-			die_msg("bad --max-rate '%s': expected calls per second > 0", optarg);
+			err_print("bad --max-rate '%s': expected calls per second > 0", optarg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -245,7 +245,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_MEM_SAMPLES:
 		o->mem_source = optarg ? optarg : "pmu";
 		if (!mem_event_source_ok(o->mem_source)) {
-			die_msg("bad --mem-samples source '%s': expected pmu or page-faults", optarg);
+			err_print("bad --mem-samples source '%s': expected pmu or page-faults", optarg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -268,7 +268,7 @@ static int parse_one(int c, struct options *o)
 		return EXIT_USAGE;
 	}
 bad:
-	die_msg("%s", err);
+	err_print("%s", err);
 	return EXIT_USAGE;
 }
 
@@ -283,7 +283,7 @@ static bool optional_value_misplaced(const char *opt, const char *next)
 		if (strcmp(opt, opts[i]))
 			continue;
 		if (number || (i == 2 && mem_event_source_ok(next))) {
-			die_msg("%s %s: write the value as %s=%s (a separate '%s' would be run as the command; put "
+			err_print("%s %s: write the value as %s=%s (a separate '%s' would be run as the command; put "
 				"commands after --)", opt, next, opt, next, next);
 			return true;
 		}
@@ -309,13 +309,13 @@ int cli_parse(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		o->target.argv = &argv[optind];
 	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {
-		die_msg("choose one target: -p, -t, -a or -- COMMAND");
+		err_print("choose one target: -p, -t, -a or -- COMMAND");
 		return EXIT_USAGE;
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
 	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
-		die_msg("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
+		err_print("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -31,7 +31,7 @@ struct change {
 
 static int usage_error(const char *msg)
 {
-	die_msg("%s", msg);
+	err_print("%s", msg);
 	return EXIT_USAGE;
 }
 
@@ -165,7 +165,7 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 	/* a metric no row has is a typo: say so rather than pass */
 	for (int k = 0; k < nr; k++)
 		if (!(metric[k] = diff_metric_name(rows, rules[k].metric))) {
-			die_msg("budget '%s': no row of either report has metric '%s' (fields: oncpu_ns, offcpu_ns, "
+			err_print("budget '%s': no row of either report has metric '%s' (fields: oncpu_ns, offcpu_ns, "
 				"wall_ns, calls, ...; event names; tma_* nodes)", rules[k].text, rules[k].metric);
 			return EXIT_USAGE;
 		}
@@ -260,7 +260,7 @@ int cmd_diff(int argc, char **argv)
 				struct change *nc = realloc(ch, (cap = cap ? cap * 2 : 128) * sizeof(*nc));
 
 				if (!nc) {
-					die_msg("out of memory comparing the reports");
+					err_print("out of memory comparing the reports");
 					rc = 1;
 					goto out;
 				}

@@ -35,6 +35,7 @@
 #include "uprobes.skel.h"
 #include "uprobes_loader.h"
 #include "warn.h"
+#include "clock.h"
 
 #define POLL_MS 100
 #define SHED_AFTER 3		/* intervals over budget, uprobes dominating, before a function is detached */
@@ -67,13 +68,6 @@ static int poll_exits(struct daemon *D, int timeout_ms)
 	return D->tasks ? tasks_poll(D->tasks, timeout_ms) : threads_poll(D->env->prog, timeout_ms);
 }
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void on_exit_record(void *ctx, const struct thread_stats *s)
 {
@@ -211,7 +205,6 @@ static void update_budget(struct daemon *D, unsigned long long now)
 
 static void read_self_process(struct daemon_self *s)
 {
-	struct rusage ru;
 	unsigned long size, res;
 	FILE *f = fopen("/proc/self/statm", "r");
 	DIR *dir;
@@ -224,8 +217,7 @@ static void read_self_process(struct daemon_self *s)
 		}
 		fclose(f);
 	}
-	if (!getrusage(RUSAGE_SELF, &ru))
-		s->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	s->cpu_seconds = self_cpu_ns() / 1e9;
 	if ((dir = opendir("/proc/self/fd"))) {
 		int n = 0;
 
@@ -255,11 +247,9 @@ static void publish(struct daemon *D)
 		free(buf);
 	}
 	if (outfile_is_open(&D->jsonl)) {
-		struct timespec ts;
 		char err[512];
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		daemon_jsonl_write(D->jsonl.f, &v, ts.tv_sec + ts.tv_nsec / 1e9);
+		daemon_jsonl_write(D->jsonl.f, &v, unix_time_s());
 		if (outfile_flush(&D->jsonl, err, sizeof(err))) {
 			if (!D->jsonl_failed)
 				warn_add("%s", err);
@@ -325,7 +315,6 @@ static int loop(void *ctx, const struct run_env *env)
 				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100, .expire_ns = (unsigned long long)(d->expire_s * 1e9),
 				.resolve_cgroups = true };
 	unsigned long long start = mono_ns(), next, deadline;
-	struct timespec rt;
 	const char *why = "SIGTERM";
 
 	D->env = env;
@@ -333,15 +322,14 @@ static int loop(void *ctx, const struct run_env *env)
 		warn_add("cgroup paths unavailable: %s", D->agg.names.why);
 	D->agg_ready = true;
 	if (env->uprobes && agg_funcs_init(&D->funcs, env->uset->nr_funcs)) {
-		die_msg("out of memory for %d functions", env->uset->nr_funcs);
+		err_print("out of memory for %d functions", env->uset->nr_funcs);
 		return 1;
 	}
 	D->sampler = dsamp_open(&D->samp, env, d);
 	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? D->samp.hz : 0, d->min_sample_hz);
 	D->self.budget = &D->budget;
 	D->self.sampling = D->sampler != NULL;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	D->self.start_time = rt.tv_sec + rt.tv_nsec / 1e9;
+	D->self.start_time = unix_time_s();
 	refresh(D);
 	fprintf(stderr, "tmabpf: %s\n", D->acct.line);
 	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads %s %d\n",
@@ -397,13 +385,13 @@ int cmd_daemon(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	mallopt(M_ARENA_MAX, 2);
 	if (http_start(&D.http, d.listen, err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
 	}
 	if (d.jsonl_path && outfile_open(&D.jsonl, "--jsonl", d.jsonl_path, OUTFILE_APPEND, d.run.out_mode, err,
 					 sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		http_stop(D.http);
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
@@ -412,7 +400,7 @@ int cmd_daemon(int argc, char **argv)
 	r = D.acct.tasks ? daemon_tasks_run(&d.run, &mode, &D.tasks) : run_with_mode(&d.run, &mode);
 	http_stop(D.http);
 	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		r = r ? r : 1;
 	}
 	if (D.agg_ready)

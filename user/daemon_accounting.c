@@ -73,7 +73,7 @@ int accounting_choose(const struct daemon_opts *d, struct accounting_choice *c)
 			return 0;
 		}
 		if (need) {
-			die_msg("--accounting=tasks: %s%s; tasks mode derives only %s (use --accounting=switch or auto)",
+			err_print("--accounting=tasks: %s%s; tasks mode derives only %s (use --accounting=switch or auto)",
 				need == what ? what : need, need == what ? " needs sched_switch counter deltas" : "",
 				task_acct_derivable());
 			return EXIT_USAGE;
@@ -123,11 +123,11 @@ int daemon_tasks_run(struct options *o, const struct run_mode *m, struct tasks_p
 	libbpf_set_print(libbpf_print);
 	memset(&evs, 0, sizeof(evs));
 	if (events_parse_list(o->events ? o->events : DEFAULT_SW_EVENTS, &evs, err, sizeof(err))) {
-		die_msg("-e: %s", err);
+		err_print("-e: %s", err);
 		return EXIT_USAGE;
 	}
 	if (host_check_privilege(err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return EXIT_USAGE;
 	}
 	host.pmu = events_host_has_pmu(host.pmu_why, sizeof(host.pmu_why));
@@ -149,7 +149,7 @@ int daemon_tasks_run(struct options *o, const struct run_mode *m, struct tasks_p
 	if (!r)
 		r = tasks_attach(&prog, err, sizeof(err));
 	if (r) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		tasks_destroy(&prog);
 		return r == -EINVAL && strstr(err, "derivable") ? EXIT_USAGE : 1;
 	}

@@ -103,7 +103,7 @@ static int cfg_line[DAEMON_MAX_CONFIG_ARGS + 1];
 
 static int bad(const char *what, const char *v, const char *want)
 {
-	die_msg("%sbad %s '%s': expected %s", where, what, v, want);
+	err_print("%sbad %s '%s': expected %s", where, what, v, want);
 	return EXIT_USAGE;
 }
 
@@ -120,7 +120,7 @@ static int parse_double(const char *s, const char *what, double lo, double hi, d
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= lo) || !(v <= hi)) {
-		die_msg("%sbad %s '%s': expected a number in [%g, %g]", where, what, s, lo, hi);
+		err_print("%sbad %s '%s': expected a number in [%g, %g]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -167,7 +167,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 		unsigned int len;
 
 		if (http_parse_listen(arg, &ss, &len, err, sizeof(err))) {
-			die_msg("%s%s", where, err);
+			err_print("%s%s", where, err);
 			return EXIT_USAGE;
 		}
 		d->listen = arg;
@@ -201,7 +201,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 		char err[256];
 
 		if (outfile_parse_mode(arg, &o->out_mode, err, sizeof(err))) {
-			die_msg("%s%s", where, err);
+			err_print("%s%s", where, err);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -220,7 +220,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case 'e': o->events = arg; return 0;
 	case OPT_UPROBE:
 		if (o->nr_uprobe_specs >= 16) {
-			die_msg("%stoo many --uprobe options (at most 16)", where);
+			err_print("%stoo many --uprobe options (at most 16)", where);
 			return EXIT_USAGE;
 		}
 		o->uprobe_specs[o->nr_uprobe_specs++] = arg;
@@ -255,7 +255,7 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config
 	}
 	where[0] = 0;
 	if (optind < argc) {
-		die_msg("%sunexpected argument '%s': the daemon is system-wide (see 'tmabpf daemon --help')", where,
+		err_print("%sunexpected argument '%s': the daemon is system-wide (see 'tmabpf daemon --help')", where,
 			argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -293,19 +293,19 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 	FILE *f;
 
 	if (fd < 0 || fstat(fd, &st)) {
-		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		err_print("--config: cannot read '%s': %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return EXIT_USAGE;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		die_msg("--config: '%s' is %s, expected a file of 'key = value' lines", path,
+		err_print("--config: '%s' is %s, expected a file of 'key = value' lines", path,
 			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		close(fd);
 		return EXIT_USAGE;
 	}
 	if (!(f = fdopen(fd, "r"))) {
-		die_msg("--config: cannot read '%s': %s", path, strerror(errno));
+		err_print("--config: cannot read '%s': %s", path, strerror(errno));
 		close(fd);
 		return EXIT_USAGE;
 	}
@@ -316,7 +316,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			die_msg("%s:%d: line too long", path, lineno);
+			err_print("%s:%d: line too long", path, lineno);
 			goto fail;
 		}
 		s = trim(line);
@@ -329,12 +329,12 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		}
 		key = trim(s);
 		if (!*key || !long_opt_named(key) || !strcmp(key, "config") || !strcmp(key, "help")) {
-			die_msg("%s:%d: expected 'key = value' with a long option name as key, got '%s'", path, lineno,
+			err_print("%s:%d: expected 'key = value' with a long option name as key, got '%s'", path, lineno,
 				key);
 			goto fail;
 		}
 		if (*nargs >= DAEMON_MAX_CONFIG_ARGS - 1) {
-			die_msg("%s:%d: too many lines (at most %d)", path, lineno, DAEMON_MAX_CONFIG_ARGS - 2);
+			err_print("%s:%d: too many lines (at most %d)", path, lineno, DAEMON_MAX_CONFIG_ARGS - 2);
 			goto fail;
 		}
 		if (asprintf(&arg, val ? "--%s=%s" : "--%s", key, val) < 0)
@@ -344,7 +344,7 @@ static int read_config(struct daemon_opts *d, const char *path, char **args, int
 		args[(*nargs)++] = arg;
 	}
 	if (ferror(f)) {
-		die_msg("--config: reading '%s': %s", path, strerror(errno));
+		err_print("--config: reading '%s': %s", path, strerror(errno));
 		goto fail;
 	}
 	fclose(f);

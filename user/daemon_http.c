@@ -13,6 +13,8 @@
 #include <microhttpd.h>
 #include "daemon_http.h"
 #include "prom.h"
+#include "warn.h"
+#include "clock.h"
 
 /* One open connection, in the order they came (oldest first).  Touched only by the serving
  * thread: libmicrohttpd runs there (no thread of its own), so a tracked fd is open. */
@@ -37,13 +39,6 @@ struct daemon_http {
 	struct http_counts counts;	/* guarded by lock */
 };
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
 			    "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
@@ -95,7 +90,7 @@ int http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, 
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "bad listen address '%s': expected IPV4:PORT or [IPV6]:PORT, e.g. %s or [::1]:9464",
+	err_set(err, errlen, "bad listen address '%s': expected IPV4:PORT or [IPV6]:PORT, e.g. %s or [::1]:9464",
 		 spec, HTTP_DEFAULT_LISTEN);
 	return -EINVAL;
 }
@@ -298,7 +293,7 @@ static int listen_on(const char *spec, struct daemon_http *h, char *err, size_t 
 	return 0;
 fail:
 	r = -errno;
-	snprintf(err, errlen, "cannot listen on %s: %s%s", spec, strerror(errno),
+	err_set(err, errlen, "cannot listen on %s: %s%s", spec, strerror(errno),
 		 errno == EADDRINUSE ? " (another exporter or tmabpf daemon? choose one with --listen ADDR:PORT)" :
 		 errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
 	return r;
@@ -326,7 +321,7 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
 				  on_connection, h, MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL, MHD_OPTION_END);
 	if (!h->mhd) {
-		snprintf(err, errlen, "libmicrohttpd could not start on %s", h->bound);
+		err_set(err, errlen, "libmicrohttpd could not start on %s", h->bound);
 		close(h->fd);
 		free(h);
 		return -EIO;
@@ -342,7 +337,7 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 	r = pthread_create(&h->thread, NULL, serve, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r) {
-		snprintf(err, errlen, "cannot start the HTTP thread: %s", strerror(r));
+		err_set(err, errlen, "cannot start the HTTP thread: %s", strerror(r));
 		MHD_stop_daemon(h->mhd);
 		free(h);
 		return -r;

@@ -16,17 +16,11 @@
 #include "samples.skel.h"
 #include "symbolize.h"
 #include "warn.h"
+#include "clock.h"
 
 #define OTHER "[other]"
 #define UNKNOWN "[unknown]"
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* ---- naming: a user symbolizer rebuilt now and then, a kernel one kept ---- */
 
@@ -134,12 +128,12 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 	s->top_functions = top_functions;
 	s->expire_ns = expire_ns;
 	if (top_functions > 0 && !(s->fns = calloc(top_functions, sizeof(*s->fns)))) {
-		snprintf(err, errlen, "out of memory for %d function slots", top_functions);
+		err_set(err, errlen, "out of memory for %d function slots", top_functions);
 		return -ENOMEM;
 	}
 	/* --top-functions 0: no function series, nothing named (no symbols held) */
 	if (top_functions > 0 && (!(s->ksym = symbolizer_new()) || sym_rebuild(s, mono_ns()))) {
-		snprintf(err, errlen, "out of memory for the symbolizer");
+		err_set(err, errlen, "out of memory for the symbolizer");
 		dsamp_stop(s);
 		return -ENOMEM;
 	}

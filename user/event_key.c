@@ -10,6 +10,7 @@
 #include "event_key.h"
 #include "pfm_enc.h"
 #include "tma_recipes.h"
+#include "warn.h"
 
 static const struct { const char *from, *to; } key_alias[] = {
 	{ "SLOTS", "TOPDOWN.SLOTS" },
@@ -161,7 +162,7 @@ int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_a
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	if (e && e->pseudo) {
-		snprintf(err, errlen, "%s is a perf-metrics pseudo event (slots/topdown-*): not opened by tmabpf", key);
+		err_set(err, errlen, "%s is a perf-metrics pseudo event (slots/topdown-*): not opened by tmabpf", key);
 		return -EOPNOTSUPP;
 	}
 	if (e && !e->pfm) {
@@ -169,7 +170,7 @@ int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_a
 		o.config = e->raw;
 	} else if (e) {
 		if (!c->pfm_pmu) {
-			snprintf(err, errlen, "no libpfm4 PMU for %s", c->name);
+			err_set(err, errlen, "no libpfm4 PMU for %s", c->name);
 			return -ENOENT;
 		}
 		int r = pfm_enc_event(c->pfm_pmu, e->pfm, &o, NULL, 0, err, errlen);
@@ -182,7 +183,7 @@ int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_a
 		bool hu, ed, in;
 		key_mods(key, base, sizeof(base), &um, &hu, &cm, &ed, &in);
 		if (!c->pfm_pmu) {
-			snprintf(err, errlen, "recipe event %s has no encoding for %s", key, c->name);
+			err_set(err, errlen, "recipe event %s has no encoding for %s", key, c->name);
 			return -ENOENT;
 		}
 		char *dot = strchr(base, '.');

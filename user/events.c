@@ -18,6 +18,7 @@
 #include "pfm_enc.h"
 #include "event_key.h"
 #include "tma_recipes.h"
+#include "warn.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 
@@ -115,7 +116,7 @@ static int parse_raw(const char *tok, struct event_desc *d, char *err, size_t er
 	errno = 0;
 	v = strtoull(tok + 1, &end, 16);
 	if (errno || *end) {
-		snprintf(err, errlen, "bad raw event '%s': expected rHEX, e.g. r01c2", tok);
+		err_set(err, errlen, "bad raw event '%s': expected rHEX, e.g. r01c2", tok);
 		return -EINVAL;
 	}
 	desc_init(d, tok, "raw", PERF_TYPE_RAW, v);
@@ -296,7 +297,7 @@ static int apply_format(struct perf_event_attr *a, const char *fmt, __u64 v, cha
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "cannot use PMU format '%s'", fmt);
+	err_set(err, errlen, "cannot use PMU format '%s'", fmt);
 	return -EINVAL;
 }
 
@@ -324,7 +325,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 	size_t nlen = eq ? (size_t)(eq - term) : strlen(term);
 
 	if (nlen == 0 || nlen >= sizeof(name)) {
-		snprintf(err, errlen, "malformed term '%s' in %s/.../", term, pmu);
+		err_set(err, errlen, "malformed term '%s' in %s/.../", term, pmu);
 		return -EINVAL;
 	}
 	memcpy(name, term, nlen);
@@ -335,7 +336,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 		errno = 0;
 		v = strtoull(eq + 1, &end, 0);
 		if (errno || end == eq + 1 || *end) {
-			snprintf(err, errlen, "bad value in term '%s' of %s/.../: expected a number", term, pmu);
+			err_set(err, errlen, "bad value in term '%s' of %s/.../: expected a number", term, pmu);
 			return -EINVAL;
 		}
 	}
@@ -347,7 +348,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 		if (bf)
 			return apply_format(a, bf, v, err, errlen);
 		const struct tma_cpu *c = events_target_cpu();
-		snprintf(err, errlen, "unknown term '%s' in %s/.../ for %s (terms: event, umask, cmask, edge, inv%s)",
+		err_set(err, errlen, "unknown term '%s' in %s/.../ for %s (terms: event, umask, cmask, edge, inv%s)",
 			 name, pmu, c ? tma_cpu_name(c) : "this CPU", target_vendor() == TMA_INTEL ? ", any, ldlat, offcore_rsp" : "");
 		return -ENOENT;
 	}
@@ -361,7 +362,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 		if (read_sysfs_line(path, terms, sizeof(terms)) == 0)
 			return apply_terms(pmu, a, terms, err, errlen);
 	}
-	snprintf(err, errlen, "PMU '%s' has no term or event '%s' (see %s/%s/format and events)",
+	err_set(err, errlen, "PMU '%s' has no term or event '%s' (see %s/%s/format and events)",
 		 pmu, name, SYSFS_PMUS, pmu);
 	return -ENOENT;
 }
@@ -377,7 +378,7 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 		return -ENOENT;
 	if (slash == tok || (size_t)(slash - tok) >= sizeof(pmu) || len < 2 || tok[len - 1] != '/' ||
 	    tok + len - 1 == slash) {
-		snprintf(err, errlen, "malformed event '%s': expected pmu/term=value,.../", tok);
+		err_set(err, errlen, "malformed event '%s': expected pmu/term=value,.../", tok);
 		return -EINVAL;
 	}
 	memcpy(pmu, tok, slash - tok);
@@ -390,7 +391,7 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 		if (!strchr(first, '=') && builtin_format(first) == NULL) {
 			int r = parse_hw_name(first, d, err, errlen);
 			if (r) {
-				snprintf(err, errlen, "unknown event '%s' in '%s' for CPU %s (see tmabpf list%s)", first, tok,
+				err_set(err, errlen, "unknown event '%s' in '%s' for CPU %s (see tmabpf list%s)", first, tok,
 					 tma_cpu_name(events_target_cpu()), events_target_cpu() ? "" : "; --cpu NAME");
 				return -ENOENT;
 			}
@@ -401,19 +402,19 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 		desc_init(d, tok, pmu, PERF_TYPE_RAW, 0);
 		d->attr.exclude_guest = 1;
 		if (!terms[0]) {
-			snprintf(err, errlen, "malformed event '%s': no terms between the slashes", tok);
+			err_set(err, errlen, "malformed event '%s': no terms between the slashes", tok);
 			return -EINVAL;
 		}
 		return apply_terms(pmu, &d->attr, terms, err, errlen);
 	}
 	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", pmu);
 	if (read_sysfs_line(path, buf, sizeof(buf))) {
-		snprintf(err, errlen, "unknown PMU '%s' in '%s' (no %s; list: ls %s)", pmu, tok, path, SYSFS_PMUS);
+		err_set(err, errlen, "unknown PMU '%s' in '%s' (no %s; list: ls %s)", pmu, tok, path, SYSFS_PMUS);
 		return -ENOENT;
 	}
 	desc_init(d, tok, pmu, (__u32)strtoul(buf, NULL, 10), 0);
 	if (!terms[0]) {
-		snprintf(err, errlen, "malformed event '%s': no terms between the slashes", tok);
+		err_set(err, errlen, "malformed event '%s': no terms between the slashes", tok);
 		return -EINVAL;
 	}
 	return apply_terms(pmu, &d->attr, terms, err, errlen);
@@ -467,12 +468,12 @@ static int apply_modifiers(struct perf_event_attr *a, const char *mods, const ch
 		case 'H': host = true; break;
 		case 'p': p++; break;
 		default:
-			snprintf(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", *m, tok);
+			err_set(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", *m, tok);
 			return -EINVAL;
 		}
 	}
 	if (p > 3) {
-		snprintf(err, errlen, "too many 'p' in '%s': at most :ppp (precise_ip 3)", tok);
+		err_set(err, errlen, "too many 'p' in '%s': at most :ppp (precise_ip 3)", tok);
 		return -EINVAL;
 	}
 	if (u || k || h) {
@@ -516,7 +517,7 @@ static bool unknown_modifier(const char *tok, char *err, size_t errlen)
 	if (parse_base(base, &d, e, sizeof(e)))
 		return false;
 	n = strspn(colon + 1, EVENT_MODIFIERS);
-	snprintf(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", colon[1 + n], tok);
+	err_set(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", colon[1 + n], tok);
 	return true;
 }
 
@@ -536,11 +537,11 @@ static int parse_base(const char *tok, struct event_desc *d, char *err, size_t e
 		return 0;
 	const struct tma_cpu *c = events_target_cpu();
 	if (c)
-		snprintf(err, errlen, "unknown event '%s' for CPU %s (not a software name, rHEX, pmu/.../, "
+		err_set(err, errlen, "unknown event '%s' for CPU %s (not a software name, rHEX, pmu/.../, "
 			 "or %s event; see tmabpf list --cpu %s)", tok, tma_cpu_name(c),
 			 c->pfm_pmu ? "libpfm4" : "recipe", tma_cpu_name(c));
 	else
-		snprintf(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
+		err_set(err, errlen, "unknown event '%s' (try: page-faults, cpu-clock, task-clock, "
 			 "context-switches, msr/tsc/, rHEX, pmu/event=..,umask=../; hardware names need a "
 			 "known CPU: --cpu NAME)", tok);
 	named_event_suggest(tok, err, errlen);
@@ -555,11 +556,11 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 	int r;
 
 	if (!tok[0]) {
-		snprintf(err, errlen, "empty event name");
+		err_set(err, errlen, "empty event name");
 		return -EINVAL;
 	}
 	if (strlen(tok) >= EVENT_NAME_LEN) {
-		snprintf(err, errlen, "event name too long: '%.40s...'", tok);
+		err_set(err, errlen, "event name too long: '%.40s...'", tok);
 		return -EINVAL;
 	}
 	mods = modifier_suffix(tok, &blen);
@@ -567,7 +568,7 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 	if (blen && base[blen - 1] == ':')	/* pmu/.../:MODS */
 		base[--blen] = 0;
 	if (!base[0]) {
-		snprintf(err, errlen, "no event before the modifiers in '%s'", tok);
+		err_set(err, errlen, "no event before the modifiers in '%s'", tok);
 		return -EINVAL;
 	}
 	r = parse_base(base, d, err, errlen);
@@ -608,7 +609,7 @@ int events_add(struct event_list *l, const struct event_desc *d, char *err, size
 		if (same_attr(&l->ev[i].attr, &d->attr) && l->ev[i].group == d->group)
 			return i;
 	if (l->n >= TMABPF_MAX_EVENTS) {
-		snprintf(err, errlen, "too many events: at most %d (TMABPF_MAX_EVENTS)", TMABPF_MAX_EVENTS);
+		err_set(err, errlen, "too many events: at most %d (TMABPF_MAX_EVENTS)", TMABPF_MAX_EVENTS);
 		return -E2BIG;
 	}
 	l->ev[l->n] = *d;
@@ -647,7 +648,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 
 	if (!close || (close[1] && (close[1] != ':' || strlen(close + 2) >= sizeof(mods) ||
 				    strspn(close + 2, EVENT_MODIFIERS) != strlen(close + 2)))) {
-		snprintf(err, errlen, "-e '%s', character %d: malformed group '%s': expected {event,event,...}[:MODS]",
+		err_set(err, errlen, "-e '%s', character %d: malformed group '%s': expected {event,event,...}[:MODS]",
 			 spec, (int)(tstart - spec) + 1, tok);
 		return -EINVAL;
 	}
@@ -656,7 +657,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 	*close = 0;
 	p = tok + 1;
 	if (!*p) {
-		snprintf(err, errlen, "-e '%s', character %d: empty group {}", spec, (int)(tstart - spec) + 1);
+		err_set(err, errlen, "-e '%s', character %d: empty group {}", spec, (int)(tstart - spec) + 1);
 		return -EINVAL;
 	}
 	while (*p) {
@@ -666,7 +667,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 
 		next_token(&p, m, sizeof(m));
 		if (m[0] == '{') {
-			snprintf(err, errlen, "-e '%s': groups do not nest", spec);
+			err_set(err, errlen, "-e '%s': groups do not nest", spec);
 			return -EINVAL;
 		}
 		/* the member's own modifiers and the group's, as one suffix */
@@ -674,7 +675,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 			 !mods[0] || *modifier_suffix(m, &blen) || (m[0] && m[strlen(m) - 1] == '/') ? "" : ":", mods);
 		r = events_parse_one(full, &d, e1, sizeof(e1));
 		if (r) {
-			snprintf(err, errlen, "-e '%s', group at character %d: %s", spec, (int)(tstart - spec) + 1, e1);
+			err_set(err, errlen, "-e '%s', group at character %d: %s", spec, (int)(tstart - spec) + 1, e1);
 			return r;
 		}
 		d.from_user = true;
@@ -685,7 +686,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 		if (r < 0)
 			return r;
 		if (l->n == n0) {
-			snprintf(err, errlen, "-e '%s': event '%s' is twice in its group", spec, m);
+			err_set(err, errlen, "-e '%s': event '%s' is twice in its group", spec, m);
 			return -EINVAL;
 		}
 		if (leader < 0)
@@ -699,7 +700,7 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 	const char *p = spec;
 
 	if (!spec || !*spec) {
-		snprintf(err, errlen, "empty event list");
+		err_set(err, errlen, "empty event list");
 		return -EINVAL;
 	}
 	while (*p) {
@@ -717,7 +718,7 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 		} else {
 			r = events_parse_one(tok, &d, e1, sizeof(e1));
 			if (r) {
-				snprintf(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
+				err_set(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
 				return r;
 			}
 			d.from_user = true;
@@ -726,7 +727,7 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 				return r;
 		}
 		if (*p == 0 && p > spec && p[-1] == ',') {
-			snprintf(err, errlen, "empty event name after ',' in '%s'", spec);
+			err_set(err, errlen, "empty event name after ',' in '%s'", spec);
 			return -EINVAL;
 		}
 	}

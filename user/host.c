@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "host.h"
+#include "warn.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38
@@ -118,7 +119,7 @@ int host_check_privilege(char *err, size_t errlen)
 
 	if (bpf && perfmon)
 		return 0;
-	snprintf(err, errlen, "insufficient privilege: need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); "
+	err_set(err, errlen, "insufficient privilege: need root, or CAP_BPF and CAP_PERFMON (missing:%s%s); "
 		 "run with sudo", bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON");
 	return -EPERM;
 }

@@ -90,7 +90,7 @@ int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct thr
 	m->skel = memsamples_bpf__open();
 	if (!m->sym || !m->skel) {
 		r = -errno;
-		snprintf(err, errlen, "opening the memory-sample program: %s", strerror(-r));
+		err_set(err, errlen, "opening the memory-sample program: %s", strerror(-r));
 		return r;
 	}
 	m->skel->rodata->cfg_nr_events = pc->nr_events;
@@ -101,14 +101,14 @@ int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct thr
 	if (!r)
 		r = memsamples_bpf__load(m->skel);
 	if (r) {
-		snprintf(err, errlen, "loading the memory-sample program: %s (rerun with --verbose for libbpf's log)",
+		err_set(err, errlen, "loading the memory-sample program: %s (rerun with --verbose for libbpf's log)",
 			 strerror(-r));
 		return r;
 	}
 	m->rb = ring_buffer__new(bpf_map__fd(m->skel->maps.mem_samples), on_sample, m, NULL);
 	if (!m->rb) {
 		r = -errno;
-		snprintf(err, errlen, "creating the memory-sample ring buffer: %s", strerror(-r));
+		err_set(err, errlen, "creating the memory-sample ring buffer: %s", strerror(-r));
 		return r;
 	}
 	return 0;
@@ -127,7 +127,7 @@ int memsamples_attach(struct memsamples *m, char *err, size_t errlen)
 	m->aux_fds = malloc(sizeof(*m->aux_fds) * m->nr_cpus);
 	m->links = calloc(m->nr_cpus, sizeof(*m->links));
 	if (!m->fds || !m->aux_fds || !m->links) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
@@ -144,7 +144,7 @@ int memsamples_attach(struct memsamples *m, char *err, size_t errlen)
 		if (!m->links[cpu]) {
 			int r = -errno;
 
-			snprintf(err, errlen, "attaching the memory-sample program on CPU %d: %s", cpu, strerror(-r));
+			err_set(err, errlen, "attaching the memory-sample program on CPU %d: %s", cpu, strerror(-r));
 			return r;
 		}
 		attached++;
@@ -152,12 +152,12 @@ int memsamples_attach(struct memsamples *m, char *err, size_t errlen)
 fail:
 		if (errno == ENODEV || errno == ENXIO)
 			continue;	/* offline CPU */
-		snprintf(err, errlen, "cannot open %s on CPU %d: %s (%s)", m->ev.name, cpu, strerror(errno),
+		err_set(err, errlen, "cannot open %s on CPU %d: %s (%s)", m->ev.name, cpu, strerror(errno),
 			 perf_open_hint(errno, a));
 		return -errno;
 	}
 	if (!attached) {
-		snprintf(err, errlen, "no CPU could open %s", m->ev.name);
+		err_set(err, errlen, "no CPU could open %s", m->ev.name);
 		return -ENODEV;
 	}
 	return 0;

@@ -105,7 +105,7 @@ int offcpu_load(struct offcpu *o, struct threads_prog *tp, const struct perf_cou
 	memset(o, 0, sizeof(*o));
 	o->sym = symbolizer_new();
 	if (!o->sym) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r = offcpu_prog_load(&o->prog, tp, pc, tcfg, max_rows, on_notice, o, err, errlen);

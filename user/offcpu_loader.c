@@ -10,6 +10,7 @@
 #include "threads.skel.h"
 #include "offcpu.skel.h"
 #include "offcpu_loader.h"
+#include "warn.h"
 
 static int on_notice(void *ctx, void *data, size_t size)
 {
@@ -33,7 +34,7 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struc
 	p->skel = offcpu_bpf__open();
 	if (!p->skel) {
 		r = -errno;
-		snprintf(err, errlen, "opening the off-CPU program: %s", strerror(-r));
+		err_set(err, errlen, "opening the off-CPU program: %s", strerror(-r));
 		return r;
 	}
 	p->skel->rodata->cfg_nr_events = pc->nr_events;
@@ -47,7 +48,7 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struc
 	if (!r)
 		r = offcpu_bpf__load(p->skel);
 	if (r) {
-		snprintf(err, errlen, "loading the off-CPU program: %s (%s)", strerror(-r),
+		err_set(err, errlen, "loading the off-CPU program: %s (%s)", strerror(-r),
 			 r == -E2BIG || r == -ENOMEM ? "maps too large: lower --max-sample-stacks"
 						     : "rerun with --verbose for libbpf's log");
 		return r;
@@ -55,7 +56,7 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struc
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.offcpu_notices), on_notice, p, NULL);
 	if (!p->rb) {
 		r = -errno;
-		snprintf(err, errlen, "creating the off-CPU ring buffer: %s", strerror(-r));
+		err_set(err, errlen, "creating the off-CPU ring buffer: %s", strerror(-r));
 		return r;
 	}
 	return 0;
@@ -71,7 +72,7 @@ int offcpu_prog_attach(struct offcpu_prog *p, char *err, size_t errlen)
 		if (!p->links[i]) {
 			int r = -errno;
 
-			snprintf(err, errlen, "attaching %s for --offcpu-stacks: %s", bpf_program__name(progs[i]),
+			err_set(err, errlen, "attaching %s for --offcpu-stacks: %s", bpf_program__name(progs[i]),
 				 strerror(-r));
 			return r;
 		}

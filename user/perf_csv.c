@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "perf_csv.h"
+#include "warn.h"
 
 #define MAXF 64
 #define RECORD_HINT "record with: perf stat -x, -o FILE -e EVENTS -- COMMAND"
@@ -535,7 +536,7 @@ int perf_csv_parse(const char *text, size_t len, struct perf_csv *out, char *err
 	perf_csv_free(out);
 	memset(out, 0, sizeof(*out));
 	if (!st) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	st->out = out;
@@ -551,7 +552,7 @@ int perf_csv_parse(const char *text, size_t len, struct perf_csv *out, char *err
 			l--;
 		char buf[4096];
 		if (l >= sizeof(buf)) {
-			snprintf(err, errlen, "line %d, column 1: line too long (%zu bytes): not a perf stat -x, file", st->lineno, l);
+			err_set(err, errlen, "line %d, column 1: line too long (%zu bytes): not a perf stat -x, file", st->lineno, l);
 			r = -EINVAL;
 			break;
 		}
@@ -559,7 +560,7 @@ int perf_csv_parse(const char *text, size_t len, struct perf_csv *out, char *err
 		buf[l] = 0;
 		for (size_t k = 0; k < l; k++)
 			if ((unsigned char)buf[k] < 0x20 && buf[k] != '\t') {
-				snprintf(err, errlen, "line %d, column %zu: binary data (byte 0x%02x): give the text file "
+				err_set(err, errlen, "line %d, column %zu: binary data (byte 0x%02x): give the text file "
 					 "perf stat -x, -o wrote", st->lineno, k + 1, (unsigned char)buf[k]);
 				r = -EINVAL;
 				goto done;
@@ -575,7 +576,7 @@ int perf_csv_parse(const char *text, size_t len, struct perf_csv *out, char *err
 			/* perf ends every line: a last line without its newline and with fewer
 			 * fields than the line before was cut short */
 			if (e == len && st->prev_nf && st->nf < st->prev_nf) {
-				snprintf(err, errlen, "line %d: the file ends in the middle of this line (%d fields, the "
+				err_set(err, errlen, "line %d: the file ends in the middle of this line (%d fields, the "
 					 "counter line before has %d): it was cut short; copy the whole file again",
 					 st->lineno, st->nf, st->prev_nf);
 				r = -EINVAL;
@@ -587,7 +588,7 @@ int perf_csv_parse(const char *text, size_t len, struct perf_csv *out, char *err
 		i = e + 1;
 	}
 	if (!r && !data) {
-		snprintf(err, errlen, "line %d: %s: no counter lines; %s", st->lineno ? st->lineno : 1,
+		err_set(err, errlen, "line %d: %s: no counter lines; %s", st->lineno ? st->lineno : 1,
 			 len ? "only comments and blank lines" : "empty file", RECORD_HINT);
 		r = -EINVAL;
 	}
@@ -607,12 +608,12 @@ int perf_csv_load(const char *path, struct perf_csv *out, char *err, size_t errl
 
 	if (!f) {
 		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		err_set(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
 	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		fclose(f);
-		snprintf(err, errlen, "%s: is a directory; give the CSV file perf stat -x, -o wrote", path);
+		err_set(err, errlen, "%s: is a directory; give the CSV file perf stat -x, -o wrote", path);
 		return -EISDIR;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -620,14 +621,14 @@ int perf_csv_load(const char *path, struct perf_csv *out, char *err, size_t errl
 	for (;;) {
 		if (!buf) {
 			fclose(f);
-			snprintf(err, errlen, "%s: out of memory", path);
+			err_set(err, errlen, "%s: out of memory", path);
 			return -ENOMEM;
 		}
 		if (n == cap) {
 			if (cap >= (64u << 20)) {
 				free(buf);
 				fclose(f);
-				snprintf(err, errlen, "%s: larger than 64 MiB: not a perf stat -x, file", path);
+				err_set(err, errlen, "%s: larger than 64 MiB: not a perf stat -x, file", path);
 				return -EFBIG;
 			}
 			char *nb = realloc(buf, cap *= 2);
@@ -645,13 +646,13 @@ int perf_csv_load(const char *path, struct perf_csv *out, char *err, size_t errl
 		int e = errno;
 		free(buf);
 		fclose(f);
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		err_set(err, errlen, "%s: %s", path, strerror(e));
 		return -EIO;
 	}
 	fclose(f);
 	int r = perf_csv_parse(buf, n, out, e2, sizeof(e2));
 	free(buf);
 	if (r)
-		snprintf(err, errlen, "%s: %s", path, e2);
+		err_set(err, errlen, "%s: %s", path, e2);
 	return r;
 }

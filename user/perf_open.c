@@ -150,7 +150,7 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 	pc->nr_events = evs->n;
 	pc->fds = malloc(sizeof(int) * (evs->n ? evs->n : 1) * nr_cpus);
 	if (!pc->fds) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (int i = 0; i < evs->n * nr_cpus; i++)
@@ -173,7 +173,7 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 			for (int k = 0; k < evs->n; k++)
 				members += evs->ev[k].group == g;
 			group_names(evs, g, names, sizeof(names));
-			snprintf(err, errlen, "-e group %.300s: its %d events cannot be counted together on this PMU "
+			err_set(err, errlen, "-e group %.300s: its %d events cannot be counted together on this PMU "
 				 "(%s opens alone, not as member %d: %s); split the group", names, members,
 				 evs->ev[e].name, e - g + 1, strerror(open_err));
 			perf_counters_close(pc);
@@ -188,7 +188,7 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 	}
 	compact(pc, evs, bad);
 	if (priv_err) {
-		snprintf(err, errlen, "perf_event_open: %s: need root or CAP_PERFMON", strerror(priv_err));
+		err_set(err, errlen, "perf_event_open: %s: need root or CAP_PERFMON", strerror(priv_err));
 		return -priv_err;
 	}
 	return 0;

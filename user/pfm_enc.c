@@ -6,6 +6,7 @@
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include "pfm_enc.h"
+#include "warn.h"
 
 static char forced[64];
 static bool inited;
@@ -30,7 +31,7 @@ static int pfm_use(const char *pmu, char *err, size_t errlen)
 	if (r != PFM_SUCCESS) {
 		inited = false;
 		forced[0] = 0;
-		snprintf(err, errlen, "libpfm4 cannot initialise PMU '%s': %s", pmu, pfm_strerror(r));
+		err_set(err, errlen, "libpfm4 cannot initialise PMU '%s': %s", pmu, pfm_strerror(r));
 		return -ENODEV;
 	}
 	inited = true;
@@ -76,7 +77,7 @@ int pfm_enc_event(const char *pmu, const char *name, struct pfm_enc_out *out,
 	arg.fstr = &fs;
 	r = pfm_get_os_event_encoding(full, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r != PFM_SUCCESS) {
-		snprintf(err, errlen, "libpfm4 (%s) does not know event '%s': %s", pmu, name, pfm_strerror(r));
+		err_set(err, errlen, "libpfm4 (%s) does not know event '%s': %s", pmu, name, pfm_strerror(r));
 		free(fs);
 		return r == PFM_ERR_NOTFOUND ? -ENOENT : -EINVAL;
 	}

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "probe_calib.h"
 #include "procmaps.h"
+#include "warn.h"
+#include "clock.h"
 
 #define CALLS 20000
 
@@ -36,13 +38,6 @@ static int read_int(const char *path, const char *fmt, int *out)
 	return ok ? 0 : -ENOENT;
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* Best of 3 loops of CALLS calls, ns per call. */
 static double per_call(int (*volatile fn)(int))
@@ -50,14 +45,14 @@ static double per_call(int (*volatile fn)(int))
 	double best = 1e18;
 
 	for (int r = 0; r < 3; r++) {
-		double t0 = now_ns();
+		double t0 = mono_ns();
 		int acc = 0;
 
 		for (int i = 0; i < CALLS; i++)
 			acc += fn(i);
 		__asm__ volatile("" : : "r"(acc));
-		if ((now_ns() - t0) / CALLS < best)
-			best = (now_ns() - t0) / CALLS;
+		if ((mono_ns() - t0) / CALLS < best)
+			best = (mono_ns() - t0) / CALLS;
 	}
 	return best;
 }
@@ -96,7 +91,7 @@ int probe_calib_measure(struct probe_calib *c, char *err, size_t errlen)
 	int type, ret_bit = 0;
 
 	if (read_int("/sys/bus/event_source/devices/uprobe/type", "%d", &type)) {
-		snprintf(err, errlen, "no uprobe PMU (/sys/bus/event_source/devices/uprobe)");
+		err_set(err, errlen, "no uprobe PMU (/sys/bus/event_source/devices/uprobe)");
 		return -ENOENT;
 	}
 	read_int("/sys/bus/event_source/devices/uprobe/format/retprobe", "config:%d", &ret_bit);
@@ -106,7 +101,7 @@ int probe_calib_measure(struct probe_calib *c, char *err, size_t errlen)
 		int fd[2];
 
 		if (self_offset((void *)fns[k], &off)) {
-			snprintf(err, errlen, "cannot find this binary's calibration function in its maps");
+			err_set(err, errlen, "cannot find this binary's calibration function in its maps");
 			return -ENOENT;
 		}
 		plain = per_call(fns[k]);
@@ -115,7 +110,7 @@ int probe_calib_measure(struct probe_calib *c, char *err, size_t errlen)
 		if (fd[1] < 0) {
 			int r = -errno;
 
-			snprintf(err, errlen, "opening a uprobe on this process: %s", strerror(-r));
+			err_set(err, errlen, "opening a uprobe on this process: %s", strerror(-r));
 			if (fd[0] >= 0)
 				close(fd[0]);
 			return r;
@@ -130,7 +125,7 @@ int probe_calib_measure(struct probe_calib *c, char *err, size_t errlen)
 #else
 int probe_calib_measure(struct probe_calib *c, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "per-class probe costs are measured on x86-64 only");
+	err_set(err, errlen, "per-class probe costs are measured on x86-64 only");
 	return -EOPNOTSUPP;
 }
 #endif

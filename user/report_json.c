@@ -6,6 +6,7 @@
 #include "report.h"
 #include "view_model.h"
 #include "warn.h"
+#include "clock.h"
 
 void report_events_scaled(const struct report *r, bool *scaled)
 {
@@ -153,7 +154,7 @@ static void write_folded(const struct report *r, struct json *j)
 static void write_self(const struct report *r, struct json *j)
 {
 	const struct self_stats *s = &r->self;
-	unsigned long long own = view_self_cpu_ns(),
+	unsigned long long own = self_cpu_ns(),
 			   run_cpu = r->run_cpu_ns ? r->run_cpu_ns : own > r->setup_cpu_ns ? own - r->setup_cpu_ns : 0;
 
 	json_obj_begin(j, "self");

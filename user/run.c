@@ -43,6 +43,7 @@
 #include "view_model.h"
 #include "warn.h"
 #include "zero_counts.h"
+#include "clock.h"
 
 #define DEFAULT_SW_EVENTS "task-clock,page-faults"
 #define POLL_MS 50
@@ -106,13 +107,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 struct run_state {
 	struct options *o;
@@ -175,7 +169,7 @@ static int choose_cpu(struct run_state *st)
 	if (st->o->cpu_name) {
 		st->cpu = tma_cpu_by_name(st->o->cpu_name);
 		if (!st->cpu) {
-			die_msg("--cpu: unknown CPU '%s' (known: %s)", st->o->cpu_name, tma_cpu_names());
+			err_print("--cpu: unknown CPU '%s' (known: %s)", st->o->cpu_name, tma_cpu_names());
 			return EXIT_USAGE;
 		}
 		snprintf(st->cpu_desc, sizeof(st->cpu_desc), "%s (--cpu)", tma_cpu_name(st->cpu));
@@ -196,7 +190,7 @@ static int choose_events(struct run_state *st, bool pmu)
 	if (st->o->events || !st->cpu || !(pmu || st->o->dry_run)) {
 		r = events_parse_list(st->o->events ? st->o->events : DEFAULT_SW_EVENTS, &st->evs, err, sizeof(err));
 		if (r) {
-			die_msg("-e: %s", err);
+			err_print("-e: %s", err);
 			return EXIT_USAGE;
 		}
 	}
@@ -212,7 +206,7 @@ static int choose_events(struct run_state *st, bool pmu)
 	if (!r)
 		r = tma_plan_append(&st->plan, &st->evs, err, sizeof(err));
 	if (r) {
-		die_msg("TMA level %d on %s: %s", st->tma_level, tma_cpu_name(st->cpu), err);
+		err_print("TMA level %d on %s: %s", st->tma_level, tma_cpu_name(st->cpu), err);
 		return EXIT_USAGE;
 	}
 	if (st->plan.note[0] && !st->o->dry_run)
@@ -311,7 +305,7 @@ static int setup_mem_samples(struct run_state *st, char *err, size_t errlen)
 	r = memsamples_load(&st->mem, &ev, &st->prog, &st->pc, &st->tcfg, err, errlen);
 	st->mem_on = true;	/* memsamples_free() cleans up a partial load */
 	if (r) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	return 0;
@@ -325,7 +319,7 @@ static int setup_bpf(struct run_state *st)
 
 	r = perf_counters_open(&st->pc, &st->evs, st->host.ncpus, err, sizeof(err));
 	if (r) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return r == -E2BIG ? EXIT_USAGE : 1;	/* a group that cannot fit: bad -e for this host */
 	}
 	thread_table_init(&st->tt, st->evs.n);
@@ -344,12 +338,12 @@ static int setup_bpf(struct run_state *st)
 	r = threads_load(&st->prog, cfg, &st->pc, &st->o->target, st->mode ? st->mode->on_exit : on_thread_exit,
 			 st->mode ? st->mode->ctx : st, err, sizeof(err));
 	if (r) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	st->loaded = true;
 	if (st->o->target.child && (r = threads_track(&st->prog, st->o->target.child, err, sizeof(err)))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	if (!st->prog.run_stats)
@@ -361,13 +355,13 @@ static int setup_bpf(struct run_state *st)
 
 		r = uprobes_load(&st->uprobes, &st->prog, &st->pc, cfg, &ucfg, err, sizeof(err));
 		if (r) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return 1;
 		}
 		st->uprobes_loaded = true;
 		if (st->trace && (r = trace_run_attach_spans(st->trace, &st->uset, st->prog.rb,
 							     uprobes_trace_fd(&st->uprobes), err, sizeof(err)))) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return 1;
 		}
 	}
@@ -378,7 +372,7 @@ static int setup_bpf(struct run_state *st)
 		r = sampling_load(&st->samp, &st->prog, &st->pc, cfg, &scfg, err, sizeof(err));
 		st->sampling = true;	/* sampling_free() cleans up a partial load */
 		if (r) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return 1;
 		}
 	}
@@ -386,7 +380,7 @@ static int setup_bpf(struct run_state *st)
 		r = offcpu_load(&st->off, &st->prog, &st->pc, cfg, st->o->max_sample_stacks, err, sizeof(err));
 		st->offcpu = true;	/* offcpu_free() cleans up a partial load */
 		if (r) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return 1;
 		}
 	}
@@ -394,13 +388,13 @@ static int setup_bpf(struct run_state *st)
 		return r;
 	r = threads_attach(&st->prog, &st->pc, err, sizeof(err));
 	if (r) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	if (st->uprobes_loaded) {
 		r = uprobes_attach(&st->uprobes, &st->uset, err, sizeof(err));
 		if (r) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return 1;
 		}
 		char line[1024];
@@ -414,16 +408,16 @@ static int setup_bpf(struct run_state *st)
 			st->uprobes.attach_ns / 1e6, uprobes_mode_name(&st->uprobes));
 	}
 	if (st->sampling && (r = sampling_attach(&st->samp, err, sizeof(err)))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	if (st->offcpu && (r = offcpu_attach(&st->off, err, sizeof(err)))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return 1;
 	}
 	if (st->mem_on && (r = memsamples_attach(&st->mem, err, sizeof(err)))) {
 		if (!strcmp(st->mem.ev.source, "page-faults")) {
-			die_msg("--mem-samples=page-faults: %s", err);
+			err_print("--mem-samples=page-faults: %s", err);
 			return 1;
 		}
 		warn_add("--mem-samples: %s; memory samples skipped, the rest of the run goes on", err);
@@ -439,7 +433,7 @@ static int check_sample_rate(const struct options *o)
 	int max = samples_max_rate();
 
 	if (o->sample_hz && max > 0 && o->sample_hz > max) {
-		die_msg("--sample=%d is above kernel.perf_event_max_sample_rate (%d): lower the rate or raise the sysctl",
+		err_print("--sample=%d is above kernel.perf_event_max_sample_rate (%d): lower the rate or raise the sysctl",
 			o->sample_hz, max);
 		return EXIT_USAGE;
 	}
@@ -470,7 +464,7 @@ static int resolve_uprobes(struct run_state *st)
 			}
 		}
 		if (r) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			return EXIT_USAGE;
 		}
 	}
@@ -540,7 +534,7 @@ static void check_probe_rates(struct run_state *st, unsigned long long t)
 	free(st->rate_calls);
 	st->rate_calls = calls;
 	st->nrate = st->uset.nr_funcs;
-	st->rate_ts = now_ns();	/* after a calibration pause, not t */
+	st->rate_ts = mono_ns();	/* after a calibration pause, not t */
 	st->rate_oncpu = sum.oncpu_ns;
 }
 
@@ -600,7 +594,7 @@ static void watch_maps(struct run_state *st)
 	if (t->child && !t->child_reaped)
 		pids[n++] = t->child;	/* exec'd: target_release waited for it */
 	maps_watch_poll(&st->watch, pids, n, on_mapped, st);
-	st->watch_ts = now_ns();
+	st->watch_ts = mono_ns();
 }
 
 /* --dry-run --uprobe: what the globs match, each function's entry class and its cost here. */
@@ -639,7 +633,7 @@ static void refresh(struct run_state *st)
 		uprobes_run_stats(&st->uprobes, &st->rep.uprobe_run_ns, &st->rep.uprobe_run_cnt);
 		st->rep.uprobe_attach_ns = st->uprobes.attach_ns;
 	}
-	st->rep.mono_ns = st->stop_ns ? st->stop_ns : now_ns();
+	st->rep.mono_ns = st->stop_ns ? st->stop_ns : mono_ns();
 	st->rep.duration_ns = st->rep.mono_ns - st->t0;
 }
 
@@ -680,7 +674,7 @@ static const char *wait_loop(struct run_state *st)
 			return stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
 			return "quit";
-		t = now_ns();
+		t = mono_ns();
 		if (deadline && t >= deadline)
 			return "duration";
 		if (target_gone(&st->o->target))
@@ -691,18 +685,18 @@ static const char *wait_loop(struct run_state *st)
 			watch_maps(st);
 		if (st->uprobes_loaded && t - st->rate_ts >= 1000000000ULL) {
 			refresh(st);
-			check_probe_rates(st, now_ns());
+			check_probe_rates(st, mono_ns());
 		}
 		if (next_iv && t >= next_iv) {
 			show_interval(st);
 			if (st->trace)
-				trace_run_sample(st->trace, &st->tt, now_ns());
+				trace_run_sample(st->trace, &st->tt, mono_ns());
 			next_iv += st->o->interval_ms * 1000000ULL;
 			if (next_iv < t)
 				next_iv = t + st->o->interval_ms * 1000000ULL;
 		} else if (st->trace && trace_run_due(st->trace, t)) {
 			refresh(st);
-			trace_run_sample(st->trace, &st->tt, now_ns());
+			trace_run_sample(st->trace, &st->tt, mono_ns());
 		}
 	}
 }
@@ -736,7 +730,7 @@ static int finish(struct run_state *st, const char *why)
 		uprobes_detach(&st->uprobes);	/* first: its returns fold through the spine's maps */
 	if (st->o->target.nr_pids || st->o->target.nr_tids)
 		edges_switch_every_cpu(st->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
-	st->stop_ns = now_ns();		/* what is accounted ends here, not when the links are gone */
+	st->stop_ns = mono_ns();		/* what is accounted ends here, not when the links are gone */
 	threads_detach(&st->prog);	/* links only: programs and maps stay readable */
 	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
 	st->ui = NULL;
@@ -765,9 +759,9 @@ static int finish(struct run_state *st, const char *why)
 	if (st->uprobes_loaded && st->rep.self.stat[STAT_FUNCS_FULL])
 		warn_add("uprobes: (function, thread) rows full: %llu calls lost (raise --max-funcs)",
 			 st->rep.self.stat[STAT_FUNCS_FULL]);
-	if (st->trace && trace_run_finish(st->trace, &st->tt, &st->rep.self, st->rep.target, why, now_ns(),
+	if (st->trace && trace_run_finish(st->trace, &st->tt, &st->rep.self, st->rep.target, why, mono_ns(),
 					  err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		rc = 1;
 	}
 	if (st->sampling) {
@@ -785,7 +779,7 @@ static int finish(struct run_state *st, const char *why)
 		if (folded_write(st->sampling ? &st->samp.folded : &st->off_folded, st->folded_out.f))
 			st->folded_out.write_errno = ENOMEM;
 		if (outfile_commit(&st->folded_out, err, sizeof(err))) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			rc = 1;
 		}
 	}
@@ -794,12 +788,12 @@ static int finish(struct run_state *st, const char *why)
 	if (outfile_is_open(&st->json_out)) {
 		report_json_write(&st->rep, st->json_out.f);
 		if (outfile_commit(&st->json_out, err, sizeof(err))) {
-			die_msg("%s", err);
+			err_print("%s", err);
 			rc = 1;
 		}
 	}
 	if ((fflush(stdout) || ferror(stdout)) && !rc) {
-		die_msg("writing the report to standard output failed: %s", strerror(errno ? errno : EIO));
+		err_print("writing the report to standard output failed: %s", strerror(errno ? errno : EIO));
 		rc = 1;
 	}
 	return rc;
@@ -891,11 +885,11 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 		return 0;
 	}
 	if (host_check_privilege(err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return EXIT_USAGE;
 	}
 	if (target_check(&o->target, err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		return EXIT_USAGE;
 	}
 	if ((r = check_sample_rate(o)))
@@ -910,7 +904,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 					    err, sizeof(err))) ||
 	    (o->trace_path && trace_run_open(&st.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
 	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
-		die_msg("%s", err);	/* outputs are opened before the run: no data is lost at its end */
+		err_print("%s", err);	/* outputs are opened before the run: no data is lost at its end */
 		cleanup(&st);
 		return EXIT_USAGE;
 	}
@@ -930,15 +924,15 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 				  .tma_result = st.tma_level ? tma_of : NULL, .tma_level = st.tma_level, .tma_ctx = &st,
 				  .samples_live = st.sampling ? &st.samp.live : NULL };
 	view_init(&st.view, o->top);
-	st.t0 = now_ns();
-	st.rep.setup_cpu_ns = view_self_cpu_ns();
+	st.t0 = mono_ns();
+	st.rep.setup_cpu_ns = self_cpu_ns();
 	st.rate_ts = st.t0;
 	if (st.trace)
 		trace_run_start(st.trace, &st.evs, st.tma_level ? tma_trace_hook : NULL, &st, st.t0, o->interval_ms);
 	if (m)
 		return run_mode_loop(&st);
 	if (target_release(&o->target, err, sizeof(err))) {
-		die_msg("%s", err);
+		err_print("%s", err);
 		cleanup(&st);
 		return EXIT_USAGE;
 	}
@@ -948,7 +942,7 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
 	watch_maps(&st);
 	why = wait_loop(&st);
-	st.rep.run_cpu_ns = view_self_cpu_ns() - st.rep.setup_cpu_ns;	/* draining and reports are after */
+	st.rep.run_cpu_ns = self_cpu_ns() - st.rep.setup_cpu_ns;	/* draining and reports are after */
 	forward_stop(&o->target);
 	r = finish(&st, why);
 	cleanup(&st);

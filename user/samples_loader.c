@@ -13,6 +13,7 @@
 #include "samples.skel.h"
 #include "samples_loader.h"
 #include "perf_open.h"
+#include "warn.h"
 
 int samples_max_rate(void)
 {
@@ -49,7 +50,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	s->ctx = cfg->ctx;
 	s->skel = samples_bpf__open();
 	if (!s->skel) {
-		snprintf(err, errlen, "opening the sample program: %s", strerror(errno));
+		err_set(err, errlen, "opening the sample program: %s", strerror(errno));
 		return -errno;
 	}
 	s->skel->rodata->cfg_nr_events = pc ? pc->nr_events : 0;
@@ -73,7 +74,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	if (!r)
 		r = samples_bpf__load(s->skel);
 	if (r) {
-		snprintf(err, errlen, "loading the sample program: %s (%s)", strerror(-r),
+		err_set(err, errlen, "loading the sample program: %s (%s)", strerror(-r),
 			 r == -E2BIG || r == -ENOMEM ? "maps too large: lower --max-sample-stacks"
 						     : "rerun with --verbose for libbpf's log");
 		return r;
@@ -81,7 +82,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, NULL);
 	if (!s->rb) {
 		r = -errno;
-		snprintf(err, errlen, "creating the sample ring buffer: %s", strerror(-r));
+		err_set(err, errlen, "creating the sample ring buffer: %s", strerror(-r));
 		return r;
 	}
 	s->try_cycles = cfg->try_cycles;
@@ -144,7 +145,7 @@ int samples_attach(struct samples_prog *s, char *err, size_t errlen)
 	s->exec_link = bpf_program__attach(s->skel->progs.tmabpf_sample_exec);
 	if (!s->exec_link) {
 		r = -errno;
-		snprintf(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
+		err_set(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
 		return r;
 	}
 	return 0;
@@ -168,7 +169,7 @@ static int samples_attach_events(struct samples_prog *s, char *err, size_t errle
 		free(s->links);
 		s->pfds = NULL;
 		s->links = NULL;
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
@@ -180,7 +181,7 @@ static int samples_attach_events(struct samples_prog *s, char *err, size_t errle
 		if (fd < 0) {
 			if (errno == ENODEV || errno == ENXIO)
 				continue;	/* offline CPU */
-			snprintf(err, errlen, "opening the %s sampling event at %d Hz on CPU %d: %s (%s)", s->event,
+			err_set(err, errlen, "opening the %s sampling event at %d Hz on CPU %d: %s (%s)", s->event,
 				 s->hz, cpu, strerror(errno),
 				 errno == EINVAL ? "rate above kernel.perf_event_max_sample_rate?" : perf_open_hint(errno, &a));
 			return -errno;
@@ -189,13 +190,13 @@ static int samples_attach_events(struct samples_prog *s, char *err, size_t errle
 		if (!s->links[cpu]) {
 			int r = -errno;
 
-			snprintf(err, errlen, "attaching the sample program to CPU %d: %s", cpu, strerror(-r));
+			err_set(err, errlen, "attaching the sample program to CPU %d: %s", cpu, strerror(-r));
 			return r;
 		}
 		attached++;
 	}
 	if (!attached) {
-		snprintf(err, errlen, "no CPU could take a %s sampling event", s->event);
+		err_set(err, errlen, "no CPU could take a %s sampling event", s->event);
 		return -ENODEV;
 	}
 	return 0;
@@ -216,7 +217,7 @@ int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen
 	int bad = -1;
 
 	if (!s->pfds || !(hz > 0)) {
-		snprintf(err, errlen, "no sampling events open");
+		err_set(err, errlen, "no sampling events open");
 		return -EINVAL;
 	}
 	v = period_value(s, hz);
@@ -246,7 +247,7 @@ int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen
 		r = samples_attach_events(s, err, errlen);
 		if (r)
 			return r;
-		snprintf(err, errlen, "PERF_EVENT_IOC_PERIOD on CPU %d: %s; re-opened the events at %d Hz", bad,
+		err_set(err, errlen, "PERF_EVENT_IOC_PERIOD on CPU %d: %s; re-opened the events at %d Hz", bad,
 			 strerror(e), s->hz);
 		return 1;
 	}

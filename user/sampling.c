@@ -22,7 +22,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct perf
 	folded_init(&s->folded);
 	s->sym = symbolizer_new();
 	if (!s->sym) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r = samples_load(&s->prog, tp, pc, tcfg, &scfg, err, errlen);

@@ -17,6 +17,7 @@
 #include "procmaps.h"
 #include "symbolize.h"
 #include "warn.h"
+#include "clock.h"
 
 #define MAX_MODULE_FDS 512	/* files kept open for processes that may exit; beyond: opened by path */
 #define REREAD_NS 100000000LL	/* re-read a process' maps after a miss at most every 100 ms */
@@ -67,13 +68,6 @@ struct symbolizer {
 	size_t nr_strs, cap_strs;
 };
 
-static long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* ---- interning -------------------------------------------------------- */
 

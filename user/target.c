@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "target.h"
+#include "warn.h"
 
 int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen)
 {
@@ -23,22 +24,22 @@ int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen
 		errno = 0;
 		v = strtol(p, &end, 10);
 		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ',')) {
-			snprintf(err, errlen, "bad pid/tid list '%s': expected positive integers separated by ','", s);
+			err_set(err, errlen, "bad pid/tid list '%s': expected positive integers separated by ','", s);
 			return -EINVAL;
 		}
 		if (*n >= TARGET_MAX_IDS) {
-			snprintf(err, errlen, "too many ids in '%s' (at most %d)", s, TARGET_MAX_IDS);
+			err_set(err, errlen, "too many ids in '%s' (at most %d)", s, TARGET_MAX_IDS);
 			return -E2BIG;
 		}
 		ids[(*n)++] = (pid_t)v;
 		p = *end ? end + 1 : end;
 		if (*end && !*p) {
-			snprintf(err, errlen, "bad pid/tid list '%s': trailing ','", s);
+			err_set(err, errlen, "bad pid/tid list '%s': trailing ','", s);
 			return -EINVAL;
 		}
 	}
 	if (*n == 0) {
-		snprintf(err, errlen, "empty pid/tid list");
+		err_set(err, errlen, "empty pid/tid list");
 		return -EINVAL;
 	}
 	return 0;
@@ -76,12 +77,12 @@ static int check_profilable(pid_t id, const char *what, char *err, size_t errlen
 	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
 		return 0;
 	if (state == 'Z' || state == 'X') {
-		snprintf(err, errlen, "%s %d is a zombie: it has exited (its parent has not reaped it yet), nothing "
+		err_set(err, errlen, "%s %d is a zombie: it has exited (its parent has not reaped it yet), nothing "
 			 "is left to profile", what, id);
 		return -ESRCH;
 	}
 	if (flags & PF_KTHREAD) {
-		snprintf(err, errlen, "%s %d is a kernel thread: tmabpf profiles user processes (-a counts every "
+		err_set(err, errlen, "%s %d is a kernel thread: tmabpf profiles user processes (-a counts every "
 			 "thread, kernel threads included)", what, id);
 		return -EINVAL;
 	}
@@ -94,20 +95,20 @@ int target_check(struct target *t, char *err, size_t errlen)
 
 	for (int i = 0; i < t->nr_pids; i++) {
 		if (!proc_exists(t->pids[i]) || (kill(t->pids[i], 0) == -1 && errno == ESRCH)) {
-			snprintf(err, errlen, "no such process: %d (check with 'ps -p %d')", t->pids[i], t->pids[i]);
+			err_set(err, errlen, "no such process: %d (check with 'ps -p %d')", t->pids[i], t->pids[i]);
 			return -ESRCH;
 		}
 		if ((r = check_profilable(t->pids[i], "process", err, errlen)))
 			return r;
 		t->pidfds[i] = (int)syscall(SYS_pidfd_open, t->pids[i], 0);
 		if (t->pidfds[i] < 0 && errno == ESRCH) {
-			snprintf(err, errlen, "no such process: %d", t->pids[i]);
+			err_set(err, errlen, "no such process: %d", t->pids[i]);
 			return -ESRCH;
 		}
 	}
 	for (int i = 0; i < t->nr_tids; i++) {
 		if (!proc_exists(t->tids[i])) {
-			snprintf(err, errlen, "no such thread: %d (list threads with 'ls /proc/PID/task')", t->tids[i]);
+			err_set(err, errlen, "no such thread: %d (list threads with 'ls /proc/PID/task')", t->tids[i]);
 			return -ESRCH;
 		}
 		if ((r = check_profilable(t->tids[i], "thread", err, errlen)))
@@ -125,7 +126,7 @@ static int check_executable(const char *cmd, char *err, size_t errlen)
 	if (strchr(cmd, '/')) {
 		if (access(cmd, X_OK) == 0)
 			return 0;
-		snprintf(err, errlen, "cannot execute '%s': %s", cmd, strerror(errno));
+		err_set(err, errlen, "cannot execute '%s': %s", cmd, strerror(errno));
 		return -errno;
 	}
 	if (!path)
@@ -141,7 +142,7 @@ static int check_executable(const char *cmd, char *err, size_t errlen)
 		if (*p == ':')
 			p++;
 	}
-	snprintf(err, errlen, "cannot execute '%s': command not found in PATH", cmd);
+	err_set(err, errlen, "cannot execute '%s': command not found in PATH", cmd);
 	return -ENOENT;
 }
 
@@ -153,12 +154,12 @@ int target_spawn(struct target *t, char *err, size_t errlen)
 	if (r)
 		return r;
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		err_set(err, errlen, "pipe: %s", strerror(errno));
 		return -errno;
 	}
 	t->child = fork();
 	if (t->child < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		err_set(err, errlen, "fork: %s", strerror(errno));
 		return -errno;
 	}
 	if (t->child == 0) {
@@ -192,7 +193,7 @@ int target_release(struct target *t, char *err, size_t errlen)
 	if (!t->child)
 		return 0;
 	if (write(t->go_fd, "g", 1) != 1) {
-		snprintf(err, errlen, "cannot release the command: %s", strerror(errno));
+		err_set(err, errlen, "cannot release the command: %s", strerror(errno));
 		return -errno;
 	}
 	close(t->go_fd);
@@ -201,7 +202,7 @@ int target_release(struct target *t, char *err, size_t errlen)
 	close(t->exec_err_fd);
 	t->exec_err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		snprintf(err, errlen, "cannot execute '%s': %s", t->argv[0], strerror(e));
+		err_set(err, errlen, "cannot execute '%s': %s", t->argv[0], strerror(e));
 		waitpid(t->child, &t->child_status, 0);
 		t->child_reaped = true;
 		return -e;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "task_acct.h"
+#include "warn.h"
 
 struct task_seen {
 	uint64_t start_ns;
@@ -55,7 +56,7 @@ int task_acct_init(struct task_acct *a, const struct event_list *evs, size_t max
 	for (int e = 0; e < evs->n; e++) {
 		a->field[e] = task_acct_event_field(&evs->ev[e]);
 		if (a->field[e] == TF_NONE) {
-			snprintf(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)", evs->ev[e].name,
+			err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)", evs->ev[e].name,
 				 task_acct_derivable());
 			return -EINVAL;
 		}

@@ -9,6 +9,8 @@
 #include <bpf/libbpf.h>
 #include "tasks.skel.h"
 #include "tasks_loader.h"
+#include "warn.h"
+#include "clock.h"
 
 static int hint(int err, char *buf, size_t len, const char *what)
 {
@@ -44,7 +46,7 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	if ((r = task_acct_init(&p->acct, evs, max_threads, err, errlen)))
 		return r;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
+		err_set(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}
 	/* /proc/PID/schedstat exists exactly when the kernel keeps sched_info (CONFIG_SCHED_INFO) */
@@ -82,13 +84,6 @@ int tasks_attach(struct tasks_prog *p, char *err, size_t errlen)
 	return 0;
 }
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* The iterator's whole output: fixed-size records. */
 static int iterate(struct tasks_prog *p, struct task_rec **out, size_t *n)

@@ -10,6 +10,8 @@
 #include "threads.skel.h"
 #include "threads_loader.h"
 #include "map_batch.h"
+#include "clock.h"
+#include "warn.h"
 
 /* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
  * switch-ins, to exercise the inference hosts that miss them depend on. */
@@ -76,7 +78,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->on_exit = on_exit;
 	p->ctx = ctx;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
+		err_set(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}
 	p->skel = threads_bpf__open();
@@ -157,16 +159,15 @@ int threads_share_maps(struct threads_prog *p, struct bpf_object *obj)
 static int seed_snapshots(struct threads_prog *p, const struct perf_counters *pc)
 {
 	struct cpu_snap *snaps = calloc(p->nr_cpus, sizeof(*snaps));
-	struct timespec ts;
+	unsigned long long now = mono_ns();
 	__u32 zero = 0;
 	int r = 0;
 
 	if (!snaps)
 		return -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
 		snaps[cpu].tid = SNAP_ATTACH;
-		snaps[cpu].ts = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		snaps[cpu].ts = now;
 		for (int e = 0; e < pc->nr_events; e++) {
 			__u64 v[3];
 			int fd = pc->fds[e * pc->nr_cpus + cpu];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tma_expr.h"
+#include "warn.h"
 
 /* instructions of the compiled (postfix) form */
 enum op { I_NUM, I_REF, I_NEG, I_BIN, I_MIN, I_MAX, I_DRATIO, I_IF };
@@ -588,7 +589,7 @@ int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct
 		err[0] = 0;
 	if (ctx->depth > 32) {
 		if (err)
-			snprintf(err, errlen, "metric expression: references nested too deeply");
+			err_set(err, errlen, "metric expression: references nested too deeply");
 		*out = nanval();
 		return -1;
 	}
@@ -598,7 +599,7 @@ int tma_expr_run(struct tma_expr_ctx *ctx, const struct tma_expr_prog *p, struct
 			if (p->code[i].op == I_REF)
 				resolve(ctx, &p->refs[p->code[i].ref], &abort);
 		if (err)
-			snprintf(err, errlen, "%s", p->err);
+			err_set(err, errlen, "%s", p->err);
 		*out = nanval();
 		return -1;
 	}
@@ -648,7 +649,7 @@ int tma_expr_eval(struct tma_expr_ctx *ctx, const char *expr, struct tma_expr_va
 
 	if (!p) {
 		if (err && errlen)
-			snprintf(err, errlen, "metric expression: out of memory compiling it");
+			err_set(err, errlen, "metric expression: out of memory compiling it");
 		*out = nanval();
 		return -1;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "tma.h"
 #include "tma_recipes.h"
+#include "warn.h"
 
 static unsigned long long omit_signature(const struct tma_plan *p)
 {
@@ -30,14 +31,14 @@ int tma_plan_init(struct tma_plan *p, const struct tma_cpu *c, int level, bool r
 	memset(p, 0, offsetof(struct tma_plan, ev));
 	p->note[0] = 0;
 	if (!c) {
-		snprintf(err, errlen, "no TMA recipe for this CPU");
+		err_set(err, errlen, "no TMA recipe for this CPU");
 		return -ENOENT;
 	}
 	int max = run ? c->run_max_level : c->max_level;
 	if (level < 1)
 		level = 1;
 	if (level > max) {
-		snprintf(err, errlen, "--tma=%d is not available on %s: its recipe has levels 1..%d", level, c->name, max);
+		err_set(err, errlen, "--tma=%d is not available on %s: its recipe has levels 1..%d", level, c->name, max);
 		return -EINVAL;
 	}
 	p->cpu = c;
@@ -139,12 +140,12 @@ int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget,
 		nk = tma_needed_events(p, f, nd);
 	}
 	if (nk < 0) {
-		snprintf(err, errlen, "recipe %s: its formulas cannot be compiled", c->name);
+		err_set(err, errlen, "recipe %s: its formulas cannot be compiled", c->name);
 		r = nk;
 		goto out;
 	}
 	if (nk > budget || nk > TMABPF_MAX_EVENTS) {
-		snprintf(err, errlen, "TMA level %d on %s needs %d counters; with %d other events that exceeds "
+		err_set(err, errlen, "TMA level %d on %s needs %d counters; with %d other events that exceeds "
 			 "the %d tmabpf can virtualise per thread (try --tma=%d)", level, c->name, nk,
 			 TMABPF_MAX_EVENTS - budget, TMABPF_MAX_EVENTS, level > 1 ? level - 1 : 1);
 		r = -E2BIG;
@@ -189,7 +190,7 @@ int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget,
 			}
 		}
 		if (!placed) {
-			snprintf(err, errlen, "event %s cannot be scheduled on %s counters", key, c->name);
+			err_set(err, errlen, "event %s cannot be scheduled on %s counters", key, c->name);
 			r = -EINVAL;
 			goto out;
 		}

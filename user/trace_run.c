@@ -6,14 +6,8 @@
 #include <time.h>
 #include "trace_run.h"
 #include "warn.h"
+#include "clock.h"
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 int trace_run_open(struct trace_run **out, const char *path, mode_t mode, char *err, size_t errlen)
 {

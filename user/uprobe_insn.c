@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "uprobe_insn.h"
+#include "warn.h"
 
 const char *uprobe_insn_class_name(enum uprobe_insn_class c)
 {
@@ -125,7 +126,7 @@ int uprobe_insn_open(struct uprobe_insn_file *f, const char *path, char *err, si
 {
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0) {
-		snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+		err_set(err, errlen, "open %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	return 0;

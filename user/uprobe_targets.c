@@ -23,24 +23,24 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
 		return 0;
 	addr = strtoull(lib, &end, 16);
 	if (*end) {
-		snprintf(err, errlen, "malformed address '%s' in --uprobe", lib);
+		err_set(err, errlen, "malformed address '%s' in --uprobe", lib);
 		return -EINVAL;
 	}
 	if (pid <= 0) {
-		snprintf(err, errlen, "--uprobe %s: an address needs a target pid (-p)", lib);
+		err_set(err, errlen, "--uprobe %s: an address needs a target pid (-p)", lib);
 		return -EINVAL;
 	}
 	if (procmaps_load(pid, &m, err, errlen))
 		return -ESRCH;
 	e = procmaps_find(&m, addr);
 	if (!e)
-		snprintf(err, errlen, "--uprobe: address %s is not mapped in pid %d", lib, pid);
+		err_set(err, errlen, "--uprobe: address %s is not mapped in pid %d", lib, pid);
 	else if (!(e->flags & PROCMAPS_F_FILE))
-		snprintf(err, errlen, "--uprobe: address %s is in %s code with no file (JIT or anonymous "
+		err_set(err, errlen, "--uprobe: address %s is in %s code with no file (JIT or anonymous "
 			 "memory): uprobes need a file; use sampling with /tmp/perf-%d.map instead",
 			 lib, e->flags & PROCMAPS_F_JIT ? "JIT" : "anonymous", pid);
 	else
-		snprintf(err, errlen, "--uprobe: address %s is in %s: give that file's name as LIB", lib, e->path);
+		err_set(err, errlen, "--uprobe: address %s is in %s: give that file's name as LIB", lib, e->path);
 	procmaps_free(&m);
 	return -EINVAL;
 }
@@ -52,7 +52,7 @@ static int add_lib(struct uprobe_set *s, const char *attach_path, const char *mo
 		if (!strcmp(s->libs[i].attach_path, attach_path))
 			return i;
 	if (s->nr_libs >= UPROBE_MAX_LIBS) {
-		snprintf(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
 		return -E2BIG;
 	}
 	s->libs[s->nr_libs].attach_path = strdup(attach_path);
@@ -102,7 +102,7 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 		if ((m[i]->flags & ELFSYMS_F_NO_OFFSET) || already_probed(s, lib, m[i]->offset))
 			continue;
 		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
-			snprintf(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
+			err_set(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
 			uprobe_insn_close(&insn);
 			return -E2BIG;
 		}
@@ -125,7 +125,7 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 	char near[512] = "";
 
 	elfsyms_near_matches(syms, glob, near, sizeof(near));
-	snprintf(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
+	err_set(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
 		 syms->has_symtab ? "" : " (stripped: only exported .dynsym names can be probed)",
 		 near[0] ? "; near matches: " : "", near);
 	return -ESRCH;
@@ -223,7 +223,7 @@ int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t e
 	if (r)
 		return r;
 	if (s->nr_deferred >= UPROBE_MAX_LIBS) {
-		snprintf(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
 		return -E2BIG;
 	}
 	d->lib = strdup(lib);

@@ -19,14 +19,8 @@
 #include "report.h"
 #include "u64map.h"
 #include "warn.h"
+#include "clock.h"
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
 
@@ -145,19 +139,19 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct p
 				 "functions, slower to attach and detach", UPROBE_CLASSIC_CAP);
 	}
 	if (r) {
-		snprintf(err, errlen, "loading the uprobe programs: %s (rerun with --verbose for libbpf's log)",
+		err_set(err, errlen, "loading the uprobe programs: %s (rerun with --verbose for libbpf's log)",
 			 strerror(-r));
 		return r;
 	}
 	r = slots_init(u);
 	if (r) {
-		snprintf(err, errlen, "setting up %d call-stack slots: %s", u->max_stacks, strerror(-r));
+		err_set(err, errlen, "setting up %d call-stack slots: %s", u->max_stacks, strerror(-r));
 		return r;
 	}
 	u->skel->links.tmabpf_uthrexit = bpf_program__attach(u->skel->progs.tmabpf_uthrexit);
 	if (!u->skel->links.tmabpf_uthrexit) {
 		r = -errno;
-		snprintf(err, errlen, "attaching sched_process_exit for uprobes: %s", strerror(-r));
+		err_set(err, errlen, "attaching sched_process_exit for uprobes: %s", strerror(-r));
 		return r;
 	}
 	return 0;
@@ -203,7 +197,7 @@ static int attach_multi(struct uprobes_prog *u, const struct uprobe_set *set, in
 						offs, cookies, n);
 		if (u->link_fds[lib] < 0) {
 			r = -errno;
-			snprintf(err, errlen, "attaching %d uprobes (session link) to %s: %s", n, set->libs[lib].module,
+			err_set(err, errlen, "attaching %d uprobes (session link) to %s: %s", n, set->libs[lib].module,
 				 strerror(-r));
 		}
 		n = 0;
@@ -215,7 +209,7 @@ static int attach_multi(struct uprobes_prog *u, const struct uprobe_set *set, in
 
 		if (!l) {
 			r = -errno;
-			snprintf(err, errlen, "attaching %d uprobes to %s: %s", n, set->libs[lib].module, strerror(-r));
+			err_set(err, errlen, "attaching %d uprobes to %s: %s", n, set->libs[lib].module, strerror(-r));
 			break;
 		}
 		u->links[2 * lib + ret] = l;
@@ -233,7 +227,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 		if (set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
 		if (k / 2 >= UPROBE_CLASSIC_CAP) {
-			snprintf(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "
+			err_set(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "
 				 "uprobe_multi): narrow the glob", set->nr_funcs, UPROBE_CLASSIC_CAP);
 			return -E2BIG;
 		}
@@ -244,7 +238,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 									     set->funcs[i].offset, &o);
 
 			if (!l) {
-				snprintf(err, errlen, "attaching uprobe %s: %s", set->funcs[i].symbol, strerror(errno));
+				err_set(err, errlen, "attaching uprobe %s: %s", set->funcs[i].symbol, strerror(errno));
 				return -errno;
 			}
 			u->links[k++] = l;
@@ -280,7 +274,7 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
 int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen)
 {
 	if (!u->multi) {
-		snprintf(err, errlen, "detaching single functions needs uprobe_multi");
+		err_set(err, errlen, "detaching single functions needs uprobe_multi");
 		return -EOPNOTSUPP;
 	}
 	for (int ret = 0; ret < 2; ret++) {

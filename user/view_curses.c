@@ -91,7 +91,7 @@ struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repai
 	const char *cs;
 
 	if (!c) {
-		snprintf(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		return NULL;
 	}
 	setlocale(LC_CTYPE, "");	/* UTF-8 comms; numbers keep the C locale */
@@ -99,7 +99,7 @@ struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repai
 	c->utf8 = cs && !strcmp(cs, "UTF-8");
 	c->scr = newterm(NULL, stdout, stdin);
 	if (!c->scr) {
-		snprintf(err, errlen, "ncurses cannot drive TERM=%s", getenv("TERM") ? getenv("TERM") : "");
+		err_set(err, errlen, "ncurses cannot drive TERM=%s", getenv("TERM") ? getenv("TERM") : "");
 		free(c);
 		return NULL;
 	}

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include "view_model.h"
 #include "cxx_name.h"
+#include "clock.h"
 
 /* What a column shows. */
 enum vm_key {
@@ -268,16 +269,6 @@ static void tma_why(const struct report *r, char *buf, size_t len)
 		snprintf(buf, len, "off (-e without --tma)");
 }
 
-unsigned long long view_self_cpu_ns(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
-}
-
 static void tma_of(const struct report *r, const struct thread_stats *s, struct vm_tma *out)
 {
 	struct tma_result res;
@@ -295,7 +286,7 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	struct vm_header *h = &v->hdr;
 	const struct self_stats *st = &r->self;
 	unsigned long long bpf_ns = st->bpf_run_ns + r->uprobe_run_ns, bpf_cnt = st->bpf_run_cnt + r->uprobe_run_cnt;
-	unsigned long long own = view_self_cpu_ns(), en = 0, run = 0;
+	unsigned long long own = self_cpu_ns(), en = 0, run = 0;
 
 	if (v->whole_run && r->run_cpu_ns)
 		own = r->setup_cpu_ns + r->run_cpu_ns;	/* the run's own CPU, to its stop */
@@ -406,7 +397,7 @@ void view_start(struct view *v, const struct report *r)
 	h->pmu = r->host->pmu;
 	h->tma_level = r->tma_result ? r->tma_level : 0;
 	tma_why(r, h->tma_why, sizeof(h->tma_why));
-	v->prev_self_ns = view_self_cpu_ns();	/* the first period leaves out the setup */
+	v->prev_self_ns = self_cpu_ns();	/* the first period leaves out the setup */
 	view_build(v);
 }
 

@@ -158,8 +158,6 @@ struct view {
 };
 
 void view_init(struct view *v, int top);
-/* tmabpf's own user+system CPU time so far (getrusage). */
-unsigned long long view_self_cpu_ns(void);
 /* Before the first update: the header's fixed fields, empty tables. */
 void view_start(struct view *v, const struct report *r);
 void view_free(struct view *v);

@@ -41,7 +41,7 @@ void warn_add(const char *fmt, ...)
 size_t warn_count(void) { return nwarnings; }
 const char *warn_get(size_t i) { return i < nwarnings ? warnings[i] : NULL; }
 
-void die_msg(const char *fmt, ...)
+void err_print(const char *fmt, ...)
 {
 	char buf[2048];
 	va_list ap;

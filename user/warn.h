@@ -13,7 +13,7 @@ const char *warn_get(size_t i);
 /* Format a one-line error into err (no-op when err is NULL or errlen 0). */
 void err_set(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print "tmabpf: error: <msg>" on stderr. */
-void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void err_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print nothing from now on (the fuzzers run the parsers millions of times). */
 void warn_quiet(void);
 
