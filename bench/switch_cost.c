@@ -21,8 +21,8 @@
 #include <bpf/libbpf.h>
 #include "child_progs.h"
 #include "events.h"
-#include "min_switch.skel.h"
 #include "perf_open.h"
+#include "min_switch.skel.h"
 
 #define EVENTS "task-clock,page-faults"
 

@@ -32,9 +32,9 @@
 #include "elfsyms.h"
 #include "events.h"
 #include "link_detach.h"
-#include "min_uprobe.skel.h"
 #include "perf_open.h"
 #include "uprobes_loader.h"
+#include "min_uprobe.skel.h"
 
 #define EVENTS "task-clock,page-faults"
 #define CALLS 200000

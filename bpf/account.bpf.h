@@ -31,19 +31,17 @@
 #define TMABPF_ACCOUNT_BPF_H
 
 #include "tmabpf.h"
+#include "kernel.bpf.h"
+#include "maps.bpf.h"
 
 _Static_assert(sizeof(struct counter_val) == sizeof(struct bpf_perf_event_value) &&
 		       __builtin_offsetof(struct counter_val, enabled) == __builtin_offsetof(struct bpf_perf_event_value, enabled) &&
 		       __builtin_offsetof(struct counter_val, running) == __builtin_offsetof(struct bpf_perf_event_value, running),
 	       "counter_val must have bpf_perf_event_value's layout");
 
-const volatile __u32 cfg_nr_events = 0;
-const volatile __u32 cfg_nr_cpus = 1;
-const volatile __u32 cfg_filter = FILTER_ALL;
-const volatile bool cfg_follow_fork = true;
-/* the first target id (-p/-t/command): tracked without a pids map lookup */
-const volatile __u32 cfg_main_id = 0;
-const volatile bool cfg_cgroup = false;	/* keep thread_stats.cgroup_id (daemon) */
+/* Set by the loader (tmabpf.h); the verifier sees its fields as constants and
+ * drops the code of the options that are off. */
+const volatile struct account_cfg account_cfg = { .nr_cpus = 1, .filter = FILTER_ALL, .follow_fork = 1 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -61,16 +59,11 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);	/* --max-pids */
-	__type(key, __u32);		/* tgid or tid, per cfg_filter */
+	__type(key, __u32);		/* tgid or tid, per account_cfg.filter */
 	__type(value, __u8);
 } pids SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct cpu_snap);
-} snaps SEC(".maps");
+PERCPU_VAR(snaps, struct cpu_snap);
 
 struct reading {
 	struct counter_val c[TMABPF_MAX_EVENTS];
@@ -83,31 +76,19 @@ struct {
 	__type(value, struct reading);
 } scratch SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct thread_stats);
-} new_thread SEC(".maps");	/* zeroed template for inserts (too big for the stack) */
+PERCPU_VAR(new_thread, struct thread_stats);	/* insert template (too big for the stack) */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+STAT_MAP(stats, STAT_MAX);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);	/* final sums of exited threads */
 } exits SEC(".maps");
 
+/* The spine's stat slots (enum tmabpf_stat). */
 static __always_inline void stat_inc(__u32 slot)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
-
-	if (v)
-		*v += 1;
+	pcpu_inc(&stats, slot);
 }
 
 /* Is this task one we account for?  Idle (tid 0) never is. */
@@ -115,19 +96,19 @@ static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
 {
 	if (tid == 0)
 		return false;
-	if (cfg_filter == FILTER_ALL)
+	if (account_cfg.filter == FILTER_ALL)
 		return true;
-	if (cfg_filter == FILTER_TGID)
-		return tgid == cfg_main_id || bpf_map_lookup_elem(&pids, &tgid) != NULL;
-	return tid == cfg_main_id || bpf_map_lookup_elem(&pids, &tid) != NULL;
+	if (account_cfg.filter == FILTER_TGID)
+		return tgid == account_cfg.main_id || bpf_map_lookup_elem(&pids, &tgid) != NULL;
+	return tid == account_cfg.main_id || bpf_map_lookup_elem(&pids, &tid) != NULL;
 }
 
 /* The task's cgroup v2 id (its kernfs node id, the cgroup directory's inode
- * number); 0 unless cfg_cgroup.  task is a BTF pointer: direct loads, which the
+ * number); 0 unless account_cfg.cgroup.  task is a BTF pointer: direct loads, which the
  * verifier guards (a fault reads 0), far cheaper than BPF_CORE_READ's helper calls. */
 static __always_inline __u64 task_cgroup_id(struct task_struct *task)
 {
-	if (!cfg_cgroup)
+	if (!account_cfg.cgroup)
 		return 0;
 	return task->cgroups->dfl_cgrp->kn->id;
 }
@@ -146,7 +127,7 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	if (t)
 		return t;
 	/* an exiting task was already reported by sched_process_exit */
-	if (task->flags & 0x00000004 /* PF_EXITING */)
+	if (task->flags & PF_EXITING)
 		return NULL;
 	tmpl = bpf_map_lookup_elem(&new_thread, &zero);
 	if (!tmpl)
@@ -156,11 +137,7 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	bpf_probe_read_kernel_str(tmpl->comm, sizeof(tmpl->comm), task->comm);
 	tmpl->first_seen_ns = bpf_ktime_get_ns();
 	tmpl->cgroup_id = task_cgroup_id(task);
-	if (bpf_map_update_elem(&threads, &tid, tmpl, BPF_NOEXIST) && bpf_map_lookup_elem(&threads, &tid) == NULL) {
-		stat_inc(STAT_THREADS_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	return map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
 }
 
 /* Read event e on cpu into *c.  A failed read repeats the snapshot's value
@@ -180,7 +157,7 @@ static __always_inline bool account_read_one(struct cpu_snap *snap, __u32 e, __u
 /* Read every selected counter on this CPU (account_read_one). */
 static __always_inline void account_read_into(struct cpu_snap *snap, struct counter_val *c)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), n = cfg_nr_events, ncpu = cfg_nr_cpus;
+	__u32 cpu = bpf_get_smp_processor_id(), n = account_cfg.nr_events, ncpu = account_cfg.nr_cpus;
 
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= n)
@@ -197,17 +174,6 @@ static __always_inline struct reading *account_read(struct cpu_snap *snap)
 	if (r)
 		account_read_into(snap, r->c);
 	return r;
-}
-
-/* now - then, or 0 when then is later.  Branch-free (BPF has no conditional
- * move; a branch per subtraction doubled the uprobes' per-event code): every
- * quantity here (ns, counts) stays far below 2^63, so a negative difference is
- * exactly one with the top bit set. */
-static __always_inline __u64 sub_clamped(__u64 now, __u64 then)
-{
-	__u64 d = now - then;
-
-	return d & ~(__u64)((__s64)d >> 63);
 }
 
 /* x * num / den without overflow for the magnitudes we meet (num <= den). */
@@ -240,20 +206,16 @@ static __always_inline void account_fold_share(struct thread_stats *t, struct cp
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		struct counter_val d = {};
 
-		if (e >= cfg_nr_events)
+		if (e >= account_cfg.nr_events)
 			break;
 		if (own || share) {
-			d.value = sub_clamped(now->c[e].value, snap->c[e].value);
-			d.enabled = sub_clamped(now->c[e].enabled, snap->c[e].enabled);
-			d.running = sub_clamped(now->c[e].running, snap->c[e].running);
+			cv_delta(&d, &now->c[e], &snap->c[e]);
 			if (share) {
 				d.value = scale_share(d.value, share_num, share_den);
 				d.enabled = scale_share(d.enabled, share_num, share_den);
 				d.running = scale_share(d.running, share_num, share_den);
 			}
-			t->c[e].value += d.value;
-			t->c[e].enabled += d.enabled;
-			t->c[e].running += d.running;
+			cv_add(&t->c[e], &d);
 		}
 		if (delta)
 			delta->c[e] = d;
@@ -440,7 +402,7 @@ static __always_inline __u64 account_clock(struct cpu_snap *snap, __u64 en, bool
 {
 	__u64 ts;
 
-	if (!cfg_nr_events)
+	if (!account_cfg.nr_events)
 		return bpf_ktime_get_ns();
 	if (read_ok && snap->base_enabled && en > snap->base_enabled && en - snap->base_enabled < ACCOUNT_CLOCK_REBASE_NS)
 		return snap->base_ts + (en - snap->base_enabled);

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "memsamples.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -20,20 +21,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 } mem_samples SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, MEM_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} mem_stats SEC(".maps");
-
-static __always_inline void mstat_inc(__u32 slot)
-{
-	__u64 *v = bpf_map_lookup_elem(&mem_stats, &slot);
-
-	if (v)
-		*v += 1;
-}
+STAT_MAP(mem_stats, MEM_STAT_MAX);
 
 SEC("perf_event")
 int tmabpf_mem_sample(struct bpf_perf_event_data *ctx)
@@ -42,15 +30,15 @@ int tmabpf_mem_sample(struct bpf_perf_event_data *ctx)
 	struct thread_stats *t;
 	struct mem_sample *m;
 
-	mstat_inc(MEM_STAT_SEEN);
+	pcpu_inc(&mem_stats, MEM_STAT_SEEN);
 	t = thread_get(task);
 	if (!t)
 		return 0;
-	mstat_inc(MEM_STAT_TARGET);
+	pcpu_inc(&mem_stats, MEM_STAT_TARGET);
 	account_current_irq(t, task, bpf_ktime_get_ns(), false);
 	m = bpf_ringbuf_reserve(&mem_samples, sizeof(*m), 0);
 	if (!m) {
-		mstat_inc(MEM_STAT_LOST);
+		pcpu_inc(&mem_stats, MEM_STAT_LOST);
 		return 0;
 	}
 	m->pid = t->pid;

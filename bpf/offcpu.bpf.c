@@ -21,13 +21,9 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
-#include "task_state.bpf.h"
+#include "offcpu.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-#define PF_KTHREAD 0x00200000
-#define PF_EXITING 0x00000004
-#define EFAULT 14
 
 /* Where and when a thread went off-CPU. */
 struct offcpu_start {
@@ -59,25 +55,12 @@ struct {
 	__type(value, struct offcpu_val);
 } offcpu SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OFFCPU_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} offcpu_stats SEC(".maps");
+STAT_MAP(offcpu_stats, OFFCPU_STAT_MAX);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } offcpu_notices SEC(".maps");	/* struct offcpu_key of each new row; tid 0: the process exec'd */
-
-static __always_inline void ostat_inc(__u32 slot)
-{
-	__u64 *v = bpf_map_lookup_elem(&offcpu_stats, &slot);
-
-	if (v)
-		*v += 1;
-}
 
 
 static __always_inline bool tracked(struct task_struct *task)
@@ -94,20 +77,18 @@ static __always_inline void record(struct task_struct *task, const struct offcpu
 
 	if (!v) {
 		struct offcpu_val zero = {};
+		bool created;
 
 		bpf_probe_read_kernel_str(zero.comm, sizeof(zero.comm), task->comm);
-		if (bpf_map_update_elem(&offcpu, &key, &zero, BPF_NOEXIST) == 0 &&
-		    bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))	/* drained on a timer */
-			ostat_inc(OFFCPU_STAT_NOTICES_LOST);
-		v = bpf_map_lookup_elem(&offcpu, &key);
-		if (!v) {
-			ostat_inc(OFFCPU_STAT_ROWS_FULL);
+		v = map_insert(&offcpu, &key, &zero, &offcpu_stats, OFFCPU_STAT_ROWS_FULL, &created);
+		if (created)
+			ringbuf_notice(&offcpu_notices, &key, sizeof(key), &offcpu_stats, OFFCPU_STAT_NOTICES_LOST);
+		if (!v)
 			return;
-		}
 	}
 	__sync_fetch_and_add(&v->ns, ns);
 	__sync_fetch_and_add(&v->count, 1);
-	ostat_inc(OFFCPU_STAT_PERIODS);
+	pcpu_inc(&offcpu_stats, OFFCPU_STAT_PERIODS);
 }
 
 /* A period whose switch-in was never traced: the thread has run since,
@@ -118,7 +99,7 @@ static __always_inline void record_missed_in(struct task_struct *task, const str
 	__u64 slice = exec > st->exec ? exec - st->exec : 0;
 	__u64 in = now > slice ? now - slice : 0;
 
-	ostat_inc(OFFCPU_STAT_MISSED_IN);
+	pcpu_inc(&offcpu_stats, OFFCPU_STAT_MISSED_IN);
 	if (in > st->ts)
 		record(task, st, in - st->ts);
 }
@@ -141,9 +122,9 @@ int BPF_PROG(tmabpf_offcpu_switch, bool preempt, struct task_struct *prev, struc
 		s.kstack = bpf_get_stackid(ctx, &offcpu_stacks, 0);
 		s.ustack = prev->flags & PF_KTHREAD ? -1 : bpf_get_stackid(ctx, &offcpu_stacks, BPF_F_USER_STACK);
 		if ((s.kstack < 0 && s.kstack != -EFAULT) || (s.ustack < 0 && s.ustack != -1 && s.ustack != -EFAULT))
-			ostat_inc(OFFCPU_STAT_STACK_ERRORS);
+			pcpu_inc(&offcpu_stats, OFFCPU_STAT_STACK_ERRORS);
 		if (bpf_map_update_elem(&offcpu_start, &tid, &s, BPF_ANY))
-			ostat_inc(OFFCPU_STAT_STARTS_FULL);
+			pcpu_inc(&offcpu_stats, OFFCPU_STAT_STARTS_FULL);
 	}
 	tid = next->pid;
 	if (!tid)
@@ -177,9 +158,7 @@ int BPF_PROG(tmabpf_offcpu_exec, struct task_struct *p, pid_t old_pid, struct li
 {
 	struct offcpu_key key = { .pid = p->tgid };
 
-	if (!task_tracked(p->tgid, p->pid))
-		return 0;
-	if (bpf_ringbuf_output(&offcpu_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))
-		ostat_inc(OFFCPU_STAT_NOTICES_LOST);
+	if (task_tracked(p->tgid, p->pid))
+		ringbuf_notice(&offcpu_notices, &key, sizeof(key), &offcpu_stats, OFFCPU_STAT_NOTICES_LOST);
 	return 0;
 }

@@ -27,10 +27,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "samples.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-#define PF_KTHREAD 0x00200000
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -46,19 +45,8 @@ struct {
 	__type(value, struct stack_frames);
 } sample_stacks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct stack_frames);
-} stack_buf SEC(".maps");	/* bpf_get_stack's output (too big for the BPF stack) */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sample_stats);
-} sample_zero SEC(".maps");	/* insert template: only comm is ever written */
+PERCPU_VAR(stack_buf, struct stack_frames);	/* bpf_get_stack's output (too big for the BPF stack) */
+PERCPU_VAR(sample_zero, struct sample_stats);	/* insert template: only comm is ever written */
 
 /* A thread's sums at its previous sample.  LRU, twice --max-threads: exited threads' entries go
  * first; a live thread's would go only after that many other threads were sampled since its
@@ -68,12 +56,7 @@ struct sample_base {
 	struct counter_val c[TMABPF_MAX_EVENTS];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sample_base);
-} sample_base_zero SEC(".maps");	/* insert template of sample_bases, never written */
+PERCPU_VAR(sample_base_zero, struct sample_base);	/* insert template of sample_bases, never written */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -105,11 +88,12 @@ static __always_inline void add_since_last_sample(struct sample_stats *s, const 
 		b->first_seen_ns = t->first_seen_ns;
 	}
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= cfg_nr_events)
+		if (e >= account_cfg.nr_events)
 			break;
-		s->c[e].value += t->c[e].value - b->c[e].value;
-		s->c[e].enabled += t->c[e].enabled - b->c[e].enabled;
-		s->c[e].running += t->c[e].running - b->c[e].running;
+		struct counter_val d;
+
+		cv_diff(&d, &t->c[e], &b->c[e]);
+		cv_add(&s->c[e], &d);
 		b->c[e] = t->c[e];
 	}
 }
@@ -166,6 +150,7 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
 {
 	struct sample_stats *s = bpf_map_lookup_elem(&samples, key), *tmpl;
 	__u32 zero = 0;
+	bool created;
 
 	if (s)
 		return s;
@@ -173,16 +158,11 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
 	if (!tmpl)
 		return NULL;
 	bpf_get_current_comm(tmpl->comm, sizeof(tmpl->comm));
-	if (bpf_map_update_elem(&samples, key, tmpl, BPF_NOEXIST)) {
-		s = bpf_map_lookup_elem(&samples, key);
-		if (!s)
-			stat_inc(STAT_SAMPLE_ROWS_FULL);
-		return s;
-	}
+	s = map_insert(&samples, key, tmpl, &stats, STAT_SAMPLE_ROWS_FULL, &created);
 	/* a new (thread, stack, stack): user space names its frames while the process lives */
-	if (bpf_ringbuf_output(&sample_notices, (void *)key, sizeof(*key), BPF_RB_NO_WAKEUP))	/* drained on a timer: a wakeup is a self-IPI */
-		stat_inc(STAT_SAMPLE_NOTICES_LOST);
-	return bpf_map_lookup_elem(&samples, key);
+	if (created)
+		ringbuf_notice(&sample_notices, (void *)key, sizeof(*key), &stats, STAT_SAMPLE_NOTICES_LOST);
+	return s;
 }
 
 /* Standalone (the daemon's task accounting, no spine): samples only, no
@@ -235,9 +215,7 @@ int BPF_PROG(tmabpf_sample_exec, struct task_struct *p, pid_t old_pid, struct li
 {
 	struct sample_key key = { .pid = p->tgid };
 
-	if (!task_tracked(p->tgid, p->pid))
-		return 0;
-	if (bpf_ringbuf_output(&sample_notices, &key, sizeof(key), BPF_RB_NO_WAKEUP))
-		stat_inc(STAT_SAMPLE_NOTICES_LOST);
+	if (task_tracked(p->tgid, p->pid))
+		ringbuf_notice(&sample_notices, &key, sizeof(key), &stats, STAT_SAMPLE_NOTICES_LOST);
 	return 0;
 }

@@ -26,7 +26,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "tmabpf.h"
+#include "maps.bpf.h"
+#include "tasks.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -35,20 +36,7 @@ struct {
 	__uint(max_entries, 1 << 21);	/* set by the loader */
 } task_exits SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TASK_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} task_stats SEC(".maps");
-
-static __always_inline void task_stat_inc(__u32 slot)
-{
-	__u64 *v = bpf_map_lookup_elem(&task_stats, &slot);
-
-	if (v)
-		*v += 1;
-}
+STAT_MAP(task_stats, TASK_STAT_MAX);
 
 /* task is a trusted BTF pointer: plain loads (the verifier guards faults). */
 static __always_inline void task_fill(struct task_rec *r, struct task_struct *task, __u64 now)
@@ -93,7 +81,7 @@ static __always_inline void task_end(struct task_struct *task, __u32 kind)
 		return;
 	r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
 	if (!r) {
-		task_stat_inc(TASK_STAT_EXIT_DROPS);
+		pcpu_inc(&task_stats, TASK_STAT_EXIT_DROPS);
 		return;
 	}
 	__builtin_memset(r, 0, sizeof(*r));

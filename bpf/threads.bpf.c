@@ -10,7 +10,6 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
-#include "task_state.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -37,7 +36,7 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 	t->oncpu_ns = sub_clamped(exec, t->exec_base);
 	t->exec_out = exec;
 	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
-	if (cfg_cgroup)
+	if (account_cfg.cgroup)
 		t->cgroup_id = task_cgroup_id(prev);	/* tasks move between cgroups */
 	t->last_in_ns = 0;
 	t->last_out_ns = now;
@@ -122,7 +121,7 @@ int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
-	if (!cfg_follow_fork || cfg_filter != FILTER_TGID || ptgid == ctgid)
+	if (!account_cfg.follow_fork || account_cfg.filter != FILTER_TGID || ptgid == ctgid)
 		return 0;
 	if (!bpf_map_lookup_elem(&pids, &ptgid))
 		return 0;
@@ -193,7 +192,7 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 	t->exited = 1;
 	t->exit_ns = now;
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), task->comm);
-	if (cfg_cgroup)
+	if (account_cfg.cgroup)
 		t->cgroup_id = task_cgroup_id(task);
 	/* No wakeup unless the ring is half full: a wakeup is an irq_work
 	 * self-IPI (a VM exit on virtual machines), 12-14 us per exit here

@@ -36,6 +36,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "uprobes.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -95,12 +96,7 @@ struct {
 	__type(value, struct func_stats);
 } funcs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct func_stats);
-} func_zero SEC(".maps");
+PERCPU_VAR(func_zero, struct func_stats);	/* insert template (too big for the stack) */
 
 /* One --trace record; a full ring buffer is counted, never silent. */
 static __always_inline void trace_emit(__u32 pid, __u32 tid, __u32 fn, __u32 depth, __u32 kind, __u64 ts)
@@ -140,7 +136,7 @@ static __always_inline struct func_head *row_at(struct ustack *st, __u32 k)
 	__u64 i = k;
 
 	MASK_FOR_VERIFIER(i, TMABPF_ROW_CACHE - 1);
-	return (void *)(st + 1) + i * USLOT_ROW_BYTES(cfg_nr_events);
+	return (void *)(st + 1) + i * USLOT_ROW_BYTES(account_cfg.nr_events);
 }
 
 static __always_inline struct ucall_frame *frame_at(struct ustack *st, __u32 d)
@@ -148,7 +144,7 @@ static __always_inline struct ucall_frame *frame_at(struct ustack *st, __u32 d)
 	__u64 i = d;
 
 	MASK_FOR_VERIFIER(i, TMABPF_MAX_DEPTH - 1);
-	return (void *)(st + 1) + TMABPF_ROW_CACHE * USLOT_ROW_BYTES(cfg_nr_events) + i * USLOT_FRAME_BYTES(cfg_nr_events);
+	return (void *)(st + 1) + TMABPF_ROW_CACHE * USLOT_ROW_BYTES(account_cfg.nr_events) + i * USLOT_FRAME_BYTES(account_cfg.nr_events);
 }
 
 /* A frame's or a row's counter arrays: c[nr_events], then a second one. */
@@ -159,7 +155,7 @@ static __always_inline struct counter_val *cv_first(void *head, __u32 head_size)
 
 static __always_inline struct counter_val *cv_second(void *head, __u32 head_size)
 {
-	return (struct counter_val *)(head + head_size) + cfg_nr_events;
+	return (struct counter_val *)(head + head_size) + account_cfg.nr_events;
 }
 
 static __always_inline struct func_stats *func_get_ids(__u32 fn, __u32 tid, __u32 pid)
@@ -174,11 +170,7 @@ static __always_inline struct func_stats *func_get_ids(__u32 fn, __u32 tid, __u3
 	if (!fs)
 		return NULL;
 	fs->pid = pid;
-	if (bpf_map_update_elem(&funcs, &key, fs, BPF_NOEXIST) && !bpf_map_lookup_elem(&funcs, &key)) {
-		stat_inc(STAT_FUNCS_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&funcs, &key);
+	return map_insert(&funcs, &key, fs, &stats, STAT_FUNCS_FULL, NULL);
 }
 
 /* A (function, thread) row: the slot's cached one (claimed when free), else
@@ -270,12 +262,10 @@ static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct
 	if (!now)
 		return -1;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= cfg_nr_events)
+		if (e >= account_cfg.nr_events)
 			break;
 		snap->uc[e].read = snap->c[e];
-		snap->uc[e].off.value = t->c[e].value - snap->c[e].value;
-		snap->uc[e].off.enabled = t->c[e].enabled - snap->c[e].enabled;
-		snap->uc[e].off.running = t->c[e].running - snap->c[e].running;
+		cv_diff(&snap->uc[e].off, &t->c[e], &snap->c[e]);
 	}
 	/* on-CPU time: exact at its switch-in, plus the running slice */
 	if (t->last_in_ns)
@@ -295,9 +285,7 @@ static __always_inline int ucache_fill(struct cpu_snap *snap, struct task_struct
 /* The running thread's sums of one event now: reading + cached offset. */
 static __always_inline void sums_now(struct counter_val *out, const struct uc_event *u)
 {
-	out->value = u->read.value + u->off.value;
-	out->enabled = u->read.enabled + u->off.enabled;
-	out->running = u->read.running + u->off.running;
+	cv_sum(out, &u->read, &u->off);
 }
 
 /* Push a frame for fn; false when none was (the stack is full). */
@@ -307,7 +295,7 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	__u32 d = st->depth;
 	struct ucall_frame *f;
 	struct counter_val *c;
-	__u32 outermost = 1, n = cfg_nr_events;
+	__u32 outermost = 1, n = account_cfg.nr_events;
 
 	if (d >= TMABPF_MAX_DEPTH) {
 		count_call(st, fn, tid, st->pid, false);	/* not tracked further: counted here */
@@ -342,49 +330,6 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	return true;
 }
 
-static __always_inline void cv_delta(struct counter_val *out, const struct counter_val *a, const struct counter_val *b)
-{
-	out->value = sub_clamped(a->value, b->value);
-	out->enabled = sub_clamped(a->enabled, b->enabled);
-	out->running = sub_clamped(a->running, b->running);
-}
-
-static __always_inline void cv_add(struct counter_val *a, const struct counter_val *b)
-{
-	a->value += b->value;
-	a->enabled += b->enabled;
-	a->running += b->running;
-}
-
-static __always_inline void cv_add_n(struct counter_val *a, const struct counter_val *b, __u32 n)
-{
-	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= n)
-			break;
-		cv_add(&a[e], &b[e]);
-	}
-}
-
-static __always_inline void cv_sub_n(struct counter_val *a, const struct counter_val *b, __u32 n)
-{
-	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= n)
-			break;
-		a[e].value -= b[e].value;
-		a[e].enabled -= b[e].enabled;
-		a[e].running -= b[e].running;
-	}
-}
-
-static __always_inline void cv_copy_n(struct counter_val *a, const struct counter_val *b, __u32 n)
-{
-	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= n)
-			break;
-		a[e] = b[e];
-	}
-}
-
 /* Close the top frame (index d - 1) at its return and fold it into the
  * function's row and the parent's sums. */
 static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct cpu_snap *snap,
@@ -396,7 +341,7 @@ static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct c
 	struct counter_val *fc, *fchild, *uchild = NULL;
 	bool first_child = false;
 	struct row_ref row;
-	__u32 n = cfg_nr_events;
+	__u32 n = account_cfg.nr_events;
 	__u64 oncpu;
 
 	st->depth = d - 1;
@@ -465,7 +410,7 @@ static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct c
 static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u32 tid, bool create, __u64 *ts,
 						   int *rc)
 {
-	__u32 zero = 0, cpu, n = cfg_nr_events, ncpu = cfg_nr_cpus;
+	__u32 zero = 0, cpu, n = account_cfg.nr_events, ncpu = account_cfg.nr_cpus;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	bool ok0 = true;
 
@@ -599,7 +544,7 @@ static __always_inline void row_add(struct func_stats *fs, struct func_head *h, 
 				    const struct counter_val *self)
 {
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= cfg_nr_events)
+		if (e >= account_cfg.nr_events)
 			break;
 		cv_add(&fs->c[e], &c[e]);
 		cv_add(&fs->self[e], &self[e]);
@@ -629,7 +574,7 @@ static __always_inline void row_flush(struct ustack *st, __u32 k, __u32 tid)
 	if (fs)
 		row_add(fs, h, c, self);
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
-		if (e >= cfg_nr_events)
+		if (e >= account_cfg.nr_events)
 			break;
 		c[e] = (struct counter_val){};
 		self[e] = (struct counter_val){};

@@ -32,10 +32,10 @@
 #include "thread_table.h"
 #include "threads_loader.h"
 #include "tma.h"
-#include "uprobes.skel.h"
 #include "uprobes_loader.h"
 #include "warn.h"
 #include "clock.h"
+#include "uprobes.skel.h"
 
 #define POLL_MS 100
 #define SHED_AFTER 3		/* intervals over budget, uprobes dominating, before a function is detached */

@@ -13,10 +13,10 @@
 #include "perf_open.h"
 #include "prom.h"
 #include "run.h"
-#include "samples.skel.h"
 #include "symbolize.h"
 #include "warn.h"
 #include "clock.h"
+#include "samples.skel.h"
 
 #define OTHER "[other]"
 #define UNKNOWN "[unknown]"
@@ -137,7 +137,7 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 		dsamp_stop(s);
 		return -ENOMEM;
 	}
-	r = samples_load(&s->prog, env->prog, env->pc, env->tcfg, &cfg, err, errlen);
+	r = samples_load(&s->prog, env->prog, &cfg, err, errlen);
 	s->loaded = true;	/* samples_destroy cleans up a partial load */
 	if (!r)
 		r = samples_attach(&s->prog, err, errlen);

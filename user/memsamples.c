@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "threads.skel.h"
-#include "memsamples.skel.h"
 #include "memsamples.h"
 #include "perf_open.h"
 #include "warn.h"
+#include "threads.skel.h"
+#include "memsamples.skel.h"
 
 static bool pid_seen(struct memsamples *m, unsigned int pid)
 {
@@ -76,14 +76,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp,
-		    const struct perf_counters *pc, const struct threads_cfg *tcfg, char *err, size_t errlen)
+int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp, char *err,
+		    size_t errlen)
 {
 	int r;
 
 	memset(m, 0, sizeof(*m));
 	m->ev = *ev;
-	m->nr_cpus = pc->nr_cpus;
+	m->nr_cpus = tp->nr_cpus;
 	mem_bins_init(&m->bins, NULL, NULL);
 	m->loaded = true;	/* memsamples_free() cleans up from here */
 	m->sym = symbolizer_new();
@@ -93,10 +93,7 @@ int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct thr
 		err_set(err, errlen, "opening the memory-sample program: %s", strerror(-r));
 		return r;
 	}
-	m->skel->rodata->cfg_nr_events = pc->nr_events;
-	m->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
-	m->skel->rodata->cfg_filter = tcfg->filter;
-	m->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
+	m->skel->rodata->account_cfg = tp->acfg;
 	r = threads_share_maps(tp, m->skel->obj);
 	if (!r)
 		r = memsamples_bpf__load(m->skel);

@@ -10,7 +10,7 @@
 #define TMABPF_MEMSAMPLES_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/memsamples.h"
 #include "mem_bins.h"
 #include "mem_event.h"
 #include "symbolize.h"
@@ -52,8 +52,9 @@ struct memsamples {
 	struct mem_result res;
 };
 
-int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp,
-		    const struct perf_counters *pc, const struct threads_cfg *tcfg, char *err, size_t errlen);
+/* Load, reusing the spine's maps (threads_load first). */
+int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct threads_prog *tp, char *err,
+		    size_t errlen);
 /* Open the event on every CPU and attach; -errno with err filled when the event cannot be opened. */
 int memsamples_attach(struct memsamples *m, char *err, size_t errlen);
 /* Bin the samples that arrived (call every poll). */

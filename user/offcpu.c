@@ -97,8 +97,7 @@ static void on_notice(void *ctx, const struct offcpu_key *key)
 		name_frames(o, key->pid, key->ustack, false, NULL);
 }
 
-int offcpu_load(struct offcpu *o, struct threads_prog *tp, const struct perf_counters *pc,
-		const struct threads_cfg *tcfg, int max_rows, char *err, size_t errlen)
+int offcpu_load(struct offcpu *o, struct threads_prog *tp, int max_rows, char *err, size_t errlen)
 {
 	int r;
 
@@ -108,7 +107,7 @@ int offcpu_load(struct offcpu *o, struct threads_prog *tp, const struct perf_cou
 		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = offcpu_prog_load(&o->prog, tp, pc, tcfg, max_rows, on_notice, o, err, errlen);
+	r = offcpu_prog_load(&o->prog, tp, max_rows, on_notice, o, err, errlen);
 	if (r) {
 		offcpu_prog_destroy(&o->prog);
 		return r;

@@ -43,8 +43,7 @@ struct offcpu {
 };
 
 const char *offcpu_reason_name(int reason);
-int offcpu_load(struct offcpu *o, struct threads_prog *tp, const struct perf_counters *pc,
-		const struct threads_cfg *tcfg, int max_rows, char *err, size_t errlen);
+int offcpu_load(struct offcpu *o, struct threads_prog *tp, int max_rows, char *err, size_t errlen);
 int offcpu_attach(struct offcpu *o, char *err, size_t errlen);
 /* Read the maps of processes first seen off-CPU while they live (call every poll). */
 void offcpu_poll(struct offcpu *o);

@@ -7,10 +7,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "threads.skel.h"
-#include "offcpu.skel.h"
 #include "offcpu_loader.h"
 #include "warn.h"
+#include "threads.skel.h"
+#include "offcpu.skel.h"
 
 static int on_notice(void *ctx, void *data, size_t size)
 {
@@ -21,9 +21,8 @@ static int on_notice(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struct perf_counters *pc,
-		     const struct threads_cfg *tcfg, int max_rows, offcpu_notice_fn fn, void *ctx, char *err,
-		     size_t errlen)
+int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, int max_rows, offcpu_notice_fn fn, void *ctx,
+		     char *err, size_t errlen)
 {
 	int r;
 
@@ -37,11 +36,8 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struc
 		err_set(err, errlen, "opening the off-CPU program: %s", strerror(-r));
 		return r;
 	}
-	p->skel->rodata->cfg_nr_events = pc->nr_events;
-	p->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
-	p->skel->rodata->cfg_filter = tcfg->filter;
-	p->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
-	bpf_map__set_max_entries(p->skel->maps.offcpu_start, tcfg->max_threads);
+	p->skel->rodata->account_cfg = tp->acfg;
+	bpf_map__set_max_entries(p->skel->maps.offcpu_start, tp->max_threads);
 	bpf_map__set_max_entries(p->skel->maps.offcpu, max_rows);
 	bpf_map__set_max_entries(p->skel->maps.offcpu_stacks, max_rows);
 	r = threads_share_maps(tp, p->skel->obj);

@@ -4,7 +4,7 @@
 #ifndef TMABPF_OFFCPU_LOADER_H
 #define TMABPF_OFFCPU_LOADER_H
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/offcpu.h"
 #include "threads_loader.h"
 
 struct offcpu_bpf;
@@ -29,9 +29,8 @@ struct offcpu_row {
 };
 
 /* Load, reusing the spine's maps (threads_load first). */
-int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, const struct perf_counters *pc,
-		     const struct threads_cfg *tcfg, int max_rows, offcpu_notice_fn fn, void *ctx, char *err,
-		     size_t errlen);
+int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, int max_rows, offcpu_notice_fn fn, void *ctx,
+		     char *err, size_t errlen);
 int offcpu_prog_attach(struct offcpu_prog *p, char *err, size_t errlen);
 void offcpu_prog_poll(struct offcpu_prog *p);
 /* Every row; *rows is malloc'd. */

@@ -302,7 +302,7 @@ static int setup_mem_samples(struct run_state *st, char *err, size_t errlen)
 		warn_add("--mem-samples: %s; skipped", why);
 		return 0;
 	}
-	r = memsamples_load(&st->mem, &ev, &st->prog, &st->pc, &st->tcfg, err, errlen);
+	r = memsamples_load(&st->mem, &ev, &st->prog, err, errlen);
 	st->mem_on = true;	/* memsamples_free() cleans up a partial load */
 	if (r) {
 		err_print("%s", err);
@@ -353,7 +353,7 @@ static int setup_bpf(struct run_state *st)
 		struct uprobes_cfg ucfg = { .max_stacks = st->o->max_stacks, .max_funcs = st->o->max_funcs,
 					    .trace_ring_bytes = st->trace ? trace_run_ring_bytes() : 0 };
 
-		r = uprobes_load(&st->uprobes, &st->prog, &st->pc, cfg, &ucfg, err, sizeof(err));
+		r = uprobes_load(&st->uprobes, &st->prog, &ucfg, err, sizeof(err));
 		if (r) {
 			err_print("%s", err);
 			return 1;
@@ -369,7 +369,7 @@ static int setup_bpf(struct run_state *st)
 		struct sampling_cfg scfg = { .hz = st->o->sample_hz, .max_rows = st->o->max_sample_stacks,
 					     .pmu = st->host.pmu };
 
-		r = sampling_load(&st->samp, &st->prog, &st->pc, cfg, &scfg, err, sizeof(err));
+		r = sampling_load(&st->samp, &st->prog, &scfg, err, sizeof(err));
 		st->sampling = true;	/* sampling_free() cleans up a partial load */
 		if (r) {
 			err_print("%s", err);
@@ -377,7 +377,7 @@ static int setup_bpf(struct run_state *st)
 		}
 	}
 	if (st->o->offcpu_stacks) {
-		r = offcpu_load(&st->off, &st->prog, &st->pc, cfg, st->o->max_sample_stacks, err, sizeof(err));
+		r = offcpu_load(&st->off, &st->prog, st->o->max_sample_stacks, err, sizeof(err));
 		st->offcpu = true;	/* offcpu_free() cleans up a partial load */
 		if (r) {
 			err_print("%s", err);

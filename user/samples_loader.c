@@ -9,11 +9,11 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "threads.skel.h"
-#include "samples.skel.h"
 #include "samples_loader.h"
 #include "perf_open.h"
 #include "warn.h"
+#include "threads.skel.h"
+#include "samples.skel.h"
 
 int samples_max_rate(void)
 {
@@ -37,13 +37,13 @@ static int on_notice(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct perf_counters *pc,
-		 const struct threads_cfg *tcfg, const struct samples_cfg *cfg, char *err, size_t errlen)
+int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct samples_cfg *cfg, char *err,
+		 size_t errlen)
 {
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->nr_cpus = pc ? pc->nr_cpus : libbpf_num_possible_cpus();
+	s->nr_cpus = tp ? tp->nr_cpus : libbpf_num_possible_cpus();
 	s->hz = cfg->hz;
 	s->max_rows = cfg->max_rows;
 	s->on_notice = cfg->on_notice;
@@ -53,16 +53,15 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct p
 		err_set(err, errlen, "opening the sample program: %s", strerror(errno));
 		return -errno;
 	}
-	s->skel->rodata->cfg_nr_events = pc ? pc->nr_events : 0;
-	s->skel->rodata->cfg_nr_cpus = s->nr_cpus;
-	s->skel->rodata->cfg_filter = tcfg ? tcfg->filter : FILTER_ALL;
-	s->skel->rodata->cfg_follow_fork = tcfg && tcfg->follow_fork;
-	s->skel->rodata->cfg_main_id = tcfg ? tcfg->main_id : 0;
-	s->skel->rodata->cfg_cgroup = tcfg && tcfg->cgroup;	/* threads first met at a sample keep their cgroup (daemon) */
+	/* threads first met at a sample keep their cgroup (daemon: account_cfg.cgroup) */
+	if (tp)
+		s->skel->rodata->account_cfg = tp->acfg;
+	else
+		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, s->nr_cpus);
 	s->skel->rodata->cfg_no_account = !tp;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
-	bpf_map__set_max_entries(s->skel->maps.sample_bases, tcfg && tp ? 2 * tcfg->max_threads : 1);
+	bpf_map__set_max_entries(s->skel->maps.sample_bases, tp ? 2 * tp->max_threads : 1);
 	if (tp) {
 		r = threads_share_maps(tp, s->skel->obj);
 	} else {	/* standalone: the spine's maps unused, kept small */

@@ -6,7 +6,7 @@
 #define TMABPF_SAMPLES_LOADER_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/samples.h"
 #include "threads_loader.h"
 
 #define SAMPLE_DEFAULT_HZ 49	/* always-on rate: ~0.05 % of a CPU in BPF time at ~5 us a sample */
@@ -51,11 +51,11 @@ struct sample_row {
 	struct sample_stats s;
 };
 
-/* Load the program, reusing the spine's maps (threads_load first).  tp, pc and tcfg
- * NULL: standalone, every thread, samples without thread records or counter deltas
- * (the daemon's task accounting). */
-int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct perf_counters *pc,
-		 const struct threads_cfg *tcfg, const struct samples_cfg *cfg, char *err, size_t errlen);
+/* Load the program, reusing the spine's maps (threads_load first).  tp NULL: standalone,
+ * every thread, samples without thread records or counter deltas (the daemon's task
+ * accounting). */
+int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct samples_cfg *cfg, char *err,
+		 size_t errlen);
 /* Open the sampling event on every CPU and attach the program to each. */
 int samples_attach(struct samples_prog *s, char *err, size_t errlen);
 /* Change the rate of the open events in place (PERF_EVENT_IOC_PERIOD on each

@@ -11,8 +11,8 @@
 
 static void on_notice(void *ctx, const struct sample_key *key);
 
-int sampling_load(struct sampling *s, struct threads_prog *tp, const struct perf_counters *pc,
-		  const struct threads_cfg *tcfg, const struct sampling_cfg *cfg, char *err, size_t errlen)
+int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,
+		  size_t errlen)
 {
 	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
 				    .on_notice = on_notice, .ctx = s };
@@ -25,7 +25,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct perf
 		err_set(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = samples_load(&s->prog, tp, pc, tcfg, &scfg, err, errlen);
+	r = samples_load(&s->prog, tp, &scfg, err, errlen);
 	if (r) {
 		samples_destroy(&s->prog);
 		return r;

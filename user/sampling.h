@@ -78,8 +78,8 @@ struct sampling_cfg {
 	bool pmu;		/* host has a hardware PMU: try cycles */
 };
 
-int sampling_load(struct sampling *s, struct threads_prog *tp, const struct perf_counters *pc,
-		  const struct threads_cfg *tcfg, const struct sampling_cfg *cfg, char *err, size_t errlen);
+int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,
+		  size_t errlen);
 int sampling_attach(struct sampling *s, char *err, size_t errlen);
 /* Name the user stacks of new sample rows while their processes live (call often: every poll). */
 void sampling_poll(struct sampling *s);

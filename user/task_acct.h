@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/tasks.h"
 #include "events.h"
 #include "u64map.h"
 

@@ -7,10 +7,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "tasks.skel.h"
 #include "tasks_loader.h"
 #include "warn.h"
 #include "clock.h"
+#include "tasks.skel.h"
 
 static int hint(int err, char *buf, size_t len, const char *what)
 {

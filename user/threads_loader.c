@@ -7,11 +7,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "threads.skel.h"
 #include "threads_loader.h"
 #include "map_batch.h"
 #include "clock.h"
 #include "warn.h"
+#include "threads.skel.h"
 
 /* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
  * switch-ins, to exercise the inference hosts that miss them depend on. */
@@ -66,6 +66,19 @@ unsigned int ringbuf_bytes(unsigned long want)
 	return sz;
 }
 
+void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
+		      int nr_cpus)
+{
+	*a = (struct account_cfg){
+		.nr_events = pc ? pc->nr_events : 0,
+		.nr_cpus = nr_cpus,
+		.filter = cfg ? cfg->filter : FILTER_ALL,
+		.main_id = cfg ? cfg->main_id : 0,
+		.follow_fork = cfg && cfg->follow_fork,
+		.cgroup = cfg && cfg->cgroup,
+	};
+}
+
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
 {
@@ -84,13 +97,9 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel = threads_bpf__open();
 	if (!p->skel)
 		return load_hint(-errno, err, errlen, "opening BPF object");
-	p->skel->rodata->cfg_nr_events = pc->nr_events;
-	p->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
-	p->skel->rodata->cfg_filter = cfg->filter;
-	p->skel->rodata->cfg_follow_fork = cfg->follow_fork;
-	p->skel->rodata->cfg_main_id = cfg->main_id;
+	account_cfg_fill(&p->acfg, cfg, pc, pc->nr_cpus);
+	p->skel->rodata->account_cfg = p->acfg;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
-	p->skel->rodata->cfg_cgroup = cfg->cgroup;
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0);
 	if (cfg->lru)

@@ -38,6 +38,7 @@ struct ring_buffer;
 
 struct threads_prog {
 	struct threads_bpf *skel;
+	struct account_cfg acfg;	/* the accounting's .rodata: every later loader copies it */
 	struct ring_buffer *rb;
 	int stats_fd;
 	bool run_stats;		/* kernel BPF run-time stats on (our fd, or kernel.bpf_stats_enabled=1) */
@@ -47,6 +48,10 @@ struct threads_prog {
 	void *ctx;
 };
 
+/* The accounting's configuration (tmabpf.h) of a run: cfg and pc NULL for a program that folds
+ * nothing (the daemon's standalone sampler): every thread, no counters.  The one place it is filled. */
+void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
+		      int nr_cpus);
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* Make obj (a later feature's BPF object, opened, not yet loaded) use the

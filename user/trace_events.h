@@ -18,7 +18,7 @@
 #define TMABPF_TRACE_EVENTS_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/uprobes.h"
 #include "trace_writer.h"
 #include "uprobe_targets.h"
 

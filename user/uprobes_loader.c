@@ -11,8 +11,6 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "threads.skel.h"
-#include "uprobes.skel.h"
 #include "uprobes_loader.h"
 #include "link_detach.h"
 #include "map_batch.h"
@@ -20,6 +18,8 @@
 #include "u64map.h"
 #include "warn.h"
 #include "clock.h"
+#include "threads.skel.h"
+#include "uprobes.skel.h"
 
 
 /* BPF_TRACE_UPROBE_SESSION (kernel >= 6.13); Debian 12's linux/bpf.h and libbpf 1.4 predate it. */
@@ -71,20 +71,15 @@ static int slots_init(struct uprobes_prog *u)
 	return 0;
 }
 
-static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
-			 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, enum uprobes_mode mode)
+static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const struct uprobes_cfg *cfg,
+			 enum uprobes_mode mode)
 {
 	int r;
 
 	u->skel = uprobes_bpf__open();
 	if (!u->skel)
 		return -errno;
-	u->skel->rodata->cfg_nr_events = pc->nr_events;
-	u->skel->rodata->cfg_nr_cpus = pc->nr_cpus;
-	u->skel->rodata->cfg_filter = tcfg->filter;
-	u->skel->rodata->cfg_follow_fork = tcfg->follow_fork;
-	u->skel->rodata->cfg_main_id = tcfg->main_id;
-	u->skel->rodata->cfg_cgroup = tcfg->cgroup;
+	u->skel->rodata->account_cfg = tp->acfg;
 	r = set_slot_maps(u, u->max_stacks);
 	if (r)
 		goto out;
@@ -111,29 +106,29 @@ out:
 	return r;
 }
 
-int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
-		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen)
+int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
+		 size_t errlen)
 {
 	int r;
 
 	memset(u, 0, sizeof(*u));
 	u->max_funcs = cfg->max_funcs;
-	u->nr_events = pc->nr_events;
-	u->max_stacks = cfg->max_stacks > 0 ? cfg->max_stacks : uprobes_default_stacks(pc->nr_events);
-	u->slot_size = uprobes_slot_bytes(pc->nr_events);
+	u->nr_events = tp->acfg.nr_events;
+	u->max_stacks = cfg->max_stacks > 0 ? cfg->max_stacks : uprobes_default_stacks(u->nr_events);
+	u->slot_size = uprobes_slot_bytes(u->nr_events);
 	/* the environment variables test the fallbacks on new kernels */
 	u->mode = getenv("TMABPF_FORCE_CLASSIC_UPROBES") ? UPROBES_CLASSIC
 		  : getenv("TMABPF_NO_UPROBE_SESSION")	   ? UPROBES_MULTI
 							   : UPROBES_SESSION;
-	r = u->mode == UPROBES_SESSION ? open_and_load(u, tp, pc, tcfg, cfg, UPROBES_SESSION) : -EOPNOTSUPP;
+	r = u->mode == UPROBES_SESSION ? open_and_load(u, tp, cfg, UPROBES_SESSION) : -EOPNOTSUPP;
 	if (r && u->mode != UPROBES_CLASSIC) {
 		u->mode = UPROBES_MULTI;	/* kernel < 6.13: no uprobe sessions */
-		r = open_and_load(u, tp, pc, tcfg, cfg, UPROBES_MULTI);
+		r = open_and_load(u, tp, cfg, UPROBES_MULTI);
 	}
 	u->multi = !r && u->mode != UPROBES_CLASSIC;
 	if (r) {
 		u->mode = UPROBES_CLASSIC;
-		r = open_and_load(u, tp, pc, tcfg, cfg, UPROBES_CLASSIC);
+		r = open_and_load(u, tp, cfg, UPROBES_CLASSIC);
 		if (!r)
 			warn_add("this kernel lacks uprobe_multi links: using classic uprobes, at most %d "
 				 "functions, slower to attach and detach", UPROBE_CLASSIC_CAP);

@@ -4,7 +4,7 @@
 #define TMABPF_UPROBES_LOADER_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "../bpf/uprobes.h"
 #include "threads_loader.h"
 #include "uprobe_targets.h"
 
@@ -53,8 +53,9 @@ struct func_row {
 size_t uprobes_slot_bytes(int nr_events);
 int uprobes_default_stacks(int nr_events);
 
-int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct perf_counters *pc,
-		 const struct threads_cfg *tcfg, const struct uprobes_cfg *cfg, char *err, size_t errlen);
+/* Load, reusing the spine's maps (threads_load first). */
+int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
+		 size_t errlen);
 int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen);
 /* (Re-)create the links of one library: after --max-rate detached functions, or for a library a
  * deferred --uprobe added to set after uprobes_attach (uprobe_multi only). */

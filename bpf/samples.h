@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Sampling (--sample): stacks, and the rows of bpf/samples.bpf.c. */
+#ifndef TMABPF_BPF_SAMPLES_H
+#define TMABPF_BPF_SAMPLES_H
+#include "tmabpf.h"
+
+#define TMABPF_STACK_DEPTH 64	/* frames kept per stack: the innermost ones */
+
+/* One stack (value of the sample_stacks map, keyed by a 64-bit hash of it). */
+struct stack_frames {
+	__u32 nr;		/* valid frames in ip[]; ip[0] is the leaf */
+	__u32 pad;
+	__u64 ip[TMABPF_STACK_DEPTH];
+};
+
+/* Sample aggregate key: (thread, user stack, kernel stack). */
+struct sample_key {
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u64 ustack;		/* stack id (hash) in sample_stacks; 0: none (kernel thread, lost) */
+	__u64 kstack;		/* 0: none (the sample hit user mode) */
+};
+
+/* Per (thread, user stack, kernel stack) sums. */
+struct sample_stats {
+	__u64 count;		/* samples */
+	__u64 period;		/* sum of the sampling event's periods (ns for cpu-clock) */
+	char comm[TMABPF_COMM_LEN];	/* the thread's name at its first sample here */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* the thread's deltas since its previous sample, summed */
+};
+
+#endif

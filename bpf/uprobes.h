@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Per-function deltas (--uprobe) and --trace records: the slots, rows and frames
+ * bpf/uprobes.bpf.c keeps and user space reads. */
+#ifndef TMABPF_BPF_UPROBES_H
+#define TMABPF_BPF_UPROBES_H
+#include "tmabpf.h"
+
+#define TMABPF_MAX_DEPTH 32	/* active calls kept per thread */
+#define TMABPF_ROW_CACHE 8	/* (function, thread) rows kept in a thread's slot (power of 2) */
+#define UPROBE_NO_SLOT 0xffffffffu
+
+/*
+ * A probed thread owns a slot: element s of the ustacks array, one contiguous
+ * value holding its struct ustack, then TMABPF_ROW_CACHE cached rows (struct
+ * func_head + c[n] + self[n]), then TMABPF_MAX_DEPTH frames (struct
+ * ucall_frame + c[n] + child[n]), n the events counted.  One lookup per hit
+ * and, at shallow depths, one page: on this VM every further page a hit
+ * touched (separate maps, vmalloc'd) cost more than all its arithmetic.
+ */
+struct ustack_ent {
+	__u64 sp;		/* stack pointer at entry: its return has sp + RET_SP_DELTA */
+	__u32 fn;		/* function id (the uprobe cookie) */
+	__u32 outermost;	/* 1 unless fn is already active deeper in the stack */
+};
+
+struct ustack {
+	__u32 tid;		/* 0: slot free */
+	__u32 pid;		/* tgid */
+	__u32 depth;
+	__u32 overflow;		/* calls not tracked because the stack was full */
+	struct ustack_ent ent[TMABPF_MAX_DEPTH];
+};
+
+/* One active call (a frame in a slot); followed by struct counter_val
+ * c[nr_events] (thread sums at entry) and child[nr_events] (inclusive sums of
+ * returned callees, valid once has_child is set: leaves never touch them). */
+struct ucall_frame {
+	__u64 entry_ns;
+	__u64 oncpu_ns;		/* thread sums at entry */
+	__u64 blocked_ns;
+	__u64 runq_ns;
+	__u64 child_oncpu_ns;
+	__u64 has_child;
+};
+
+struct func_key {
+	__u32 fn;
+	__u32 tid;
+};
+
+/* Scalar sums of a (function, thread) pair: the head of struct func_stats
+ * (funcs hash) and of a row cached in a slot (followed by
+ * struct counter_val c[nr_events], self[nr_events]).
+ *
+ * In the BPF maps two kinds of field are stored in a cheaper form, so that
+ * the common return (an outermost call without probed callees) writes
+ * neither: `calls` counts only the calls that did not end in a matched return
+ * (unmatched, past the depth limit, without a slot), and self_oncpu_ns and
+ * self[] hold "self - inclusive" (mod 2^64).  uprobes_read() turns them into
+ * what the comments below say (func_stats_from_bpf). */
+struct func_head {
+	__u32 pid;
+	__u32 fn1;		/* slot row: function id + 1, 0 = free; funcs: 0 */
+	__u64 calls;		/* entries */
+	__u64 returns;		/* matched returns */
+	__u64 unmatched;	/* frames whose return never came (longjmp, exception, thread exit) */
+	__u64 wall_ns;		/* inclusive, outermost calls only */
+	__u64 oncpu_ns;
+	__u64 self_oncpu_ns;
+	__u64 offcpu_blocked_ns;
+	__u64 offcpu_runqueue_ns;
+};
+
+/* A slot's parts with n events counted (see struct ustack). */
+#define USLOT_ROW_BYTES(n) (sizeof(struct func_head) + 2 * (n) * sizeof(struct counter_val))
+#define USLOT_FRAME_BYTES(n) (sizeof(struct ucall_frame) + 2 * (n) * sizeof(struct counter_val))
+#define USLOT_BYTES(n) (sizeof(struct ustack) + TMABPF_ROW_CACHE * USLOT_ROW_BYTES(n) + \
+			TMABPF_MAX_DEPTH * USLOT_FRAME_BYTES(n))
+
+/* Per (function, thread) sums (funcs hash: rows that found no room in the
+ * thread's slot, and a slot's rows when its thread exits). */
+struct func_stats {
+	__u32 pid;
+	__u32 fn1;
+	__u64 calls;
+	__u64 returns;
+	__u64 unmatched;
+	__u64 wall_ns;
+	__u64 oncpu_ns;
+	__u64 self_oncpu_ns;
+	__u64 offcpu_blocked_ns;
+	__u64 offcpu_runqueue_ns;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* inclusive */
+	struct counter_val self[TMABPF_MAX_EVENTS];	/* exclusive: minus callees */
+};
+
+/* --trace: one record per frame boundary, in the uprobes' trace ring buffer. */
+enum trace_kind {
+	TRACE_ENTRY = 0,	/* frame pushed */
+	TRACE_RETURN = 1,	/* frame's return matched */
+	TRACE_UNMATCHED = 2,	/* frame skipped (longjmp, exception): a return for an outer frame came */
+	TRACE_EXIT = 3,		/* frame still open when its thread exited */
+};
+
+struct trace_rec {
+	__u64 ts;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 fn;		/* function id (uprobe cookie) */
+	__u16 depth;		/* the frame's index in the thread's call stack (0 = outermost) */
+	__u16 kind;		/* enum trace_kind */
+};
+
+#endif
