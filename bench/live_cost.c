@@ -34,17 +34,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "report_text.h"
 #include "tma.h"
 #include "view_model.h"
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* ---------- workload ---------- */
 
@@ -258,17 +252,6 @@ static int run_plain(const char *tmabpf, pid_t wl, const char *args, const char 
 
 /* ---------- the model's TMA cost ---------- */
 
-static int tma_hook(const struct report *r, const struct thread_stats *s, struct tma_result *res)
-{
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
-
-	for (int e = 0; e < r->evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	return tma_compute(r->tma_ctx, r->evs, scaled, pct, res);
-}
-
 static void synth_threads(struct thread_table *tt, int n, int nev, int round)
 {
 	struct thread_stats *t = calloc(n, sizeof(*t));
@@ -308,7 +291,7 @@ static double model_ms(int n, bool tma, bool sort_tma)
 		return -1;
 	thread_table_init(&tt, evs.n);
 	r = (struct report){ .host = &host, .recipe = "skylakex", .evs = &evs, .tt = &tt,
-			     .tma_result = tma ? tma_hook : NULL, .tma_level = 3, .tma_ctx = &plan };
+			     .tma_plan = tma ? &plan : NULL, .tma_level = 3 };
 	view_init(&v, 40);
 	view_start(&v, &r);
 	for (int i = 1; i <= rounds; i++) {

@@ -39,6 +39,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 
 #define WARMUP_ROUNDTRIPS 1000
 
@@ -67,13 +68,6 @@ static void fatal(const char *fmt, ...)
 	exit(1);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void pin_self(int cpu)
 {

@@ -16,14 +16,8 @@
 #include <time.h>
 #include "tma.h"
 #include "tma_cache.h"
+#include "clock.h"
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -61,21 +55,21 @@ static int one(const char *cpu_name, int level, int calls)
 		pct[i] = el.ev[i].group == 0 ? 100 : 50;
 	}
 	for (int rep = 0; rep < REPS; rep++) {
-		double t0 = now_us();
+		double t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < calls; k++) {
 			tma_cache_reset();
 			tma_compute(&p, &el, vals, pct, &r);
 		}
-		cold[rep] = (now_us() - t0) / calls;
+		cold[rep] = ((mono_ns() / 1e3) - t0) / calls;
 		tma_compute(&p, &el, vals, pct, &r);
-		t0 = now_us();
+		t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < calls; k++)
 			tma_compute(&p, &el, vals, pct, &r);
-		warm[rep] = (now_us() - t0) / calls;
-		t0 = now_us();
+		warm[rep] = ((mono_ns() / 1e3) - t0) / calls;
+		t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < 50; k++)
 			tma_compute(&p, &el, vals, pct, &r);
-		view[rep] = now_us() - t0;
+		view[rep] = (mono_ns() / 1e3) - t0;
 	}
 	double mc = median(cold, REPS), mw = median(warm, REPS), mv = median(view, REPS);
 	printf("%-15s --tma=%d  %2d events %2d nodes: cold %7.1f us/call  warm %6.1f us/call  "

@@ -35,6 +35,7 @@
 #include "perf_open.h"
 #include "uprobes_loader.h"
 #include "min_uprobe.skel.h"
+#include "clock.h"
 
 #define EVENTS "task-clock,page-faults"
 #define CALLS 200000
@@ -82,13 +83,6 @@ static double max_of(const double *v, int n)
 	return m;
 }
 
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static double ns_per_call(void)
 {

@@ -433,24 +433,41 @@ static __always_inline struct cpu_snap *ucache_get(struct task_struct *task, __u
 	return snap;
 }
 
-static __always_inline int on_entry(__u64 sp, __u32 fn)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tid = task->pid;
+/* What a hit works on: the running thread, this CPU's snapshot with the
+ * thread's cache and reading (ucache_get), the thread's slot (NULL: none). */
+struct hit {
+	struct task_struct *task;
+	__u32 tid;
 	struct cpu_snap *snap;
 	struct ustack *st;
 	__u64 now;
+};
+
+/* false for an untracked thread, or when nothing could be read */
+static __always_inline bool hit_begin(struct hit *h, bool create)
+{
 	int rc;
 
-	snap = ucache_get(task, tid, true, &now, &rc);
-	if (!snap)
+	h->task = bpf_get_current_task_btf();
+	h->tid = h->task->pid;
+	h->snap = ucache_get(h->task, h->tid, create, &h->now, &rc);
+	if (!h->snap)
+		return false;
+	h->st = stack_at(h->snap->uc_slot);
+	return true;
+}
+
+static __always_inline int on_entry(__u64 sp, __u32 fn)
+{
+	struct hit h;
+
+	if (!hit_begin(&h, true))
 		return 1;
 	/* calls are counted where the frame ends (return, unmatched, exit) or
 	 * overflows; the reader adds frames still open */
-	st = stack_at(snap->uc_slot);
-	if (st)
-		return !frame_push(st, snap, fn, sp, now, tid);
-	count_call(NULL, fn, tid, task->tgid, false);
+	if (h.st)
+		return !frame_push(h.st, h.snap, fn, sp, h.now, h.tid);
+	count_call(NULL, fn, h.tid, h.task->tgid, false);
 	return 1;
 }
 
@@ -459,17 +476,16 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
  * fn (the cookie) need not be read. */
 static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tid = task->pid;
-	struct cpu_snap *snap;
+	struct hit h;
 	struct ustack *st;
+	__u32 tid;
 	__u64 now;
-	int rc;
 
-	snap = ucache_get(task, tid, false, &now, &rc);
-	if (!snap)
+	if (!hit_begin(&h, false))
 		return 0;
-	st = stack_at(snap->uc_slot);
+	st = h.st;
+	tid = h.tid;
+	now = h.now;
 	if (!st || !st->depth) {
 		stat_inc(STAT_RET_NO_ENTRY);
 		return 0;
@@ -489,7 +505,7 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		}
 		if (st->ent[top].sp + RET_SP_DELTA == sp && (session || st->ent[top].fn == fn)) {
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_RETURN, now);
-			frame_pop(st, d, snap, now, tid);
+			frame_pop(st, d, h.snap, now, tid);
 		} else
 			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */
 		break;

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "report.h"
+#include "thread_table.h"
 #include "mem_event.h"
 #include "outfile.h"
 #include "samples_loader.h"
+#include "version.h"
 #include "warn.h"
 
 enum {

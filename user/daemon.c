@@ -83,18 +83,6 @@ static void configure(void *ctx, struct threads_cfg *cfg)
 	cfg->cgroup = true;
 }
 
-static int tma_hook(void *ctx, const struct thread_stats *s, struct tma_result *res)
-{
-	const struct run_env *env = ((struct daemon *)ctx)->env;
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
-
-	for (int e = 0; e < env->evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	return tma_compute(env->tma_plan, env->evs, scaled, pct, res);
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -234,7 +222,7 @@ static void publish(struct daemon *D)
 	struct daemon_view v = {
 		.agg = &D->agg, .funcs = env->uprobes ? &D->funcs : NULL, .uset = env->uset, .evs = env->evs,
 		.host = env->host, .recipe = env->cpu ? tma_cpu_name(env->cpu) : NULL, .tma_level = env->tma_level,
-		.tma = tma_hook, .tma_ctx = D, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
+		.tma_plan = env->tma_plan, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0;

@@ -16,8 +16,14 @@
 #include "report.h"
 #include "thread_table.h"
 #include "tma_output.h"
+#include "version.h"
 
 #define OTHER_COMM "[other]"
+
+static int series_tma(const struct daemon_view *v, const struct thread_stats *s, struct tma_result *res)
+{
+	return v->tma ? v->tma(s, res) : sums_tma(v->tma_plan, v->evs, s, res);
+}
 
 typedef void (*series_fn)(FILE *f, const struct daemon_view *v, const char *const *labels,
 			  const struct agg_series *s, void *arg);
@@ -118,7 +124,7 @@ static void emit_tma(FILE *f, const struct daemon_view *v, const char *const *la
 	const char *buf[16], *buf2[16];
 	char level[16];
 
-	if (!s->last.oncpu_ns || v->tma(v->tma_ctx, &s->last, &res))
+	if (!s->last.oncpu_ns || series_tma(v, &s->last, &res))
 		return;
 	for (int i = 0; i < res.n; i++) {
 		const struct tma_node *n = &res.node[i];
@@ -149,7 +155,7 @@ static void process_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_events_total", "counter",
 		    "Perf counter deltas virtualised per thread (multiplex-scaled), summed per process.");
 	for_each_series(f, v, emit_counters, NULL);
-	if (v->tma_level && v->tma) {
+	if (v->tma_level && (v->tma_plan || v->tma)) {
 		prom_family(f, "tmabpf_tma_ratio", "gauge",
 			    "Top-down (TMA) breakdown of the last interval, as a ratio of pipeline slots.");
 		for_each_series(f, v, emit_tma, NULL);
@@ -398,7 +404,7 @@ static void json_series(FILE *f, const struct daemon_view *v, const char *const 
 	for (int i = 0; labels[i]; i += 2)
 		json_str(j, labels[i], labels[i + 1]);
 	json_sums(j, v, &s->total);
-	if (v->tma_level && v->tma && s->last.oncpu_ns && !v->tma(v->tma_ctx, &s->last, &res))
+	if (v->tma_level && (v->tma_plan || v->tma) && s->last.oncpu_ns && !series_tma(v, &s->last, &res))
 		tma_result_json(&res, j, "tma");
 	json_obj_end(j);
 }

@@ -41,9 +41,9 @@ struct daemon_view {
 	const struct host_info *host;
 	const char *recipe;		/* NULL when none */
 	int tma_level;			/* 0: no TMA */
-	/* TMA of one set of raw sums; 0 when computed */
-	int (*tma)(void *ctx, const struct thread_stats *s, struct tma_result *res);
-	void *tma_ctx;
+	const struct tma_plan *tma_plan;	/* NULL: no TMA */
+	/* TMA of one set of raw sums, 0 when computed; NULL: sums_tma() with tma_plan (tests substitute theirs) */
+	int (*tma)(const struct thread_stats *s, struct tma_result *res);
 	const struct daemon_self *self;
 	const struct dsamp *samp;	/* NULL when not sampling */
 };

@@ -14,14 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "procmaps.h"
-
-struct mem_bin {
-	unsigned int pid;
-	uint64_t start, end;	/* the mapping's [start, end) */
-	char *mapping;
-	unsigned long long count;
-	uint64_t addr_min, addr_max;	/* lowest and highest address binned here */
-};
+#include "results.h"	/* struct mem_bin */
 
 struct mem_bins_proc;
 

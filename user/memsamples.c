@@ -218,7 +218,8 @@ int memsamples_collect(struct memsamples *m)
 	mem_bins_sort(&m->bins);
 	r->funcs = m->funcs;
 	r->nfuncs = m->nfuncs;
-	r->bins = &m->bins;
+	r->bins = m->bins.v;
+	r->nbins = m->bins.n;
 	if (r->lost)
 		warn_add("--mem-samples: %llu samples lost (ring buffer full): raise the period or sample fewer threads",
 			 r->lost);

@@ -14,21 +14,8 @@
 #include "mem_bins.h"
 #include "mem_event.h"
 #include "symbolize.h"
+#include "results.h"
 #include "threads_loader.h"
-
-struct mem_func {
-	unsigned int pid;
-	const char *module, *symbol;	/* interned by the symbolizer */
-	unsigned long long count;
-};
-
-struct mem_result {
-	const struct mem_event *ev;
-	unsigned long long samples, seen, target, lost;
-	struct mem_func *funcs;		/* by count, descending */
-	size_t nfuncs;
-	const struct mem_bins *bins;	/* bins->v by count, descending */
-};
 
 struct memsamples_bpf;
 struct bpf_link;

@@ -7,11 +7,6 @@
 #include "offcpu.h"
 #include "warn.h"
 
-const char *offcpu_reason_name(int reason)
-{
-	return reason == OFFCPU_BLOCKED ? "blocked" : "runqueue";
-}
-
 static bool pid_known(struct offcpu *o, unsigned int pid)
 {
 	for (size_t i = 0; i < o->npids; i++)

@@ -11,27 +11,10 @@
 #define TMABPF_OFFCPU_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
 #include "folded.h"
 #include "offcpu_loader.h"
+#include "results.h"
 #include "symbolize.h"
-
-/* Off-CPU time of one thread on one (user stack, kernel stack, reason). */
-struct offcpu_stack {
-	unsigned int pid, tid;
-	char comm[TMABPF_COMM_LEN + 1];
-	int reason;			/* enum offcpu_reason */
-	unsigned long long ns, count;
-	size_t nframes;
-	const char **frames;		/* leaf first: kernel frames ("name_[k]"), then user frames */
-};
-
-struct offcpu_result {
-	struct offcpu_stack *v;		/* by ns, descending */
-	size_t n;
-	unsigned long long blocked_ns, runqueue_ns;
-	unsigned long long stat[OFFCPU_STAT_MAX];
-};
 
 struct offcpu {
 	struct offcpu_prog prog;
@@ -42,7 +25,6 @@ struct offcpu {
 	struct offcpu_result res;
 };
 
-const char *offcpu_reason_name(int reason);
 int offcpu_load(struct offcpu *o, struct threads_prog *tp, int max_rows, char *err, size_t errlen);
 int offcpu_attach(struct offcpu *o, char *err, size_t errlen);
 /* Read the maps of processes first seen off-CPU while they live (call every poll). */

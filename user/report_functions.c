@@ -2,57 +2,9 @@
 /* The functions section of the reports (--uprobe): sums per (function, pid/thread), JSON rows. */
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
-
-int func_sum_cmp(const void *a, const void *b)
-{
-	const struct func_sum *x = a, *y = b;
-
-	if (x->fn != y->fn)
-		return x->fn < y->fn ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-void func_stats_add(struct func_stats *a, const struct func_stats *b, int nr_events)
-{
-	a->calls += b->calls;
-	a->returns += b->returns;
-	a->unmatched += b->unmatched;
-	a->wall_ns += b->wall_ns;
-	a->oncpu_ns += b->oncpu_ns;
-	a->self_oncpu_ns += b->self_oncpu_ns;
-	a->offcpu_blocked_ns += b->offcpu_blocked_ns;
-	a->offcpu_runqueue_ns += b->offcpu_runqueue_ns;
-	counters_add(a->c, b->c, nr_events);
-	counters_add(a->self, b->self, nr_events);
-}
-
-size_t report_func_sums(const struct report *r, struct func_sum **out, bool per_thread)
-{
-	struct func_sum *v = calloc(r->nfrows ? r->nfrows : 1, sizeof(*v));
-	size_t n = 0;
-
-	if (!v) {
-		*out = NULL;
-		return 0;
-	}
-	for (size_t i = 0; i < r->nfrows; i++)
-		v[i] = (struct func_sum){ .fn = (int)r->frows[i].key.fn, .pid = r->frows[i].s.pid,
-					   .tid = per_thread ? (long long)r->frows[i].key.tid : -1,
-					   .s = r->frows[i].s };
-	qsort(v, r->nfrows, sizeof(*v), func_sum_cmp);
-	for (size_t i = 0; i < r->nfrows; i++) {
-		if (n && !func_sum_cmp(&v[n - 1], &v[i])) {
-			func_stats_add(&v[n - 1].s, &v[i].s, r->evs->n);
-			continue;
-		}
-		v[n++] = v[i];
-	}
-	*out = v;
-	return n;
-}
+#include "counters.h"
+#include "func_sums.h"
+#include "report_sections.h"
 
 static void counters_json(const struct report *r, struct json *j, const char *key, const struct counter_val *c)
 {
@@ -66,14 +18,9 @@ static void tma_json(const struct report *r, struct json *j, const struct func_s
 {
 	struct thread_stats t = {};
 
-	if (!r->tma_json) {
-		json_obj_begin(j, "tma");
-		json_obj_end(j);
-		return;
-	}
 	memcpy(t.c, f->s.c, sizeof(t.c));
 	t.oncpu_ns = f->s.oncpu_ns;
-	r->tma_json(r, &t, j);
+	report_tma_json(r, &t, j);
 }
 
 static void row_json(const struct report *r, struct json *j, const struct func_sum *f)
@@ -115,8 +62,8 @@ void report_functions_json(const struct report *r, struct json *j)
 		json_arr_end(j);
 		return;
 	}
-	na = report_func_sums(r, &agg, false);
-	nt = report_func_sums(r, &thr, true);
+	na = func_sums(r->frows, r->nfrows, r->evs->n, false, &agg);
+	nt = func_sums(r->frows, r->nfrows, r->evs->n, true, &thr);
 	for (size_t i = 0; i < na; i++)
 		row_json(r, j, &agg[i]);
 	for (size_t i = 0; i < nt; i++)

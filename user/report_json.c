@@ -3,23 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
-#include "view_model.h"
+#include "counters.h"
+#include "report_sections.h"
+#include "version.h"
 #include "warn.h"
 #include "clock.h"
-
-void report_events_scaled(const struct report *r, bool *scaled)
-{
-	const struct thread_stats **all;
-	size_t n = thread_table_all(r->tt, &all);
-
-	for (int e = 0; e < r->evs->n; e++) {
-		scaled[e] = false;
-		for (size_t i = 0; i < n && !scaled[e]; i++)
-			scaled[e] = all[i]->c[e].running < all[i]->c[e].enabled;
-	}
-	free(all);
-}
 
 static void write_header(const struct report *r, struct json *j)
 {
@@ -81,12 +69,7 @@ static void write_sums(const struct report *r, const struct thread_stats *s, str
 	for (int e = 0; e < r->evs->n; e++)
 		json_double(j, r->evs->ev[e].name, 100.0 * counter_running_share(&s->c[e]));
 	json_obj_end(j);
-	if (r->tma_json)
-		r->tma_json(r, s, j);
-	else {
-		json_obj_begin(j, "tma");
-		json_obj_end(j);
-	}
+	report_tma_json(r, s, j);
 }
 
 static void write_threads(const struct report *r, struct json *j)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The memory-samples section of the reports (--mem-samples): JSON "mem_samples", text tables. */
-#include "report.h"
+#include "mem_event.h"
+#include "report_sections.h"
 
 void report_memsamples_json(const struct report *r, struct json *j)
 {
@@ -28,8 +29,8 @@ void report_memsamples_json(const struct report *r, struct json *j)
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "by_mapping");
-	for (size_t i = 0; i < m->bins->n; i++) {
-		const struct mem_bin *b = &m->bins->v[i];
+	for (size_t i = 0; i < m->nbins; i++) {
+		const struct mem_bin *b = &m->bins[i];
 
 		json_obj_begin(j, NULL);
 		json_u64(j, "pid", b->pid);
@@ -58,8 +59,8 @@ void report_memsamples_text(const struct report *r, FILE *f, int top)
 		fprintf(f, "%7u %-40.40s %-24.24s %8llu\n", m->funcs[i].pid, m->funcs[i].symbol, m->funcs[i].module,
 			m->funcs[i].count);
 	fprintf(f, "%7s %-40s %-33s %8s\n", "PID", "DATA ADDRESSES IN MAPPING", "[START, END)", "SAMPLES");
-	for (size_t i = 0; i < m->bins->n && (int)i < top; i++) {
-		const struct mem_bin *b = &m->bins->v[i];
+	for (size_t i = 0; i < m->nbins && (int)i < top; i++) {
+		const struct mem_bin *b = &m->bins[i];
 
 		fprintf(f, "%7u %-40.40s %16llx-%-16llx %8llu\n", b->pid, b->mapping, (unsigned long long)b->start,
 			(unsigned long long)b->end, b->count);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The off-CPU stacks section of the reports (--offcpu-stacks): JSON rows and the text table. */
 #include <string.h>
-#include "report.h"
+#include "report_sections.h"
 
 void report_offcpu_json(const struct report *r, struct json *j)
 {

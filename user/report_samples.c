@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cxx_name.h"
-#include "report.h"
+#include "counters.h"
+#include "report_sections.h"
 
 static double share_pct(const struct sample_result *s, unsigned long long count)
 {
@@ -26,13 +27,8 @@ static void tma_of(const struct report *r, struct json *j, const struct sample_f
 {
 	struct thread_stats t = {};
 
-	if (!r->tma_json) {
-		json_obj_begin(j, "tma");
-		json_obj_end(j);
-		return;
-	}
 	memcpy(t.c, f->c, sizeof(t.c));
-	r->tma_json(r, &t, j);
+	report_tma_json(r, &t, j);
 }
 
 static void row_json(const struct report *r, struct json *j, const struct sample_func *f)
@@ -105,7 +101,7 @@ void report_samples_text(const struct report *r, FILE *f, int top)
 	fprintf(f, "%7s %-36s %-20s %8s %7s %6s", "PID", "FUNCTION (leaf)", "MODULE", "SAMPLES", "SHARE%", "CI95");
 	for (int e = 0; e < r->evs->n; e++)
 		fprintf(f, " %14.14s", r->evs->ev[e].name);
-	if (r->tma_path)
+	if (report_has_tma(r))
 		fprintf(f, "  TMA");
 	fputc('\n', f);
 	for (size_t i = 0; i < s->nprocs && (int)i < top; i++) {
@@ -118,11 +114,11 @@ void report_samples_text(const struct report *r, FILE *f, int top)
 			share_pct(s, x->count), ci95_pct(s, x->count));
 		for (int e = 0; e < r->evs->n; e++)
 			fprintf(f, " %14.0f", counter_scaled(&x->c[e]));
-		if (r->tma_path) {
+		if (report_has_tma(r)) {
 			struct thread_stats t = {};
 
 			memcpy(t.c, x->c, sizeof(t.c));
-			if (r->tma_path(r, &t, path, sizeof(path)) == 0)
+			if (report_tma_path(r, &t, path, sizeof(path)) == 0)
 				fprintf(f, "  %s", path);
 		}
 		fputc('\n', f);

@@ -143,16 +143,16 @@ static void print_paths(const struct view *v, FILE *f)
 	const struct vm_table *tp = &v->tab[VM_PROCS], *tt = &v->tab[VM_THREADS];
 	char path[512];
 
-	if (!r->tma_path)
+	if (!report_has_tma(r))
 		return;
 	fprintf(f, "TMA bottleneck path (recipe %s; full tree per thread in --json):\n", r->recipe);
 	for (size_t i = 0; i < tp->nrows && (int)i < v->top; i++)
-		if (r->tma_path(r, &v->pd[tp->rows[i].data].d, path, sizeof(path)) == 0)
+		if (report_tma_path(r, &v->pd[tp->rows[i].data].d, path, sizeof(path)) == 0)
 			fprintf(f, "  pid %7u %-16.16s %s\n", tp->rows[i].pid, tp->rows[i].s[0], path);
 	for (size_t i = 0; i < tt->nrows && (int)i < v->top; i++) {
 		const struct thread_stats *s = &v->td[tt->rows[i].data];
 
-		if (s->oncpu_ns && r->tma_path(r, s, path, sizeof(path)) == 0)
+		if (s->oncpu_ns && report_tma_path(r, s, path, sizeof(path)) == 0)
 			fprintf(f, "  tid %7u %-16.16s %s\n", s->tid, s->comm, path);
 	}
 }

@@ -5,7 +5,7 @@
 #ifndef TMABPF_REPORT_TEXT_H
 #define TMABPF_REPORT_TEXT_H
 #include <stdio.h>
-#include "report.h"
+#include "report_sections.h"
 #include "view_model.h"
 
 /* One interval, after view_update(): header, threads, functions. */

@@ -214,47 +214,6 @@ static int choose_events(struct run_state *st, bool pmu)
 	return 0;
 }
 
-/* TMA of one set of sums (threads, processes, functions); 0 when computed. */
-static int tma_of(const struct report *r, const struct thread_stats *s, struct tma_result *res)
-{
-	const struct run_state *st = r->tma_ctx;
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
-
-	for (int e = 0; e < r->evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	return tma_compute(&st->plan, r->evs, scaled, pct, res);
-}
-
-static void tma_json_hook(const struct report *r, const struct thread_stats *s, struct json *j)
-{
-	struct tma_result res;
-
-	if (tma_of(r, s, &res)) {
-		json_obj_begin(j, "tma");
-		json_obj_end(j);
-		return;
-	}
-	tma_result_json(&res, j, "tma");
-}
-
-static int tma_path_hook(const struct report *r, const struct thread_stats *s, char *buf, size_t len)
-{
-	struct tma_result res;
-
-	if (tma_of(r, s, &res))
-		return -1;
-	return tma_bottleneck_path(&res, buf, len) < 0 ? -1 : 0;
-}
-
-static int tma_trace_hook(void *ctx, const struct thread_stats *s, struct tma_result *res)
-{
-	struct run_state *st = ctx;
-
-	return tma_of(&st->rep, s, res);
-}
-
 /* TMA only where its events counted: an event the PMU opens but does not
  * model (an emulator's STALL_SLOT_BACKEND) reads 0, and the breakdown would
  * be a clean, false 0 %: hide it while so, and at the end say why. */
@@ -267,9 +226,6 @@ static void tma_check_counts(struct run_state *st, bool final)
 		return;
 	thread_table_total(&st->tt, &sum);
 	zero = zero_counts_tma(&st->evs, sum.c, st->rep.duration_ns / 1e9, st->tma_off, sizeof(st->tma_off)) > 0;
-	st->rep.tma_json = zero ? NULL : tma_json_hook;
-	st->rep.tma_path = zero ? NULL : tma_path_hook;
-	st->rep.tma_result = zero ? NULL : tma_of;
 	st->rep.tma_off = zero ? st->tma_off : NULL;
 	if (zero && final)
 		warn_add("%s", st->tma_off);
@@ -919,16 +875,14 @@ int run_with_mode(struct options *o, const struct run_mode *m)
 	st.rep = (struct report){ .host = &st.host, .evs = &st.evs, .tt = &st.tt,
 				  .uset = st.uset.nr_funcs || st.uset.nr_deferred ? &st.uset : NULL,
 				  .recipe = st.cpu ? tma_cpu_name(st.cpu) : NULL,
-				  .tma_json = st.tma_level ? tma_json_hook : NULL,
-				  .tma_path = st.tma_level ? tma_path_hook : NULL,
-				  .tma_result = st.tma_level ? tma_of : NULL, .tma_level = st.tma_level, .tma_ctx = &st,
+				  .tma_plan = st.tma_level ? &st.plan : NULL, .tma_level = st.tma_level,
 				  .samples_live = st.sampling ? &st.samp.live : NULL };
 	view_init(&st.view, o->top);
 	st.t0 = mono_ns();
 	st.rep.setup_cpu_ns = self_cpu_ns();
 	st.rate_ts = st.t0;
 	if (st.trace)
-		trace_run_start(st.trace, &st.evs, st.tma_level ? tma_trace_hook : NULL, &st, st.t0, o->interval_ms);
+		trace_run_start(st.trace, &st.evs, st.tma_level ? &st.plan : NULL, st.t0, o->interval_ms);
 	if (m)
 		return run_mode_loop(&st);
 	if (target_release(&o->target, err, sizeof(err))) {

@@ -183,37 +183,6 @@ size_t thread_table_all(const struct thread_table *tt, const struct thread_stats
 	return k;
 }
 
-void thread_stats_add(struct thread_stats *a, const struct thread_stats *b, int nr_events)
-{
-	a->oncpu_ns += b->oncpu_ns;
-	a->offcpu_blocked_ns += b->offcpu_blocked_ns;
-	a->offcpu_runqueue_ns += b->offcpu_runqueue_ns;
-	a->switches_voluntary += b->switches_voluntary;
-	a->switches_involuntary += b->switches_involuntary;
-	a->migrations += b->migrations;
-	counters_add(a->c, b->c, nr_events);
-}
-
-static __u64 sub0(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
-void thread_stats_sub(struct thread_stats *out, const struct thread_stats *a, const struct thread_stats *b,
-		      int nr_events)
-{
-	*out = *a;
-	if (!b)
-		return;
-	out->oncpu_ns = sub0(a->oncpu_ns, b->oncpu_ns);
-	out->offcpu_blocked_ns = sub0(a->offcpu_blocked_ns, b->offcpu_blocked_ns);
-	out->offcpu_runqueue_ns = sub0(a->offcpu_runqueue_ns, b->offcpu_runqueue_ns);
-	out->switches_voluntary = sub0(a->switches_voluntary, b->switches_voluntary);
-	out->switches_involuntary = sub0(a->switches_involuntary, b->switches_involuntary);
-	out->migrations = sub0(a->migrations, b->migrations);
-	counters_sub(out->c, b->c, nr_events);
-}
-
 static int cmp_pid(const void *a, const void *b)
 {
 	const struct thread_stats *x = *(const struct thread_stats *const *)a;
@@ -268,36 +237,4 @@ void thread_table_total(const struct thread_table *tt, struct thread_stats *sum)
 		thread_stats_add(sum, &tt->exited[i], tt->nr_events);
 	for (size_t i = 0; i < tt->n_live; i++)
 		thread_stats_add(sum, &tt->live[i], tt->nr_events);
-}
-
-void counters_add(struct counter_val *a, const struct counter_val *b, int n)
-{
-	for (int e = 0; e < n; e++) {
-		a[e].value += b[e].value;
-		a[e].enabled += b[e].enabled;
-		a[e].running += b[e].running;
-	}
-}
-
-void counters_sub(struct counter_val *a, const struct counter_val *b, int n)
-{
-	for (int e = 0; e < n; e++) {
-		a[e].value = sub0(a[e].value, b[e].value);
-		a[e].enabled = sub0(a[e].enabled, b[e].enabled);
-		a[e].running = sub0(a[e].running, b[e].running);
-	}
-}
-
-double counter_scaled(const struct counter_val *c)
-{
-	if (c->running == 0 || c->running >= c->enabled)
-		return (double)c->value;
-	return (double)c->value * (double)c->enabled / (double)c->running;
-}
-
-double counter_running_share(const struct counter_val *c)
-{
-	if (c->enabled == 0)
-		return 1.0;
-	return c->running >= c->enabled ? 1.0 : (double)c->running / (double)c->enabled;
 }

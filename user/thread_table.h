@@ -13,7 +13,7 @@
 #define TMABPF_THREAD_TABLE_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../bpf/tmabpf.h"
+#include "counters.h"
 #include "strmap.h"
 #include "u64map.h"
 
@@ -66,19 +66,6 @@ size_t thread_table_all(const struct thread_table *tt, const struct thread_stats
 size_t thread_table_processes(const struct thread_table *tt, struct thread_stats **out);
 /* Sum of all threads. */
 void thread_table_total(const struct thread_table *tt, struct thread_stats *sum);
-/* Add b's sums into a (counters, times, switches). */
-void thread_stats_add(struct thread_stats *a, const struct thread_stats *b, int nr_events);
-/* a - b for sums (interval deltas); clamps at zero. */
-void thread_stats_sub(struct thread_stats *out, const struct thread_stats *a, const struct thread_stats *b,
-		      int nr_events);
-/* a[e] += b[e] for n counters (value, enabled, running). */
-void counters_add(struct counter_val *a, const struct counter_val *b, int n);
-/* a[e] -= b[e], clamped at zero, for n counters (interval deltas). */
-void counters_sub(struct counter_val *a, const struct counter_val *b, int n);
-/* Multiplex-scaled value: value * enabled / running. */
-double counter_scaled(const struct counter_val *c);
-/* Share of time the counter was running, 0..1 (1 when never enabled). */
-double counter_running_share(const struct counter_val *c);
 /* Find a thread by tid and first_seen in a snapshot sorted by thread_stats_cmp. */
 const struct thread_stats *thread_find(const struct thread_stats *arr, size_t n, const struct thread_stats *key);
 int thread_stats_cmp(const void *a, const void *b);

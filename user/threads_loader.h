@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../bpf/tmabpf.h"
+#include "results.h"
 #include "perf_open.h"
 #include "target.h"
 
@@ -17,18 +18,6 @@ struct threads_cfg {
 	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
 	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
 	unsigned int exec_start;	/* -- CMD: its pid, whose counts start at its exec; 0: none */
-};
-
-/* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */
-struct self_stats {
-	unsigned long long bpf_run_ns;	/* all tmabpf programs */
-	unsigned long long bpf_run_cnt;
-	unsigned long long switch_run_ns;	/* sched_switch program alone */
-	unsigned long long switch_run_cnt;
-	bool run_stats;			/* kernel BPF stats were enabled */
-	unsigned long long stat[STAT_MAX];	/* summed over CPUs */
-	unsigned long long threads_in_map;
-	unsigned long long max_threads;
 };
 
 typedef void (*thread_exit_fn)(void *ctx, const struct thread_stats *s);

@@ -59,10 +59,10 @@ int trace_run_attach_spans(struct trace_run *t, const struct uprobe_set *uset, s
 	return 0;
 }
 
-void trace_run_start(struct trace_run *t, const struct event_list *evs, trace_tma_fn tma, void *tma_ctx,
+void trace_run_start(struct trace_run *t, const struct event_list *evs, const struct tma_plan *tma_plan,
 		     unsigned long long start_ns, int interval_ms)
 {
-	trace_tracks_init(&t->tracks, &t->w, evs, tma, tma_ctx, start_ns);
+	trace_tracks_init(&t->tracks, &t->w, evs, tma_plan, start_ns);
 	t->period_ns = interval_ms ? 0 : TRACE_DEFAULT_PERIOD_MS * 1000000ULL;
 	t->next_ns = start_ns + t->period_ns;
 	t->started = true;

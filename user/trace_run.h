@@ -38,7 +38,7 @@ unsigned int trace_run_ring_bytes(void);
 int trace_run_attach_spans(struct trace_run *t, const struct uprobe_set *uset, struct ring_buffer *rb, int map_fd,
 			   char *err, size_t errlen);
 /* Counter tracks from start_ns on: every interval_ms (-I), else every TRACE_DEFAULT_PERIOD_MS. */
-void trace_run_start(struct trace_run *t, const struct event_list *evs, trace_tma_fn tma, void *tma_ctx,
+void trace_run_start(struct trace_run *t, const struct event_list *evs, const struct tma_plan *tma_plan,
 		     unsigned long long start_ns, int interval_ms);
 /* Read the span records waiting (every poll of the run loop). */
 void trace_run_poll(struct trace_run *t);

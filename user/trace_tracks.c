@@ -20,13 +20,12 @@ struct trace_name {
 };
 
 void trace_tracks_init(struct trace_tracks *tr, struct trace_writer *w, const struct event_list *evs,
-		       trace_tma_fn tma, void *tma_ctx, unsigned long long start_ns)
+		       const struct tma_plan *tma_plan, unsigned long long start_ns)
 {
 	memset(tr, 0, sizeof(*tr));
 	tr->w = w;
 	tr->evs = evs;
-	tr->tma = tma;
-	tr->tma_ctx = tma_ctx;
+	tr->tma_plan = tma_plan;
 	tr->prev_ns = start_ns;
 }
 
@@ -125,7 +124,7 @@ static void emit_counters(struct trace_tracks *tr, unsigned int pid, const struc
 		vals[e] = counter_scaled(&d->c[e]) / (p / 1e9);
 	}
 	trace_writer_counter(tr->w, pid, "rate", ts, tr->evs->n, keys, vals);
-	if (!tr->tma || !d->oncpu_ns || tr->tma(tr->tma_ctx, d, &res))
+	if (!d->oncpu_ns || sums_tma(tr->tma_plan, tr->evs, d, &res))
 		return;
 	for (int i = 0; i < res.n; i++)
 		if (res.node[i].depth == 1) {

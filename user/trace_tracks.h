@@ -18,16 +18,13 @@
 #define TMABPF_TRACE_TRACKS_H
 #include <stddef.h>
 #include "events.h"
+#include "report.h"
 #include "thread_table.h"
-#include "tma.h"
 #include "trace_writer.h"
 
 /* The all-tracked-threads track: PID_MAX_LIMIT, which no real process has (and
  * not 0, which Perfetto keeps for the idle task). */
 #define TRACE_SYSTEM_PID 4194304
-
-/* TMA of one set of sums; 0 when res was computed. */
-typedef int (*trace_tma_fn)(void *ctx, const struct thread_stats *s, struct tma_result *res);
 
 struct trace_proc;
 struct trace_name;
@@ -35,8 +32,7 @@ struct trace_name;
 struct trace_tracks {
 	struct trace_writer *w;
 	const struct event_list *evs;
-	trace_tma_fn tma;
-	void *tma_ctx;
+	const struct tma_plan *tma_plan;	/* NULL: no "tma" track */
 	unsigned long long prev_ns;	/* start of the current interval */
 	struct trace_proc *procs;	/* per pid at the last sample, sorted */
 	size_t nprocs;
@@ -48,7 +44,7 @@ struct trace_tracks {
 };
 
 void trace_tracks_init(struct trace_tracks *tr, struct trace_writer *w, const struct event_list *evs,
-		       trace_tma_fn tma, void *tma_ctx, unsigned long long start_ns);
+		       const struct tma_plan *tma_plan, unsigned long long start_ns);
 /* One sample at now_ns (CLOCK_MONOTONIC) of the interval since the last one. */
 void trace_tracks_sample(struct trace_tracks *tr, const struct thread_table *tt, unsigned long long now_ns);
 void trace_tracks_free(struct trace_tracks *tr);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
+#include "version.h"
 #include "trace_writer.h"
 #include "warn.h"
 

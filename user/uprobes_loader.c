@@ -14,7 +14,7 @@
 #include "uprobes_loader.h"
 #include "link_detach.h"
 #include "map_batch.h"
-#include "report.h"
+#include "counters.h"
 #include "u64map.h"
 #include "warn.h"
 #include "clock.h"

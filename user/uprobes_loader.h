@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../bpf/uprobes.h"
+#include "results.h"
 #include "threads_loader.h"
 #include "uprobe_targets.h"
 
@@ -40,11 +41,6 @@ struct uprobes_prog {
 	const unsigned char *slots;	/* ustacks, mapped read-only */
 	size_t slots_len;
 	unsigned long long attach_ns;	/* time taken by the last attach */
-};
-
-struct func_row {
-	struct func_key key;
-	struct func_stats s;
 };
 
 #define UPROBE_SLOTS_MAX 1024			/* default slots ... */

@@ -138,13 +138,13 @@ static void drill_tma(const struct view *v, const struct thread_stats *s, struct
 	size_t len = 0;
 	FILE *f;
 
-	if (!r->tma_result) {
+	if (!report_has_tma(r)) {
 		add_line(l, "TMA: not available (%s)", v->hdr.tma_why);
 		return;
 	}
 	add_line(l, "TMA (recipe %s, levels 1-%d, %s)%s", r->recipe ? r->recipe : "?", r->tma_level, period_name(v),
 		 r->tma_level < 3 ? "; --tma=3 shows the tree to level 3" : "");
-	if (!s->oncpu_ns || r->tma_result(r, s, &res)) {
+	if (!s->oncpu_ns || report_tma(r, s, &res)) {
 		add_line(l, "  n/a: no counts in this period");
 		return;
 	}

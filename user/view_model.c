@@ -67,11 +67,6 @@ double vm_pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-static unsigned long long sub0(unsigned long long a, unsigned long long b)
-{
-	return a > b ? a - b : 0;
-}
-
 /* ---------- period data ---------- */
 
 /* Time since the thread's last switch, up to now: on-CPU when it is running,
@@ -155,20 +150,6 @@ static void build_procs(struct view *v, int nev)
 	free(by);
 }
 
-static void func_stats_sub(struct func_stats *out, const struct func_stats *b, int nev)
-{
-	out->calls = sub0(out->calls, b->calls);
-	out->returns = sub0(out->returns, b->returns);
-	out->unmatched = sub0(out->unmatched, b->unmatched);
-	out->wall_ns = sub0(out->wall_ns, b->wall_ns);
-	out->oncpu_ns = sub0(out->oncpu_ns, b->oncpu_ns);
-	out->self_oncpu_ns = sub0(out->self_oncpu_ns, b->self_oncpu_ns);
-	out->offcpu_blocked_ns = sub0(out->offcpu_blocked_ns, b->offcpu_blocked_ns);
-	out->offcpu_runqueue_ns = sub0(out->offcpu_runqueue_ns, b->offcpu_runqueue_ns);
-	counters_sub(out->c, b->c, nev);
-	counters_sub(out->self, b->self, nev);
-}
-
 /*
  * Function rows of the period from uprobes (source 'u'): per (function,
  * thread) deltas, then per (function, pid) sums.  Sampled functions (source
@@ -187,19 +168,7 @@ static void build_funcs(struct view *v, const struct report *r, struct func_sum 
 	}
 	v->ftd = cur;
 	v->nftd = ncur;
-	v->fd = calloc(ncur ? ncur : 1, sizeof(*v->fd));
-	v->nfd = 0;
-	for (size_t i = 0; v->fd && i < ncur; i++) {
-		struct func_sum *a = v->nfd ? &v->fd[v->nfd - 1] : NULL;
-
-		if (!a || a->fn != cur[i].fn || a->pid != cur[i].pid) {
-			a = &v->fd[v->nfd++];
-			*a = cur[i];
-			a->tid = -1;
-			continue;
-		}
-		func_stats_add(&a->s, &cur[i].s, nev);
-	}
+	v->nfd = func_sums_per_process(cur, ncur, nev, &v->fd);
 }
 
 /* Sampled functions of the period (--sample): the samples new since the
@@ -259,7 +228,7 @@ static void tma_why(const struct report *r, char *buf, size_t len)
 {
 	if (r->tma_off)
 		snprintf(buf, len, "%s", r->tma_off);
-	else if (r->tma_result)
+	else if (report_has_tma(r))
 		snprintf(buf, len, "on");
 	else if (!r->host->pmu)
 		snprintf(buf, len, "no PMU: software events");
@@ -276,7 +245,7 @@ static void tma_of(const struct report *r, const struct thread_stats *s, struct 
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < VM_TMA_L1; i++)
 		out->l1[i] = NAN;
-	if (!r->tma_result || !s->oncpu_ns || r->tma_result(r, s, &res))
+	if (!s->oncpu_ns || report_tma(r, s, &res))
 		return;
 	vm_tma_from_result(&res, out);
 }
@@ -297,7 +266,7 @@ static void build_header(struct view *v, const struct report *r, unsigned long l
 	h->cpu = r->host->cpu;
 	h->recipe = r->recipe;
 	h->pmu = r->host->pmu;
-	h->tma_level = r->tma_result ? r->tma_level : 0;
+	h->tma_level = report_has_tma(r) ? r->tma_level : 0;
 	tma_why(r, h->tma_why, sizeof(h->tma_why));
 	tma_of(r, &v->total, &h->tma);
 	for (int e = 0; e < r->evs->n; e++) {
@@ -363,7 +332,7 @@ void view_update(struct view *v, const struct report *r)
 {
 	struct thread_stats *cur;
 	struct func_sum *fcur, *fkeep;
-	size_t n = snapshot(r, true, &cur), nf = report_func_sums(r, &fcur, true);
+	size_t n = snapshot(r, true, &cur), nf = func_sums(r->frows, r->nfrows, r->evs->n, true, &fcur);
 	unsigned long long period = sub0(r->duration_ns, v->prev_ns);
 
 	/* build_funcs turns fcur into deltas; the next period subtracts these sums */
@@ -395,7 +364,7 @@ void view_start(struct view *v, const struct report *r)
 	h->cpu = r->host->cpu;
 	h->recipe = r->recipe;
 	h->pmu = r->host->pmu;
-	h->tma_level = r->tma_result ? r->tma_level : 0;
+	h->tma_level = report_has_tma(r) ? r->tma_level : 0;
 	tma_why(r, h->tma_why, sizeof(h->tma_why));
 	v->prev_self_ns = self_cpu_ns();	/* the first period leaves out the setup */
 	view_build(v);
@@ -405,7 +374,7 @@ void view_whole_run(struct view *v, const struct report *r)
 {
 	struct thread_stats *cur;
 	struct func_sum *fcur;
-	size_t n = snapshot(r, false, &cur), nf = report_func_sums(r, &fcur, true);
+	size_t n = snapshot(r, false, &cur), nf = func_sums(r->frows, r->nfrows, r->evs->n, true, &fcur);
 
 	v->whole_run = true;
 	v->prev_bpf_ns = v->prev_bpf_cnt = v->prev_switch_ns = v->prev_switch_cnt = 0;
@@ -459,7 +428,7 @@ static void counter_cols(struct vm_table *t, const struct report *r, int key)
 
 static void tma_cols(struct vm_table *t, const struct report *r)
 {
-	if (!r->tma_result)
+	if (!report_has_tma(r))
 		return;
 	add_col(t, K_TMA_BAR, "TMA_L1", VM_F_BAR, 20, 20, 2, 0);
 	add_col(t, K_TMA_L2, "TMA_L2", VM_F_NODE, 20, 18, 3, 0);
@@ -769,7 +738,7 @@ void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n)
 	struct vm_table *t = &v->tab[k];
 	static struct thread_stats s;
 
-	if (!v->r || !v->r->tma_result || !has_tma_cols(t))
+	if (!v->r || !report_has_tma(v->r) || !has_tma_cols(t))
 		return;
 	for (size_t i = first; i < t->nrows && i < first + n; i++) {
 		struct vm_row *row = &t->rows[i];

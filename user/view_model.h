@@ -11,6 +11,7 @@
 #define TMABPF_VIEW_MODEL_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "func_sums.h"
 #include "report.h"
 #include "u64map.h"
 

@@ -10,10 +10,11 @@
 #include <string.h>
 #include "check.h"
 #include "daemon_metrics.h"
+#include "version.h"
 #include "report.h"
 #include "uprobes_loader.h"
 
-static int fake_tma(void *ctx, const struct thread_stats *s, struct tma_result *res)
+static int fake_tma(const struct thread_stats *s, struct tma_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->n = 3;

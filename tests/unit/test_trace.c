@@ -138,19 +138,6 @@ static void test_spans(void)
 	unlink(path);
 }
 
-static const struct event_list *g_evs;
-
-static int tma_hook(void *ctx, const struct thread_stats *s, struct tma_result *res)
-{
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
-
-	for (int e = 0; e < g_evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	return tma_compute(ctx, g_evs, scaled, pct, res);
-}
-
 static double arg_value(const char *line, const char *key)
 {
 	char k[64];
@@ -188,7 +175,6 @@ static void test_tracks(void)
 	close(fd);
 	check(tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) == 0 &&
 	      tma_plan_append(&plan, &el, err, sizeof(err)) == 0, "plan icelakex L1 %s", err);
-	g_evs = &el;
 	thread_table_init(&tt, el.n);
 	live = calloc(2, sizeof(*live));
 	for (int i = 0; i < 2; i++) {
@@ -206,7 +192,7 @@ static void test_tracks(void)
 	}
 	thread_table_set_live(&tt, live, 2);
 	check(trace_writer_open(&w, path, 0600, 0, err, sizeof(err)) == 0, "writer opens");
-	trace_tracks_init(&tr, &w, &el, tma_hook, &plan, 1000000000ULL);
+	trace_tracks_init(&tr, &w, &el, &plan, 1000000000ULL);
 	trace_tracks_sample(&tr, &tt, 2000000000ULL);	/* interval [1 s, 2 s] */
 	trace_tracks_sample(&tr, &tt, 3000000000ULL);	/* nothing changed */
 	trace_tracks_sample(&tr, &tt, 4000000000ULL);

@@ -35,17 +35,6 @@ static struct report rep;
 static struct uprobe_set uset;
 static struct func_row frows[1];
 
-static int tma_hook(const struct report *r, const struct thread_stats *s, struct tma_result *res)
-{
-	double scaled[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
-
-	for (int e = 0; e < r->evs->n; e++) {
-		scaled[e] = counter_scaled(&s->c[e]);
-		pct[e] = 100.0 * counter_running_share(&s->c[e]);
-	}
-	return tma_compute(&plan, r->evs, scaled, pct, res);
-}
-
 /* value of the profile for planned event e, times scale */
 static double value_of(int e, double scale)
 {
@@ -111,7 +100,7 @@ static bool setup(void)
 	uset.nr_funcs = 1;
 	uset.funcs = calloc(1, sizeof(*uset.funcs));
 	uset.funcs[0].symbol = "sgemm_kernel";
-	rep = (struct report){ .host = &host, .recipe = "skylakex", .evs = &evs, .tt = &tt, .tma_result = tma_hook,
+	rep = (struct report){ .host = &host, .recipe = "skylakex", .evs = &evs, .tt = &tt, .tma_plan = &plan,
 			       .tma_level = 3, .uset = &uset, .frows = frows, .nfrows = 1 };
 	snprintf(rep.target, sizeof(rep.target), "pid 100");
 	return true;
@@ -206,7 +195,7 @@ static void test_first_period(struct view *v)
 	      "row TMA is computed only for the rows shown");
 	view_tma_rows(v, VM_THREADS, 0, 3);
 	view_tma_rows(v, VM_FUNCS, 0, 1);
-	tma_hook(&rep, &tt.live[0], &res);
+	report_tma(&rep, &tt.live[0], &res);
 	check(tt_->rows[0].tma.ok && fabs(tt_->rows[0].tma.l1[VM_BE] - tma_result_get(&res, "tma_backend_bound")) < 1e-9,
 	      "row TMA Backend_Bound %.2f = the engine's", tt_->rows[0].tma.l1[VM_BE]);
 	check(!strcmp(tt_->rows[0].tma.l2, "Memory_Bound"), "dominant L2 node: %s", tt_->rows[0].tma.l2);
