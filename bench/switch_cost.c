@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int stats_fd;
 
-	if (events_parse_list(EVENTS, &evs, err, sizeof(err)) ||
+	if (events_parse_list(EVENTS, NULL, &evs, err, sizeof(err)) ||
 	    perf_counters_open(&pc, &evs, libbpf_num_possible_cpus(), err, sizeof(err))) {
 		fprintf(stderr, "switch_cost: %s\n", err);
 		return 1;

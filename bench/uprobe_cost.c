@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uprobe_cost: cannot find bench_tiny in %s\n", exe);
 		return 1;
 	}
-	if (events_parse_list(EVENTS, &evs, err, sizeof(err)) ||
+	if (events_parse_list(EVENTS, NULL, &evs, err, sizeof(err)) ||
 	    perf_counters_open(&pc, &evs, libbpf_num_possible_cpus(), err, sizeof(err)))
 		return 1;
 	skel = min_uprobe_bpf__open();

@@ -33,6 +33,13 @@ struct budget {
 	unsigned long long intervals, over_intervals, rate_changes;
 };
 
+/* How the budget drives a sampler (daemon_sampling.c). */
+struct daemon_sampler {
+	int (*set_rate)(void *ctx, double hz);		/* (re)open the sampling events at hz; 0 on success */
+	unsigned long long (*run_ns)(void *ctx);	/* the sampling programs' BPF run time so far */
+	void *ctx;
+};
+
 /* pct: percent of one CPU (1.0 = 1 %); requested_hz 0 when there is no sampler. */
 void budget_init(struct budget *b, double pct, double requested_hz, double min_hz);
 /* One interval of wall_ns: bpf_ns all tmabpf BPF run time in it, sample_ns

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "parse.h"
 #include "thread_table.h"
 #include "mem_event.h"
 #include "outfile.h"
@@ -113,41 +114,6 @@ void cli_usage(FILE *f)
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
 	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8).\n",
 	      f);
-}
-
-int parse_int_at(const char *where, const char *s, const char *what, long lo, long hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		err_print("%sbad %s '%s': expected an integer in [%ld, %ld]", where, what, s, lo, hi);
-		return EXIT_USAGE;
-	}
-	*out = (int)v;
-	return 0;
-}
-
-int cli_getopt_error(int c, char **argv, const char *where, const char *help)
-{
-	const char *arg = argv[optind - 1];
-	bool is_long = !strncmp(arg, "--", 2);
-	int len = is_long ? (int)strcspn(arg, "=") : 2;
-	char shrt[3] = { '-', (char)optopt, 0 };
-
-	if (!is_long && (optopt <= 0 || optopt >= 0x100))
-		shrt[1] = '?';
-	if (!is_long)
-		arg = shrt;
-	if (c == ':')
-		err_print("%soption '%.*s' needs a value (see '%s')", where, len, arg, help);
-	else if (is_long && optopt)
-		err_print("%soption '%.*s' takes no value (see '%s')", where, len, arg, help);
-	else
-		err_print("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
-	return EXIT_USAGE;
 }
 
 static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
@@ -300,7 +266,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
 		if (c == ':' || c == '?')
-			return cli_getopt_error(c, argv, "", "tmabpf --help");
+			return getopt_error(c, argv, "", "tmabpf --help");
 		if ((r = parse_one(c, o)))
 			return r;
 	}

@@ -358,7 +358,7 @@ static void compare_counts(struct check *c, const char *self, unsigned long loop
 	char err[256];
 	double want = 2.0 * loops;
 
-	if (events_parse_list("instructions:u,cycles:u", &evs, err, sizeof(err))) {
+	if (events_parse_list("instructions:u,cycles:u", NULL, &evs, err, sizeof(err))) {
 		line(c, "FAIL", "calibrated loop: %s", err);
 		return;
 	}

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "cmd_diff.h"
 #include "diff_report.h"
 #include "diff_rules.h"
+#include "parse.h"
 #include "warn.h"
 
 #define MAX_METRICS 96
@@ -232,7 +232,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 		case 'h': diff_usage(stdout); return 0;
-		default: return cli_getopt_error(c, argv, "diff: ", "tmabpf diff --help");
+		default: return getopt_error(c, argv, "diff: ", "tmabpf diff --help");
 		}
 	}
 	if (argc - optind != 2)

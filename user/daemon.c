@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
+#include "bpf_util.h"
 #include "budget.h"
+#include "clock.h"
+#include "collector.h"
 #include "cpu_detect.h"
 #include "daemon.h"
 #include "daemon_accounting.h"
@@ -26,7 +26,6 @@
 #include "daemon_metrics.h"
 #include "daemon_sampling.h"
 #include "outfile.h"
-#include "run.h"
 #include "samples_loader.h"
 #include "tasks_loader.h"
 #include "thread_table.h"
@@ -34,8 +33,6 @@
 #include "tma.h"
 #include "uprobes_loader.h"
 #include "warn.h"
-#include "clock.h"
-#include "uprobes.skel.h"
 
 #define POLL_MS 100
 #define SHED_AFTER 3		/* intervals over budget, uprobes dominating, before a function is detached */
@@ -43,7 +40,12 @@
 
 struct daemon {
 	struct daemon_opts *d;
-	const struct run_env *env;
+	struct run_ctx c;		/* c.mode: this daemon */
+	struct run_prep prep;
+	const struct collector *table[3];	/* accounting (spine or tasks), uprobes, the sampler */
+	int ncollectors;
+	struct tasks_prog tasks;	/* tasks mode: the task programs */
+	bool tasks_loaded;
 	struct agg agg;
 	bool agg_ready;
 	struct agg_funcs funcs;
@@ -59,13 +61,96 @@ struct daemon {
 	size_t n_drop_tids;
 	int shed_streak;
 	struct accounting_choice acct;	/* --accounting */
-	struct tasks_prog *tasks;	/* tasks mode: the task programs; NULL: the spine (env->prog) */
+};
+
+#define TABLE D->table, D->ncollectors
+
+/* ---- the daemon's own collectors: task accounting and the sampler ---- */
+
+static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct daemon *D = c->mode;
+	int bad = task_acct_underivable(&c->prep->evs);
+
+	if (bad >= 0) {
+		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
+			c->prep->evs.ev[bad].name, task_acct_derivable());
+		return RUN_BAD_INPUT;
+	}
+	D->tasks_loaded = true;
+	if (tasks_load(&D->tasks, &c->prep->evs, c->o->max_threads, c->on_exit, c->exit_ctx, err, errlen))
+		return RUN_FAILED;
+	if (!D->tasks.run_stats)
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
+			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
+	if (!D->tasks.run_delay)
+		warn_add("runqueue wait unavailable: kernel without CONFIG_SCHED_INFO (no /proc/PID/schedstat); "
+			 "runqueue time reads 0 and counts as blocked");
+	return RUN_OK;
+}
+
+static int tasks_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return tasks_attach(&((struct daemon *)c->mode)->tasks, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void tasks_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	tasks_poll(&((struct daemon *)c->mode)->tasks, timeout_ms);
+}
+
+static void tasks_detach_op(struct run_ctx *c)
+{
+	tasks_detach(&((struct daemon *)c->mode)->tasks);
+}
+
+static void tasks_free_op(struct run_ctx *c)
+{
+	struct daemon *D = c->mode;
+
+	if (D->tasks_loaded)
+		tasks_destroy(&D->tasks);
+	D->tasks_loaded = false;
+}
+
+static const struct collector tasks_collector = {
+	.name = "tasks", .load = tasks_load_op, .attach = tasks_attach_op, .poll = tasks_poll_op,
+	.detach = tasks_detach_op, .free = tasks_free_op,
+};
+
+/* The sampler starts once the accounting is attached; it never stops the daemon (dsamp_open says why). */
+static int sampler_attach(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct daemon *D = c->mode;
+
+	D->sampler = dsamp_open(&D->samp, D->acct.tasks ? NULL : &c->spine, c->prep->host.pmu, c->up.loaded, D->d);
+	return RUN_OK;
+}
+
+static void sampler_poll(struct run_ctx *c, int timeout_ms)
+{
+	struct daemon *D = c->mode;
+
+	if (D->sampler)
+		dsamp_poll(&D->samp);
+}
+
+static void sampler_detach(struct run_ctx *c)
+{
+	struct daemon *D = c->mode;
+
+	D->sampler = NULL;
+	dsamp_stop(&D->samp);
+}
+
+static const struct collector sampler_collector = {
+	.name = "sampler", .attach = sampler_attach, .poll = sampler_poll, .detach = sampler_detach,
 };
 
 /* Exited threads' records, from whichever accounting runs. */
-static int poll_exits(struct daemon *D, int timeout_ms)
+static void poll_exits(struct daemon *D, int timeout_ms)
 {
-	return D->tasks ? tasks_poll(D->tasks, timeout_ms) : threads_poll(D->env->prog, timeout_ms);
+	D->table[0]->poll(&D->c, timeout_ms);
 }
 
 
@@ -75,12 +160,6 @@ static void on_exit_record(void *ctx, const struct thread_stats *s)
 
 	if (D->agg_ready)
 		agg_thread_exit(&D->agg, s);
-}
-
-static void configure(void *ctx, struct threads_cfg *cfg)
-{
-	cfg->lru = true;	/* bounded: the least recently used thread goes when full (counted) */
-	cfg->cgroup = true;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -94,10 +173,9 @@ static int cmp_u32(const void *a, const void *b)
  * (their uprobe exit program has surely run by now). */
 static void refresh_funcs(struct daemon *D)
 {
-	struct uprobes_prog *u = D->env->uprobes;
+	struct uprobes_prog *u = &D->c.up.prog;
 	struct func_row *rows = NULL;
 	size_t n = 0;
-	int fd = bpf_map__fd(u->skel->maps.funcs);
 
 	if (uprobes_read(u, &rows, &n) == 0)
 		agg_funcs_update(&D->funcs, rows, n);
@@ -106,7 +184,7 @@ static void refresh_funcs(struct daemon *D)
 
 		if (!bsearch(&tid, D->drop_tids, D->n_drop_tids, sizeof(tid), cmp_u32))
 			continue;
-		bpf_map_delete_elem(fd, &rows[i].key);
+		uprobes_forget(u, &rows[i].key);
 		agg_funcs_forget(&D->funcs, rows[i].key.fn, tid);
 	}
 	free(rows);
@@ -124,11 +202,11 @@ static void refresh_funcs(struct daemon *D)
  * detach the busiest probed function (the --max-rate mechanism). */
 static void shed_uprobes(struct daemon *D, double up_ns, double bpf_ns)
 {
-	struct uprobe_set *set = D->env->uset;
+	struct uprobe_set *set = &D->c.up.set;
 	int hot = -1;
 	char err[512];
 
-	if (!D->env->uprobes || !D->budget.over || up_ns < 0.5 * bpf_ns) {
+	if (!D->c.up.loaded || !D->budget.over || up_ns < 0.5 * bpf_ns) {
 		D->shed_streak = 0;
 		return;
 	}
@@ -145,7 +223,7 @@ static void shed_uprobes(struct daemon *D, double up_ns, double bpf_ns)
 	warn_add("budget: detached %s (%.0f calls in the last interval): tmabpf's BPF time %.2f%% of a CPU > "
 		 "--max-overhead %.2f%%", set->funcs[hot].symbol, D->funcs.last_calls[hot], 100 * D->budget.cost,
 		 100 * D->budget.limit);
-	if (uprobes_reattach_lib(D->env->uprobes, set, set->funcs[hot].lib, err, sizeof(err)))
+	if (uprobes_reattach_lib(&D->c.up.prog, set, set->funcs[hot].lib, err, sizeof(err)))
 		warn_add("re-attaching after the budget detached a function: %s", err);
 }
 
@@ -186,7 +264,7 @@ static void update_budget(struct daemon *D, unsigned long long now)
 		warn_add("budget: tmabpf's BPF time is %.2f%% of a CPU, over --max-overhead %.2f%%%s", 100 * D->budget.cost,
 			 100 * D->budget.limit,
 			 D->sampler ? " even at the lowest sampling rate (thread accounting alone)" :
-			 D->tasks ? " (task accounting: a longer --interval costs less)" :
+			 D->acct.tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
 	shed_uprobes(D, dup, dbpf);
 }
@@ -218,11 +296,11 @@ static void read_self_process(struct daemon_self *s)
 
 static void publish(struct daemon *D)
 {
-	const struct run_env *env = D->env;
+	const struct run_prep *p = &D->prep;
 	struct daemon_view v = {
-		.agg = &D->agg, .funcs = env->uprobes ? &D->funcs : NULL, .uset = env->uset, .evs = env->evs,
-		.host = env->host, .recipe = env->cpu ? tma_cpu_name(env->cpu) : NULL, .tma_level = env->tma_level,
-		.tma_plan = env->tma_plan, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
+		.agg = &D->agg, .funcs = D->c.up.loaded ? &D->funcs : NULL, .uset = &D->c.up.set, .evs = &p->evs,
+		.host = &p->host, .recipe = p->cpu ? tma_cpu_name(p->cpu) : NULL, .tma_level = p->tma_level,
+		.tma_plan = p->tma_level ? &p->plan : NULL, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0;
@@ -253,13 +331,12 @@ static void publish(struct daemon *D)
 
 static void refresh(struct daemon *D)
 {
-	const struct run_env *env = D->env;
 	unsigned long long t0 = mono_ns();
 	struct thread_stats *live = NULL;
 	size_t n = 0;
 	bool snap;
 
-	snap = (D->tasks ? tasks_read(D->tasks, &live, &n) : threads_read(env->prog, &live, &n)) == 0;
+	snap = (D->acct.tasks ? tasks_read(&D->tasks, &live, &n) : threads_read(&D->c.spine, &live, &n)) == 0;
 	if (snap) {
 		agg_begin(&D->agg);
 		for (size_t i = 0; i < n; i++)
@@ -268,20 +345,20 @@ static void refresh(struct daemon *D)
 	}
 	free(live);
 	poll_exits(D, 0);	/* exits up to now: none of the threads not seen can still come */
-	if (env->uprobes)
+	if (D->c.up.loaded)
 		refresh_funcs(D);
 	if (snap)
 		agg_end(&D->agg, mono_ns());
 	if (D->sampler)
 		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
-	if (D->tasks)
-		tasks_self_stats(D->tasks, &D->self.spine);
+	if (D->acct.tasks)
+		tasks_self_stats(&D->tasks, &D->self.spine);
 	else
-		threads_self_stats(env->prog, &D->self.spine);
+		threads_self_stats(&D->c.spine, &D->self.spine);
 	if (D->sampler)
 		samples_stats_add(&D->samp.prog, &D->self.spine);	/* standalone (tasks mode): its own slots */
-	if (env->uprobes)
-		uprobes_run_stats(env->uprobes, &D->self.uprobe_run_ns, &D->self.uprobe_run_cnt);
+	if (D->c.up.loaded)
+		uprobes_run_stats(&D->c.up.prog, &D->self.uprobe_run_ns, &D->self.uprobe_run_cnt);
 	if (D->sampler)
 		samples_run_stats(&D->samp.prog, &D->self.sample_run_ns, &D->self.sample_run_cnt);
 	D->self.max_threads = D->self.spine.max_threads;
@@ -295,25 +372,19 @@ static void refresh(struct daemon *D)
 		malloc_trim(0);	/* churn frees many small records: give the pages back */
 }
 
-static int loop(void *ctx, const struct run_env *env)
+static void loop(struct daemon *D)
 {
-	struct daemon *D = ctx;
 	struct daemon_opts *d = D->d;
-	struct agg_cfg acfg = { .nr_events = env->evs->n, .top_procs = d->top_procs, .top_threads = d->top_threads,
-				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100, .expire_ns = (unsigned long long)(d->expire_s * 1e9),
-				.resolve_cgroups = true };
+	const struct event_list *evs = &D->prep.evs;
+	struct agg_cfg acfg = { .nr_events = evs->n, .top_procs = d->top_procs, .top_threads = d->top_threads,
+				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100,
+				.expire_ns = (unsigned long long)(d->expire_s * 1e9), .resolve_cgroups = true };
 	unsigned long long start = mono_ns(), next, deadline;
 	const char *why = "SIGTERM";
 
-	D->env = env;
 	if (agg_init(&D->agg, &acfg))
 		warn_add("cgroup paths unavailable: %s", D->agg.names.why);
 	D->agg_ready = true;
-	if (env->uprobes && agg_funcs_init(&D->funcs, env->uset->nr_funcs)) {
-		err_print("out of memory for %d functions", env->uset->nr_funcs);
-		return 1;
-	}
-	D->sampler = dsamp_open(&D->samp, env, d);
 	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? D->samp.hz : 0, d->min_sample_hz);
 	D->self.budget = &D->budget;
 	D->self.sampling = D->sampler != NULL;
@@ -321,19 +392,16 @@ static int loop(void *ctx, const struct run_env *env)
 	refresh(D);
 	fprintf(stderr, "tmabpf: %s\n", D->acct.line);
 	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads %s %d\n",
-		http_bound(D->http), d->interval_ms, env->evs->n, D->tasks ? "at most" : "map (LRU)",
-		env->o->max_threads);
+		http_bound(D->http), d->interval_ms, evs->n, D->acct.tasks ? "at most" : "map (LRU)", d->run.max_threads);
 	next = start + d->interval_ms * 1000000ULL;
-	deadline = env->o->duration_s > 0 ? start + (unsigned long long)(env->o->duration_s * 1e9) : 0;
+	deadline = d->run.duration_s > 0 ? start + (unsigned long long)(d->run.duration_s * 1e9) : 0;
 	for (;;) {
 		unsigned long long t = mono_ns();
 		long long wait_ms = ((long long)next - (long long)t) / 1000000;
 
-		poll_exits(D, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
-		if (D->sampler)
-			dsamp_poll(&D->samp);
-		if (*env->stop) {
-			why = *env->stop == SIGINT ? "SIGINT" : "SIGTERM";
+		collectors_poll(TABLE, &D->c, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
+		if (run_stop_signal) {
+			why = run_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
 			break;
 		}
 		t = mono_ns();
@@ -349,22 +417,62 @@ static int loop(void *ctx, const struct run_env *env)
 		}
 	}
 	fprintf(stderr, "tmabpf: daemon: stopping (%s) after %llu refreshes\n", why, D->self.refreshes);
-	D->sampler = NULL;
-	dsamp_stop(&D->samp);
-	return 0;
+}
+
+/* Options -> the accounting chosen, the collectors loaded and attached, the loop; every exit
+ * through here frees and detaches what was set up.  Returns the exit status. */
+static int serve(struct daemon *D)
+{
+	struct run_ctx *c = &D->c;
+	char err[1024];
+	int r;
+
+	if ((r = run_check_privilege()))
+		return r;
+	if (!D->acct.tasks && uprobe_run_resolve(&c->up, c->o->uprobe_specs, c->o->nr_uprobe_specs, -1, NULL, false, err,
+						 sizeof(err))) {
+		err_print("%s", err);
+		return RUN_BAD_INPUT;
+	}
+	run_host(&D->prep);
+	run_install_signals();
+	run_threads_cfg(c->o, &c->tcfg);
+	c->tcfg.lru = true;	/* bounded: the least recently used thread goes when full (counted) */
+	c->tcfg.cgroup = true;
+	D->table[D->ncollectors++] = D->acct.tasks ? &tasks_collector : &spine_collector;
+	D->table[D->ncollectors++] = &uprobes_collector;
+	D->table[D->ncollectors++] = &sampler_collector;
+	if (!(r = collectors_load(TABLE, c)) && !(r = collectors_attach(TABLE, c))) {
+		if (c->up.loaded && agg_funcs_init(&D->funcs, c->up.set.nr_funcs)) {
+			err_print("out of memory for %d functions", c->up.set.nr_funcs);
+			r = RUN_FAILED;
+		} else {
+			loop(D);
+		}
+	}
+	collectors_detach(TABLE, c);
+	collectors_free(TABLE, c);
+	uprobe_run_free(&c->up);
+	thread_table_free(&c->tt);
+	return r;
 }
 
 int cmd_daemon(int argc, char **argv)
 {
 	static struct daemon_opts d;
-	struct daemon D = { .d = &d };
-	struct run_mode mode = { .ctx = &D, .configure = configure, .on_exit = on_exit_record, .loop = loop };
+	static struct daemon D;
 	char err[512];
 	int r;
 
+	D = (struct daemon){ .d = &d, .c = { .o = &d.run, .on_exit = on_exit_record, .exit_ctx = &D, .mode = &D } };
+	D.c.prep = &D.prep;
 	r = daemon_parse(argc, argv, &d);
+	if (!r) {
+		bpf_log_init(d.run.verbose);
+		r = run_prepare(&d.run, &D.prep);
+	}
 	if (!r)
-		r = accounting_choose(&d, &D.acct);
+		r = accounting_choose(&d, &D.prep, &D.acct);
 	if (r) {
 		daemon_opts_free(&d);
 		return r < 0 ? 0 : r;
@@ -385,7 +493,7 @@ int cmd_daemon(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	D.self.accounting = D.acct.tasks ? "tasks" : "switch";
-	r = D.acct.tasks ? daemon_tasks_run(&d.run, &mode, &D.tasks) : run_with_mode(&d.run, &mode);
+	r = serve(&D);
 	http_stop(D.http);
 	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {
 		err_print("%s", err);

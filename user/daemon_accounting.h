@@ -13,20 +13,15 @@
 #define TMABPF_DAEMON_ACCOUNTING_H
 #include <stdbool.h>
 #include "daemon_cli.h"
-#include "run.h"
-
-struct tasks_prog;
+#include "prepare.h"
 
 struct accounting_choice {
 	bool tasks;
 	char line[320];		/* "accounting: ... (why)", printed once the daemon serves */
 };
 
-/* Decide; 0, or EXIT_USAGE after one line (--accounting=tasks that cannot be exact). */
-int accounting_choose(const struct daemon_opts *d, struct accounting_choice *c);
-
-/* run_with_mode() for tasks mode: events, privilege, the task programs, then
- * m->loop with env->prog NULL; *slot points to the loaded programs meanwhile. */
-int daemon_tasks_run(struct options *o, const struct run_mode *m, struct tasks_prog **slot);
+/* Decide from the run's choice of events (run_prepare); 0, or EXIT_USAGE after one line
+ * (--accounting=tasks that cannot be exact). */
+int accounting_choose(const struct daemon_opts *d, const struct run_prep *p, struct accounting_choice *c);
 
 #endif

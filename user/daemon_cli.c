@@ -8,10 +8,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cli.h"
 #include "daemon_cli.h"
 #include "daemon_http.h"
 #include "outfile.h"
+#include "parse.h"
 #include "warn.h"
 
 enum {
@@ -249,7 +249,7 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config
 		if (config)
 			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
 		if (c == '?' || c == ':')
-			return cli_getopt_error(c, argv, where, "tmabpf daemon --help");
+			return getopt_error(c, argv, where, "tmabpf daemon --help");
 		if ((r = parse_one(c, optarg, d)))
 			return r;
 	}

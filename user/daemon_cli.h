@@ -4,7 +4,7 @@
 #ifndef TMABPF_DAEMON_CLI_H
 #define TMABPF_DAEMON_CLI_H
 #include <stdio.h>
-#include "cli.h"
+#include "options.h"
 
 #define DAEMON_MAX_CONFIG_ARGS 256
 

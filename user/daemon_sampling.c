@@ -12,11 +12,9 @@
 #include "json.h"
 #include "perf_open.h"
 #include "prom.h"
-#include "run.h"
 #include "symbolize.h"
 #include "warn.h"
 #include "clock.h"
-#include "samples.skel.h"
 
 #define OTHER "[other]"
 #define UNKNOWN "[unknown]"
@@ -116,11 +114,11 @@ const struct daemon_sampler *dsamp_sampler(struct dsamp *s)
 	return s->attached ? &s->iface : NULL;
 }
 
-int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_functions,
+int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
 		unsigned long long expire_ns, char *err, size_t errlen)
 {
 	struct samples_cfg cfg = { .hz = (int)(hz + 0.5) < 1 ? 1 : (int)(hz + 0.5), .max_rows = DSAMP_MAX_ROWS,
-				   .try_cycles = env->host->pmu, .on_notice = on_notice, .ctx = s };
+				   .try_cycles = pmu, .on_notice = on_notice, .ctx = s };
 	int r;
 
 	memset(s, 0, sizeof(*s));
@@ -137,7 +135,7 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 		dsamp_stop(s);
 		return -ENOMEM;
 	}
-	r = samples_load(&s->prog, env->prog, &cfg, err, errlen);
+	r = samples_load(&s->prog, spine, &cfg, err, errlen);
 	s->loaded = true;	/* samples_destroy cleans up a partial load */
 	if (!r)
 		r = samples_attach(&s->prog, err, errlen);
@@ -150,7 +148,8 @@ int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_f
 	return 0;
 }
 
-const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *env, const struct daemon_opts *d)
+const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+					const struct daemon_opts *d)
 {
 	double hz = d->sample_hz;
 	int max = samples_max_rate();
@@ -160,14 +159,14 @@ const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *e
 	if (hz <= 0) {
 		fprintf(stderr, "tmabpf: sampling off (--no-sample): nothing is sampled; the budget (--max-overhead %.2g%%) "
 			"only monitors tmabpf's BPF time%s\n", d->max_overhead_pct,
-			env->uprobes ? " and detaches the busiest probed function when over" : "");
+			uprobes ? " and detaches the busiest probed function when over" : "");
 		return NULL;
 	}
 	if (max > 0 && hz > max) {
 		warn_add("--sample-hz %.0f is above kernel.perf_event_max_sample_rate (%d): sampling at %d Hz", hz, max, max);
 		hz = max;
 	}
-	if (dsamp_start(s, env, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
+	if (dsamp_start(s, spine, pmu, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
 		warn_add("sampling: %s; carrying on without sampling (the budget only monitors)", err);
 		fprintf(stderr, "tmabpf: sampling: %s; carrying on without it\n", err);
 		return NULL;
@@ -405,7 +404,7 @@ static void expire(struct dsamp *s, unsigned long long now)
  * stack sampled again is stored again). */
 static void gc_stacks(struct dsamp *s, const struct sample_key *keys, size_t n)
 {
-	int fd = bpf_map__fd(s->prog.skel->maps.sample_stacks);
+	int fd = samples_stacks_fd(&s->prog);
 	struct u64map used = {};
 	__u64 key, next, *dead = NULL;
 	size_t nd = 0, cap = 0;
@@ -473,7 +472,7 @@ static int rows_reserve(struct dsamp *s, size_t cap)
  * holding only what came since the last drain. */
 static int take_rows(struct dsamp *s, size_t *n)
 {
-	int fd = bpf_map__fd(s->prog.skel->maps.samples);
+	int fd = samples_rows_fd(&s->prog);
 	__u64 batch;
 	void *in = NULL;
 	int r = 0;

@@ -31,7 +31,7 @@
 #define TMABPF_DAEMON_SAMPLING_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "daemon.h"
+#include "budget.h"
 #include "daemon_agg.h"
 #include "samples_loader.h"
 #include "u64map.h"
@@ -44,7 +44,6 @@
 #define DSAMP_PAST 1024			/* evicted function slots remembered */
 #define DSAMP_DECAY 0.8			/* slot score: score * DECAY + samples, per interval */
 
-struct run_env;
 struct json;
 struct symbolizer;
 
@@ -100,15 +99,18 @@ struct dsamp {
 	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
 };
 
-/* Load and attach at hz (the sample program shares the spine's maps); on
- * failure err says why and nothing stays attached. */
-int dsamp_start(struct dsamp *s, const struct run_env *env, double hz, int top_functions,
+/* Load and attach at hz: the sample program shares the spine's maps, or runs standalone
+ * (spine NULL: task accounting); pmu: try cycles.  On failure err says why and nothing
+ * stays attached. */
+int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
 		unsigned long long expire_ns, char *err, size_t errlen);
 struct daemon_opts;
 /* dsamp_start with the daemon's options (--sample-hz, clamped to the kernel's
  * maximum), saying on stderr what it samples, or why nothing (--no-sample, a
- * failure: then a warning, and the daemon carries on); the budget's handle, or NULL. */
-const struct daemon_sampler *dsamp_open(struct dsamp *s, const struct run_env *env, const struct daemon_opts *d);
+ * failure: then a warning, and the daemon carries on); the budget's handle, or NULL.
+ * uprobes: --uprobe is on (the budget may detach probes). */
+const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+					const struct daemon_opts *d);
 /* Name new rows' processes while they live (often: every poll). */
 void dsamp_poll(struct dsamp *s);
 /* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */

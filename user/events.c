@@ -123,25 +123,6 @@ static int parse_raw(const char *tok, struct event_desc *d, char *err, size_t er
 	return 0;
 }
 
-static const struct tma_cpu *target_cpu;
-static bool target_set;
-
-void events_set_target_cpu(const struct tma_cpu *c)
-{
-	target_cpu = c;
-	target_set = c != NULL;
-}
-
-const struct tma_cpu *events_target_cpu(void)
-{
-	if (!target_set) {
-		char desc[256], why[256];
-		target_cpu = tma_cpu_detect(desc, sizeof(desc), why, sizeof(why));
-		target_set = true;
-	}
-	return target_cpu;
-}
-
 /* perf's sysfs format files for the core PMU, per vendor (used when the host
  * has no cpu PMU, or when --cpu names another machine's CPU) */
 struct builtin_format { const char *term, *fmt; };
@@ -160,10 +141,9 @@ static const struct builtin_format arm_formats[] = {
 };
 
 /* vendor of the target CPU, or of the host when it has no recipe; -1 unknown */
-static int target_vendor(void)
+static int target_vendor(const struct tma_cpu *c)
 {
-	static int host = -2;
-	const struct tma_cpu *c = events_target_cpu();
+	static int host = -2;	/* a memo of /proc/cpuinfo's vendor: a fact of the host */
 
 	if (c)
 		return (int)c->vendor;
@@ -187,10 +167,10 @@ static int target_vendor(void)
 	return host;
 }
 
-static const char *builtin_format(const char *term)
+static const char *builtin_format(const struct tma_cpu *c, const char *term)
 {
 	const struct builtin_format *t;
-	int v = target_vendor();
+	int v = target_vendor(c);
 
 	if (v < 0)
 		return NULL;
@@ -206,22 +186,21 @@ static bool is_core_pmu(const char *pmu)
 	return !strcmp(pmu, "cpu") || !strcmp(pmu, "cpu_core") || !strncmp(pmu, "armv8_pmuv3", 11);
 }
 
-static bool use_builtin(const char *pmu)
+static bool use_builtin(const struct tma_cpu *c, const char *pmu)
 {
 	char path[256];
 
 	if (!is_core_pmu(pmu))
 		return false;
-	if (target_set && target_cpu) /* --cpu NAME: encode for that CPU, not the host */
+	if (c)	/* a recipe CPU (--cpu NAME, or the detected host's): encode for it */
 		return true;
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	return access(path, R_OK) != 0;
 }
 
 /* A hardware event name for the target CPU: the TMA recipe's table, then libpfm4. */
-static int parse_hw_name(const char *tok, struct event_desc *d, char *err, size_t errlen)
+static int parse_hw_name(const struct tma_cpu *c, const char *tok, struct event_desc *d, char *err, size_t errlen)
 {
-	const struct tma_cpu *c = events_target_cpu();
 	char key[TMA_KEY_LEN], e2[256];
 	struct pfm_enc_out o;
 
@@ -301,15 +280,17 @@ bad:
 	return -EINVAL;
 }
 
-static int apply_term(const char *pmu, struct perf_event_attr *a, const char *term, char *err, size_t errlen);
+static int apply_term(const struct tma_cpu *c, const char *pmu, struct perf_event_attr *a, const char *term, char *err,
+		      size_t errlen);
 
 /* A sysfs alias (pmu/events/NAME) holds terms like "event=0x3c,umask=0x1". */
-static int apply_terms(const char *pmu, struct perf_event_attr *a, char *terms, char *err, size_t errlen)
+static int apply_terms(const struct tma_cpu *c, const char *pmu, struct perf_event_attr *a, char *terms, char *err,
+		       size_t errlen)
 {
 	char *save = NULL;
 
 	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int r = apply_term(pmu, a, t, err, errlen);
+		int r = apply_term(c, pmu, a, t, err, errlen);
 
 		if (r)
 			return r;
@@ -317,7 +298,8 @@ static int apply_terms(const char *pmu, struct perf_event_attr *a, char *terms, 
 	return 0;
 }
 
-static int apply_term(const char *pmu, struct perf_event_attr *a, const char *term, char *err, size_t errlen)
+static int apply_term(const struct tma_cpu *c, const char *pmu, struct perf_event_attr *a, const char *term, char *err,
+		      size_t errlen)
 {
 	char path[512], fmt[128], name[64];
 	const char *eq = strchr(term, '=');
@@ -343,13 +325,12 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 	if (!strcmp(name, "config")) { a->config = v; return 0; }
 	if (!strcmp(name, "config1")) { a->config1 = v; return 0; }
 	if (!strcmp(name, "config2")) { a->config2 = v; return 0; }
-	if (use_builtin(pmu)) {
-		const char *bf = builtin_format(name);
+	if (use_builtin(c, pmu)) {
+		const char *bf = builtin_format(c, name);
 		if (bf)
 			return apply_format(a, bf, v, err, errlen);
-		const struct tma_cpu *c = events_target_cpu();
 		err_set(err, errlen, "unknown term '%s' in %s/.../ for %s (terms: event, umask, cmask, edge, inv%s)",
-			 name, pmu, c ? tma_cpu_name(c) : "this CPU", target_vendor() == TMA_INTEL ? ", any, ldlat, offcore_rsp" : "");
+			 name, pmu, c ? tma_cpu_name(c) : "this CPU", target_vendor(c) == TMA_INTEL ? ", any, ldlat, offcore_rsp" : "");
 		return -ENOENT;
 	}
 	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/format/%s", pmu, name);
@@ -360,7 +341,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 
 		snprintf(path, sizeof(path), SYSFS_PMUS "/%s/events/%s", pmu, name);
 		if (read_sysfs_line(path, terms, sizeof(terms)) == 0)
-			return apply_terms(pmu, a, terms, err, errlen);
+			return apply_terms(c, pmu, a, terms, err, errlen);
 	}
 	err_set(err, errlen, "PMU '%s' has no term or event '%s' (see %s/%s/format and events)",
 		 pmu, name, SYSFS_PMUS, pmu);
@@ -368,7 +349,7 @@ static int apply_term(const char *pmu, struct perf_event_attr *a, const char *te
 }
 
 /* pmu/term,term=val,.../ */
-static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size_t errlen)
+static int parse_pmu_spec(const struct tma_cpu *c, const char *tok, struct event_desc *d, char *err, size_t errlen)
 {
 	const char *slash = strchr(tok, '/');
 	char pmu[32], path[256], buf[64], terms[EVENT_NAME_LEN];
@@ -384,20 +365,20 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 	memcpy(pmu, tok, slash - tok);
 	pmu[slash - tok] = 0;
 	snprintf(terms, sizeof(terms), "%.*s", (int)(len - (slash - tok) - 2), slash + 1);
-	if (use_builtin(pmu) && target_vendor() >= 0) {
+	if (use_builtin(c, pmu) && target_vendor(c) >= 0) {
 		/* cpu/NAME[,term=v...]/ with a named event first, or cpu/event=..,umask=../ */
 		char first[EVENT_NAME_LEN];
 		snprintf(first, sizeof(first), "%.*s", (int)strcspn(terms, ","), terms);
-		if (!strchr(first, '=') && builtin_format(first) == NULL) {
-			int r = parse_hw_name(first, d, err, errlen);
+		if (!strchr(first, '=') && builtin_format(c, first) == NULL) {
+			int r = parse_hw_name(c, first, d, err, errlen);
 			if (r) {
 				err_set(err, errlen, "unknown event '%s' in '%s' for CPU %s (see tmabpf list%s)", first, tok,
-					 tma_cpu_name(events_target_cpu()), events_target_cpu() ? "" : "; --cpu NAME");
+					 tma_cpu_name(c), c ? "" : "; --cpu NAME");
 				return -ENOENT;
 			}
 			snprintf(d->name, sizeof(d->name), "%s", tok);
 			char *rest = strchr(terms, ',');
-			return rest ? apply_terms(pmu, &d->attr, rest + 1, err, errlen) : 0;
+			return rest ? apply_terms(c, pmu, &d->attr, rest + 1, err, errlen) : 0;
 		}
 		desc_init(d, tok, pmu, PERF_TYPE_RAW, 0);
 		d->attr.exclude_guest = 1;
@@ -405,7 +386,7 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 			err_set(err, errlen, "malformed event '%s': no terms between the slashes", tok);
 			return -EINVAL;
 		}
-		return apply_terms(pmu, &d->attr, terms, err, errlen);
+		return apply_terms(c, pmu, &d->attr, terms, err, errlen);
 	}
 	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/type", pmu);
 	if (read_sysfs_line(path, buf, sizeof(buf))) {
@@ -417,7 +398,7 @@ static int parse_pmu_spec(const char *tok, struct event_desc *d, char *err, size
 		err_set(err, errlen, "malformed event '%s': no terms between the slashes", tok);
 		return -EINVAL;
 	}
-	return apply_terms(pmu, &d->attr, terms, err, errlen);
+	return apply_terms(c, pmu, &d->attr, terms, err, errlen);
 }
 
 /*
@@ -492,11 +473,11 @@ static int apply_modifiers(struct perf_event_attr *a, const char *mods, const ch
 	return 0;
 }
 
-static int parse_base(const char *tok, struct event_desc *d, char *err, size_t errlen);
+static int parse_base(const struct tma_cpu *c, const char *tok, struct event_desc *d, char *err, size_t errlen);
 
 /* NAME:XYZ where NAME is an event and XYZ is no modifier string: say which
  * letter is wrong (rather than "unknown event"). */
-static bool unknown_modifier(const char *tok, char *err, size_t errlen)
+static bool unknown_modifier(const struct tma_cpu *c, const char *tok, char *err, size_t errlen)
 {
 	const char *colon = strrchr(tok, ':');
 	char base[EVENT_NAME_LEN], e[256];
@@ -514,28 +495,27 @@ static bool unknown_modifier(const char *tok, char *err, size_t errlen)
 	if (!lower)
 		return false;
 	snprintf(base, sizeof(base), "%.*s", (int)(colon - tok), tok);
-	if (parse_base(base, &d, e, sizeof(e)))
+	if (parse_base(c, base, &d, e, sizeof(e)))
 		return false;
 	n = strspn(colon + 1, EVENT_MODIFIERS);
 	err_set(err, errlen, "unknown modifier '%c' in '%s' (modifiers: u k h G H p pp ppp)", colon[1 + n], tok);
 	return true;
 }
 
-static int parse_base(const char *tok, struct event_desc *d, char *err, size_t errlen)
+static int parse_base(const struct tma_cpu *c, const char *tok, struct event_desc *d, char *err, size_t errlen)
 {
 	int r;
 
 	if (strchr(tok, '/'))
-		return parse_pmu_spec(tok, d, err, errlen);
+		return parse_pmu_spec(c, tok, d, err, errlen);
 	if (parse_named(tok, d) == 0)
 		return 0;
 	r = parse_raw(tok, d, err, errlen);
 	if (r != -ENOENT)
 		return r;
 	char e2[256];
-	if (parse_hw_name(tok, d, e2, sizeof(e2)) == 0)
+	if (parse_hw_name(c, tok, d, e2, sizeof(e2)) == 0)
 		return 0;
-	const struct tma_cpu *c = events_target_cpu();
 	if (c)
 		err_set(err, errlen, "unknown event '%s' for CPU %s (not a software name, rHEX, pmu/.../, "
 			 "or %s event; see tmabpf list --cpu %s)", tok, tma_cpu_name(c),
@@ -548,7 +528,7 @@ static int parse_base(const char *tok, struct event_desc *d, char *err, size_t e
 	return -ENOENT;
 }
 
-int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen)
+int events_parse_one(const char *tok, const struct tma_cpu *c, struct event_desc *d, char *err, size_t errlen)
 {
 	char base[EVENT_NAME_LEN];
 	const char *mods;
@@ -571,8 +551,8 @@ int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t er
 		err_set(err, errlen, "no event before the modifiers in '%s'", tok);
 		return -EINVAL;
 	}
-	r = parse_base(base, d, err, errlen);
-	if (r == -ENOENT && !*mods && unknown_modifier(tok, err, errlen))
+	r = parse_base(c, base, d, err, errlen);
+	if (r == -ENOENT && !*mods && unknown_modifier(c, tok, err, errlen))
 		return -EINVAL;
 	if (r)
 		return r;
@@ -640,7 +620,8 @@ static void next_token(const char **p, char *tok, size_t len)
 
 /* {a,b,...}[:MODS]: one group, led by its first event; the modifiers apply
  * to every member (as perf's). */
-static int parse_group(const char *spec, const char *tstart, char *tok, struct event_list *l, char *err, size_t errlen)
+static int parse_group(const char *spec, const struct tma_cpu *c, const char *tstart, char *tok, struct event_list *l,
+		       char *err, size_t errlen)
 {
 	char *close = strrchr(tok, '}'), mods[16] = "", e1[384];
 	const char *p;
@@ -673,7 +654,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 		/* the member's own modifiers and the group's, as one suffix */
 		snprintf(full, sizeof(full), "%s%s%s", m,
 			 !mods[0] || *modifier_suffix(m, &blen) || (m[0] && m[strlen(m) - 1] == '/') ? "" : ":", mods);
-		r = events_parse_one(full, &d, e1, sizeof(e1));
+		r = events_parse_one(full, c, &d, e1, sizeof(e1));
 		if (r) {
 			err_set(err, errlen, "-e '%s', group at character %d: %s", spec, (int)(tstart - spec) + 1, e1);
 			return r;
@@ -695,7 +676,7 @@ static int parse_group(const char *spec, const char *tstart, char *tok, struct e
 	return 0;
 }
 
-int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen)
+int events_parse_list(const char *spec, const struct tma_cpu *c, struct event_list *l, char *err, size_t errlen)
 {
 	const char *p = spec;
 
@@ -712,11 +693,11 @@ int events_parse_list(const char *spec, struct event_list *l, char *err, size_t 
 
 		next_token(&p, tok, sizeof(tok));
 		if (tok[0] == '{') {
-			r = parse_group(spec, tstart, tok, l, err, errlen);
+			r = parse_group(spec, c, tstart, tok, l, err, errlen);
 			if (r)
 				return r;
 		} else {
-			r = events_parse_one(tok, &d, e1, sizeof(e1));
+			r = events_parse_one(tok, c, &d, e1, sizeof(e1));
 			if (r) {
 				err_set(err, errlen, "-e '%s', character %d: %s", spec, (int)(tstart - spec) + 1, e1);
 				return r;

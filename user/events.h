@@ -24,12 +24,20 @@ struct event_list {
 	struct event_desc ev[TMABPF_MAX_EVENTS];
 };
 
+struct tma_cpu;
+
+/* Event names are for a CPU: cpu, the recipe CPU (--cpu NAME, or the detected host's; NULL:
+ * none).  Hardware names resolve through libpfm4 for that CPU (perf JSON dotted names or
+ * libpfm4 NAME:UMASK, case-insensitive), then the TMA recipe's own table; cpu/../ terms use a
+ * built-in format table for the recipe CPU's vendor (Intel, AMD, Arm; so that --cpu NAME encodes
+ * for that machine, not this one), else sysfs, else the host vendor's built-in table. */
+
 /* Parse one event token (no list separators), perf's modifiers included
  * (name:ukhGHp, pmu/.../ukhGHp). 0 or -errno with err filled. */
-int events_parse_one(const char *tok, struct event_desc *d, char *err, size_t errlen);
+int events_parse_one(const char *tok, const struct tma_cpu *cpu, struct event_desc *d, char *err, size_t errlen);
 /* Parse "a,b,pmu/x=1,y=2/,c,{d,e}:u" (commas inside pmu/.../ and {group} do not
  * split; a {group} is opened as one perf group); appends to l. */
-int events_parse_list(const char *spec, struct event_list *l, char *err, size_t errlen);
+int events_parse_list(const char *spec, const struct tma_cpu *cpu, struct event_list *l, char *err, size_t errlen);
 /* Append d unless the same counter (type, config1/2, exclude_* and precise_ip:
  * modifiers included) is already there in the same group; returns its index. */
 int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen);
@@ -38,14 +46,5 @@ int events_find(const struct event_list *l, const char *name);
 /* True when the host has a hardware (cpu/cpu_core/armv8...) PMU registered. */
 bool events_host_has_pmu(char *why, size_t whylen);
 const char *events_type_name(__u32 type);
-
-struct tma_cpu;
-/* CPU whose event names/formats -e uses (--cpu NAME); NULL = the detected host CPU.
- * Hardware names resolve through libpfm4 for that CPU (perf JSON dotted names or
- * libpfm4 NAME:UMASK, case-insensitive), then the TMA recipe's own table; cpu/../
- * terms use sysfs when the host has a cpu PMU, else a built-in format table for
- * the CPU's vendor (Intel, AMD, Arm). */
-void events_set_target_cpu(const struct tma_cpu *c);
-const struct tma_cpu *events_target_cpu(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define MAPS_WATCH_FAST_MS 50	/* while a deferred --uprobe waits, and early on */
 #define MAPS_WATCH_MS 500
 #define MAPS_WATCH_EARLY_NS 3000000000ULL
 

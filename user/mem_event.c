@@ -27,11 +27,11 @@ static void sampling_bits(struct perf_event_attr *a, unsigned long long period)
 }
 
 /* Encode an Intel event the way -e does (libpfm4 for the target CPU). */
-static int intel_encode(const char *spec, struct perf_event_attr *a, char *why, size_t whylen)
+static int intel_encode(const char *spec, const struct tma_cpu *cpu, struct perf_event_attr *a, char *why, size_t whylen)
 {
 	struct event_list l = {};
 	char err[256];
-	int r = events_parse_list(spec, &l, err, sizeof(err));
+	int r = events_parse_list(spec, cpu, &l, err, sizeof(err));
 
 	if (r) {
 		snprintf(why, whylen, "cannot encode %s: %s", spec, err);
@@ -77,7 +77,7 @@ int mem_event_choose(const char *source, const struct tma_cpu *cpu, bool host, s
 	switch (cpu->vendor) {
 	case TMA_INTEL:
 		snprintf(spec, sizeof(spec), "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=%d", INTEL_LDLAT);
-		if ((r = intel_encode(spec, &ev->attr, why, whylen)))
+		if ((r = intel_encode(spec, cpu, &ev->attr, why, whylen)))
 			return r;
 		snprintf(ev->name, sizeof(ev->name), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_%d", INTEL_LDLAT);
 		snprintf(ev->pmu, sizeof(ev->pmu), "cpu");
@@ -87,7 +87,7 @@ int mem_event_choose(const char *source, const struct tma_cpu *cpu, bool host, s
 		ev->attr.sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
 		if (!strcmp(cpu->name, "sapphirerapids")) {
 			/* load latency on SPR and later is only counted in a group led by mem-loads-aux */
-			if ((r = intel_encode("cpu/event=0x03,umask=0x82/", &ev->aux_attr, why, whylen)))
+			if ((r = intel_encode("cpu/event=0x03,umask=0x82/", cpu, &ev->aux_attr, why, whylen)))
 				return r;
 			ev->aux = true;
 		}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_util.h"
 #include "memsamples.h"
 #include "perf_open.h"
 #include "warn.h"
@@ -183,19 +184,6 @@ void memsamples_detach(struct memsamples *m)
 	m->links = NULL;
 }
 
-static unsigned long long stat_sum(struct memsamples *m, __u32 slot)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
-	unsigned long long s = 0;
-
-	if (v && ncpu > 0 && bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.mem_stats), &slot, v) == 0)
-		for (int c = 0; c < ncpu; c++)
-			s += v[c];
-	free(v);
-	return s;
-}
-
 static int cmp_func(const void *a, const void *b)
 {
 	const struct mem_func *x = a, *y = b;
@@ -212,8 +200,11 @@ int memsamples_collect(struct memsamples *m)
 	if (!m->loaded || !m->skel)
 		return -ENOENT;
 	memsamples_poll(m);
-	*r = (struct mem_result){ .ev = &m->ev, .samples = m->samples, .seen = stat_sum(m, MEM_STAT_SEEN),
-				  .target = stat_sum(m, MEM_STAT_TARGET), .lost = stat_sum(m, MEM_STAT_LOST) };
+	unsigned long long st[MEM_STAT_MAX] = {};
+
+	stat_map_sum(bpf_map__fd(m->skel->maps.mem_stats), MEM_STAT_MAX, st);
+	*r = (struct mem_result){ .ev = &m->ev, .samples = m->samples, .seen = st[MEM_STAT_SEEN],
+				  .target = st[MEM_STAT_TARGET], .lost = st[MEM_STAT_LOST] };
 	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), cmp_func);
 	mem_bins_sort(&m->bins);
 	r->funcs = m->funcs;

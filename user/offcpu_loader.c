@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_util.h"
+#include "map_batch.h"
 #include "offcpu_loader.h"
 #include "warn.h"
 #include "threads.skel.h"
@@ -84,22 +86,24 @@ void offcpu_prog_poll(struct offcpu_prog *p)
 
 int offcpu_prog_read(struct offcpu_prog *p, struct offcpu_row **rows, size_t *n)
 {
-	int fd = bpf_map__fd(p->skel->maps.offcpu);
-	struct offcpu_key k, prev;
-	struct offcpu_row *v = calloc(p->max_rows ? p->max_rows : 1, sizeof(*v));
-	bool first = true;
+	size_t cap = p->max_rows ? (size_t)p->max_rows : 1;
+	struct offcpu_key *keys = calloc(cap, sizeof(*keys));
+	struct offcpu_val *vals = calloc(cap, sizeof(*vals));
+	struct offcpu_row *v = calloc(cap, sizeof(*v));
+	int r = keys && vals && v ? map_read_all(bpf_map__fd(p->skel->maps.offcpu), sizeof(*keys), sizeof(*vals), keys,
+						   vals, cap, n) : -ENOMEM;
 
-	*rows = v;
-	*n = 0;
-	if (!v)
-		return -ENOMEM;
-	while (*n < (size_t)p->max_rows && bpf_map_get_next_key(fd, first ? NULL : &prev, &k) == 0) {
-		if (bpf_map_lookup_elem(fd, &k, &v[*n].v) == 0)
-			v[(*n)++].key = k;
-		prev = k;
-		first = false;
+	for (size_t i = 0; !r && i < *n; i++)
+		v[i] = (struct offcpu_row){ .key = keys[i], .v = vals[i] };
+	free(keys);
+	free(vals);
+	if (r) {
+		free(v);
+		v = NULL;
+		*n = 0;
 	}
-	return 0;
+	*rows = v;
+	return r;
 }
 
 int offcpu_prog_stack(struct offcpu_prog *p, int id, struct stack_frames *f)
@@ -118,16 +122,8 @@ int offcpu_prog_stack(struct offcpu_prog *p, int id, struct stack_frames *f)
 
 void offcpu_prog_stats(struct offcpu_prog *p, unsigned long long st[OFFCPU_STAT_MAX])
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(p->skel->maps.offcpu_stats);
-	__u64 *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
-
-	for (__u32 slot = 0; slot < OFFCPU_STAT_MAX; slot++) {
-		st[slot] = 0;
-		if (v && ncpu > 0 && bpf_map_lookup_elem(fd, &slot, v) == 0)
-			for (int c = 0; c < ncpu; c++)
-				st[slot] += v[c];
-	}
-	free(v);
+	memset(st, 0, OFFCPU_STAT_MAX * sizeof(*st));
+	stat_map_sum(bpf_map__fd(p->skel->maps.offcpu_stats), OFFCPU_STAT_MAX, st);
 }
 
 void offcpu_prog_detach(struct offcpu_prog *p)

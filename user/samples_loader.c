@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_util.h"
+#include "map_batch.h"
 #include "samples_loader.h"
 #include "perf_open.h"
 #include "warn.h"
@@ -258,49 +260,6 @@ void samples_poll(struct samples_prog *s)
 		ring_buffer__consume(s->rb);
 }
 
-/* Batched read (one syscall per chunk) with a key-by-key fallback for old kernels. */
-static int read_map(int fd, void *keys, size_t ksz, void *vals, size_t vsz, size_t cap, size_t *n)
-{
-	__u64 out_batch;
-	void *in = NULL;
-	int r;
-
-	*n = 0;
-	for (;;) {
-		__u32 count = (__u32)(cap - *n);
-
-		if (!count)
-			return 0;
-		r = bpf_map_lookup_batch(fd, in, &out_batch, (char *)keys + *n * ksz, (char *)vals + *n * vsz, &count,
-					 NULL);
-		*n += count;
-		if (r) {
-			if (errno == ENOENT)
-				return 0;
-			break;
-		}
-		in = &out_batch;
-	}
-	if (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
-		return -errno;
-	/* no batch ops: key by key */
-	{
-		char prev[64], next[64];
-		void *pp = NULL;
-
-		*n = 0;
-		while (*n < cap && bpf_map_get_next_key(fd, pp, next) == 0) {
-			if (bpf_map_lookup_elem(fd, next, (char *)vals + *n * vsz) == 0) {
-				memcpy((char *)keys + *n * ksz, next, ksz);
-				(*n)++;
-			}
-			memcpy(prev, next, ksz);
-			pp = prev;
-		}
-	}
-	return 0;
-}
-
 int samples_read(struct samples_prog *s, struct sample_row **rows, size_t *n)
 {
 	size_t cap = (size_t)s->max_rows;
@@ -312,7 +271,7 @@ int samples_read(struct samples_prog *s, struct sample_row **rows, size_t *n)
 	*rows = NULL;
 	*n = 0;
 	if (keys && vals && out)
-		r = read_map(bpf_map__fd(s->skel->maps.samples), keys, sizeof(*keys), vals, sizeof(*vals), cap, n);
+		r = map_read_all(bpf_map__fd(s->skel->maps.samples), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
 	for (size_t i = 0; !r && i < *n; i++) {
 		out[i].key = keys[i];
 		out[i].s = vals[i];
@@ -346,7 +305,7 @@ int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t
 	*out = NULL;
 	*n = 0;
 	if (keys && vals && v)
-		r = read_map(bpf_map__fd(s->skel->maps.sample_stacks), keys, sizeof(*keys), vals, sizeof(*vals), cap, n);
+		r = map_read_all(bpf_map__fd(s->skel->maps.sample_stacks), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
 	for (size_t i = 0; !r && i < *n; i++) {
 		v[i].id = keys[i];
 		v[i].f = vals[i];
@@ -382,6 +341,16 @@ const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_
 	return e ? &e->f : NULL;
 }
 
+int samples_rows_fd(const struct samples_prog *s)
+{
+	return bpf_map__fd(s->skel->maps.samples);
+}
+
+int samples_stacks_fd(const struct samples_prog *s)
+{
+	return bpf_map__fd(s->skel->maps.sample_stacks);
+}
+
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt)
 {
 	*ns = *cnt = 0;
@@ -392,7 +361,7 @@ void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned 
 void samples_stats_add(struct samples_prog *s, struct self_stats *self)
 {
 	if (s->skel && s->skel->rodata->cfg_no_account)
-		stats_map_add(bpf_map__fd(s->skel->maps.stats), s->nr_cpus, self);
+		stat_map_sum(bpf_map__fd(s->skel->maps.stats), STAT_MAX, self->stat);
 }
 
 void samples_detach(struct samples_prog *s)

@@ -77,6 +77,9 @@ int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t
 int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *out);
 /* The stack with this id in a sorted array, or NULL. */
 const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id);
+/* The rows map and the stack store, for a reader that drains them (the daemon's sampler). */
+int samples_rows_fd(const struct samples_prog *s);
+int samples_stacks_fd(const struct samples_prog *s);
 /* BPF run time of the sample program (kernel BPF stats). */
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt);
 /* Standalone: add the sampler's own stats slots (STAT_SAMPLE*) into self; shared maps: nothing

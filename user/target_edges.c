@@ -55,23 +55,23 @@ static bool known(const struct thread_stats **all, size_t n, unsigned int tid)
 	return false;
 }
 
-int edges_add_idle_threads(struct thread_table *tt, const struct target *t, unsigned long long t0_ns,
+int edges_add_idle_threads(struct thread_table *tt, const pid_t *pids, int npids, unsigned long long t0_ns,
 			   unsigned long long duration_ns)
 {
 	const struct thread_stats **all = NULL;
 	size_t n = thread_table_all(tt, &all);
 	int added = 0;
 
-	for (int i = 0; i < t->nr_pids; i++) {
+	for (int i = 0; i < npids; i++) {
 		char path[64];
 		struct dirent *de;
 		DIR *d;
 
-		snprintf(path, sizeof(path), "/proc/%d/task", t->pids[i]);
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
 		if (!(d = opendir(path)))
 			continue;
 		while ((de = readdir(d))) {
-			struct thread_stats s = { .pid = t->pids[i], .first_seen_ns = t0_ns,
+			struct thread_stats s = { .pid = pids[i], .first_seen_ns = t0_ns,
 						  .offcpu_blocked_ns = duration_ns, .out_blocked = 1 };
 			char cpath[96];
 			FILE *f;
@@ -79,7 +79,7 @@ int edges_add_idle_threads(struct thread_table *tt, const struct target *t, unsi
 			s.tid = (unsigned int)strtoul(de->d_name, NULL, 10);
 			if (!s.tid || known(all, n, s.tid))
 				continue;
-			snprintf(cpath, sizeof(cpath), "/proc/%d/task/%u/comm", t->pids[i], s.tid);
+			snprintf(cpath, sizeof(cpath), "/proc/%d/task/%u/comm", pids[i], s.tid);
 			if ((f = fopen(cpath, "r"))) {
 				if (fgets(s.comm, sizeof(s.comm), f))
 					s.comm[strcspn(s.comm, "\n")] = 0;

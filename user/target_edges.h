@@ -8,16 +8,16 @@
  */
 #ifndef TMABPF_TARGET_EDGES_H
 #define TMABPF_TARGET_EDGES_H
-#include "target.h"
+#include <sys/types.h>
 #include "thread_table.h"
 
 /* Run a thread of ours on each of ncpus CPUs once (sched_switch then folds whatever target thread
  * ran there).  0, or -errno when no thread could be started. */
 int edges_switch_every_cpu(int ncpus);
 
-/* Add the threads of t's -p processes that the table lacks (they never ran): blocked for the
- * whole run (t0_ns .. t0_ns + duration_ns, CLOCK_MONOTONIC).  Returns how many were added. */
-int edges_add_idle_threads(struct thread_table *tt, const struct target *t, unsigned long long t0_ns,
+/* Add the threads of the -p processes pids[] that the table lacks (they never ran): blocked for
+ * the whole run (t0_ns .. t0_ns + duration_ns, CLOCK_MONOTONIC).  Returns how many were added. */
+int edges_add_idle_threads(struct thread_table *tt, const pid_t *pids, int npids, unsigned long long t0_ns,
 			   unsigned long long duration_ns);
 
 #endif

@@ -48,19 +48,28 @@ const char *task_acct_derivable(void)
 	return "task-clock, page-faults, minor-faults, major-faults, context-switches, cpu-migrations";
 }
 
+int task_acct_underivable(const struct event_list *evs)
+{
+	for (int e = 0; e < evs->n; e++)
+		if (task_acct_event_field(&evs->ev[e]) == TF_NONE)
+			return e;
+	return -1;
+}
+
 int task_acct_init(struct task_acct *a, const struct event_list *evs, size_t max_threads, char *err, size_t errlen)
 {
+	int bad = task_acct_underivable(evs);
+
 	memset(a, 0, sizeof(*a));
+	if (bad >= 0) {
+		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)", evs->ev[bad].name,
+			task_acct_derivable());
+		return -EINVAL;
+	}
 	a->nr_events = evs->n;
 	a->max_threads = max_threads;
-	for (int e = 0; e < evs->n; e++) {
+	for (int e = 0; e < evs->n; e++)
 		a->field[e] = task_acct_event_field(&evs->ev[e]);
-		if (a->field[e] == TF_NONE) {
-			err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)", evs->ev[e].name,
-				 task_acct_derivable());
-			return -EINVAL;
-		}
-	}
 	return 0;
 }
 

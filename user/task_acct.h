@@ -51,6 +51,8 @@ enum task_field {
 enum task_field task_acct_event_field(const struct event_desc *d);
 /* "task-clock, page-faults, ...": the events task accounting derives. */
 const char *task_acct_derivable(void);
+/* The index of the first event of evs that is not derivable; -1 when all are. */
+int task_acct_underivable(const struct event_list *evs);
 
 #define TASK_REC_EXIT 1		/* task_rec.exited: sched_process_exit */
 #define TASK_REC_FINAL 2	/* task_rec.exited: sched_process_free */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_util.h"
 #include "tasks_loader.h"
 #include "warn.h"
 #include "clock.h"
@@ -45,10 +46,8 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	p->nr_cpus = libbpf_num_possible_cpus();
 	if ((r = task_acct_init(&p->acct, evs, max_threads, err, errlen)))
 		return r;
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		err_set(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
-	}
+	if ((r = bpf_need_btf(err, errlen)))
+		return r;
 	/* /proc/PID/schedstat exists exactly when the kernel keeps sched_info (CONFIG_SCHED_INFO) */
 	p->run_delay = access("/proc/self/schedstat", R_OK) == 0;
 	p->skel = tasks_bpf__open();
@@ -61,8 +60,7 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.task_exits), on_exit_rec, p, NULL);
 	if (!p->rb)
 		return hint(-errno, err, errlen, "creating the exit ring buffer");
-	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
-	p->run_stats = p->stats_fd >= 0 || bpf_stats_sysctl_on();
+	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
 }
 
@@ -172,18 +170,13 @@ int tasks_poll(struct tasks_prog *p, int timeout_ms)
 
 void tasks_self_stats(struct tasks_prog *p, struct self_stats *s)
 {
-	int ncpu = p->nr_cpus;
-	__u64 vals[ncpu];
+	unsigned long long st[TASK_STAT_MAX] = {};
 
 	memset(s, 0, sizeof(*s));
 	s->run_stats = p->run_stats;
-	prog_run_stats_add(p->skel->progs.tmabpf_task_iter, &s->bpf_run_ns, &s->bpf_run_cnt);
-	prog_run_stats_add(p->skel->progs.tmabpf_task_exit, &s->bpf_run_ns, &s->bpf_run_cnt);
-	prog_run_stats_add(p->skel->progs.tmabpf_task_free, &s->bpf_run_ns, &s->bpf_run_cnt);
-	for (__u32 k = 0; k < TASK_STAT_MAX; k++)
-		if (k == TASK_STAT_EXIT_DROPS && bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.task_stats), &k, vals) == 0)
-			for (int c = 0; c < ncpu; c++)
-				s->stat[STAT_EXIT_DROPS] += vals[c];
+	obj_run_stats_add(p->skel->obj, &s->bpf_run_ns, &s->bpf_run_cnt);
+	stat_map_sum(bpf_map__fd(p->skel->maps.task_stats), TASK_STAT_MAX, st);
+	s->stat[STAT_EXIT_DROPS] = st[TASK_STAT_EXIT_DROPS];
 	s->stat[STAT_THREADS_FULL] = p->acct.over_cap;
 	s->threads_in_map = p->acct.seen.n;
 	s->max_threads = p->acct.max_threads;

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "threads_loader.h"
+#include "bpf_util.h"
 #include "map_batch.h"
 #include "clock.h"
 #include "warn.h"
@@ -15,6 +16,11 @@
 
 /* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
  * switch-ins, to exercise the inference hosts that miss them depend on. */
+static int load_error(int err, char *buf, size_t len, const char *what)
+{
+	return bpf_load_error(err, buf, len, what, "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint", false);
+}
+
 static unsigned int test_drop_switch_in(void)
 {
 	const char *v = getenv("TMABPF_TEST_DROP_SWITCH_IN");
@@ -31,41 +37,6 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int load_hint(int err, char *buf, size_t len, const char *what)
-{
-	const char *hint = err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
-			   err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
-			   err == -ENOENT || err == -ESRCH ? "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint" :
-			   err == -E2BIG || err == -ENOMEM ? "map too large: lower --max-threads or raise RLIMIT_MEMLOCK" :
-			   "see 'bpftool prog' and the kernel log";
-	snprintf(buf, len, "%s: %s (%s)", what, strerror(-err), hint);
-	return err;
-}
-
-/* BPF_ENABLE_STATS needs CAP_SYS_ADMIN; an administrator may have turned the
- * stats on for everyone instead (sysctl kernel.bpf_stats_enabled=1). */
-bool bpf_stats_sysctl_on(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v == 1;
-}
-
-unsigned int ringbuf_bytes(unsigned long want)
-{
-	unsigned int sz = 1u << 20;
-
-	while (sz < want && sz < (1u << 28))
-		sz <<= 1;
-	return sz;
-}
-
 void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		      int nr_cpus)
 {
@@ -80,7 +51,7 @@ void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, cons
 }
 
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
+		 thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
 {
 	int r;
 
@@ -90,13 +61,11 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->max_threads = cfg->max_threads;
 	p->on_exit = on_exit;
 	p->ctx = ctx;
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		err_set(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): tmabpf needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
-	}
+	if ((r = bpf_need_btf(err, errlen)))
+		return r;
 	p->skel = threads_bpf__open();
 	if (!p->skel)
-		return load_hint(-errno, err, errlen, "opening BPF object");
+		return load_error(-errno, err, errlen, "opening BPF object");
 	account_cfg_fill(&p->acfg, cfg, pc, pc->nr_cpus);
 	p->skel->rodata->account_cfg = p->acfg;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
@@ -110,26 +79,22 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	bpf_map__set_max_entries(p->skel->maps.exits, ringbuf_bytes((unsigned long)cfg->max_threads / 8 * sizeof(struct thread_stats)));
 	r = threads_bpf__load(p->skel);
 	if (r)
-		return load_hint(r, err, errlen, "loading BPF programs");
+		return load_error(r, err, errlen, "loading BPF programs");
 	for (int e = 0; e < pc->nr_events; e++)
 		for (int cpu = 0; cpu < pc->nr_cpus; cpu++) {
 			__u32 idx = e * pc->nr_cpus + cpu;
 			int fd = pc->fds[idx];
 
 			if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.counters), &idx, &fd, BPF_ANY))
-				return load_hint(-errno, err, errlen, "filling the counters map");
+				return load_error(-errno, err, errlen, "filling the counters map");
 		}
-	for (int i = 0; t && i < t->nr_pids; i++)
-		if ((r = threads_track(p, t->pids[i], err, errlen)))
-			return r;
-	for (int i = 0; t && i < t->nr_tids; i++)
-		if ((r = threads_track(p, t->tids[i], err, errlen)))
+	for (int i = 0; i < cfg->nr_ids; i++)
+		if ((r = threads_track(p, cfg->ids[i], err, errlen)))
 			return r;
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.exits), on_ringbuf, p, NULL);
 	if (!p->rb)
-		return load_hint(-errno, err, errlen, "creating the exit ring buffer");
-	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* best effort; reported when missing */
-	p->run_stats = p->stats_fd >= 0 || bpf_stats_sysctl_on();
+		return load_error(-errno, err, errlen, "creating the exit ring buffer");
+	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
 }
 
@@ -138,7 +103,7 @@ int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t err
 	__u8 one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.pids), &id, &one, BPF_ANY))
-		return load_hint(-errno, err, errlen, "adding to the pid filter");
+		return load_error(-errno, err, errlen, "adding to the pid filter");
 	return 0;
 }
 
@@ -199,11 +164,11 @@ int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char 
 	int r = seed_snapshots(p, pc);
 
 	if (r)
-		return load_hint(r, err, errlen, "seeding the per-CPU snapshots");
+		return load_error(r, err, errlen, "seeding the per-CPU snapshots");
 	r = threads_bpf__attach(p->skel);
 
 	if (r)
-		return load_hint(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
+		return load_error(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
 	return 0;
 }
 
@@ -241,39 +206,13 @@ int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
 	return 0;
 }
 
-void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-		*ns += info.run_time_ns;
-		*cnt += info.run_cnt;
-	}
-}
-
-void stats_map_add(int fd, int ncpu, struct self_stats *s)
-{
-	__u64 vals[STAT_MAX * ncpu];
-	__u32 keys[STAT_MAX];
-	size_t n;
-
-	if (map_read_all(fd, sizeof(keys[0]), ncpu * sizeof(__u64), keys, vals, STAT_MAX, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			for (int c = 0; c < ncpu && keys[i] < STAT_MAX; c++)
-				s->stat[keys[i]] += vals[i * ncpu + c];
-}
-
 void threads_self_stats(struct threads_prog *p, struct self_stats *s)
 {
-	struct bpf_program *prog;
-
 	memset(s, 0, sizeof(*s));
 	s->run_stats = p->run_stats;
-	bpf_object__for_each_program(prog, p->skel->obj)
-		prog_run_stats_add(prog, &s->bpf_run_ns, &s->bpf_run_cnt);
+	obj_run_stats_add(p->skel->obj, &s->bpf_run_ns, &s->bpf_run_cnt);
 	prog_run_stats_add(p->skel->progs.tmabpf_switch, &s->switch_run_ns, &s->switch_run_cnt);
-	stats_map_add(bpf_map__fd(p->skel->maps.stats), p->nr_cpus, s);
+	stat_map_sum(bpf_map__fd(p->skel->maps.stats), STAT_MAX, s->stat);
 	s->max_threads = p->max_threads;
 }
 

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include "../bpf/tmabpf.h"
 #include "results.h"
+#include <sys/types.h>
 #include "perf_open.h"
-#include "target.h"
 
 struct threads_cfg {
 	enum tmabpf_filter filter;
@@ -18,6 +18,8 @@ struct threads_cfg {
 	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
 	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
 	unsigned int exec_start;	/* -- CMD: its pid, whose counts start at its exec; 0: none */
+	const pid_t *ids;	/* in the filter from the start: -p tgids (FILTER_TGID) or -t tids (FILTER_TID) */
+	int nr_ids;
 };
 
 typedef void (*thread_exit_fn)(void *ctx, const struct thread_stats *s);
@@ -42,7 +44,7 @@ struct threads_prog {
 void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
 		      int nr_cpus);
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		 const struct target *t, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
+		 thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* Make obj (a later feature's BPF object, opened, not yet loaded) use the
  * spine's accounting maps (account.bpf.h), found by name: the accounting
  * routine's state is one.  0 or a negative errno. */
@@ -56,15 +58,6 @@ int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t err
 int threads_poll(struct threads_prog *p, int timeout_ms);
 /* Current sums of live threads; *out is malloc'd. */
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n);
-/* kernel.bpf_stats_enabled is 1 (an administrator turned the stats on for everyone). */
-bool bpf_stats_sysctl_on(void);
-/* A ring buffer's size for about `want` bytes: a power of two, 1 MiB to 256 MiB. */
-unsigned int ringbuf_bytes(unsigned long want);
-/* Add a program's kernel BPF stats (run time, runs) into *ns and *cnt. */
-struct bpf_program;
-void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt);
-/* Add a stats map's per-CPU slots (enum stat) into s->stat. */
-void stats_map_add(int fd, int ncpu, struct self_stats *s);
 void threads_self_stats(struct threads_prog *p, struct self_stats *s);
 /* Stop accounting: destroy the links (nothing stays attached). */
 void threads_detach(struct threads_prog *p);

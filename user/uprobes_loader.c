@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf_util.h"
 #include "uprobes_loader.h"
 #include "link_detach.h"
 #include "map_batch.h"
@@ -405,22 +406,16 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 	return 0;
 }
 
+void uprobes_forget(struct uprobes_prog *u, const struct func_key *key)
+{
+	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.funcs), key);
+}
+
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt)
 {
-	struct bpf_program *prog;
-
 	*ns = *cnt = 0;
-	if (!u->skel)
-		return;
-	bpf_object__for_each_program(prog, u->skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-
-		if (bpf_program__fd(prog) >= 0 && bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-			*ns += info.run_time_ns;
-			*cnt += info.run_cnt;
-		}
-	}
+	if (u->skel)
+		obj_run_stats_add(u->skel->obj, ns, cnt);
 }
 
 int uprobes_trace_fd(const struct uprobes_prog *u)

@@ -57,6 +57,8 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
  * deferred --uprobe added to set after uprobes_attach (uprobe_multi only). */
 int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen);
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
+/* Drop a (function, thread) row from the funcs map (its thread is gone). */
+void uprobes_forget(struct uprobes_prog *u, const struct func_key *key);
 /* BPF run time of the uprobe programs (kernel BPF stats). */
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
 /* The --trace span ring buffer (struct trace_rec records). */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #define WARN_MAX 64
+#define EXIT_USAGE 2	/* exit status of bad input: one line said why */
 
 /* Print "tmabpf: <msg>" on stderr and keep msg for the report. */
 void warn_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

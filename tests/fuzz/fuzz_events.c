@@ -21,12 +21,13 @@ static int resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct event_list l;
+	static const struct tma_cpu *cpu;
 	static int init;
 	char buf[1024], err[512], key[TMA_KEY_LEN];
 
 	if (!init) {
 		/* libpfm4 names need a CPU; the built-in cpu/ formats too */
-		events_set_target_cpu(tma_cpu_by_name("skylakex"));
+		cpu = tma_cpu_by_name("skylakex");
 		init = 1;
 	}
 	if (size >= sizeof(buf))
@@ -34,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	buf[size] = 0;
 	l.n = 0;
-	events_parse_list(buf, &l, err, sizeof(err));
+	events_parse_list(buf, cpu, &l, err, sizeof(err));
 	tma_event_key(buf, key, sizeof(key));
 	struct tma_expr_ctx x;
 	struct tma_expr_val v;

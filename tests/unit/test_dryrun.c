@@ -102,8 +102,7 @@ int main(void)
 	CHECK(r == 0 && no_pseudo, "SPR BPF plan uses no slots/topdown-* pseudo events");
 	/* user events first, then the recipe's in new groups */
 	el.n = 0;
-	events_set_target_cpu(tma_cpu_by_name("skylakex"));
-	r = events_parse_list("page-faults,cpu/event=0xc0,umask=0x0/", &el, err, sizeof(err));
+	r = events_parse_list("page-faults,cpu/event=0xc0,umask=0x0/", tma_cpu_by_name("skylakex"), &el, err, sizeof(err));
 	int n0 = el.n;
 	r |= tma_plan(&plan, tma_cpu_by_name("skylakex"), 1, TMABPF_MAX_EVENTS - el.n, &env, err, sizeof(err));
 	r |= tma_plan_append(&plan, &el, err, sizeof(err));

@@ -13,12 +13,13 @@
 
 static struct event_desc d;
 static char err[512];
+static const struct tma_cpu *cpu;	/* the CPU event names are for (NULL: none) */
 
 static int one(const char *tok)
 {
 	memset(&d, 0, sizeof(d));
 	err[0] = 0;
-	return events_parse_one(tok, &d, err, sizeof(err));
+	return events_parse_one(tok, cpu, &d, err, sizeof(err));
 }
 
 int main(void)
@@ -32,7 +33,7 @@ int main(void)
 	if (access("/sys/bus/event_source/devices/msr/type", R_OK) == 0)
 		CHECK(one("msr/tsc/") == 0 && !strcmp(d.pmu, "msr"), "msr/tsc/ through sysfs");
 
-	events_set_target_cpu(tma_cpu_by_name("skylakex"));
+	cpu = tma_cpu_by_name("skylakex");
 	CHECK(one("core_power.lvl2_turbo_license") == 0 && d.attr.type == PERF_TYPE_RAW && d.attr.config == 0x2028 &&
 	      d.attr.exclude_guest && !d.attr.exclude_kernel && !d.attr.exclude_user,
 	      "libpfm4: core_power.lvl2_turbo_license on skylakex = 0x2028 (%s)", err);
@@ -48,10 +49,10 @@ int main(void)
 	CHECK(one("cpu/bogus=1/") != 0 && strstr(err, "unknown term 'bogus'"), "unknown term: %s", err);
 	CHECK(one("not_an_event.at_all") != 0 && strstr(err, "unknown event 'not_an_event.at_all' for CPU skylakex"), "unknown event names the CPU: %s", err);
 	l.n = 0;
-	int r = events_parse_list("page-faults,bogus_ev,cycles", &l, err, sizeof(err));
+	int r = events_parse_list("page-faults,bogus_ev,cycles", cpu, &l, err, sizeof(err));
 	CHECK(r != 0 && strstr(err, "character 13") && strstr(err, "bogus_ev"), "-e list error gives the position: %s", err);
 	l.n = 0;
-	r = events_parse_list("cpu/event=0x3c,umask=0x0/,page-faults", &l, err, sizeof(err));
+	r = events_parse_list("cpu/event=0x3c,umask=0x0/,page-faults", cpu, &l, err, sizeof(err));
 	CHECK(r == 0 && l.n == 2 && !strcmp(l.ev[0].name, "cpu/event=0x3c,umask=0x0/"), "commas inside cpu/../ do not split the list");
 
 	/* perf's modifiers: privilege filters, guest/host, precision; part of the event's identity */
@@ -77,34 +78,34 @@ int main(void)
 	CHECK(one("INST_RETIRED:ANY_P:u") == 0 && d.attr.config == 0xc0 && d.attr.exclude_kernel,
 	      "libpfm4 NAME:UMASK keeps its colon, then :u (0x%llx)", (unsigned long long)d.attr.config);
 	l.n = 0;
-	r = events_parse_list("instructions:u,instructions:k,instructions,instructions:u", &l, err, sizeof(err));
+	r = events_parse_list("instructions:u,instructions:k,instructions,instructions:u", cpu, &l, err, sizeof(err));
 	CHECK(r == 0 && l.n == 3 && l.ev[0].attr.exclude_kernel && l.ev[1].attr.exclude_user && !l.ev[2].attr.exclude_user,
 	      "events differing only in modifiers are distinct; an exact repeat is merged (%d events)", l.n);
 	l.n = 0;
-	r = events_parse_list("page-faults,{instructions,cycles:k}:u,branches", &l, err, sizeof(err));
+	r = events_parse_list("page-faults,{instructions,cycles:k}:u,branches", cpu, &l, err, sizeof(err));
 	CHECK(r == 0 && l.n == 4 && l.ev[1].group == 1 && l.ev[1].leader && l.ev[2].group == 1 && !l.ev[2].leader &&
 	      l.ev[0].group < 0 && l.ev[3].group < 0 && !strcmp(l.ev[1].name, "instructions:u") &&
 	      !strcmp(l.ev[2].name, "cycles:ku") && l.ev[2].attr.exclude_kernel == 0 && l.ev[1].attr.exclude_kernel,
 	      "{group}:u: one group, its leader first, modifiers joined to each member's (%s)", err);
 	l.n = 0;
-	CHECK(events_parse_list("{instructions,instructions}", &l, err, sizeof(err)) != 0 && strstr(err, "twice"),
+	CHECK(events_parse_list("{instructions,instructions}", cpu, &l, err, sizeof(err)) != 0 && strstr(err, "twice"),
 	      "the same event twice in a group: %s", err);
 	l.n = 0;
-	CHECK(events_parse_list("{instructions,cycles", &l, err, sizeof(err)) != 0 && strstr(err, "malformed group"),
+	CHECK(events_parse_list("{instructions,cycles", cpu, &l, err, sizeof(err)) != 0 && strstr(err, "malformed group"),
 	      "unclosed group: %s", err);
 	l.n = 0;
-	CHECK(events_parse_list("{instructions,{cycles}}", &l, err, sizeof(err)) != 0, "nested groups refused: %s", err);
+	CHECK(events_parse_list("{instructions,{cycles}}", cpu, &l, err, sizeof(err)) != 0, "nested groups refused: %s", err);
 
-	events_set_target_cpu(tma_cpu_by_name("amdzen4"));
+	cpu = tma_cpu_by_name("amdzen4");
 	CHECK(one("cpu/event=0x1a0,umask=0x1/") == 0 && d.attr.config == 0x1000001a0ULL, "built-in AMD format: event bits 32-35");
 	CHECK(one("ls_not_halted_cyc") == 0 && d.attr.config == 0x76, "AMD recipe name (perf spelling) -> libpfm4 CYCLES_NOT_IN_HALT");
 	CHECK(one("RETIRED_OPS") == 0 && d.attr.config == 0xc1, "AMD libpfm4 name");
-	events_set_target_cpu(tma_cpu_by_name("amdzen5"));
+	cpu = tma_cpu_by_name("amdzen5");
 	CHECK(one("de_no_dispatch_per_slot.backend_stalls") == 0 && d.attr.config == 0x100001ea0ULL, "Zen 5 (no libpfm4 table): recipe raw encoding");
-	events_set_target_cpu(tma_cpu_by_name("neoverse-v2"));
+	cpu = tma_cpu_by_name("neoverse-v2");
 	CHECK(one("cpu/event=0x11/") == 0 && d.attr.config == 0x11, "built-in Arm format");
 	CHECK(one("STALL_SLOT_BACKEND") == 0 && d.attr.config == 0x3d, "Arm architected name");
-	events_set_target_cpu(tma_cpu_by_name("sapphirerapids"));
+	cpu = tma_cpu_by_name("sapphirerapids");
 	CHECK(one("topdown.backend_bound_slots") == 0 && d.attr.config == 0x2a4, "SPR TOPDOWN.BACKEND_BOUND_SLOTS = 0xa4/0x02 (JSON), not libpfm4's 0x0200");
 	CHECK(one("slots") != 0, "perf-metrics pseudo event 'slots' is refused");
 	return check_exit();

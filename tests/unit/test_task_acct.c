@@ -42,10 +42,10 @@ int main(void)
 	struct task_rec r;
 	char err[256];
 
-	check(events_parse_list("task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations", &evs,
+	check(events_parse_list("task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations", NULL, &evs,
 				err, sizeof(err)) == 0 && evs.n == 6, "the six derivable events parse");
 	check(task_acct_init(&a, &evs, 4, err, sizeof(err)) == 0, "derivable events accepted");
-	check(events_parse_list("task-clock,cpu-clock", &bad, err, sizeof(err)) == 0, "cpu-clock parses");
+	check(events_parse_list("task-clock,cpu-clock", NULL, &bad, err, sizeof(err)) == 0, "cpu-clock parses");
 	{
 		struct task_acct b;
 

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* What every loader does with libbpf: its log, load errors with their likely
+ * cause, ring buffer sizes, kernel BPF run-time stats, per-CPU stat slots. */
+#ifndef TMABPF_BPF_UTIL_H
+#define TMABPF_BPF_UTIL_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bpf_object;
+struct bpf_program;
+
+/* libbpf's own log on stderr only with --verbose: our one-line errors say what failed. */
+void bpf_log_init(bool verbose);
+/* "what: strerror (the likely cause and fix)" into buf; returns err (a negative errno).
+ * lacks: the cause of -ENOENT and -ESRCH (and of -EINVAL when einval_lacks): what the
+ * kernel lacks. */
+int bpf_load_error(int err, char *buf, size_t len, const char *what, const char *lacks, bool einval_lacks);
+/* kernel.bpf_stats_enabled is 1 (an administrator turned the stats on for everyone). */
+bool bpf_stats_sysctl_on(void);
+/* Turn on kernel BPF run-time stats (needs CAP_SYS_ADMIN): the fd that keeps them on, or -1;
+ * *on: they are on (ours, or kernel.bpf_stats_enabled=1). */
+int bpf_stats_enable(bool *on);
+/* 0, or -ENOENT with err when the kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE needs it. */
+int bpf_need_btf(char *err, size_t errlen);
+/* A ring buffer's size for about `want` bytes: a power of two, 1 MiB to 256 MiB. */
+unsigned int ringbuf_bytes(unsigned long want);
+/* Add a program's kernel BPF stats (run time, runs) into *ns and *cnt (nothing when not loaded). */
+void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt);
+/* The same for every loaded program of obj. */
+void obj_run_stats_add(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
+/* Add slots [0, nslots) of a per-CPU u64 array (STAT_MAP), summed over CPUs, into out[]. */
+void stat_map_sum(int fd, unsigned int nslots, unsigned long long *out);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Command-line parsing shared by every command: bounded integers and getopt's
+ * errors, each as one line on stderr and EXIT_USAGE (warn.h). */
+#ifndef TMABPF_PARSE_H
+#define TMABPF_PARSE_H
+
+/* Parse an integer in [lo, hi] into *out, or print one line (prefixed by where, e.g. a config
+ * file's "FILE:LINE: ") and return EXIT_USAGE. */
+int parse_int_at(const char *where, const char *s, const char *what, long lo, long hi, int *out);
+/* After getopt_long (optstring starting "+:") returned ':' or '?': one line naming the
+ * option (missing value, unknown, or a value it does not take), EXIT_USAGE. */
+int getopt_error(int c, char **argv, const char *where, const char *help);
+
+#endif
