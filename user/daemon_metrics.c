@@ -233,6 +233,79 @@ static void function_families(FILE *f, const struct daemon_view *v)
 	}
 }
 
+/* ---- the sampler's series (daemon_sampling.c) ---- */
+
+struct prom_arg {
+	FILE *f;
+	const char *name;
+	bool samples;
+};
+
+static void prom_sums(void *arg, const char *const *labels, const struct dsamp_sums *sums)
+{
+	struct prom_arg *p = arg;
+
+	prom_sample(p->f, p->name, labels, p->samples ? (double)sums->samples : sums->cpu_ns / 1e9);
+}
+
+static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a)
+{
+	struct prom_arg p = { .f = f };
+
+	prom_family(f, "tmabpf_samples_total", "counter", "Samples of tracked threads recorded (all CPUs).");
+	prom_sample(f, "tmabpf_samples_total", NULL, s->attached ? (double)s->total.samples : 0);
+	if (!s->attached)
+		return;
+	prom_family(f, "tmabpf_sampled_seconds_total", "counter",
+		    "CPU time estimated from all samples: each weighted by its period (1/rate), so rate changes "
+		    "leave it unbiased.");
+	prom_sample(f, "tmabpf_sampled_seconds_total", NULL, s->total.cpu_ns / 1e9);
+	prom_family(f, "tmabpf_sampled_cpu_seconds_total", "counter",
+		    "CPU time estimated from samples (weighted by 1/rate), per process or cgroup [other].");
+	p.name = "tmabpf_sampled_cpu_seconds_total";
+	dsamp_for_each_series(s, a, prom_sums, &p);
+	prom_family(f, "tmabpf_process_samples_total", "counter", "Samples per process or cgroup [other].");
+	p.name = "tmabpf_process_samples_total";
+	p.samples = true;
+	dsamp_for_each_series(s, a, prom_sums, &p);
+	prom_family(f, "tmabpf_function_sampled_seconds_total", "counter",
+		    "CPU time estimated from samples whose leaf is this function (kernel frame first), for the "
+		    "--top-functions hottest (process, function) pairs; the rest under module=symbol=\"[other]\".");
+	p.name = "tmabpf_function_sampled_seconds_total";
+	p.samples = false;
+	dsamp_for_each_function(s, a, prom_sums, &p);
+	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
+		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
+	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
+	prom_family(f, "tmabpf_sampler_unknown_leaf_samples_total", "counter",
+		    "Samples whose leaf could not be named (no stack stored).");
+	prom_sample(f, "tmabpf_sampler_unknown_leaf_samples_total", NULL, s->unknown_leaf);
+}
+
+static void json_sampled(void *arg, const char *const *labels, const struct dsamp_sums *sums)
+{
+	struct json *j = arg;
+
+	json_obj_begin(j, NULL);
+	for (int i = 0; labels[i]; i += 2)
+		json_str(j, labels[i], labels[i + 1]);
+	json_u64(j, "cpu_ns", (uint64_t)(sums->cpu_ns + 0.5));
+	json_u64(j, "samples", sums->samples);
+	json_obj_end(j);
+}
+
+static void sampler_json(struct json *j, const struct dsamp *s, const struct agg *a)
+{
+	json_arr_begin(j, "sampled");
+	if (s->attached)
+		dsamp_for_each_series(s, a, json_sampled, j);
+	json_arr_end(j);
+	json_arr_begin(j, "sampled_functions");
+	if (s->attached)
+		dsamp_for_each_function(s, a, json_sampled, j);
+	json_arr_end(j);
+}
+
 static void gauge(FILE *f, const char *name, const char *help, double val)
 {
 	prom_family(f, name, "gauge", help);
@@ -369,7 +442,7 @@ void daemon_metrics_write(FILE *f, const struct daemon_view *v)
 	function_families(f, v);
 	self_families(f, v);
 	if (v->samp)
-		dsamp_metrics_write(f, v->samp, v->agg);
+		sampler_families(f, v->samp, v->agg);
 	else
 		counter(f, "tmabpf_samples_total", "Samples of tracked threads recorded (all CPUs).", 0);
 }
@@ -463,7 +536,7 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 	}
 	json_arr_end(&j);
 	if (v->samp)
-		dsamp_jsonl_write(&j, v->samp, a);
+		sampler_json(&j, v->samp, a);
 	json_obj_begin(&j, "self");
 	json_str(&j, "accounting", s->accounting ? s->accounting : "switch");
 	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);

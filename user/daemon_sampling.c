@@ -123,9 +123,7 @@ int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz
 
 	memset(s, 0, sizeof(*s));
 	s->iface = (struct daemon_sampler){ .set_rate = set_rate, .run_ns = run_ns, .ctx = s };
-	s->top_functions = top_functions;
-	s->expire_ns = expire_ns;
-	if (top_functions > 0 && !(s->fns = calloc(top_functions, sizeof(*s->fns)))) {
+	if (dsamp_slots_init(&s->slots, top_functions, expire_ns)) {
 		err_set(err, errlen, "out of memory for %d function slots", top_functions);
 		return -ENOMEM;
 	}
@@ -234,116 +232,6 @@ static uint64_t str_hash(uint64_t h, const char *str)
 	return h;
 }
 
-/* One interval's samples of a (series, leaf) pair. */
-struct cand {
-	enum dsamp_series kind;
-	uint64_t id;
-	const void *owner;
-	uint64_t hash;
-	const char *module, *symbol;	/* interned by a symbolizer */
-	unsigned long long count;
-};
-
-static int cand_cmp(const void *x, const void *y)
-{
-	const struct cand *a = x, *b = y;
-
-	return a->count < b->count ? 1 : a->count > b->count ? -1 : 0;
-}
-
-static bool fn_is(const struct dsamp_fn *f, const struct cand *c)
-{
-	return f->used && f->hash == c->hash && f->kind == c->kind && f->id == c->id && f->owner == c->owner &&
-	       !strcmp(f->symbol, c->symbol) && !strcmp(f->module, c->module);
-}
-
-static void fn_free(struct dsamp_fn *f)
-{
-	free(f->module);
-	free(f->symbol);
-	memset(f, 0, sizeof(*f));
-}
-
-/* The coldest slot, a candidate for eviction: one not sampled this interval. */
-static struct dsamp_fn *coldest(struct dsamp *s, unsigned long long now)
-{
-	struct dsamp_fn *min = NULL;
-
-	for (int k = 0; k < s->top_functions; k++)
-		if (s->fns[k].used && s->fns[k].active_ns != now && (!min || s->fns[k].score < min->score))
-			min = &s->fns[k];
-	return min;
-}
-
-/* Take slot for candidate c: its sums where it was evicted before, else from 0. */
-static bool take_slot(struct dsamp *s, struct dsamp_fn *slot, const struct cand *c)
-{
-	char *m, *sy;
-
-	if (slot->used) {	/* evicted: remembered, the oldest remembered goes */
-		if (!s->past && !(s->past = calloc(DSAMP_PAST, sizeof(*s->past)))) {
-			fn_free(slot);
-		} else {
-			fn_free(&s->past[s->past_next]);
-			s->past[s->past_next] = *slot;
-			s->past_next = (s->past_next + 1) % DSAMP_PAST;
-			memset(slot, 0, sizeof(*slot));
-		}
-	}
-	for (size_t i = 0; s->past && i < DSAMP_PAST; i++)
-		if (fn_is(&s->past[i], c)) {
-			*slot = s->past[i];
-			memset(&s->past[i], 0, sizeof(s->past[i]));
-			return true;
-		}
-	m = strdup(c->module);
-	sy = strdup(c->symbol);
-	if (!m || !sy) {
-		free(m);
-		free(sy);
-		return false;
-	}
-	*slot = (struct dsamp_fn){ .used = true, .kind = c->kind, .id = c->id, .owner = c->owner, .hash = c->hash,
-				   .module = m, .symbol = sy };
-	return true;
-}
-
-/* Slots (a few dozen) are searched linearly; heaviest candidates first take
- * free slots, then those of functions sampled less than half as often. */
-static void route_functions(struct dsamp *s, struct cand *c, size_t n, double w, unsigned long long now)
-{
-	for (int k = 0; k < s->top_functions; k++)
-		s->fns[k].score *= DSAMP_DECAY;
-	qsort(c, n, sizeof(*c), cand_cmp);
-	for (size_t i = 0; i < n; i++) {
-		struct dsamp_fn *slot = NULL, *free_slot = NULL;
-
-		for (int k = 0; k < s->top_functions && !slot; k++) {
-			if (fn_is(&s->fns[k], &c[i]))
-				slot = &s->fns[k];
-			else if (!s->fns[k].used && !free_slot)
-				free_slot = &s->fns[k];
-		}
-		if (!slot && !free_slot && c[i].count >= 2) {
-			struct dsamp_fn *cold = coldest(s, now);
-
-			if (cold && c[i].count > 2 * cold->score)
-				free_slot = cold;
-		}
-		if (!slot && free_slot && take_slot(s, free_slot, &c[i]))
-			slot = free_slot;
-		if (!slot) {
-			s->fn_other.samples += c[i].count;
-			s->fn_other.cpu_ns += c[i].count * w;
-			continue;
-		}
-		slot->s.samples += c[i].count;
-		slot->s.cpu_ns += c[i].count * w;
-		slot->score += c[i].count;
-		slot->active_ns = now;
-	}
-}
-
 /* Does the spine still hold the series these sums belong to? */
 static bool series_alive(const struct agg *a, enum dsamp_series kind, uint64_t id, const void *owner)
 {
@@ -358,6 +246,11 @@ static bool series_alive(const struct agg *a, enum dsamp_series kind, uint64_t i
 	default:
 		return true;
 	}
+}
+
+static bool slot_alive(void *ctx, enum dsamp_series kind, uint64_t id, const void *owner)
+{
+	return series_alive(ctx, kind, id, owner);
 }
 
 /* Sums of series the spine dropped go with them; idle function slots free up. */
@@ -388,15 +281,7 @@ static void expire(struct dsamp *s, unsigned long long now)
 		for (size_t i = 0; i < n; i++)
 			free(u64map_del(&s->cgroups, gone[i]));
 	} while (n == 64);
-	for (int k = 0; k < s->top_functions; k++) {
-		struct dsamp_fn *f = &s->fns[k];
-
-		if (f->used && (!series_alive(a, f->kind, f->id, f->owner) || now - f->active_ns > s->expire_ns))
-			fn_free(f);
-	}
-	for (size_t i = 0; s->past && i < DSAMP_PAST; i++)
-		if (s->past[i].used && !series_alive(a, s->past[i].kind, s->past[i].id, s->past[i].owner))
-			fn_free(&s->past[i]);
+	dsamp_slots_expire(&s->slots, slot_alive, (void *)a, now);
 }
 
 /* Stored stacks no row of this interval uses go once the store may be half
@@ -515,7 +400,7 @@ static int take_rows(struct dsamp *s, size_t *n)
 	return r;
 }
 
-static bool same_cand(const struct cand *a, const struct cand *b)
+static bool same_cand(const struct dsamp_cand *a, const struct dsamp_cand *b)
 {
 	return a->hash == b->hash && a->kind == b->kind && a->id == b->id && a->owner == b->owner &&
 	       a->module == b->module && a->symbol == b->symbol;
@@ -523,7 +408,7 @@ static bool same_cand(const struct cand *a, const struct cand *b)
 
 static int drain_rows(struct dsamp *s, unsigned long long now)
 {
-	struct cand *c = NULL;
+	struct dsamp_cand *c = NULL;
 	struct u64map idx = {};		/* candidate hash -> index + 1 */
 	size_t n = 0, nc = 0;
 	double w = s->prog.period_ns;	/* ns of CPU one sample stands for, at the rate in force */
@@ -545,7 +430,7 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 		const void *owner;
 		struct dsamp_sums *sum = series_of(s, k->pid, &kind, &id, &owner);
 		const char *module, *symbol;
-		struct cand key;
+		struct dsamp_cand key;
 		size_t j;
 
 		if (!cnt)
@@ -554,13 +439,13 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 		sum->cpu_ns += cnt * w;
 		s->total.samples += cnt;
 		s->total.cpu_ns += cnt * w;
-		if (!s->top_functions) {
-			s->fn_other.samples += cnt;
-			s->fn_other.cpu_ns += cnt * w;
+		if (!s->slots.n) {
+			s->slots.other.samples += cnt;
+			s->slots.other.cpu_ns += cnt * w;
 			continue;
 		}
 		leaf_name(s, k, &module, &symbol);
-		key = (struct cand){ .kind = kind, .id = id, .owner = owner, .module = module, .symbol = symbol,
+		key = (struct dsamp_cand){ .kind = kind, .id = id, .owner = owner, .module = module, .symbol = symbol,
 				     .count = cnt };
 		key.hash = str_hash(str_hash(0xcbf29ce484222325ULL ^ (id * 31 + kind), module), symbol);
 		/* interned names: equal strings of one symbolizer are one pointer */
@@ -577,8 +462,8 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 		c[nc++] = key;
 		u64map_put(&idx, key.hash, (void *)(uintptr_t)nc);
 	}
-	if (s->top_functions > 0 || nc)
-		route_functions(s, c, nc, w, now);
+	if (s->slots.n > 0 || nc)
+		dsamp_slots_route(&s->slots, c, nc, w, now);
 	u64map_free(&idx);
 	gc_stacks(s, s->keys, n);
 	if (s->rows_cap > 256 && n < s->rows_cap / 4)
@@ -617,9 +502,7 @@ void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
 	}
 }
 
-/* ---- output ---- */
-
-typedef void (*sums_fn)(void *arg, const char *const *labels, const struct dsamp_sums *sums);
+/* ---- the series, labelled as the exporters show them ---- */
 
 static void copy_comm(char *dst, const char *comm)
 {
@@ -661,7 +544,7 @@ static bool series_labels(const struct agg *a, enum dsamp_series kind, uint64_t 
 	return true;
 }
 
-static void for_each_series(const struct dsamp *s, const struct agg *a, sums_fn fn, void *arg)
+void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
 {
 	char comm[TMABPF_COMM_LEN + 1], pid[16];
 	const char *labels[8];
@@ -679,13 +562,13 @@ static void for_each_series(const struct dsamp *s, const struct agg *a, sums_fn 
 		fn(arg, labels, &s->overflow);
 }
 
-static void for_each_function(const struct dsamp *s, const struct agg *a, sums_fn fn, void *arg)
+void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
 {
 	char comm[TMABPF_COMM_LEN + 1], pid[16];
 	const char *labels[12];
 
-	for (int k = 0; k < s->top_functions; k++) {
-		const struct dsamp_fn *f = &s->fns[k];
+	for (int k = 0; k < s->slots.n; k++) {
+		const struct dsamp_fn *f = &s->slots.fns[k];
 		int n = 0;
 
 		if (!f->used || !series_labels(a, f->kind, f->id, f->owner, comm, pid, labels))
@@ -697,82 +580,11 @@ static void for_each_function(const struct dsamp *s, const struct agg *a, sums_f
 		labels[n + 4] = NULL;
 		fn(arg, labels, &f->s);
 	}
-	if (s->fn_other.samples) {
+	if (s->slots.other.samples) {
 		const char *other[] = { "module", OTHER, "symbol", OTHER, NULL };
 
-		fn(arg, other, &s->fn_other);
+		fn(arg, other, &s->slots.other);
 	}
-}
-
-struct prom_arg {
-	FILE *f;
-	const char *name;
-	bool samples;
-};
-
-static void prom_sums(void *arg, const char *const *labels, const struct dsamp_sums *sums)
-{
-	struct prom_arg *p = arg;
-
-	prom_sample(p->f, p->name, labels, p->samples ? (double)sums->samples : sums->cpu_ns / 1e9);
-}
-
-void dsamp_metrics_write(FILE *f, const struct dsamp *s, const struct agg *a)
-{
-	struct prom_arg p = { .f = f };
-
-	prom_family(f, "tmabpf_samples_total", "counter", "Samples of tracked threads recorded (all CPUs).");
-	prom_sample(f, "tmabpf_samples_total", NULL, s->attached ? (double)s->total.samples : 0);
-	if (!s->attached)
-		return;
-	prom_family(f, "tmabpf_sampled_seconds_total", "counter",
-		    "CPU time estimated from all samples: each weighted by its period (1/rate), so rate changes "
-		    "leave it unbiased.");
-	prom_sample(f, "tmabpf_sampled_seconds_total", NULL, s->total.cpu_ns / 1e9);
-	prom_family(f, "tmabpf_sampled_cpu_seconds_total", "counter",
-		    "CPU time estimated from samples (weighted by 1/rate), per process or cgroup [other].");
-	p.name = "tmabpf_sampled_cpu_seconds_total";
-	for_each_series(s, a, prom_sums, &p);
-	prom_family(f, "tmabpf_process_samples_total", "counter", "Samples per process or cgroup [other].");
-	p.name = "tmabpf_process_samples_total";
-	p.samples = true;
-	for_each_series(s, a, prom_sums, &p);
-	prom_family(f, "tmabpf_function_sampled_seconds_total", "counter",
-		    "CPU time estimated from samples whose leaf is this function (kernel frame first), for the "
-		    "--top-functions hottest (process, function) pairs; the rest under module=symbol=\"[other]\".");
-	p.name = "tmabpf_function_sampled_seconds_total";
-	p.samples = false;
-	for_each_function(s, a, prom_sums, &p);
-	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
-		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
-	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
-	prom_family(f, "tmabpf_sampler_unknown_leaf_samples_total", "counter",
-		    "Samples whose leaf could not be named (no stack stored).");
-	prom_sample(f, "tmabpf_sampler_unknown_leaf_samples_total", NULL, s->unknown_leaf);
-}
-
-static void json_sums(void *arg, const char *const *labels, const struct dsamp_sums *sums)
-{
-	struct json *j = arg;
-
-	json_obj_begin(j, NULL);
-	for (int i = 0; labels[i]; i += 2)
-		json_str(j, labels[i], labels[i + 1]);
-	json_u64(j, "cpu_ns", (uint64_t)(sums->cpu_ns + 0.5));
-	json_u64(j, "samples", sums->samples);
-	json_obj_end(j);
-}
-
-void dsamp_jsonl_write(struct json *j, const struct dsamp *s, const struct agg *a)
-{
-	json_arr_begin(j, "sampled");
-	if (s->attached)
-		for_each_series(s, a, json_sums, j);
-	json_arr_end(j);
-	json_arr_begin(j, "sampled_functions");
-	if (s->attached)
-		for_each_function(s, a, json_sums, j);
-	json_arr_end(j);
 }
 
 void dsamp_stop(struct dsamp *s)
@@ -790,14 +602,7 @@ void dsamp_stop(struct dsamp *s)
 	for (size_t i = 0; i < s->cgroups.cap; i++)
 		free(s->cgroups.vals[i]);
 	u64map_free(&s->cgroups);
-	for (int k = 0; k < s->top_functions && s->fns; k++)
-		fn_free(&s->fns[k]);
-	free(s->fns);
-	s->fns = NULL;
-	for (size_t i = 0; s->past && i < DSAMP_PAST; i++)
-		fn_free(&s->past[i]);
-	free(s->past);
-	s->past = NULL;
+	dsamp_slots_free(&s->slots);
 	free(s->keys);
 	free(s->vals);
 	s->keys = NULL;

@@ -12,11 +12,7 @@
  * series (daemon_agg.c): to the process's series when it holds a slot, else
  * to its cgroup's "[other]".  The leaf function of each row is named
  * (symbolize.c) and summed into at most top_functions (series, module,
- * symbol) slots, the rest into one "[other]" row; a slot goes when its series
- * goes, after expire_ns without samples, or to a function sampled over twice
- * as often as the coldest slot's smoothed rate (its sums are kept among the
- * last DSAMP_PAST evicted, so that a series that comes back resumes: counters
- * never go down unless more than that many were evicted in between).
+ * symbol) slots, the rest into one "[other]" row (daemon_slots.h).
  *
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
@@ -33,6 +29,7 @@
 #include <stdio.h>
 #include "budget.h"
 #include "daemon_agg.h"
+#include "daemon_slots.h"
 #include "samples_loader.h"
 #include "u64map.h"
 
@@ -41,35 +38,13 @@
 #define DSAMP_SYM_MAX_AGE_S 600
 #define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
 #define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
-#define DSAMP_PAST 1024			/* evicted function slots remembered */
-#define DSAMP_DECAY 0.8			/* slot score: score * DECAY + samples, per interval */
 
 struct json;
 struct symbolizer;
 
-/* Sampled sums of one series (process, or a cgroup's "[other]"). */
-struct dsamp_sums {
-	double cpu_ns;			/* weighted: samples x the period in force */
-	unsigned long long samples;
-};
-
 struct dsamp_proc {
 	const struct agg_proc *owner;	/* the spine's record it belongs to (pid reuse: a new one) */
 	struct dsamp_sums s;
-};
-
-enum dsamp_series { DS_PROC = 1, DS_CGROUP, DS_OVERFLOW };
-
-struct dsamp_fn {
-	bool used;
-	enum dsamp_series kind;
-	uint64_t id;			/* pid, or cgroup id */
-	const void *owner;		/* agg_proc, for DS_PROC */
-	uint64_t hash;
-	char *module, *symbol;		/* owned */
-	struct dsamp_sums s;
-	unsigned long long active_ns;
-	double score;			/* samples per interval, smoothed */
 };
 
 struct dsamp {
@@ -86,12 +61,7 @@ struct dsamp {
 	struct u64map cgroups;		/* cgroup id -> dsamp_sums ([other]) */
 	struct dsamp_sums overflow;	/* processes unknown to the spine, cgroups past max_cgroups */
 	struct dsamp_sums total;
-	int top_functions;
-	unsigned long long expire_ns;
-	struct dsamp_fn *fns;		/* top_functions slots */
-	struct dsamp_fn *past;		/* DSAMP_PAST slots evicted for hotter ones: their sums resume */
-	size_t past_next;
-	struct dsamp_sums fn_other;	/* functions without a slot */
+	struct dsamp_slots slots;	/* --top-functions (series, leaf function) sums */
 	struct sample_key *keys;	/* drain buffers */
 	struct sample_stats *vals;
 	size_t rows_cap;
@@ -116,9 +86,11 @@ void dsamp_poll(struct dsamp *s);
 /* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */
 void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now_ns);
 const struct daemon_sampler *dsamp_sampler(struct dsamp *s);
-void dsamp_metrics_write(FILE *f, const struct dsamp *s, const struct agg *a);
-/* "sampled": [{labels, cpu_ns, samples}], "sampled_functions": [...] */
-void dsamp_jsonl_write(struct json *j, const struct dsamp *s, const struct agg *a);
+/* Each sampled series (process, or cgroup [other]) and each function slot the spine's series still
+ * show, with its labels (as daemon_metrics.c's: {cgroup, comm, pid}, then {module, symbol}). */
+typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct dsamp_sums *sums);
+void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 void dsamp_stop(struct dsamp *s);
 
 #endif

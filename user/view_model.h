@@ -198,6 +198,8 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 void vm_tma_bar(const struct vm_tma *t, int width, char *buf);
 /* TMA level 1 and the dominant level-2 node of a computed tree. */
 void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out);
+/* ... of one set of sums (report_tma); out->ok false when there is none. */
+void vm_tma_of(const struct report *r, const struct thread_stats *s, struct vm_tma *out);
 const struct vm_row *view_find_row(const struct vm_table *t, unsigned int pid, long long tid, int id);
 /* The sums a row's TMA comes from: a thread's or process's; a function's inclusive
  * counters over its on-CPU time (sampled: the counter deltas of its samples over
