@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf_util.h"
+#include "host.h"
 #include "warn.h"
 
 static bool log_verbose;
@@ -24,31 +25,36 @@ void bpf_log_init(bool verbose)
 	libbpf_set_print(libbpf_print);
 }
 
-int bpf_load_error(int err, char *buf, size_t len, const char *what, const char *lacks, bool einval_lacks)
+int bpf_load_error(int err, char *buf, size_t len, const char *what, const struct bpf_hints *h)
 {
-	const char *hint = err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
-			   err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
-			   err == -ENOENT || err == -ESRCH || (einval_lacks && err == -EINVAL) ? lacks :
-			   err == -E2BIG || err == -ENOMEM ? "map too large: lower --max-threads or raise RLIMIT_MEMLOCK" :
-			   "see 'bpftool prog' and the kernel log";
+	bool lacks = h->lacks && (err == -ENOENT || err == -ESRCH || (h->einval_lacks && err == -EINVAL));
 
-	err_set(buf, len, "%s: %s (%s)", what, strerror(-err), hint);
+	if (err == -E2BIG || err == -ENOMEM)
+		err_set(buf, len, "%s: %s (maps too large: %s%s%sraise RLIMIT_MEMLOCK)", what, strerror(-err),
+			h->size_opt ? "lower " : "", h->size_opt ? h->size_opt : "", h->size_opt ? " or " : "");
+	else
+		err_set(buf, len, "%s: %s (%s)", what, strerror(-err),
+			err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
+			err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
+			lacks ? h->lacks : "rerun with --verbose for libbpf's log; see the kernel log");
 	return err;
+}
+
+struct ring_buffer *ringbuf_open(int map_fd, int (*fn)(void *ctx, void *data, size_t size), void *ctx,
+				 const char *what, char *err, size_t errlen)
+{
+	struct ring_buffer *rb = ring_buffer__new(map_fd, fn, ctx, NULL);
+
+	if (!rb)
+		err_set(err, errlen, "creating the %s ring buffer: %s", what, strerror(errno));
+	return rb;
 }
 
 /* BPF_ENABLE_STATS needs CAP_SYS_ADMIN; an administrator may have turned the
  * stats on for everyone instead (sysctl kernel.bpf_stats_enabled=1). */
 bool bpf_stats_sysctl_on(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v == 1;
+	return host_read_int("/proc/sys/kernel/bpf_stats_enabled", 0) == 1;
 }
 
 int bpf_stats_enable(bool *on)

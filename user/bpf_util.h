@@ -11,10 +11,22 @@ struct bpf_program;
 
 /* libbpf's own log on stderr only with --verbose: our one-line errors say what failed. */
 void bpf_log_init(bool verbose);
-/* "what: strerror (the likely cause and fix)" into buf; returns err (a negative errno).
- * lacks: the cause of -ENOENT and -ESRCH (and of -EINVAL when einval_lacks): what the
- * kernel lacks. */
-int bpf_load_error(int err, char *buf, size_t len, const char *what, const char *lacks, bool einval_lacks);
+/* What a loader needs told apart in its errors. */
+struct bpf_hints {
+	const char *lacks;	/* cause of -ENOENT and -ESRCH: what the kernel lacks; NULL: libbpf's log */
+	bool einval_lacks;	/* -EINVAL too */
+	const char *size_opt;	/* the option that sizes the maps (-E2BIG, -ENOMEM) */
+};
+
+/* The sampling features' maps, sized by --max-sample-stacks. */
+static const struct bpf_hints stacks_hints = { .size_opt = "--max-sample-stacks" };
+
+/* "what: strerror (the likely cause and fix)" into buf; returns err (a negative errno). */
+int bpf_load_error(int err, char *buf, size_t len, const char *what, const struct bpf_hints *h);
+/* A ring buffer on map_fd calling fn(ctx, ...); NULL with "creating the WHAT ring buffer: ..." in err. */
+struct ring_buffer;
+struct ring_buffer *ringbuf_open(int map_fd, int (*fn)(void *ctx, void *data, size_t size), void *ctx,
+				 const char *what, char *err, size_t errlen);
 /* kernel.bpf_stats_enabled is 1 (an administrator turned the stats on for everyone). */
 bool bpf_stats_sysctl_on(void);
 /* Turn on kernel BPF run-time stats (needs CAP_SYS_ADMIN): the fd that keeps them on, or -1;

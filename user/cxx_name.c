@@ -51,26 +51,31 @@ static bool params(const char *s, size_t *open, size_t *close)
 	return found;
 }
 
+/* Follow c's nesting of <> and (); true when c opened or closed one. */
+static bool nest(char c, int *angle, int *paren)
+{
+	if (c == '<')
+		++*angle;
+	else if (c == '>' && *angle > 0)
+		--*angle;
+	else if (c == '(')
+		++*paren;
+	else if (c == ')' && *paren > 0)
+		--*paren;
+	else
+		return false;
+	return true;
+}
+
 /* The return type's end: the last depth-0 space before the parameter list (0: none). */
 static size_t return_type_end(const char *s, size_t popen)
 {
 	int angle = 0, paren = 0;
 	size_t end = 0;
 
-	for (size_t i = 0; i < popen; i++) {
-		char c = s[i];
-
-		if (c == '<')
-			angle++;
-		else if (c == '>' && angle > 0)
-			angle--;
-		else if (c == '(')
-			paren++;
-		else if (c == ')' && paren > 0)
-			paren--;
-		else if (c == ' ' && !angle && !paren && strncmp(s + i + 1, "const", 5))
+	for (size_t i = 0; i < popen; i++)
+		if (!nest(s[i], &angle, &paren) && s[i] == ' ' && !angle && !paren && strncmp(s + i + 1, "const", 5))
 			end = i + 1;
-	}
 	/* "operator new" and the like are names, not a return type */
 	if (end >= 9 && !strncmp(s + end - 9, "operator ", 9))
 		return 0;
@@ -109,20 +114,9 @@ static size_t first_scope_end(const char *s, size_t limit)
 {
 	int angle = 0, paren = 0;
 
-	for (size_t i = 0; i + 1 < limit && s[i]; i++) {
-		char c = s[i];
-
-		if (c == '<')
-			angle++;
-		else if (c == '>' && angle > 0)
-			angle--;
-		else if (c == '(')
-			paren++;
-		else if (c == ')' && paren > 0)
-			paren--;
-		else if (c == ':' && s[i + 1] == ':' && !angle && !paren)
+	for (size_t i = 0; i + 1 < limit && s[i]; i++)
+		if (!nest(s[i], &angle, &paren) && s[i] == ':' && s[i + 1] == ':' && !angle && !paren)
 			return i + 2;
-	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "daemon_agg.h"
 #include "thread_table.h"
 #include "uprobes_loader.h"
+#include "grow.h"
 
 #define SCORE_DECAY 0.5		/* weight of the past in the on-CPU score */
 #define STEAL_FACTOR 2.0	/* a candidate takes a slot from one this many times less busy */
@@ -214,15 +215,11 @@ void agg_thread_seen(struct agg *a, const struct thread_stats *s)
 
 static void note_exited_tid(struct agg *a, uint32_t tid)
 {
-	if (a->n_exited_tids == a->cap_exited_tids) {
-		size_t cap = a->cap_exited_tids ? a->cap_exited_tids * 2 : 256;
-		uint32_t *n = realloc(a->exited_tids, cap * sizeof(*n));
+	uint32_t *n = grow(a->exited_tids, &a->cap_exited_tids, a->n_exited_tids, sizeof(*n), 256);
 
-		if (!n)
-			return;
-		a->exited_tids = n;
-		a->cap_exited_tids = cap;
-	}
+	if (!n)
+		return;
+	a->exited_tids = n;
 	a->exited_tids[a->n_exited_tids++] = tid;
 }
 

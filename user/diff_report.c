@@ -15,6 +15,7 @@
 #include "u64map.h"
 #include "version.h"
 #include "warn.h"
+#include "grow.h"
 
 #define MAX_COMM 256		/* a comm has 15 bytes; a hand-edited one a little more */
 #define MAX_TEXT 65536		/* module paths, demangled symbols, event names */
@@ -220,15 +221,11 @@ static int add_row(struct ctx *c, enum drow_kind kind, const char *key, const ch
 		goto fail;
 	i = (size_t)(uintptr_t)strmap_get(&rows->by_key, hkey);
 	if (!i) {
-		if (rows->n == rows->cap) {
-			size_t nc = rows->cap ? rows->cap * 2 : 256;
-			struct drow *v = realloc(rows->v, nc * sizeof(*v));
+		struct drow *v = grow(rows->v, &rows->cap, rows->n, sizeof(*v), 256);
 
-			if (!v)
-				goto fail;
-			rows->v = v;
-			rows->cap = nc;
-		}
+		if (!v)
+			goto fail;
+		rows->v = v;
 		struct drow *d = &rows->v[rows->n];
 
 		memset(d, 0, sizeof(*d));
@@ -296,15 +293,11 @@ static void recs_free(struct recs *r)
 
 static struct rec *recs_add(struct recs *r)
 {
-	if (r->n == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 64;
-		struct rec *v = realloc(r->v, nc * sizeof(*v));
+	struct rec *v = grow(r->v, &r->cap, r->n, sizeof(*v), 64);
 
-		if (!v)
-			return NULL;
-		r->v = v;
-		r->cap = nc;
-	}
+	if (!v)
+		return NULL;
+	r->v = v;
 	memset(&r->v[r->n], 0, sizeof(r->v[0]));
 	return &r->v[r->n++];
 }

@@ -19,6 +19,8 @@
 #include "elf_read.h"
 #include "elfsyms.h"
 #include "suggest.h"
+#include "grow.h"
+#include "sorted.h"
 
 /* libstdc++ (link -lstdc++) */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -302,15 +304,11 @@ static const char *hidden_version(const struct versions *v, size_t i)
 
 static int raw_push(struct rawvec *rv, const struct rawsym *r)
 {
-	if (rv->n == rv->cap) {
-		size_t ncap = rv->cap ? rv->cap * 2 : 1024;
-		struct rawsym *tmp = realloc(rv->v, ncap * sizeof(*tmp));
+	struct rawsym *tmp = grow(rv->v, &rv->cap, rv->n, sizeof(*tmp), 1024);
 
-		if (!tmp)
-			return -ENOMEM;
-		rv->v = tmp;
-		rv->cap = ncap;
-	}
+	if (!tmp)
+		return -ENOMEM;
+	rv->v = tmp;
 	rv->v[rv->n++] = *r;
 	return 0;
 }
@@ -830,15 +828,11 @@ static int collect_cb(const struct elfsym *sym, const char *matched, void *ctx)
 	struct match_vec *mv = ctx;
 
 	(void)matched;
-	if (mv->n == mv->cap) {
-		size_t ncap = mv->cap ? mv->cap * 2 : 16;
-		const struct elfsym **tmp = realloc(mv->v, ncap * sizeof(*tmp));
+	const struct elfsym **tmp = grow(mv->v, &mv->cap, mv->n, sizeof(*tmp), 16);
 
-		if (!tmp)
-			return -ENOMEM;
-		mv->v = tmp;
-		mv->cap = ncap;
-	}
+	if (!tmp)
+		return -ENOMEM;
+	mv->v = tmp;
 	mv->v[mv->n++] = sym;
 	return 0;
 }
@@ -985,18 +979,9 @@ int elfsyms_near_matches(const struct elfsyms *s, const char *glob, char *buf, s
 
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t file_vaddr)
 {
-	size_t lo = 0, hi = s->nr_syms, i, steps;
+	size_t lo = SORTED_COUNT_LE(s->syms, s->nr_syms, addr, file_vaddr), i, steps;
 
-	/* last entry with addr <= file_vaddr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->syms[mid].addr <= file_vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!lo)	/* lo - 1: the last entry with addr <= file_vaddr */
 		return NULL;
 	i = lo - 1;
 	if (!s->syms[i].size)	/* size 0 (asm): covers up to the next symbol */

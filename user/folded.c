@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "folded.h"
+#include "grow.h"
 
 void folded_init(struct folded *f)
 {
@@ -29,17 +30,13 @@ int folded_add(struct folded *f, const char *const *frames, size_t n, unsigned l
 		*p++ = ';';
 	}
 	p[-1] = 0;
-	if (f->nr == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 256;
-		struct folded_line *v = realloc(f->v, cap * sizeof(*v));
+	struct folded_line *v = grow(f->v, &f->cap, f->nr, sizeof(*v), 256);
 
-		if (!v) {
-			free(line);
-			return -ENOMEM;
-		}
-		f->v = v;
-		f->cap = cap;
+	if (!v) {
+		free(line);
+		return -ENOMEM;
 	}
+	f->v = v;
 	f->v[f->nr++] = (struct folded_line){ .stack = line, .weight = weight };
 	return 0;
 }

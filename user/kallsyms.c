@@ -5,6 +5,7 @@
 #include <string.h>
 #include "kallsyms.h"
 #include "warn.h"
+#include "sorted.h"
 
 #define CORE_KERNEL "[kernel.kallsyms]"
 
@@ -143,17 +144,9 @@ int kallsyms_load(struct kallsyms *k, const char *path, char *err, size_t errlen
 
 const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi = k->nr;
+	size_t lo = SORTED_COUNT_LE(k->syms, k->nr, addr, addr);
 	const struct ksym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	s = &k->syms[lo - 1];

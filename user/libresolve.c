@@ -21,6 +21,7 @@
 #include "libresolve.h"
 #include "procmaps.h"
 #include "suggest.h"
+#include "grow.h"
 
 #define PMAX		LIBRESOLVE_PATH_MAX
 #define ROOTED_MAX	(PMAX + 64)
@@ -893,15 +894,11 @@ struct name_list {
 
 static void name_push(struct name_list *l, const char *name)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 1024;
-		char **v = realloc(l->v, cap * sizeof(*v));
+	char **v = grow(l->v, &l->cap, l->n, sizeof(*v), 1024);
 
-		if (!v)
-			return;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!v)
+		return;
+	l->v = v;
 	if ((l->v[l->n] = strdup(name)))
 		l->n++;
 }

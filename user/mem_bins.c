@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mem_bins.h"
+#include "grow.h"
 
 struct mem_bins_proc {
 	unsigned int pid;
@@ -34,15 +35,11 @@ static struct mem_bins_proc *proc_get(struct mem_bins *b, unsigned int pid, int 
 	for (size_t i = 0; i < b->nprocs; i++)
 		if (b->procs[i].pid == pid)
 			return &b->procs[i];
-	if (b->nprocs == b->capprocs) {
-		size_t cap = b->capprocs ? 2 * b->capprocs : 16;
-		struct mem_bins_proc *v = realloc(b->procs, cap * sizeof(*v));
+	struct mem_bins_proc *v = grow(b->procs, &b->capprocs, b->nprocs, sizeof(*v), 16);
 
-		if (!v)
-			return NULL;
-		b->procs = v;
-		b->capprocs = cap;
-	}
+	if (!v)
+		return NULL;
+	b->procs = v;
 	memset(&b->procs[b->nprocs], 0, sizeof(b->procs[0]));
 	b->procs[b->nprocs].pid = pid;
 	*fresh = 1;
@@ -131,15 +128,11 @@ int mem_bins_add(struct mem_bins *b, unsigned int pid, uint64_t addr)
 	if (i < 0) {
 		struct mem_bin *x;
 
-		if (b->n == b->cap) {
-			size_t cap = b->cap ? 2 * b->cap : 64;
-			struct mem_bin *v = realloc(b->v, cap * sizeof(*v));
+		struct mem_bin *v = grow(b->v, &b->cap, b->n, sizeof(*v), 64);
 
-			if (!v)
-				return -ENOMEM;
-			b->v = v;
-			b->cap = cap;
-		}
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
 		x = &b->v[b->n];
 		*x = (struct mem_bin){ .pid = pid, .start = start, .end = end, .mapping = strdup(name),
 				       .addr_min = addr, .addr_max = addr };

@@ -7,6 +7,7 @@
 #include "events.h"
 #include "mem_event.h"
 #include "tma_recipes.h"
+#include "host.h"
 
 #define INTEL_LDLAT 128
 #define INTEL_PERIOD 1009	/* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128's SampleAfterValue */
@@ -43,15 +44,7 @@ static int intel_encode(const char *spec, const struct tma_cpu *cpu, struct perf
 
 static int ibs_op_type(void)
 {
-	FILE *f = fopen("/sys/bus/event_source/devices/ibs_op/type", "r");
-	int t = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &t) != 1)
-		t = -1;
-	fclose(f);
-	return t;
+	return host_read_int("/sys/bus/event_source/devices/ibs_op/type", -1);
 }
 
 int mem_event_choose(const char *source, const struct tma_cpu *cpu, bool host, struct mem_event *ev, char *why,

@@ -14,21 +14,18 @@
 #include "warn.h"
 #include "threads.skel.h"
 #include "memsamples.skel.h"
+#include "grow.h"
 
 static bool pid_seen(struct memsamples *m, unsigned int pid)
 {
 	for (size_t i = 0; i < m->npids; i++)
 		if (m->pids[i] == pid)
 			return true;
-	if (m->npids == m->cappids) {
-		size_t cap = m->cappids ? 2 * m->cappids : 32;
-		unsigned int *v = realloc(m->pids, cap * sizeof(*v));
+	unsigned int *v = grow(m->pids, &m->cappids, m->npids, sizeof(*v), 32);
 
-		if (!v)
-			return true;
-		m->pids = v;
-		m->cappids = cap;
-	}
+	if (!v)
+		return true;
+	m->pids = v;
 	m->pids[m->npids++] = pid;
 	return false;
 }
@@ -43,15 +40,11 @@ static void func_add(struct memsamples *m, unsigned int pid, const char *module,
 			return;
 		}
 	}
-	if (m->nfuncs == m->capfuncs) {
-		size_t cap = m->capfuncs ? 2 * m->capfuncs : 64;
-		struct mem_func *v = realloc(m->funcs, cap * sizeof(*v));
+	struct mem_func *v = grow(m->funcs, &m->capfuncs, m->nfuncs, sizeof(*v), 64);
 
-		if (!v)
-			return;
-		m->funcs = v;
-		m->capfuncs = cap;
-	}
+	if (!v)
+		return;
+	m->funcs = v;
 	m->funcs[m->nfuncs++] = (struct mem_func){ .pid = pid, .module = module, .symbol = symbol, .count = 1 };
 }
 
@@ -98,17 +91,10 @@ int memsamples_load(struct memsamples *m, const struct mem_event *ev, struct thr
 	r = threads_share_maps(tp, m->skel->obj);
 	if (!r)
 		r = memsamples_bpf__load(m->skel);
-	if (r) {
-		err_set(err, errlen, "loading the memory-sample program: %s (rerun with --verbose for libbpf's log)",
-			 strerror(-r));
-		return r;
-	}
-	m->rb = ring_buffer__new(bpf_map__fd(m->skel->maps.mem_samples), on_sample, m, NULL);
-	if (!m->rb) {
-		r = -errno;
-		err_set(err, errlen, "creating the memory-sample ring buffer: %s", strerror(-r));
-		return r;
-	}
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the memory-sample program", &(struct bpf_hints){ 0 });
+	if (!(m->rb = ringbuf_open(bpf_map__fd(m->skel->maps.mem_samples), on_sample, m, "memory-sample", err, errlen)))
+		return -errno;
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "offcpu.h"
 #include "warn.h"
+#include "grow.h"
 
 static bool pid_known(struct offcpu *o, unsigned int pid)
 {
@@ -17,15 +18,11 @@ static bool pid_known(struct offcpu *o, unsigned int pid)
 
 static void pid_add(struct offcpu *o, unsigned int pid)
 {
-	if (o->npids == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 64;
-		unsigned int *v = realloc(o->pids, cap * sizeof(*v));
+	unsigned int *v = grow(o->pids, &o->cap, o->npids, sizeof(*v), 64);
 
-		if (!v)
-			return;
-		o->pids = v;
-		o->cap = cap;
-	}
+	if (!v)
+		return;
+	o->pids = v;
 	o->pids[o->npids++] = pid;
 }
 

@@ -45,18 +45,10 @@ int offcpu_prog_load(struct offcpu_prog *p, struct threads_prog *tp, int max_row
 	r = threads_share_maps(tp, p->skel->obj);
 	if (!r)
 		r = offcpu_bpf__load(p->skel);
-	if (r) {
-		err_set(err, errlen, "loading the off-CPU program: %s (%s)", strerror(-r),
-			 r == -E2BIG || r == -ENOMEM ? "maps too large: lower --max-sample-stacks"
-						     : "rerun with --verbose for libbpf's log");
-		return r;
-	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.offcpu_notices), on_notice, p, NULL);
-	if (!p->rb) {
-		r = -errno;
-		err_set(err, errlen, "creating the off-CPU ring buffer: %s", strerror(-r));
-		return r;
-	}
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the off-CPU program", &stacks_hints);
+	if (!(p->rb = ringbuf_open(bpf_map__fd(p->skel->maps.offcpu_notices), on_notice, p, "off-CPU", err, errlen)))
+		return -errno;
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "perfmap.h"
 #include "warn.h"
+#include "sorted.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -18,23 +19,27 @@ static int sym_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* A hex number (0x optional, no sign) then blanks at *p; *p moves past them.  0 or -EINVAL. */
+static int hex_field(char **p, uint64_t *out)
+{
+	char *end;
+
+	if (**p == '-' || **p == '+')
+		return -EINVAL;
+	*out = strtoull(*p, &end, 16);
+	if (end == *p || (*end != ' ' && *end != '\t'))
+		return -EINVAL;
+	*p = end + strspn(end, " \t");
+	return 0;
+}
+
 /* "START SIZE NAME": hex numbers, 0x optional; NAME is the rest of the line (may hold spaces). */
 static int parse_line(char *line, struct perfmap_sym *s)
 {
-	char *p = line, *end;
+	char *p = line;
 
-	if (*p == '-' || *p == '+')
+	if (hex_field(&p, &s->start) || hex_field(&p, &s->size))
 		return -EINVAL;
-	s->start = strtoull(p, &end, 16);
-	if (end == p || (*end != ' ' && *end != '\t'))
-		return -EINVAL;
-	p = end + strspn(end, " \t");
-	if (*p == '-' || *p == '+')
-		return -EINVAL;
-	s->size = strtoull(p, &end, 16);
-	if (end == p || (*end != ' ' && *end != '\t'))
-		return -EINVAL;
-	p = end + strspn(end, " \t");
 	p[strcspn(p, "\r\n")] = 0;
 	if (!*p || !s->size)
 		return -EINVAL;
@@ -165,16 +170,8 @@ fail:
 const struct perfmap_sym *perfmap_lookup(const struct perfmap *m, uint64_t addr)
 {
 	const struct perfmap_sym *best = NULL;
-	size_t lo = 0, hi = m->nr;
+	size_t lo = SORTED_COUNT_LE(m->syms, m->nr, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* regions starting at or before addr, back to where none can reach it */
 	for (size_t i = lo; i-- > 0 && m->max_end[i] > addr;) {
 		const struct perfmap_sym *s = &m->syms[i];

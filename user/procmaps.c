@@ -14,6 +14,7 @@
 
 #include "warn.h"
 #include "procmaps.h"
+#include "grow.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -96,17 +97,11 @@ int procmaps_parse_line(const char *line, struct procmaps_entry *e)
 
 static int append_entry(struct procmaps *m, size_t *cap, const struct procmaps_entry *e)
 {
-	struct procmaps_entry *tmp;
+	struct procmaps_entry *tmp = grow(m->entries, cap, m->nr, sizeof(*tmp), 64);
 
-	if (m->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-
-		tmp = realloc(m->entries, ncap * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		m->entries = tmp;
-		*cap = ncap;
-	}
+	if (!tmp)
+		return -ENOMEM;
+	m->entries = tmp;
 	m->entries[m->nr++] = *e;
 	return 0;
 }
@@ -250,25 +245,31 @@ int procmaps_merge_stale(struct procmaps *fresh, struct procmaps *old)
 	return 0;
 }
 
-unsigned long long procmaps_start_time(int pid)
+const char *proc_stat_fields(int pid, char *buf, size_t len)
 {
-	char path[64], buf[1024];
-	unsigned long long t = 0;
-	const char *p;
-	ssize_t len;
+	char path[64];
+	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, len - 1);
 	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strrchr(buf, ')');	/* comm may hold anything: the last ')' ends it */
+}
+
+unsigned long long procmaps_start_time(int pid)
+{
+	char buf[1024];
+	unsigned long long t = 0;
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+
 	/* after "(comm)": state is field 3, starttime field 22 */
-	p = strrchr(buf, ')');
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
 	if (p)

@@ -62,6 +62,8 @@ void procmaps_free(struct procmaps *m);
  */
 int procmaps_merge_stale(struct procmaps *fresh, struct procmaps *old);
 
+/* /proc/PID/stat read into buf: the text from the ')' that ends its comm on, or NULL (gone). */
+const char *proc_stat_fields(int pid, char *buf, size_t len);
 /* The start time of process pid (field 22 of /proc/PID/stat, clock ticks since
  * boot): with the pid, it tells one process from a later one that reuses its
  * pid.  0 when it cannot be read (the process is gone). */

@@ -31,11 +31,7 @@ static void row_json(const struct report *r, struct json *j, const struct func_s
 	json_str(j, "module", r->uset->libs[uf->lib].module);
 	json_str(j, "symbol", uf->symbol);
 	json_u64(j, "offset", uf->offset);
-	json_u64(j, "pid", f->pid);
-	if (f->tid < 0)
-		json_null(j, "tid");
-	else
-		json_u64(j, "tid", (uint64_t)f->tid);
+	report_json_ids(j, f->pid, f->tid);
 	json_u64(j, "calls", f->s.calls);
 	json_u64(j, "returns", f->s.returns);
 	json_u64(j, "unmatched", f->s.unmatched);

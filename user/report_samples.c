@@ -36,11 +36,7 @@ static void row_json(const struct report *r, struct json *j, const struct sample
 	json_obj_begin(j, NULL);
 	json_str(j, "module", f->module);
 	json_str(j, "symbol", f->symbol);
-	json_u64(j, "pid", f->pid);
-	if (f->tid < 0)
-		json_null(j, "tid");
-	else
-		json_u64(j, "tid", (uint64_t)f->tid);
+	report_json_ids(j, f->pid, f->tid);
 	json_str(j, "comm", f->comm);
 	json_u64(j, "count", f->count);
 	json_double(j, "share_pct", share_pct(r->samples, f->count));

@@ -11,6 +11,8 @@
 /* The --json report (schema 1, see README "Report contract") to f; write errors stay in f (outfile_commit). */
 void report_json_write(const struct report *r, FILE *f);
 
+/* "pid" and "tid" of a row: tid null on a per-process row (tid < 0). */
+void report_json_ids(struct json *j, unsigned int pid, long long tid);
 /* {"tma": {...}} of one set of sums; an empty object when TMA is not shown or has no value. */
 void report_tma_json(const struct report *r, const struct thread_stats *s, struct json *j);
 /* The TMA bottleneck path of one set of sums into buf: 0, or -1 when there is none. */

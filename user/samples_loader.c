@@ -16,18 +16,11 @@
 #include "warn.h"
 #include "threads.skel.h"
 #include "samples.skel.h"
+#include "host.h"
 
 int samples_max_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return host_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
 }
 
 static int on_notice(void *ctx, void *data, size_t size)
@@ -74,18 +67,10 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 	}
 	if (!r)
 		r = samples_bpf__load(s->skel);
-	if (r) {
-		err_set(err, errlen, "loading the sample program: %s (%s)", strerror(-r),
-			 r == -E2BIG || r == -ENOMEM ? "maps too large: lower --max-sample-stacks"
-						     : "rerun with --verbose for libbpf's log");
-		return r;
-	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, NULL);
-	if (!s->rb) {
-		r = -errno;
-		err_set(err, errlen, "creating the sample ring buffer: %s", strerror(-r));
-		return r;
-	}
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the sample program", &stacks_hints);
+	if (!(s->rb = ringbuf_open(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, "sample", err, errlen)))
+		return -errno;
 	s->try_cycles = cfg->try_cycles;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "procmaps.h"
 #include "target.h"
 #include "warn.h"
 
@@ -58,23 +59,12 @@ static bool proc_exists(pid_t id)
 /* A zombie or a kernel thread has nothing to profile: say which, instead of an empty report. */
 static int check_profilable(pid_t id, const char *what, char *err, size_t errlen)
 {
-	char path[64], buf[1024], state;
+	char buf[1024], state;
 	unsigned long flags;
-	const char *p;
-	ssize_t n;
-	int fd;
+	const char *p = proc_stat_fields(id, buf, sizeof(buf));	/* NULL: gone, said by the existence check */
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", id);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;	/* gone: said by the caller's existence check */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* "pid (comm) S ppid pgrp session tty tpgid flags ...": comm may hold anything, the last ')' ends it */
-	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+	/* "pid (comm) S ppid pgrp session tty tpgid flags ..." */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
 		return 0;
 	if (state == 'Z' || state == 'X') {
 		err_set(err, errlen, "%s %d is a zombie: it has exited (its parent has not reaped it yet), nothing "

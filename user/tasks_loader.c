@@ -13,15 +13,14 @@
 #include "clock.h"
 #include "tasks.skel.h"
 
+static const struct bpf_hints hints = {
+	.lacks = "kernel lacks BTF, task iterators (5.8+) or task storage for tracing programs (5.11+)",
+	.einval_lacks = true, .size_opt = "--max-threads",
+};
+
 static int hint(int err, char *buf, size_t len, const char *what)
 {
-	const char *h = err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
-			err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
-			err == -ENOENT || err == -ESRCH || err == -EINVAL ?
-			"kernel lacks BTF, task iterators (5.8+) or task storage for tracing programs (5.11+)" :
-			"see 'bpftool prog' and the kernel log";
-	snprintf(buf, len, "%s: %s (%s)", what, strerror(-err), h);
-	return err;
+	return bpf_load_error(err, buf, len, what, &hints);
 }
 
 static int on_exit_rec(void *ctx, void *data, size_t size)
@@ -57,9 +56,8 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	r = tasks_bpf__load(p->skel);
 	if (r)
 		return hint(r, err, errlen, "loading the task accounting BPF programs");
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.task_exits), on_exit_rec, p, NULL);
-	if (!p->rb)
-		return hint(-errno, err, errlen, "creating the exit ring buffer");
+	if (!(p->rb = ringbuf_open(bpf_map__fd(p->skel->maps.task_exits), on_exit_rec, p, "exit", err, errlen)))
+		return -errno;
 	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
 }

@@ -16,9 +16,12 @@
 
 /* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
  * switch-ins, to exercise the inference hosts that miss them depend on. */
+static const struct bpf_hints hints = { .lacks = "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint",
+					.size_opt = "--max-threads" };
+
 static int load_error(int err, char *buf, size_t len, const char *what)
 {
-	return bpf_load_error(err, buf, len, what, "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint", false);
+	return bpf_load_error(err, buf, len, what, &hints);
 }
 
 static unsigned int test_drop_switch_in(void)
@@ -91,9 +94,8 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	for (int i = 0; i < cfg->nr_ids; i++)
 		if ((r = threads_track(p, cfg->ids[i], err, errlen)))
 			return r;
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.exits), on_ringbuf, p, NULL);
-	if (!p->rb)
-		return load_error(-errno, err, errlen, "creating the exit ring buffer");
+	if (!(p->rb = ringbuf_open(bpf_map__fd(p->skel->maps.exits), on_ringbuf, p, "exit", err, errlen)))
+		return -errno;
 	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
 }

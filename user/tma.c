@@ -655,16 +655,32 @@ static struct evalctx *ctx_new(const struct tma_plan *p)
 	return e;
 }
 
+/* A context for plan p's counts, or NULL with *r -EINVAL (no recipe) or -ENOMEM. */
+static struct evalctx *compute_begin(const struct tma_plan *p, int *r)
+{
+	struct evalctx *e = p->cpu ? ctx_new(p) : NULL;
+
+	*r = !p->cpu ? -EINVAL : e ? 0 : -ENOMEM;
+	return e;
+}
+
+/* The tree from e's counts; frees e. */
+static int compute_end(const struct tma_plan *p, struct evalctx *e, struct tma_result *res)
+{
+	int r = compute_best(p, e, res);
+
+	free(e);
+	return r;
+}
+
 int tma_compute(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
 		const double *pct_running, struct tma_result *res)
 {
-	struct evalctx *e;
 	int r;
+	struct evalctx *e = compute_begin(p, &r);
 
-	if (!p->cpu)
-		return -EINVAL;
-	if (!(e = ctx_new(p)))
-		return -ENOMEM;
+	if (!e)
+		return r;
 	for (int i = 0; i < evs->n; i++)
 		add_value(e, evs->ev[i].name, scaled_values[i], pct_running ? pct_running[i] : 100, evs->ev[i].group);
 	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
@@ -698,26 +714,20 @@ int tma_compute(const struct tma_plan *p, const struct event_list *evs, const do
 		}
 	}
 	free(pm);
-	r = compute_best(p, e, res);
-	free(e);
-	return r;
+	return compute_end(p, e, res);
 }
 
 int tma_compute_named(const struct tma_plan *p, int n, const char *const *names, const double *values,
 		      const double *pct_running, struct tma_result *res)
 {
-	struct evalctx *e;
 	int r;
+	struct evalctx *e = compute_begin(p, &r);
 
-	if (!p->cpu)
-		return -EINVAL;
-	if (!(e = ctx_new(p)))
-		return -ENOMEM;
+	if (!e)
+		return r;
 	for (int i = 0; i < n; i++)
 		add_value(e, names[i], values[i], pct_running ? pct_running[i] : 100, -1);
-	r = compute_best(p, e, res);
-	free(e);
-	return r;
+	return compute_end(p, e, res);
 }
 
 const struct tma_node *tma_result_node(const struct tma_result *r, const char *name)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "tma_expr.h"
 #include "warn.h"
+#include "grow.h"
 
 /* instructions of the compiled (postfix) form */
 enum op { I_NUM, I_REF, I_NEG, I_BIN, I_MIN, I_MAX, I_DRATIO, I_IF };
@@ -20,9 +21,11 @@ struct insn {
 };
 
 struct tma_expr_prog {
-	int n, cap, maxdepth;
+	int n, maxdepth;
+	size_t cap;
 	struct insn *code;
-	int nref, refcap;
+	int nref;
+	size_t refcap;
 	struct tma_expr_ref *refs;
 	bool bad;		/* syntax error: only the references before it are resolved */
 	char err[160];
@@ -201,16 +204,13 @@ static void emit(struct parser *ps, struct insn in, int push)
 
 	if (ps->bad && in.op != I_REF)
 		return;
-	if (p->n == p->cap) {
-		int cap = p->cap ? 2 * p->cap : 32;
-		struct insn *c = realloc(p->code, cap * sizeof(*c));
-		if (!c) {
-			ps->oom = true;
-			return;
-		}
-		p->code = c;
-		p->cap = cap;
+	struct insn *c = grow(p->code, &p->cap, p->n, sizeof(*c), 32);
+
+	if (!c) {
+		ps->oom = true;
+		return;
 	}
+	p->code = c;
 	p->code[p->n++] = in;
 	ps->depth += push;
 	if (ps->depth > p->maxdepth)
@@ -230,17 +230,14 @@ static void emit_ref(struct parser *ps, enum tma_expr_kind kind, const char *id)
 
 	if (ps->bad)
 		return;
-	if (p->nref == p->refcap) {
-		int cap = p->refcap ? 2 * p->refcap : 8;
-		struct tma_expr_ref *r = realloc(p->refs, cap * sizeof(*r));
-		if (!r) {
-			ps->oom = true;
-			return;
-		}
-		p->refs = r;
-		p->refcap = cap;
+	struct tma_expr_ref *refs = grow(p->refs, &p->refcap, p->nref, sizeof(*refs), 8), *r;
+
+	if (!refs) {
+		ps->oom = true;
+		return;
 	}
-	struct tma_expr_ref *r = &p->refs[p->nref];
+	p->refs = refs;
+	r = &p->refs[p->nref];
 	r->kind = kind;
 	r->bind = -1;
 	r->id = strdup(id);

@@ -33,9 +33,8 @@ void trace_tracks_free(struct trace_tracks *tr)
 {
 	free(tr->procs);
 	free(tr->names);
-	tr->procs = NULL;
-	tr->names = NULL;
-	tr->nprocs = tr->nnames = 0;
+	tr->procs = NULL, tr->nprocs = 0;
+	tr->names = NULL, tr->nnames = 0;
 }
 
 /* The kernel's se.sum_exec_runtime of a thread (first field of schedstat; it

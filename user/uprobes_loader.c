@@ -107,6 +107,8 @@ out:
 	return r;
 }
 
+static const struct bpf_hints uprobe_hints = { .size_opt = "--max-stacks or --max-funcs" };
+
 int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
 		 size_t errlen)
 {
@@ -134,11 +136,8 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct u
 			warn_add("this kernel lacks uprobe_multi links: using classic uprobes, at most %d "
 				 "functions, slower to attach and detach", UPROBE_CLASSIC_CAP);
 	}
-	if (r) {
-		err_set(err, errlen, "loading the uprobe programs: %s (rerun with --verbose for libbpf's log)",
-			 strerror(-r));
-		return r;
-	}
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the uprobe programs", &uprobe_hints);
 	r = slots_init(u);
 	if (r) {
 		err_set(err, errlen, "setting up %d call-stack slots: %s", u->max_stacks, strerror(-r));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "tma_output.h"
 #include "view_model.h"
+#include "grow.h"
 
 static void add_line(struct vm_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -21,15 +22,11 @@ static void add_line(struct vm_lines *l, const char *fmt, ...)
 	va_list ap;
 	char *s;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **n = realloc(l->line, cap * sizeof(*n));
+	char **n = grow(l->line, &l->cap, l->n, sizeof(*n), 64);
 
-		if (!n)
-			return;
-		l->line = n;
-		l->cap = cap;
-	}
+	if (!n)
+		return;
+	l->line = n;
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) >= 0)
 		l->line[l->n++] = s;

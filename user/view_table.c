@@ -8,6 +8,7 @@
 #include <string.h>
 #include "counters.h"
 #include "view_model.h"
+#include "grow.h"
 
 /* What a column shows. */
 enum vm_key {
@@ -86,86 +87,110 @@ static void counter_cols(struct vm_table *t, const struct report *r, int key)
 	}
 }
 
-static void tma_cols(struct vm_table *t, const struct report *r)
+/* A fixed column: what it shows, its header, format, plain and compact widths, priority, argument.
+ * SAMPLED: only while --sample shows this period's samples; STRETCH: the name column. */
+struct col_spec {
+	int key;
+	const char *name;
+	enum vm_fmt fmt;
+	int width, cwidth, prio, arg;
+	unsigned int flags;
+};
+#define SAMPLED 1u
+#define STRETCH 2u
+
+static const struct col_spec thread_cols[] = {
+	{ K_PID, "PID", VM_F_ID, 7, 7, 2, 0, 0 },
+	{ K_TID, "TID", VM_F_ID, 7, 7, 1, 0, 0 },
+	{ K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0, 0 },
+	{ 0 },
+};
+static const struct col_spec proc_cols[] = {
+	{ K_PID, "PID", VM_F_ID, 7, 7, 1, 0, 0 },
+	{ K_NTHREADS, "THREADS", VM_F_INT, 7, 7, 3, 0, 0 },
+	{ K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0, 0 },
+	{ 0 },
+};
+/* what every thread and process row sums, then its counters and TMA */
+static const struct col_spec sums_cols[] = {
+	{ K_ONCPU, "ONCPU%", VM_F_PCT, 7, 6, 1, 0, 0 },
+	{ K_BLOCK, "BLOCK%", VM_F_PCT, 7, 6, 2, 0, 0 },
+	{ K_RUNQ, "RUNQ%", VM_F_PCT, 7, 6, 2, 0, 0 },
+	{ K_VCSW, "VCSW", VM_F_INT, 7, 6, 5, 0, 0 },
+	{ K_IVCSW, "IVCSW", VM_F_INT, 7, 6, 5, 0, 0 },
+	{ K_MIGR, "MIGR", VM_F_INT, 5, 5, 6, 0, 0 },
+	{ 0 },
+};
+static const struct col_spec func_cols[] = {
+	{ K_PID, "PID", VM_F_ID, 7, 7, 2, 0, 0 },
+	{ K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0, 0 },
+	{ K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0, STRETCH },
+	{ K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0, 0 },
+	{ K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0, 0 },
+	/* what sampling is for: kept on narrow terminals */
+	{ K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 1, 0, SAMPLED },
+	{ K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 3, 0, SAMPLED },
+	{ K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0, 0 },
+	{ K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0, 0 },
+	{ K_SHARE, "SHARE%", VM_F_PCT, 6, 6, 1, 0, SAMPLED },
+	{ K_SELF, "SELF_MS", VM_F_MS, 10, 9, 2, 0, 0 },
+	{ K_SELF_PCT, "SELF%", VM_F_PCT, 6, 6, 3, 0, 0 },
+	{ K_FBLOCK, "BLOCK_MS", VM_F_MS, 9, 9, 4, 0, 0 },
+	{ K_FRUNQ, "RUNQ_MS", VM_F_MS, 9, 9, 5, 0, 0 },
+	{ 0 },
+};
+static const struct col_spec event_cols[] = {
+	{ K_EVNAME, "EVENT", VM_F_STR, 28, 24, 1, 0, 0 },
+	{ K_EVPMU, "PMU", VM_F_STR, 10, 8, 3, 1, 0 },
+	{ K_EVCONFIG, "CONFIG", VM_F_HEX, 18, 12, 4, 0, 0 },
+	{ K_EVGROUP, "GROUP", VM_F_ID, 5, 5, 4, 0, 0 },
+	{ K_EVRUNNING, "RUNNING%", VM_F_PCT, 8, 8, 2, 0, 0 },
+	{ K_EVVALUE, "VALUE", VM_F_COUNTER, 16, 10, 1, 0, 0 },
+	{ K_EVTOTAL, "RUN_TOTAL", VM_F_INT, 18, 10, 2, 0, 0 },
+	{ 0 },
+};
+
+static void spec_cols(struct vm_table *t, const struct col_spec *c, bool sampled)
 {
-	if (!report_has_tma(r))
-		return;
-	add_col(t, K_TMA_BAR, "TMA_L1", VM_F_BAR, 20, 20, 2, 0);
-	add_col(t, K_TMA_L2, "TMA_L2", VM_F_NODE, 20, 18, 3, 0);
+	for (; c->name; c++) {
+		int k;
+
+		if ((c->flags & SAMPLED) && !sampled)
+			continue;
+		k = add_col(t, c->key, c->name, c->fmt, c->width, c->cwidth, c->prio, c->arg);
+		if (k >= 0 && (c->flags & STRETCH))
+			t->col[k].stretch = true;
+	}
 }
 
-static void sums_cols(struct vm_table *t, const struct report *r)
+/* Table k's columns: its own, then (threads, processes, functions) counters and TMA. */
+static void table_cols(struct view *v, enum vm_kind k, const char *title, const struct col_spec *own,
+		       const struct col_spec *sums, int ctr_key)
 {
-	add_col(t, K_ONCPU, "ONCPU%", VM_F_PCT, 7, 6, 1, 0);
-	add_col(t, K_BLOCK, "BLOCK%", VM_F_PCT, 7, 6, 2, 0);
-	add_col(t, K_RUNQ, "RUNQ%", VM_F_PCT, 7, 6, 2, 0);
-	add_col(t, K_VCSW, "VCSW", VM_F_INT, 7, 6, 5, 0);
-	add_col(t, K_IVCSW, "IVCSW", VM_F_INT, 7, 6, 5, 0);
-	add_col(t, K_MIGR, "MIGR", VM_F_INT, 5, 5, 6, 0);
-	counter_cols(t, r, K_CTR);
-	tma_cols(t, r);
+	const struct report *r = v->r;
+	struct vm_table *t = &v->tab[k];
+
+	t->kind = k;
+	t->title = title;
+	t->ncols = 0;
+	spec_cols(t, own, r->samples_live && !v->whole_run);
+	if (sums)
+		spec_cols(t, sums, false);
+	if (ctr_key < 0)
+		return;
+	counter_cols(t, r, ctr_key);
+	if (report_has_tma(r)) {
+		add_col(t, K_TMA_BAR, "TMA_L1", VM_F_BAR, 20, 20, 2, 0);
+		add_col(t, K_TMA_L2, "TMA_L2", VM_F_NODE, 20, 18, 3, 0);
+	}
 }
 
 static void build_cols(struct view *v)
 {
-	const struct report *r = v->r;
-	bool sampled = r->samples_live && !v->whole_run;
-	struct vm_table *t;
-
-	t = &v->tab[VM_THREADS];
-	t->kind = VM_THREADS;
-	t->title = "threads";
-	t->ncols = 0;
-	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
-	add_col(t, K_TID, "TID", VM_F_ID, 7, 7, 1, 0);
-	add_col(t, K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0);
-	sums_cols(t, r);
-
-	t = &v->tab[VM_PROCS];
-	t->kind = VM_PROCS;
-	t->title = "processes";
-	t->ncols = 0;
-	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 1, 0);
-	add_col(t, K_NTHREADS, "THREADS", VM_F_INT, 7, 7, 3, 0);
-	add_col(t, K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0);
-	sums_cols(t, r);
-
-	t = &v->tab[VM_FUNCS];
-	t->kind = VM_FUNCS;
-	t->title = "functions";
-	t->ncols = 0;
-	add_col(t, K_PID, "PID", VM_F_ID, 7, 7, 2, 0);
-	add_col(t, K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0);
-	t->col[add_col(t, K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0)].stretch = true;
-	add_col(t, K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0);
-	add_col(t, K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0);
-	if (sampled)	/* what sampling is for: kept on narrow terminals */
-		add_col(t, K_SAMPLES, "SAMPLES", VM_F_INT, 8, 7, 1, 0);
-	if (sampled)
-		add_col(t, K_SAMPLES_S, "SAMPLES/s", VM_F_RATE, 9, 9, 3, 0);
-	add_col(t, K_WALL, "WALL_MS", VM_F_MS, 10, 9, 4, 0);
-	add_col(t, K_FONCPU, "ONCPU_MS", VM_F_MS, 10, 9, 1, 0);
-	if (sampled)
-		add_col(t, K_SHARE, "SHARE%", VM_F_PCT, 6, 6, 1, 0);
-	add_col(t, K_SELF, "SELF_MS", VM_F_MS, 10, 9, 2, 0);
-	add_col(t, K_SELF_PCT, "SELF%", VM_F_PCT, 6, 6, 3, 0);
-	add_col(t, K_FBLOCK, "BLOCK_MS", VM_F_MS, 9, 9, 4, 0);
-	add_col(t, K_FRUNQ, "RUNQ_MS", VM_F_MS, 9, 9, 5, 0);
-	counter_cols(t, r, K_FCTR);
-	tma_cols(t, r);
-
-	t = &v->tab[VM_EVENTS];
-	t->kind = VM_EVENTS;
-	t->title = "events";
-	t->ncols = 0;
-	add_col(t, K_EVNAME, "EVENT", VM_F_STR, 28, 24, 1, 0);
-	add_col(t, K_EVPMU, "PMU", VM_F_STR, 10, 8, 3, 1);
-	add_col(t, K_EVCONFIG, "CONFIG", VM_F_HEX, 18, 12, 4, 0);
-	add_col(t, K_EVGROUP, "GROUP", VM_F_ID, 5, 5, 4, 0);
-	add_col(t, K_EVRUNNING, "RUNNING%", VM_F_PCT, 8, 8, 2, 0);
-	add_col(t, K_EVVALUE, "VALUE", VM_F_COUNTER, 16, 10, 1, 0);
-	add_col(t, K_EVTOTAL, "RUN_TOTAL", VM_F_INT, 18, 10, 2, 0);
-
+	table_cols(v, VM_THREADS, "threads", thread_cols, sums_cols, K_CTR);
+	table_cols(v, VM_PROCS, "processes", proc_cols, sums_cols, K_CTR);
+	table_cols(v, VM_FUNCS, "functions", func_cols, NULL, K_FCTR);
+	table_cols(v, VM_EVENTS, "events", event_cols, NULL, -1);
 	if (v->tab[VM_THREADS].sort_col < 0)
 		v->tab[VM_THREADS].sort_col = 3;	/* ONCPU% */
 	if (v->tab[VM_PROCS].sort_col < 0)
@@ -264,15 +289,11 @@ static bool keep(const struct view *v, unsigned int pid, long long tid, const ch
 
 static struct vm_row *new_row(struct vm_table *t)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct vm_row *n = realloc(t->rows, cap * sizeof(*n));
+	struct vm_row *n = grow(t->rows, &t->cap, t->nrows, sizeof(*n), 64);
 
-		if (!n)
-			return NULL;
-		t->rows = n;
-		t->cap = cap;
-	}
+	if (!n)
+		return NULL;
+	t->rows = n;
 	memset(&t->rows[t->nrows], 0, sizeof(t->rows[0]));
 	return &t->rows[t->nrows++];
 }

@@ -23,17 +23,23 @@ static void one_line(char *s)
 			*p = '?';
 }
 
+/* fmt into buf as one line, said on stderr after "tmabpf: " and prefix unless quiet. */
+static void say(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
+{
+	vsnprintf(buf, len, fmt, ap);
+	one_line(buf);
+	if (!quiet)
+		fprintf(stderr, "tmabpf: %s%s\n", prefix, buf);
+}
+
 void warn_add(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	say(buf, sizeof(buf), "", fmt, ap);
 	va_end(ap);
-	one_line(buf);
-	if (!quiet)
-		fprintf(stderr, "tmabpf: %s\n", buf);
 	if (nwarnings < WARN_MAX)
 		warnings[nwarnings++] = strdup(buf);
 }
@@ -47,11 +53,8 @@ void err_print(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	say(buf, sizeof(buf), "error: ", fmt, ap);
 	va_end(ap);
-	one_line(buf);
-	if (!quiet)
-		fprintf(stderr, "tmabpf: error: %s\n", buf);
 }
 
 void err_set(char *err, size_t errlen, const char *fmt, ...)

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* The TMA of a report row, as JSON and as a bottleneck path.  See report_sections.h. */
+/* What every report row writes: its ids, and its TMA as JSON or as a bottleneck path.  See report_sections.h. */
 #include "report_sections.h"
 #include "tma_output.h"
+
+void report_json_ids(struct json *j, unsigned int pid, long long tid)
+{
+	json_u64(j, "pid", pid);
+	if (tid < 0)
+		json_null(j, "tid");
+	else
+		json_u64(j, "tid", (uint64_t)tid);
+}
 
 void report_tma_json(const struct report *r, const struct thread_stats *s, struct json *j)
 {
