@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmd_analyze.h"
+#include "cmd_list.h"
 #include "cpu_detect.h"
 #include "pfm_enc.h"
 #include "tma.h"

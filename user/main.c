@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cmd_analyze.h"
+#include "cmd_list.h"
 #include "cmd_check.h"
 #include "cmd_diff.h"
 #include "daemon.h"

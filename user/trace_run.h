@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include "events.h"
 #include "thread_table.h"
-#include "threads_loader.h"
+#include "results.h"
 #include "trace_events.h"
 #include "trace_tracks.h"
 #include "trace_writer.h"
