@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # tmabpf — build, setup, demo and tests.  See README.md.
 #   make deps   install every package (Debian 12 + bookworm-backports), idempotent
-#   make        build build/tmabpf, tools, benches and unit tests
+#   make        build build/tmabpf, test workloads, benches and unit tests
 #   make demo   deps + build + profile the bundled OpenBLAS decoder
 #   make test   deps + build + all tests (needs root)
 #   make install / uninstall   PREFIX (/usr/local), DESTDIR; make man; make deb (build/deb/*.deb)
@@ -22,41 +22,43 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -fno-omit-frame-pointer -MMD -MP
-CPPFLAGS += -I$(O) -Iuser -Ibpf -D_GNU_SOURCE
+CPPFLAGS += -I$(O) -Iuser -I. -D_GNU_SOURCE
 LDLIBS_TMABPF := -lbpf -lelf -ldw -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lstdc++ -lm -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Wno-unused-function
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c)
+# user/FOLDER/*.c: the folders and their layers are docs/design.md's (scripts/check-includes.py)
+USER_SRCS := $(wildcard user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(USER_SRCS))
-LIB_OBJS := $(filter-out $(O)/user/main.o,$(USER_OBJS))
+LIB_OBJS := $(filter-out $(O)/user/cmd/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 # run by tests/test_tma_perf.py with perf's own tables (not a self-contained unit program)
 UNIT_BINS += $(O)/tests/tma_oracle
-TOOL_SRCS := $(wildcard tools/*.c)
-TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
-TOOL_CXX_SRCS := $(wildcard tools/*.cc)
-TOOL_BINS += $(patsubst tools/%.cc,$(O)/tools/%,$(TOOL_CXX_SRCS))
+# the tests' and benches' workloads
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(WORKLOAD_SRCS))
+WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cc)
+WORKLOAD_BINS += $(patsubst tests/workloads/%.cc,$(O)/workloads/%,$(WORKLOAD_CXX_SRCS))
 BENCH_BPF := $(wildcard bench/*.bpf.c)
 BENCH_SKELS := $(patsubst bench/%.bpf.c,$(O)/%.skel.h,$(BENCH_BPF))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(filter-out %.bpf.c,$(BENCH_SRCS)))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
-include tools/pmu/cross.mk
+include mk/cross.mk
 
 .PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
 .DELETE_ON_ERROR:
 
-all: $(O)/tmabpf $(TOOL_BINS) $(BENCH_BINS) $(UNIT_BINS)
+all: $(O)/tmabpf $(WORKLOAD_BINS) $(BENCH_BINS) $(UNIT_BINS)
 
 deps:
-	@tools/install-deps.sh
+	@scripts/install-deps.sh
 
 check-deps:
-	@tools/install-deps.sh --check >/dev/null || { tools/install-deps.sh --check; \
+	@scripts/install-deps.sh --check >/dev/null || { scripts/install-deps.sh --check; \
 		echo "hint: run 'make deps' (as root) first"; exit 1; }
 
 ifeq ($(ARCH),$(HOST_ARCH))
@@ -81,16 +83,17 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 $(O)/%.skel.h: $(O)/bench/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(O)/user/%.o: user/%.c $(SKELS) | $(O)/user
+$(O)/user/%.o: user/%.c $(SKELS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # what --version, the JSON report and /metrics say of the build; rewritten only when it changes
 TMABPF_GIT ?= $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
-$(O)/version_build.h: FORCE | $(O)/user
+$(O)/version_build.h: FORCE | $(O)
 	@printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
 		'$(TMABPF_GIT)' "$$($(CLANG) --version | head -1)" '$(ARCH)' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
-$(O)/user/version.o: $(O)/version_build.h
+$(O)/user/lib/version.o: $(O)/version_build.h
 
 $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
@@ -98,18 +101,18 @@ $(O)/tmabpf: $(USER_OBJS)
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/tools/decoder: tools/decoder.c | $(O)/tools
+$(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
 
 # sampling tests check caller->callee chains: leaf functions keep their frame pointer too
 # (gcc 12 drops it in leaves even with -mno-omit-leaf-frame-pointer; clang keeps it)
-$(O)/tools/hotfuncs $(O)/tools/jitmap: CC = $(CLANG)
-$(O)/tools/hotfuncs $(O)/tools/jitmap: CFLAGS += -mno-omit-leaf-frame-pointer
+$(O)/workloads/hotfuncs $(O)/workloads/jitmap: CC = $(CLANG)
+$(O)/workloads/hotfuncs $(O)/workloads/jitmap: CFLAGS += -mno-omit-leaf-frame-pointer
 
-$(O)/tools/%: tools/%.cc | $(O)/tools
+$(O)/workloads/%: tests/workloads/%.cc | $(O)/workloads
 	$(CXX) -O2 -g -Wall -fno-omit-frame-pointer -pthread $< -o $@
 
-$(O)/tools/%: tools/%.c | $(O)/tools
+$(O)/workloads/%: tests/workloads/%.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lm
 
 $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
@@ -117,15 +120,16 @@ $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 
 # fuzzers: the user sources built once with the sanitizers, linked into each target
 FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
-FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/main.c,$(USER_SRCS)))
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS)))
 
-$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(O)/version_build.h | $(O)/fuzz/obj
+$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(O)/version_build.h
+	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) -c $< -o $@
 
 $(O)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(O)/fuzz
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(FUZZ_OBJS) -o $@ $(LDLIBS_TMABPF)
 
-$(O)/bpf $(O)/user $(O)/tests $(O)/tools $(O)/bench $(O)/fuzz $(O)/fuzz/obj:
+$(O) $(O)/bpf $(O)/tests $(O)/workloads $(O)/bench $(O)/fuzz:
 	@mkdir -p $@
 
 fuzz: $(FUZZ_BINS)
@@ -135,22 +139,22 @@ unit: $(UNIT_BINS)
 demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	tools/demo.sh
+	scripts/demo.sh
 
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all fuzz man
-	tools/run-tests.sh
+	scripts/run-tests.sh
 
 bench:
 	@$(MAKE) --no-print-directory all
-	tools/run-bench.sh
+	bench/run-bench.sh
 
 clean:
 	rm -rf $(O)
 
 # ---- installing: binary, man pages, systemd unit, daemon config, bash completion, examples ----
-VERSION := $(shell sed -n 's/^\#define TMABPF_VERSION "\([^"]*\)".*/\1/p' user/version.h)
+VERSION := $(shell sed -n 's/^\#define TMABPF_VERSION "\([^"]*\)".*/\1/p' user/lib/version.h)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
@@ -168,7 +172,7 @@ INSTALLED := $(BINDIR)/tmabpf $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf 
 
 man: $(MAN_PAGES)
 
-$(O)/man/%: man/%.md user/version.h | $(O)/man
+$(O)/man/%: man/%.md user/lib/version.h | $(O)/man
 	@command -v go-md2man >/dev/null || { echo "man pages: go-md2man is missing (run: make deps)" >&2; exit 2; }
 	sed 's/@VERSION@/$(VERSION)/' $< | go-md2man > $@
 
@@ -199,8 +203,8 @@ uninstall:
 	rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null || true
 
 deb:
-	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' tools/build-deb.sh
+	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' scripts/build-deb.sh
 
-include tools/pmu/pmu.mk
+include mk/pmu.mk
 
--include $(wildcard $(O)/user/*.d $(O)/tests/*.d $(O)/tools/*.d $(O)/bench/*.d $(O)/fuzz/obj/*.d)
+-include $(wildcard $(O)/user/*/*.d $(O)/tests/*.d $(O)/workloads/*.d $(O)/bench/*.d $(O)/fuzz/obj/*/*.d)

@@ -34,10 +34,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "report_text.h"
-#include "tma.h"
-#include "view_model.h"
+#include "lib/clock.h"
+#include "view/report_text.h"
+#include "tma/tma.h"
+#include "view/view_model.h"
 
 
 /* ---------- workload ---------- */

@@ -39,7 +39,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
+#include "lib/clock.h"
 
 #define WARMUP_ROUNDTRIPS 1000
 

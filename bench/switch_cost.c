@@ -20,8 +20,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "child_progs.h"
-#include "events.h"
-#include "perf_open.h"
+#include "pmu/events.h"
+#include "pmu/perf_open.h"
 #include "min_switch.skel.h"
 
 #define EVENTS "task-clock,page-faults"

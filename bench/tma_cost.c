@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tma.h"
-#include "tma_cache.h"
-#include "clock.h"
+#include "tma/tma.h"
+#include "tma/tma_cache.h"
+#include "lib/clock.h"
 
 
 static int cmp_dbl(const void *a, const void *b)

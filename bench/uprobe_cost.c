@@ -29,13 +29,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "child_progs.h"
-#include "elfsyms.h"
-#include "events.h"
-#include "link_detach.h"
-#include "perf_open.h"
-#include "uprobes_loader.h"
+#include "sym/elfsyms.h"
+#include "pmu/events.h"
+#include "collect/link_detach.h"
+#include "pmu/perf_open.h"
+#include "collect/uprobes_loader.h"
 #include "min_uprobe.skel.h"
-#include "clock.h"
+#include "lib/clock.h"
 
 #define EVENTS "task-clock,page-faults"
 #define CALLS 200000
@@ -195,7 +195,7 @@ static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace
 }
 
 /* The peer: bpftrace counting the entry and the return of the same function
- * in this process (-p), as tools/bench-decoder-overhead.py runs it.  Returns
+ * in this process (-p), as bench/bench-decoder-overhead.py runs it.  Returns
  * ns per call, or 0 when bpftrace is missing or never attached. */
 static double bpftrace_cost(const char *exe, double *bpf_ns_hit)
 {
@@ -208,7 +208,7 @@ static double bpftrace_cost(const char *exe, double *bpf_ns_hit)
 	return cost_under(spawn_quiet(argv), NULL, bpf_ns_hit);
 }
 
-/* Attach/detach of the 1000 functions of a generated library (tools/gen_manyfuncs.sh), empty programs. */
+/* Attach/detach of the 1000 functions of a generated library (tests/workloads/gen_manyfuncs.sh), empty programs. */
 static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
 {
 	struct elfsyms s;

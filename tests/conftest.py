@@ -11,8 +11,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 TMABPF = os.path.join(BUILD, "tmabpf")
-GROUNDTRUTH = os.path.join(BUILD, "tools", "groundtruth")
-DECODER = os.path.join(BUILD, "tools", "decoder")
+GROUNDTRUTH = os.path.join(BUILD, "workloads", "groundtruth")
+DECODER = os.path.join(BUILD, "workloads", "decoder")
 PROG_PREFIX = "tmabpf_"
 
 

@@ -15,7 +15,7 @@ import urllib.request
 
 from conftest import BUILD, TMABPF
 
-CHURN = os.path.join(BUILD, "tools", "churn")
+CHURN = os.path.join(BUILD, "workloads", "churn")
 PROMETHEUS = "/usr/bin/prometheus"
 PROMTOOL = "/usr/bin/promtool"
 

@@ -224,7 +224,7 @@ def test_full_disk_keeps_the_previous_report(tiny_fs):
 
 # ---- 2. perf maps planted by the profiled process' user ----
 
-JITMAP = os.path.join(BUILD, "tools", "jitmap")
+JITMAP = os.path.join(BUILD, "workloads", "jitmap")
 
 
 def plant(path, kind):
@@ -440,7 +440,7 @@ def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_
 
 # ---- 8. memory under thread churn ----
 
-CHURN = os.path.join(BUILD, "tools", "churn")
+CHURN = os.path.join(BUILD, "workloads", "churn")
 SOAK_SECONDS = float(os.environ.get("TMABPF_PROFILE_SOAK_SECONDS", "60"))
 
 

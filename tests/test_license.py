@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""The license: every source file says it (tools/check-spdx.py), the BPF programs
+"""The license: every source file says it (scripts/check-spdx.py), the BPF programs
 declare the GPL-compatible side of it to the kernel, and the texts ship."""
 import glob
 import os
@@ -8,7 +8,7 @@ import subprocess
 
 from conftest import ROOT
 
-CHECK = os.path.join(ROOT, "tools", "check-spdx.py")
+CHECK = os.path.join(ROOT, "scripts", "check-spdx.py")
 LICENSE = "GPL-2.0-only OR BSD-2-Clause"
 
 

@@ -407,7 +407,7 @@ def test_key_by_key_fallback(tmp_path):
 
 
 HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
-# hotfuncs spin: hf_leaf does 5 units of work a round, hf_b 3, hf_c 2 (tools/hotfuncs.c)
+# hotfuncs spin: hf_leaf does 5 units of work a round, hf_b 3, hf_c 2 (tests/workloads/hotfuncs.c)
 HF_SHARES = {"hf_leaf": 50.0, "hf_b": 30.0, "hf_c": 20.0}
 
 

@@ -15,12 +15,12 @@ from daemon_util import Daemon, parse_exposition, select
 MAN = os.path.join(ROOT, "build", "man")
 COMPLETION = os.path.join(ROOT, "completions", "tmabpf.bash")
 # the C files whose long_opts[] a command's parser takes (the others parse by hand)
-PARSERS = {"": "user/cli.c", "daemon": "user/daemon_cli.c"}
+PARSERS = {"": "user/cmd/cli.c", "daemon": "user/daemon/daemon_cli.c"}
 
 
 def subcommands():
     """What main() dispatches on: a new subcommand needs its man page, help and completion."""
-    with open(os.path.join(ROOT, "user", "main.c")) as f:
+    with open(os.path.join(ROOT, "user", "cmd", "main.c")) as f:
         return re.findall(r'strcmp\(argv\[1\], "([a-z-]+)"\)', f.read())
 
 
@@ -123,7 +123,7 @@ def build_facts():
 
 def test_version_against_git_dpkg_and_the_kernel():
     version, git, libbpf, built, out = build_facts()
-    with open(os.path.join(ROOT, "user", "version.h")) as f:
+    with open(os.path.join(ROOT, "user", "lib", "version.h")) as f:
         assert f'#define TMABPF_VERSION "{version}"' in f.read()
     # git describe of a commit of this repository (the tree may have changed since the build)
     commit = re.search(r"(?:^|-g)([0-9a-f]{7,40})(?:-dirty)?$", git)

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# every check tools/pmu/pmu_checks.py runs (a check that cannot run counts as failed)
+# every check tests/pmu/pmu_checks.py runs (a check that cannot run counts as failed)
 MIN_CHECKS = 43
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""Real inference stacks, installed by tools/install-realstacks.sh (Debian's python3-torch, MKL
+"""Real inference stacks, installed by scripts/install-realstacks.sh (Debian's python3-torch, MKL
 from non-free through a private apt list, node-llama-cpp from npm) and profiled as a user would:
 call counts against the workloads' own structure (or the library's own log), symbol fidelity of
 --sample over repeated runs, the zero-evidence and unprobeable-function lines, deferred attach,
@@ -14,13 +14,13 @@ import pytest
 
 from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
 
-INSTALL = os.path.join(ROOT, "tools", "install-realstacks.sh")
+INSTALL = os.path.join(ROOT, "scripts", "install-realstacks.sh")
 CACHE = os.environ.get("TMABPF_REALSTACKS_CACHE", "/var/cache/tmabpf-realstacks")
 PY = "/usr/bin/python3"		# Debian's python3-torch is for the system interpreter
-TINYGPT = os.path.join(ROOT, "tools", "tinygpt.py")
-MKLGEMM = os.path.join(BUILD, "tools", "mklgemm")
-GGUF = os.path.join(ROOT, "tools", "gguf_random.py")
-LLAMA = os.path.join(ROOT, "tools", "llama_decode.mjs")
+TINYGPT = os.path.join(ROOT, "tests", "workloads", "tinygpt.py")
+MKLGEMM = os.path.join(BUILD, "workloads", "mklgemm")
+GGUF = os.path.join(ROOT, "tests", "workloads", "gguf_random.py")
+LLAMA = os.path.join(ROOT, "tests", "workloads", "llama_decode.mjs")
 LLAMA_BINS = os.path.join(CACHE, "npm", "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64")
 FIDELITY_RUNS = 5
 

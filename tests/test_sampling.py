@@ -15,9 +15,9 @@ import pytest
 
 from conftest import BUILD, DECODER, TMABPF, load_json, read_folded, run_tmabpf
 
-HOTFUNCS = os.path.join(BUILD, "tools", "hotfuncs")
-CPPWORK = os.path.join(BUILD, "tools", "cppwork")
-JITMAP = os.path.join(BUILD, "tools", "jitmap")
+HOTFUNCS = os.path.join(BUILD, "workloads", "hotfuncs")
+CPPWORK = os.path.join(BUILD, "workloads", "cppwork")
+JITMAP = os.path.join(BUILD, "workloads", "jitmap")
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
 DELAY_MS = 2500  # workloads wait this long so that both profilers are attached before the work starts
 

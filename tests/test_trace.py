@@ -306,7 +306,7 @@ def test_lost_records_are_counted_and_spans_still_nest(tmp_path, manyfuncs_lib):
 @pytest.fixture(scope="module")
 def manyfuncs_lib(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("many"))
-    subprocess.run([os.path.join(ROOT, "tools", "gen_manyfuncs.sh"), "1000", d],
+    subprocess.run([os.path.join(ROOT, "tests", "workloads", "gen_manyfuncs.sh"), "1000", d],
                    check=True, capture_output=True)
     return d
 

@@ -217,7 +217,7 @@ def test_bpftrace_counts_same_probe(tmp_path):
 @pytest.fixture(scope="module")
 def manyfuncs(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("many"))
-    subprocess.run([os.path.join(ROOT, "tools", "gen_manyfuncs.sh"), "1000", d], check=True,
+    subprocess.run([os.path.join(ROOT, "tests", "workloads", "gen_manyfuncs.sh"), "1000", d], check=True,
                    capture_output=True)
     return d
 

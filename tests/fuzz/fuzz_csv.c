@@ -4,10 +4,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "perf_csv.h"
-#include "tma.h"
-#include "tma_output.h"
-#include "tma_recipes.h"
+#include "cmd/perf_csv.h"
+#include "tma/tma.h"
+#include "output/tma_output.h"
+#include "pmu/tma_recipes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,8 +2,8 @@
 /* libFuzzer target: the daemon's --config file ('key = value' lines turned into options, each
  * option's value parsed as on the command line). */
 #include <stdint.h>
-#include "daemon_cli.h"
-#include "warn.h"
+#include "daemon/daemon_cli.h"
+#include "lib/warn.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff_report.h"
+#include "cmd/diff_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

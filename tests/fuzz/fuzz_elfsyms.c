@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "debugfile.h"
-#include "elfsyms.h"
-#include "warn.h"
+#include "sym/debugfile.h"
+#include "sym/elfsyms.h"
+#include "lib/warn.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff_rules.h"
+#include "cmd/diff_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "daemon_http.h"
+#include "daemon/daemon_http.h"
 
 static struct daemon_http *server;
 static struct sockaddr_in addr;

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "perfmap.h"
+#include "sym/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "uprobe_targets.h"
-#include "warn.h"
+#include "sym/uprobe_targets.h"
+#include "lib/warn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 #include "check.h"
-#include "budget.h"
+#include "daemon/budget.h"
 
 #define WALL 1e9	/* 1 s intervals */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "perf_csv.h"
-#include "cmd_analyze.h"
-#include "tma.h"
+#include "cmd/perf_csv.h"
+#include "cmd/cmd_analyze.h"
+#include "tma/tma.h"
 #include "skx_profile.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)

@@ -2,7 +2,7 @@
 /* Unit tests for cxx_name.c: long C++ names shortened in the middle, the distinguishing tail kept. */
 #include <string.h>
 #include "check.h"
-#include "cxx_name.h"
+#include "lib/cxx_name.h"
 
 #define E CXX_ELLIPSIS
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "daemon_agg.h"
+#include "daemon/daemon_agg.h"
 
 #define MS 1000000ULL
 #define SEC 1000000000ULL

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "daemon_metrics.h"
-#include "version.h"
-#include "report.h"
-#include "uprobes_loader.h"
+#include "daemon/daemon_metrics.h"
+#include "lib/version.h"
+#include "model/report.h"
+#include "collect/uprobes_loader.h"
 
 static int fake_tma(const struct thread_stats *s, struct tma_result *res)
 {

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 #include "check.h"
-#include "dryrun.h"
-#include "tma.h"
-#include "tma_recipes.h"
+#include "output/dryrun.h"
+#include "tma/tma.h"
+#include "pmu/tma_recipes.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)
 

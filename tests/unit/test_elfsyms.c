@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Unit tests for user/elfsyms.c against real system libraries. Symbols and
+ * Unit tests for user/sym/elfsyms.c against real system libraries. Symbols and
  * program headers are cross-checked against readelf(1) output parsed here,
  * so offsets are computed independently of libelf.
  */
@@ -23,8 +23,8 @@
 
 #include "check.h"
 #include "uprobe_open.h"
-#include "elfsyms.h"
-#include "procmaps.h"
+#include "sym/elfsyms.h"
+#include "sym/procmaps.h"
 
 #define OPENBLAS_LINK	"/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
 #define OPENBLAS_REAL	"/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so"

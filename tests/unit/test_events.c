@@ -8,8 +8,8 @@
 #include "check.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)
-#include "events.h"
-#include "cpu_detect.h"
+#include "pmu/events.h"
+#include "pmu/cpu_detect.h"
 
 static struct event_desc d;
 static char err[512];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Unit tests for user/libresolve.c and user/procmaps.c: spec splitting,
+ * Unit tests for user/sym/libresolve.c and user/sym/procmaps.c: spec splitting,
  * symlink resolution inside a root, ld.so.cache parsing (against
  * `ldconfig -p`), and resolving libraries against forked children that
  * dlopen() OpenBLAS (directly, through a renamed copy found by DT_SONAME,
@@ -31,9 +31,9 @@
 
 #include "check.h"
 #include "uprobe_open.h"
-#include "elfsyms.h"
-#include "libresolve.h"
-#include "procmaps.h"
+#include "sym/elfsyms.h"
+#include "sym/libresolve.h"
+#include "sym/procmaps.h"
 
 #define OPENBLAS_SONAME	"libopenblas.so.0"
 #define OPENBLAS_LINK	"/usr/lib/x86_64-linux-gnu/libopenblas.so.0"

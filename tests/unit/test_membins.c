@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../user/mem_bins.h"
+#include "collect/mem_bins.h"
 #include "check.h"
 
 /* maps text per read: the test swaps it to model a process that maps more, then exits */

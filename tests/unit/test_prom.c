@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "prom.h"
-#include "u64map.h"
+#include "lib/prom.h"
+#include "lib/u64map.h"
 
 static char *render(void (*fn)(FILE *, const void *), const void *arg)
 {

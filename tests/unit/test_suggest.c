@@ -2,7 +2,7 @@
 /* Unit tests for suggest.c: edit distance and "did you mean". */
 #include <string.h>
 #include "check.h"
-#include "suggest.h"
+#include "lib/suggest.h"
 
 int main(void)
 {

@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "folded.h"
-#include "kallsyms.h"
-#include "perfmap.h"
-#include "procmaps.h"
-#include "symbolize.h"
+#include "model/folded.h"
+#include "sym/kallsyms.h"
+#include "sym/perfmap.h"
+#include "sym/procmaps.h"
+#include "sym/symbolize.h"
 
 static void test_kallsyms(void)
 {

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 #include "check.h"
-#include "events.h"
-#include "task_acct.h"
+#include "pmu/events.h"
+#include "collect/task_acct.h"
 
 #define MS 1000000ULL
 

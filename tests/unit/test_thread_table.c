@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "thread_table.h"
+#include "model/thread_table.h"
 
 #define NEV 2
 

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <strings.h>
 #include "check.h"
-#include "json.h"
-#include "tma.h"
-#include "tma_output.h"
-#include "tma_recipes.h"
+#include "lib/json.h"
+#include "tma/tma.h"
+#include "output/tma_output.h"
+#include "pmu/tma_recipes.h"
 #include "skx_profile.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
-#include "tma.h"
-#include "tma_cache.h"
-#include "tma_recipes.h"
+#include "tma/tma.h"
+#include "tma/tma_cache.h"
+#include "pmu/tma_recipes.h"
 
 #define MAXCASE 128
 struct tcase {

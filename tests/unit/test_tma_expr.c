@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include "check.h"
-#include "tma_expr.h"
+#include "tma/tma_expr.h"
 
 /* events: A=10 B=4 Z=0 N=NaN(<not supported>); literals #SMT_on=1 #zero=0 */
 static const char *const evname[] = { "A", "B", "Z", "N", "cpu/EV.X,cmask=1,edge/", "topdown-be-bound",

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "tma.h"
-#include "trace_events.h"
-#include "trace_tracks.h"
-#include "trace_writer.h"
+#include "tma/tma.h"
+#include "trace/trace_events.h"
+#include "trace/trace_tracks.h"
+#include "trace/trace_writer.h"
 
 static char *slurp(const char *path)
 {

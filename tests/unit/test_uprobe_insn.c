@@ -5,7 +5,7 @@
  * on the bytes in a file mapped exec: 0 or error 524). */
 #include <string.h>
 #include "check.h"
-#include "uprobe_insn.h"
+#include "sym/uprobe_insn.h"
 
 static void expect(const char *what, const unsigned char *b, size_t n, enum uprobe_insn_class cls, const char *why)
 {

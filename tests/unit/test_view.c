@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "report_text.h"
-#include "tma.h"
-#include "view_model.h"
+#include "view/report_text.h"
+#include "tma/tma.h"
+#include "view/view_model.h"
 #include "skx_profile.h"
 
 

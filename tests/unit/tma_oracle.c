@@ -31,10 +31,10 @@
 #include <string.h>
 #include <strings.h>
 #include "check.h"
-#include "pfm_enc.h"
-#include "tma.h"
-#include "tma_expr.h"
-#include "tma_recipes.h"
+#include "pmu/pfm_enc.h"
+#include "tma/tma.h"
+#include "tma/tma_expr.h"
+#include "pmu/tma_recipes.h"
 
 /* ---------------- perf's tables ---------------- */
 

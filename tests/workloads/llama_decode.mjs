@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// Decode N tokens greedily with node-llama-cpp (llama.cpp on the CPU) from a GGUF model, for the
+// real-stack tests.  Each decoded token is one llama_decode call: the prompt (one token) is
+// evaluated in one call and each further token in one more, so llama_decode runs exactly N times.
+// usage: node llama_decode.mjs MODULES_DIR MODEL.gguf N
+// (MODULES_DIR: where node-llama-cpp was installed, scripts/install-realstacks.sh's cache)
+import path from "node:path";
+
+const [dir, model, n] = process.argv.slice(2);
+const { getLlama } = await import(path.join(dir, "node_modules/node-llama-cpp/dist/index.js"));
+const llama = await getLlama({ gpu: false, build: "never", usePrebuiltBinaries: true, progressLogs: false,
+			       logLevel: "error", maxThreads: 1 });
+const m = await llama.loadModel({ modelPath: model });
+const ctx = await m.createContext({ contextSize: 256, batchSize: 256, threads: 1 });
+const seq = ctx.getSequence();
+let count = 0;
+for await (const token of seq.evaluate([1], { temperature: 0 })) {
+	if (++count >= Number(n))
+		break;
+}
+process.stderr.write(`llama_decode: ${count} tokens\n`);
+await ctx.dispose();
+await m.dispose();
+await llama.dispose();

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <errno.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/cli.h"
+#include "pmu/host.h"
+#include "lib/parse.h"
+#include "model/thread_table.h"
+#include "pmu/mem_event.h"
+#include "lib/outfile.h"
+#include "collect/samples_loader.h"
+#include "lib/version.h"
+#include "lib/warn.h"
+
+enum {
+	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
+	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
+	OPT_TRACE,
+	OPT_BATCH,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
+};
+
+static const char *yes_no(int r)
+{
+	return r > 0 ? "yes" : r == 0 ? "no" : "error";
+}
+
+/* tmabpf --version: the build, the toolchains and the running kernel's BPF features */
+static void version_print(FILE *f)
+{
+	struct utsname u = {};
+	char why[200];
+
+	uname(&u);
+	fprintf(f, "tmabpf %s (git %s)\n", TMABPF_VERSION, version_git());
+	fprintf(f, "  built with:  gcc %s; BPF: %s, CO-RE objects for %s\n", __VERSION__, version_bpf_cc(),
+		version_bpf_arch());
+	fprintf(f, "  libbpf:      %s (built against %d.%d)\n", version_libbpf(), LIBBPF_MAJOR_VERSION,
+		LIBBPF_MINOR_VERSION);
+	fprintf(f, "  kernel:      %s %s, BTF %s\n", u.release, u.machine,
+		access("/sys/kernel/btf/vmlinux", R_OK) ? "missing (/sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF=y needed)"
+							: "yes");
+	if (host_check_privilege(why, sizeof(why)))
+		fprintf(f, "  BPF probes:  not run (they need CAP_BPF: run as root)\n");
+	else
+		fprintf(f, "  BPF probes:  perf_event %s, raw_tracepoint (tp_btf) %s, kprobe (uprobes) %s, ringbuf %s\n",
+			yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_PERF_EVENT, NULL)),
+			yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL)),
+			yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL)),
+			yes_no(libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL)));
+	fprintf(f, "  needs:       kernel BTF and tp_btf (5.5); --uprobe: uprobe_multi links (6.6, else classic\n"
+		   "               uprobes), uprobe sessions (6.13, else entry and return probes)\n");
+}
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "batch", no_argument, NULL, OPT_BATCH },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
+	{ "max-exited", required_argument, NULL, OPT_MAX_EXITED },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "tma", optional_argument, NULL, OPT_TMA },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "sample", optional_argument, NULL, OPT_SAMPLE },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
+	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
+	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+void cli_usage(FILE *f)
+{
+	fputs("usage: tmabpf [OPTIONS] [-p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS...]]\n"
+	      "       tmabpf daemon | analyze | diff | list | check [OPTIONS]   (each with --help)\n"
+	      "Per-thread counters, on-CPU and off-CPU time and Top-Down analysis (TMA), from eBPF.\n"
+	      "Target (default: -a):\n"
+	      "  -p, --pid PID[,PID]    processes, and the threads they create later\n"
+	      "  -t, --tid TID[,TID]    these threads only\n"
+	      "  -a, --all-cpus         the whole system\n"
+	      "  -- COMMAND [ARGS]      run COMMAND, stop at its exit and return its exit status\n"
+	      "      --no-inherit       do not follow processes the target forks\n"
+	      "  -d, --duration SEC     stop after SEC seconds\n"
+	      "Counters and TMA:\n"
+	      "  -e, --event E[,E]      counters: software (task-clock, page-faults, ...), cycles, instructions,\n"
+	      "                         libpfm4 names, rHEX, pmu/event=..,umask=../ (default: the CPU's TMA\n"
+	      "                         recipe; task-clock,page-faults without a PMU)\n"
+	      "      --tma[=N]          Top-Down level 1-3 (default 1 on PMU hosts)\n"
+	      "      --cpu NAME         use CPU NAME's TMA recipe ('tmabpf list' names them)\n"
+	      "Per function (uprobes):\n"
+	      "      --uprobe LIB:GLOB  calls, wall/on-CPU/off-CPU time and counter deltas of the functions\n"
+	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
+	      "      --max-rate N       detach a function called more than N times a second\n"
+	      "Sampling:\n"
+	      "      --sample[=HZ]      stack samples per CPU (default 49 Hz): every function, no uprobes\n"
+	      "      --offcpu-stacks    off-CPU time per stack at switch-out, blocked vs runqueue\n"
+	      "      --mem-samples[=SRC]  memory samples with data addresses (SRC: pmu, page-faults)\n"
+	      "Output:\n"
+	      "  -I, --interval MS      live view refresh / summary period (default 1000 on a terminal)\n"
+	      "      --batch            plain-text summaries, never the live view\n"
+	      "      --json FILE        the final report as JSON ('-': stdout)\n"
+	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
+	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
+	      "      --top N            rows per table (default 20)\n"
+	      "      --quiet            no final text report\n"
+	      "      --mode OCTAL       permission bits of the files written (default 600); an existing output\n"
+	      "                         must be a regular file, replaced only when complete (never via a link)\n"
+	      "      --dry-run          print every perf_event_attr that would be opened; open nothing\n"
+	      "      --verbose          libbpf's log (verifier output) on errors\n"
+	      "Limits:\n"
+	      "      --max-threads N    per-thread map (default 16384; overflow is counted)\n"
+	      "      --max-pids N       pid filter (default 4096)\n"
+	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
+	      "      --max-funcs N      --uprobe (function, thread) pairs (default 16384)\n"
+	      "      --max-sample-stacks N  sampled (thread, stack) rows and stacks (default 16384)\n"
+	      "      --max-exited N     exited threads kept one by one (default 16384); older ones fold into\n"
+	      "                         their process' sums, counted\n"
+	      "  -h, --help, -V, --version\n"
+	      "Examples:\n"
+	      "  sudo tmabpf -p 1234                        live view of a process and its threads\n"
+	      "  sudo tmabpf --uprobe 'libmkl_avx512.so:sgemm*' -- ./infer   per-function cost\n"
+	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
+	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
+	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' the signal is passed on\n"
+	      "to the command (unless the terminal sent it to both, as Ctrl-C does) and tmabpf waits up to 2 s\n"
+	      "for its exit status, else leaves it running and exits 128+signal.\n"
+	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
+	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8).\n",
+	      f);
+}
+
+static int parse_int(const char *s, const char *what, long lo, long hi, int *out)
+{
+	return parse_int_at("", s, what, lo, hi, out);
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
+		err_print("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static void defaults(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_threads = 16384;
+	o->max_pids = 4096;
+	o->max_exited = THREAD_TABLE_MAX_EXITED;
+	o->follow_fork = true;
+	o->top = 20;
+	o->max_stacks = 0;	/* uprobes_default_stacks() */
+	o->max_funcs = 16384;
+	o->max_sample_stacks = 16384;
+	o->target.go_fd = -1;
+	o->target.exec_err_fd = -1;
+	for (int i = 0; i < TARGET_MAX_IDS; i++)
+		o->target.pidfds[i] = -1;
+	o->out_mode = OUTFILE_DEFAULT_MODE;
+}
+
+static int parse_one(int c, struct options *o)
+{
+	char err[256];
+
+	switch (c) {
+	case 'p':
+		if (target_parse_ids(optarg, o->target.pids, &o->target.nr_pids, err, sizeof(err)))
+			goto bad;
+		return 0;
+	case 't':
+		if (target_parse_ids(optarg, o->target.tids, &o->target.nr_tids, err, sizeof(err)))
+			goto bad;
+		return 0;
+	case 'a': o->system_wide = true; return 0;
+	case 'd': return parse_duration(optarg, &o->duration_s);
+	case 'e': o->events = optarg; return 0;
+	case 'I': return parse_int(optarg, "interval (ms)", 10, 3600000, &o->interval_ms);
+	case OPT_JSON: o->json_path = optarg; return 0;
+	case OPT_BATCH: o->batch = true; return 0;
+	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
+	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
+	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
+	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
+	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
+	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_DRY_RUN: o->dry_run = true; return 0;
+	case OPT_VERBOSE: o->verbose = true; return 0;
+	case OPT_UPROBE:
+		if (o->nr_uprobe_specs >= 16) {
+			err_print("too many --uprobe options (at most 16)");
+			return EXIT_USAGE;
+		}
+		o->uprobe_specs[o->nr_uprobe_specs++] = optarg;
+		return 0;
+	case OPT_MAX_RATE: {
+		char *end;
+
+		o->max_rate = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->max_rate > 0)) {
+			err_print("bad --max-rate '%s': expected calls per second > 0", optarg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
+	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
+	case OPT_TRACE: o->trace_path = optarg; return 0;
+	case OPT_SAMPLE:
+		if (!optarg) {
+			o->sample_hz = SAMPLE_DEFAULT_HZ;
+			return 0;
+		}
+		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
+	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
+	case OPT_MEM_SAMPLES:
+		o->mem_source = optarg ? optarg : "pmu";
+		if (!mem_event_source_ok(o->mem_source)) {
+			err_print("bad --mem-samples source '%s': expected pmu or page-faults", optarg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_MAX_SAMPLE_STACKS: return parse_int(optarg, "--max-sample-stacks", 16, 1 << 22, &o->max_sample_stacks);
+	case OPT_CPU: o->cpu_name = optarg; return 0;
+	case OPT_MODE:
+		if (outfile_parse_mode(optarg, &o->out_mode, err, sizeof(err)))
+			goto bad;
+		return 0;
+	case OPT_TMA:
+		if (!optarg) {
+			o->tma_level = 1;
+			return 0;
+		}
+		return parse_int(optarg, "--tma level", 1, 3, &o->tma_level);
+	case 'h': cli_usage(stdout); return -1;
+	case 'V': version_print(stdout); return -1;
+	default:
+		fputs("tmabpf: error: unknown or incomplete option (see 'tmabpf --help')\n", stderr);
+		return EXIT_USAGE;
+	}
+bad:
+	err_print("%s", err);
+	return EXIT_USAGE;
+}
+
+/* "--sample 99": an optional argument must be attached (--sample=99); getopt took 99 as the command.
+ * Say so rather than try to run a program named 99. */
+static bool optional_value_misplaced(const char *opt, const char *next)
+{
+	static const char *const opts[] = { "--sample", "--tma", "--mem-samples" };
+	bool number = next[0] && strspn(next, "0123456789") == strlen(next);
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (strcmp(opt, opts[i]))
+			continue;
+		if (number || (i == 2 && mem_event_source_ok(next))) {
+			err_print("%s %s: write the value as %s=%s (a separate '%s' would be run as the command; put "
+				"commands after --)", opt, next, opt, next, next);
+			return true;
+		}
+	}
+	return false;
+}
+
+int cli_parse(int argc, char **argv, struct options *o)
+{
+	int c, r;
+
+	defaults(o);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
+		if (c == ':' || c == '?')
+			return getopt_error(c, argv, "", "tmabpf --help");
+		if ((r = parse_one(c, o)))
+			return r;
+	}
+	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") && optional_value_misplaced(argv[optind - 1],
+												    argv[optind]))
+		return EXIT_USAGE;
+	if (optind < argc)
+		o->target.argv = &argv[optind];
+	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {
+		err_print("choose one target: -p, -t, -a or -- COMMAND");
+		return EXIT_USAGE;
+	}
+	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
+		o->system_wide = true;
+	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
+		err_print("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
+		return EXIT_USAGE;
+	}
+	return 0;
+}

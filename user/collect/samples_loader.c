@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "collect/bpf_util.h"
+#include "collect/map_batch.h"
+#include "collect/samples_loader.h"
+#include "pmu/perf_open.h"
+#include "lib/warn.h"
+#include "threads.skel.h"
+#include "samples.skel.h"
+#include "pmu/host.h"
+
+int samples_max_rate(void)
+{
+	return host_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+}
+
+static int on_notice(void *ctx, void *data, size_t size)
+{
+	struct samples_prog *s = ctx;
+
+	if (size >= sizeof(struct sample_key) && s->on_notice)
+		s->on_notice(s->ctx, data);
+	return 0;
+}
+
+int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct samples_cfg *cfg, char *err,
+		 size_t errlen)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = tp ? tp->nr_cpus : libbpf_num_possible_cpus();
+	s->hz = cfg->hz;
+	s->max_rows = cfg->max_rows;
+	s->on_notice = cfg->on_notice;
+	s->ctx = cfg->ctx;
+	s->skel = samples_bpf__open();
+	if (!s->skel) {
+		err_set(err, errlen, "opening the sample program: %s", strerror(errno));
+		return -errno;
+	}
+	/* threads first met at a sample keep their cgroup (daemon: account_cfg.cgroup) */
+	if (tp)
+		s->skel->rodata->account_cfg = tp->acfg;
+	else
+		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, s->nr_cpus);
+	s->skel->rodata->cfg_no_account = !tp;
+	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
+	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
+	bpf_map__set_max_entries(s->skel->maps.sample_bases, tp ? 2 * tp->max_threads : 1);
+	if (tp) {
+		r = threads_share_maps(tp, s->skel->obj);
+	} else {	/* standalone: the spine's maps unused, kept small */
+		bpf_map__set_max_entries(s->skel->maps.counters, 1);
+		bpf_map__set_max_entries(s->skel->maps.threads, 1);
+		bpf_map__set_max_entries(s->skel->maps.pids, 1);
+		r = 0;
+	}
+	if (!r)
+		r = samples_bpf__load(s->skel);
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the sample program", &stacks_hints);
+	if (!(s->rb = ringbuf_open(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, "sample", err, errlen)))
+		return -errno;
+	s->try_cycles = cfg->try_cycles;
+	return 0;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void sampling_attr(struct perf_event_attr *a, bool cycles, int hz)
+{
+	if (hz < 1)
+		hz = 1;
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	a->config = cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
+	a->freq = 1;	/* cpu-clock turns this into a fixed period of 1e9/hz ns */
+	a->sample_freq = (unsigned long long)hz;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+}
+
+/* cycles when the host has a PMU and the event samples on every CPU; say why not otherwise. */
+static bool choose_cycles(struct samples_prog *s)
+{
+	struct perf_event_attr a;
+	int fd = -1, e = ENODEV;
+
+	if (!s->try_cycles) {
+		snprintf(s->why, sizeof(s->why), "no hardware PMU: cycles cannot sample here");
+		return false;
+	}
+	sampling_attr(&a, true, s->hz);
+	for (int cpu = 0; cpu < s->nr_cpus && fd < 0; cpu++) {
+		fd = sys_perf_event_open(&a, cpu);
+		if (fd < 0 && errno != ENODEV && errno != ENXIO) {
+			e = errno;
+			break;
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+		snprintf(s->why, sizeof(s->why), "hardware PMU: cycles");
+		return true;
+	}
+	snprintf(s->why, sizeof(s->why), "cycles cannot sample: %s (%s)", strerror(e), perf_open_hint(e, &a));
+	return false;
+}
+
+static int samples_attach_events(struct samples_prog *s, char *err, size_t errlen);
+
+int samples_attach(struct samples_prog *s, char *err, size_t errlen)
+{
+	int r = samples_attach_events(s, err, errlen);
+
+	if (r)
+		return r;
+	s->exec_link = bpf_program__attach(s->skel->progs.tmabpf_sample_exec);
+	if (!s->exec_link) {
+		r = -errno;
+		err_set(err, errlen, "attaching sched_process_exec for --sample: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/* The sampling event on every CPU, each with the sample program attached. */
+static int samples_attach_events(struct samples_prog *s, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	bool cycles = s->event[0] ? !s->cpu_clock : choose_cycles(s);
+	int attached = 0;
+
+	s->cpu_clock = !cycles;
+	snprintf(s->event, sizeof(s->event), "%s", cycles ? "cycles" : "cpu-clock");
+	sampling_attr(&a, cycles, s->hz);
+	s->period_ns = 1e9 / s->hz;
+	s->pfds = malloc(sizeof(*s->pfds) * s->nr_cpus);
+	s->links = calloc(s->nr_cpus, sizeof(*s->links));
+	if (!s->pfds || !s->links) {
+		free(s->pfds);
+		free(s->links);
+		s->pfds = NULL;
+		s->links = NULL;
+		err_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->pfds[cpu] = -1;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = sys_perf_event_open(&a, cpu);
+
+		s->pfds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV || errno == ENXIO)
+				continue;	/* offline CPU */
+			err_set(err, errlen, "opening the %s sampling event at %d Hz on CPU %d: %s (%s)", s->event,
+				 s->hz, cpu, strerror(errno),
+				 errno == EINVAL ? "rate above kernel.perf_event_max_sample_rate?" : perf_open_hint(errno, &a));
+			return -errno;
+		}
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.tmabpf_sample, fd);
+		if (!s->links[cpu]) {
+			int r = -errno;
+
+			err_set(err, errlen, "attaching the sample program to CPU %d: %s", cpu, strerror(-r));
+			return r;
+		}
+		attached++;
+	}
+	if (!attached) {
+		err_set(err, errlen, "no CPU could take a %s sampling event", s->event);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* The events' new period: cpu-clock turned freq into a fixed period at open
+ * (attr.freq cleared), so it takes ns; cycles stays in frequency mode and takes Hz. */
+static unsigned long long period_value(const struct samples_prog *s, double hz)
+{
+	if (s->cpu_clock)
+		return (unsigned long long)(1e9 / hz + 0.5);
+	return hz < 1 ? 1 : (unsigned long long)(hz + 0.5);
+}
+
+int samples_set_rate(struct samples_prog *s, double hz, char *err, size_t errlen)
+{
+	unsigned long long v;
+	int bad = -1;
+
+	if (!s->pfds || !(hz > 0)) {
+		err_set(err, errlen, "no sampling events open");
+		return -EINVAL;
+	}
+	v = period_value(s, hz);
+	if (getenv("TMABPF_TEST_NO_IOC_PERIOD")) {	/* tests: take the re-open path */
+		bad = 0;
+		errno = ENOTTY;
+	}
+	for (int cpu = 0; bad < 0 && cpu < s->nr_cpus; cpu++)
+		if (s->pfds[cpu] >= 0 && ioctl(s->pfds[cpu], PERF_EVENT_IOC_PERIOD, &v)) {
+			bad = cpu;
+			break;
+		}
+	if (bad < 0) {
+		s->hz = (int)(hz + 0.5);
+		s->period_ns = s->cpu_clock ? (double)v : 1e9 / hz;
+		return 0;
+	}
+	/* an old kernel or an event that refuses: re-open everything at the new rate */
+	{
+		int e = errno, r;
+		struct bpf_link *exec_link = s->exec_link;
+
+		s->exec_link = NULL;	/* the exec program stays attached */
+		samples_detach(s);
+		s->exec_link = exec_link;
+		s->hz = (int)(hz + 0.5) < 1 ? 1 : (int)(hz + 0.5);
+		r = samples_attach_events(s, err, errlen);
+		if (r)
+			return r;
+		err_set(err, errlen, "PERF_EVENT_IOC_PERIOD on CPU %d: %s; re-opened the events at %d Hz", bad,
+			 strerror(e), s->hz);
+		return 1;
+	}
+}
+
+void samples_poll(struct samples_prog *s)
+{
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+}
+
+int samples_read(struct samples_prog *s, struct sample_row **rows, size_t *n)
+{
+	size_t cap = (size_t)s->max_rows;
+	struct sample_key *keys = calloc(cap, sizeof(*keys));
+	struct sample_stats *vals = calloc(cap, sizeof(*vals));
+	struct sample_row *out = calloc(cap, sizeof(*out));
+	int r = -ENOMEM;
+
+	*rows = NULL;
+	*n = 0;
+	if (keys && vals && out)
+		r = map_read_all(bpf_map__fd(s->skel->maps.samples), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
+	for (size_t i = 0; !r && i < *n; i++) {
+		out[i].key = keys[i];
+		out[i].s = vals[i];
+	}
+	free(keys);
+	free(vals);
+	if (r) {
+		free(out);
+		*n = 0;
+		return r;
+	}
+	*rows = out;
+	return 0;
+}
+
+static int cmp_stack_id(const void *a, const void *b)
+{
+	__u64 x = ((const struct stack_entry *)a)->id, y = ((const struct stack_entry *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t *n)
+{
+	size_t cap = (size_t)s->max_rows;
+	__u64 *keys = calloc(cap, sizeof(*keys));
+	struct stack_frames *vals = calloc(cap, sizeof(*vals));
+	struct stack_entry *v = calloc(cap, sizeof(*v));
+	int r = -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	if (keys && vals && v)
+		r = map_read_all(bpf_map__fd(s->skel->maps.sample_stacks), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
+	for (size_t i = 0; !r && i < *n; i++) {
+		v[i].id = keys[i];
+		v[i].f = vals[i];
+		if (v[i].f.nr > TMABPF_STACK_DEPTH)
+			v[i].f.nr = TMABPF_STACK_DEPTH;
+	}
+	free(keys);
+	free(vals);
+	if (r) {
+		free(v);
+		*n = 0;
+		return r;
+	}
+	qsort(v, *n, sizeof(*v), cmp_stack_id);
+	*out = v;
+	return 0;
+}
+
+int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *out)
+{
+	if (!id || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sample_stacks), &id, out))
+		return -ENOENT;
+	if (out->nr > TMABPF_STACK_DEPTH)
+		out->nr = TMABPF_STACK_DEPTH;
+	return 0;
+}
+
+const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id)
+{
+	struct stack_entry k = { .id = id };
+	const struct stack_entry *e = id ? bsearch(&k, v, n, sizeof(*v), cmp_stack_id) : NULL;
+
+	return e ? &e->f : NULL;
+}
+
+int samples_rows_fd(const struct samples_prog *s)
+{
+	return bpf_map__fd(s->skel->maps.samples);
+}
+
+int samples_stacks_fd(const struct samples_prog *s)
+{
+	return bpf_map__fd(s->skel->maps.sample_stacks);
+}
+
+void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt)
+{
+	*ns = *cnt = 0;
+	if (s->skel)
+		prog_run_stats_add(s->skel->progs.tmabpf_sample, ns, cnt);
+}
+
+void samples_stats_add(struct samples_prog *s, struct self_stats *self)
+{
+	if (s->skel && s->skel->rodata->cfg_no_account)
+		stat_map_sum(bpf_map__fd(s->skel->maps.stats), STAT_MAX, self->stat);
+}
+
+void samples_detach(struct samples_prog *s)
+{
+	bpf_link__destroy(s->exec_link);
+	s->exec_link = NULL;
+	if (!s->pfds)
+		return;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (s->links[cpu])
+			bpf_link__destroy(s->links[cpu]);	/* closes the event too */
+		else if (s->pfds[cpu] >= 0)
+			close(s->pfds[cpu]);
+	}
+	free(s->pfds);
+	free(s->links);
+	s->pfds = NULL;
+	s->links = NULL;
+}
+
+void samples_destroy(struct samples_prog *s)
+{
+	samples_detach(s);
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	samples_bpf__destroy(s->skel);
+	s->skel = NULL;
+}

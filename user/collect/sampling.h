@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sampling: the --sample feature.  Loads and attaches the sample program
+ * (samples_loader.c), snapshots the maps of each process as it is first
+ * sampled (symbolize.c), and at the end turns the sample rows into the
+ * per-function table (struct sample_result, printed by report_samples.c)
+ * and the --folded stacks (folded.c).  During the run, sampling_snapshot()
+ * gives the live view the table so far, and sample_funcs_since() its rows
+ * new since the previous snapshot.
+ */
+#ifndef TMABPF_SAMPLING_H
+#define TMABPF_SAMPLING_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "pmu/events.h"
+#include "model/folded.h"
+#include "model/sample_sums.h"
+#include "collect/samples_loader.h"
+#include "sym/symbolize.h"
+#include "collect/threads_loader.h"
+
+struct named_stack;
+
+/* Stacks named so far, per (pid, stack id); kernel stacks under pid 0. */
+struct stack_memo {
+	struct named_stack *v;
+	size_t cap, n;
+};
+
+struct sampling {
+	struct samples_prog prog;
+	struct symbolizer *sym;
+	struct stack_memo memo;
+	bool loaded;
+	struct sample_result res;	/* sampling_collect() */
+	struct sample_result live;	/* sampling_snapshot() */
+	struct folded folded;
+};
+
+struct sampling_cfg {
+	int hz;
+	int max_rows;		/* --max-sample-stacks */
+	bool pmu;		/* host has a hardware PMU: try cycles */
+};
+
+int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,
+		  size_t errlen);
+int sampling_attach(struct sampling *s, char *err, size_t errlen);
+/* Name the user stacks of new sample rows while their processes live (call often: every poll). */
+void sampling_poll(struct sampling *s);
+/* Stop sampling; the rows stay readable. */
+void sampling_detach(struct sampling *s);
+/* Read, name and aggregate the rows; losses become warnings.  self: the run's stats slots;
+ * oncpu_ns: the tracked threads' on-CPU time (what cpu-clock samples should match). */
+int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
+		     unsigned long long oncpu_ns);
+/* The table so far, for a refresh of the live view: rows read and named now
+ * (only stacks not named before are read), per thread, sorted by
+ * sample_func_cmp, nprocs 0; sample totals only (no losses, warnings or
+ * folded stacks: sampling_collect() does those once, at the end).  Valid
+ * until the next call; NULL when sampling is off or the maps cannot be read. */
+const struct sample_result *sampling_snapshot(struct sampling *s, const struct event_list *evs);
+void sampling_free(struct sampling *s);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * uprobe_run: the --uprobe feature for one run.  Resolves the LIB:GLOB specs
+ * (uprobe_targets.c; a bare library name nothing maps yet is deferred), loads
+ * and attaches the programs (uprobes_loader.c), and while the run goes:
+ *   - attaches deferred specs when a target maps their library (maps_watch.c);
+ *   - --max-rate: detaches functions that fire faster than allowed;
+ *   - the hot-probe guard: says once which probe costs more than
+ *     UPROBE_GUARD_SHARE of the targets' CPU time (calls x cost per call:
+ *     the programs' time per hit from BPF stats, the trap's by entry class,
+ *     measured here when first needed: probe_calib.c);
+ * and at the end says what had no evidence (uprobe_evidence.c).
+ */
+#ifndef TMABPF_UPROBE_RUN_H
+#define TMABPF_UPROBE_RUN_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "sym/maps_watch.h"
+#include "collect/probe_calib.h"
+#include "model/results.h"
+#include "sym/uprobe_targets.h"
+#include "collect/uprobes_loader.h"
+
+struct uprobe_run {
+	struct uprobe_set set;
+	struct uprobes_prog prog;
+	bool loaded;
+	struct func_row *rows;		/* uprobe_run_read(): every (function, thread) row */
+	size_t nrows;
+	unsigned long long run_ns, run_cnt;	/* the programs' BPF run time (kernel stats) */
+	double max_rate;		/* --max-rate: calls/s; 0 = off */
+	unsigned long long *rate_calls;	/* per function, at the last rate check */
+	unsigned long long rate_ts;
+	unsigned long long rate_oncpu;	/* tracked threads' on-CPU ns then */
+	bool *guarded;			/* per function: hot-probe warning given */
+	int nrate;			/* functions in rate_calls */
+	struct maps_watch watch;	/* files the targets map (deferred specs, zero evidence) */
+	unsigned long long watch_ts;
+	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
+	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
+};
+
+/* Resolve specs for target pid (-1: none) or the command exe (NULL: none).  defer: a bare library
+ * name nothing maps yet waits for a target to map it (said on stderr).  0, or -errno with one
+ * line in err (bad input). */
+int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,
+		       bool defer, char *err, size_t errlen);
+/* Anything to probe, now or later. */
+bool uprobe_run_wanted(const struct uprobe_run *u);
+/* Load (the spine's maps shared) and attach; then say what was attached.  0 or -errno with err. */
+int uprobe_run_load(struct uprobe_run *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
+		    size_t errlen);
+int uprobe_run_attach(struct uprobe_run *u, char *err, size_t errlen);
+/* Rows and run time now, into u->rows, u->run_ns/run_cnt. */
+void uprobe_run_read(struct uprobe_run *u);
+/* When the targets' maps are due a look at now_ns (often while a deferred spec waits and in the
+ * first seconds after t0_ns, when most dlopens happen); pids the target processes. */
+bool uprobe_run_watch_due(const struct uprobe_run *u, unsigned long long now_ns, unsigned long long t0_ns);
+void uprobe_run_watch(struct uprobe_run *u, const int *pids, int npids, unsigned long long now_ns);
+/* Once a second (after uprobe_run_read): --max-rate and the hot-probe guard; oncpu_ns: the
+ * tracked threads' on-CPU time so far. */
+bool uprobe_run_guard_due(const struct uprobe_run *u, unsigned long long now_ns);
+void uprobe_run_guard(struct uprobe_run *u, unsigned long long now_ns, unsigned long long oncpu_ns);
+/* End of run (after the last read): losses of the stats slots as warnings, and the zero
+ * evidence (watch NULL: system-wide, nothing watched). */
+void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool watched);
+void uprobe_run_detach(struct uprobe_run *u);
+void uprobe_run_free(struct uprobe_run *u);
+/* --dry-run: what the globs match, each function's entry class and its cost here. */
+void uprobe_run_preview(const struct uprobe_run *u, FILE *f);
+
+#endif

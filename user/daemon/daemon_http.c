@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "daemon/daemon_http.h"
+#include "lib/prom.h"
+#include "lib/warn.h"
+#include "lib/clock.h"
+
+/* One open connection, in the order they came (oldest first).  Touched only by the serving
+ * thread: libmicrohttpd runs there (no thread of its own), so a tracked fd is open. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	unsigned long long since_ns;	/* opened, or its last answer: the request's deadline runs from here */
+	bool cut;			/* shut down: libmicrohttpd closes it at its next turn */
+};
+
+struct daemon_http {
+	struct MHD_Daemon *mhd;
+	int fd;
+	char bound[80];
+	pthread_t thread;		/* serves: MHD_run_wait, then cuts what is overdue */
+	volatile bool stop;
+	struct conn *oldest, *newest;
+	unsigned int open;		/* connections not cut */
+	pthread_mutex_t lock;
+	char *text;		/* exposition, guarded by lock */
+	size_t len;
+	struct http_counts counts;	/* guarded by lock */
+};
+
+
+static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
+			    "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+
+int http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, size_t errlen)
+{
+	char host[64];
+	const char *colon, *port_s;
+	char *end;
+	long port;
+
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, spec + 1, rb - spec - 1);
+		host[rb - spec - 1] = 0;
+		port_s = rb + 2;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(host) || strchr(spec, ':') != colon)
+			goto bad;
+		memcpy(host, spec, colon - spec);
+		host[colon - spec] = 0;
+		port_s = colon + 1;
+	}
+	errno = 0;
+	port = strtol(port_s, &end, 10);
+	if (errno || end == port_s || *end || port < 0 || port > 65535)
+		goto bad;
+	memset(ss, 0, sizeof(struct sockaddr_storage));
+	if (spec[0] == '[') {
+		struct sockaddr_in6 *a = ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+			goto bad;
+		*len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			goto bad;
+		*len = sizeof(*a);
+	}
+	return 0;
+bad:
+	err_set(err, errlen, "bad listen address '%s': expected IPV4:PORT or [IPV6]:PORT, e.g. %s or [::1]:9464",
+		 spec, HTTP_DEFAULT_LISTEN);
+	return -EINVAL;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const char *type, const char *body,
+			     size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+void http_route(const char *method, const char *url, struct http_answer *a)
+{
+	static const char not_allowed[] = "405 method not allowed: only GET /metrics and GET /\n";
+	static const char not_found[] = "404 not found: tmabpf serves /metrics\n";
+
+	memset(a, 0, sizeof(*a));
+	a->type = "text/plain; charset=utf-8";
+	if (strcmp(method, MHD_HTTP_METHOD_GET)) {
+		a->code = MHD_HTTP_METHOD_NOT_ALLOWED;
+		a->body = not_allowed;
+		a->len = sizeof(not_allowed) - 1;
+	} else if (!strcmp(url, "/metrics")) {
+		a->code = MHD_HTTP_OK;
+		a->type = PROM_CONTENT_TYPE;
+		a->metrics = true;
+	} else if (!strcmp(url, "/")) {
+		a->code = MHD_HTTP_OK;
+		a->type = "text/html; charset=utf-8";
+		a->body = INDEX;
+		a->len = sizeof(INDEX) - 1;
+	} else {
+		a->code = MHD_HTTP_NOT_FOUND;
+		a->body = not_found;
+		a->len = sizeof(not_found) - 1;
+	}
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct daemon_http *h = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_answer a;
+	char *copy = NULL;
+
+	http_route(method, url, &a);
+	pthread_mutex_lock(&h->lock);
+	if (a.metrics) {
+		copy = malloc(h->len ? h->len : 1);
+		if (copy)
+			memcpy(copy, h->text, h->len);
+		a.body = copy;
+		a.len = h->len;
+	}
+	if (a.code == MHD_HTTP_OK)
+		h->counts.ok++;
+	else if (a.code == MHD_HTTP_NOT_FOUND)
+		h->counts.not_found++;
+	else
+		h->counts.bad_method++;
+	pthread_mutex_unlock(&h->lock);
+	if (ci && ci->socket_context)
+		((struct conn *)ci->socket_context)->since_ns = mono_ns();	/* answered: a new deadline */
+	if (a.metrics && !copy)
+		return MHD_NO;
+	return reply(c, a.code, a.type, a.body, a.len, copy ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+}
+
+/* Shut a connection down (its next read is the end): libmicrohttpd closes it at its next turn. */
+static void cut(struct daemon_http *h, struct conn *k, uint64_t *counter)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->cut = true;
+	h->open--;
+	pthread_mutex_lock(&h->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Track connections; past HTTP_MAX_CONNECTIONS, the oldest goes: a flood of idle or slow clients
+ * cannot keep a short request (a scrape) out, it only cuts its own oldest connections. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct daemon_http *h = cls;
+	struct conn *k = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		if (!ci || !(k = calloc(1, sizeof(*k))))
+			return;
+		k->fd = ci->connect_fd;
+		k->since_ns = mono_ns();
+		k->prev = h->newest;
+		if (h->newest)
+			h->newest->next = k;
+		else
+			h->oldest = k;
+		h->newest = k;
+		h->open++;
+		*socket_context = k;
+		for (struct conn *o = h->oldest; o && h->open > HTTP_MAX_CONNECTIONS; o = o->next)
+			if (!o->cut && o != k)
+				cut(h, o, &h->counts.cut_limit);
+		return;
+	}
+	if (!k)
+		return;	/* MHD_CONNECTION_NOTIFY_CLOSED (the fd is closed after this returns) */
+	if (!k->cut)
+		h->open--;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->oldest = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		h->newest = k->prev;
+	free(k);
+	*socket_context = NULL;
+}
+
+/* The serving thread: libmicrohttpd's turns, and after each the connections whose request has
+ * taken longer than HTTP_REQUEST_DEADLINE_MS (slow headers, a slow reader, an idle keep-alive). */
+static void *serve(void *arg)
+{
+	struct daemon_http *h = arg;
+
+	while (!h->stop) {
+		unsigned long long now;
+
+		MHD_run_wait(h->mhd, 100);
+		now = mono_ns();
+		for (struct conn *k = h->oldest; k; k = k->next)
+			if (!k->cut && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
+				cut(h, k, &h->counts.cut_deadline);
+	}
+	return NULL;
+}
+
+/* Paths are matched as sent: no percent-decoding, so "/%00" or "/%6detrics"
+ * are not "/" or "/metrics". */
+static size_t no_unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+	return strlen(uri);
+}
+
+static void describe(const struct sockaddr_storage *ss, char *out, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(out, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(out, len, "%s:%u", a, ntohs(s4->sin_port));
+	}
+}
+
+static int listen_on(const char *spec, struct daemon_http *h, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	unsigned int alen;
+	int one = 1, r;
+
+	if ((r = http_parse_listen(spec, &ss, &alen, err, errlen)))
+		return r;
+	h->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (h->fd < 0)
+		goto fail;
+	setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		setsockopt(h->fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* a deep accept queue (the kernel caps it at net.core.somaxconn): with a shallow one, a
+	 * flood of reconnecting clients overflows it, the scraper's SYN is dropped and its connect
+	 * waits for the retransmission, 1 s later */
+	if (bind(h->fd, (struct sockaddr *)&ss, alen) || listen(h->fd, 65535))
+		goto fail;
+	len = sizeof(ss);
+	if (getsockname(h->fd, (struct sockaddr *)&ss, &len))
+		goto fail;
+	describe(&ss, h->bound, sizeof(h->bound));
+	return 0;
+fail:
+	r = -errno;
+	err_set(err, errlen, "cannot listen on %s: %s%s", spec, strerror(errno),
+		 errno == EADDRINUSE ? " (another exporter or tmabpf daemon? choose one with --listen ADDR:PORT)" :
+		 errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
+	return r;
+}
+
+int http_start(struct daemon_http **out, const char *spec, char *err, size_t errlen)
+{
+	struct daemon_http *h = calloc(1, sizeof(*h));
+	int r;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	pthread_mutex_init(&h->lock, NULL);
+	h->fd = -1;
+	if ((r = listen_on(spec, h, err, errlen))) {
+		if (h->fd >= 0)
+			close(h->fd);
+		free(h);
+		return r;
+	}
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(HTTP_MAX_CONNECTIONS + 32),
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(HTTP_REQUEST_DEADLINE_MS / 1000 + 1),
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
+				  on_connection, h, MHD_OPTION_UNESCAPE_CALLBACK, no_unescape, NULL, MHD_OPTION_END);
+	if (!h->mhd) {
+		err_set(err, errlen, "libmicrohttpd could not start on %s", h->bound);
+		close(h->fd);
+		free(h);
+		return -EIO;
+	}
+	/* the thread inherits this mask: SIGINT/SIGTERM go to the main loop */
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	r = pthread_create(&h->thread, NULL, serve, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		err_set(err, errlen, "cannot start the HTTP thread: %s", strerror(r));
+		MHD_stop_daemon(h->mhd);
+		free(h);
+		return -r;
+	}
+	*out = h;
+	return 0;
+}
+
+const char *http_bound(const struct daemon_http *h)
+{
+	return h->bound;
+}
+
+int http_publish(struct daemon_http *h, const char *text, size_t len)
+{
+	char *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	pthread_mutex_lock(&h->lock);
+	free(h->text);
+	h->text = copy;
+	h->len = len;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+void http_counts(struct daemon_http *h, struct http_counts *c)
+{
+	pthread_mutex_lock(&h->lock);
+	*c = h->counts;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void http_stop(struct daemon_http *h)
+{
+	if (!h)
+		return;
+	h->stop = true;
+	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
+	MHD_stop_daemon(h->mhd);	/* closes the listen socket it was given too, and the connections */
+	pthread_mutex_destroy(&h->lock);
+	free(h->text);
+	free(h);
+}

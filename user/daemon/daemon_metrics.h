@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* What the daemon exports: the Prometheus exposition and the JSON-lines snapshot. */
+#ifndef TMABPF_DAEMON_METRICS_H
+#define TMABPF_DAEMON_METRICS_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "daemon/budget.h"
+#include "daemon/daemon_agg.h"
+#include "daemon/daemon_http.h"
+#include "pmu/events.h"
+#include "pmu/host.h"
+#include "collect/threads_loader.h"
+#include "tma/tma.h"
+#include "sym/uprobe_targets.h"
+
+struct dsamp;
+
+/* tmabpf's own cost and state, gathered at each refresh. */
+struct daemon_self {
+	struct self_stats spine;	/* threads programs (tasks mode: the task programs): run time, drops */
+	const char *accounting;		/* "tasks" or "switch" (--accounting) */
+	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long sample_run_ns, sample_run_cnt;	/* the sampler's program */
+	unsigned long long threads_in_map, max_threads;
+	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
+	const struct budget *budget;
+	bool sampling;			/* a sampler is wired to the budget */
+	unsigned long long funcs_detached;	/* functions the budget detached */
+	struct http_counts http;
+	unsigned long long refreshes;
+	double refresh_seconds;		/* how long the last refresh took */
+	double start_time;		/* unix seconds */
+	double rss_bytes, vm_bytes, cpu_seconds, open_fds;
+};
+
+struct daemon_view {
+	const struct agg *agg;
+	const struct agg_funcs *funcs;	/* NULL without --uprobe */
+	const struct uprobe_set *uset;
+	const struct event_list *evs;
+	const struct host_info *host;
+	const char *recipe;		/* NULL when none */
+	int tma_level;			/* 0: no TMA */
+	const struct tma_plan *tma_plan;	/* NULL: no TMA */
+	/* TMA of one set of raw sums, 0 when computed; NULL: sums_tma() with tma_plan (tests substitute theirs) */
+	int (*tma)(const struct thread_stats *s, struct tma_result *res);
+	const struct daemon_self *self;
+	const struct dsamp *samp;	/* NULL when not sampling */
+};
+
+void daemon_metrics_write(FILE *f, const struct daemon_view *v);
+/* One line: a JSON object of every exported series' values at unix_time. */
+void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time);
+
+#endif

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "daemon/daemon_cli.h"
+#include "daemon/daemon_sampling.h"
+#include "pmu/host.h"
+#include "lib/json.h"
+#include "pmu/perf_open.h"
+#include "lib/prom.h"
+#include "sym/symbolize.h"
+#include "lib/warn.h"
+#include "lib/clock.h"
+
+#define OTHER "[other]"
+#define UNKNOWN "[unknown]"
+
+
+/* ---- naming: a user symbolizer rebuilt now and then, a kernel one kept ---- */
+
+static void know_pid(struct dsamp *s, uint32_t pid, bool exec)
+{
+	if (!pid || (!exec && u64map_get(&s->known, pid)))
+		return;
+	symbolizer_add_pid(s->usym, (int)pid);	/* gone already: named "[unknown]" later, nothing else */
+	u64map_put(&s->known, pid, (void *)1);
+}
+
+static void on_notice(void *ctx, const struct sample_key *key)
+{
+	struct dsamp *s = ctx;
+
+	if (s->usym)
+		know_pid(s, key->pid, key->tid == 0);	/* tid 0: the process exec'd, read its maps again */
+}
+
+static int sym_rebuild(struct dsamp *s, unsigned long long now)
+{
+	struct symbolizer *n = symbolizer_new();
+
+	if (!n)
+		return -ENOMEM;
+	symbolizer_free(s->usym);
+	s->usym = n;
+	u64map_free(&s->known);
+	s->sym_born_ns = now;
+	return 0;
+}
+
+/* The leaf of a row: the first kernel frame, else the first user frame. */
+static void leaf_name(struct dsamp *s, const struct sample_key *k, const char **module, const char **symbol)
+{
+	struct stack_frames f;
+	struct sym_info si;
+
+	if (k->kstack && !samples_stack_lookup(&s->prog, k->kstack, &f) && f.nr) {
+		symbolizer_kernel(s->ksym, f.ip[0], false, &si);
+		*module = si.module;
+		*symbol = symbolizer_label(s->ksym, &si);
+		return;
+	}
+	if (k->ustack && !samples_stack_lookup(&s->prog, k->ustack, &f) && f.nr) {
+		know_pid(s, k->pid, false);
+		symbolizer_user(s->usym, (int)k->pid, f.ip[0], false, &si);
+		*module = si.module;
+		*symbol = symbolizer_label(s->usym, &si);
+		return;
+	}
+	s->unknown_leaf++;
+	*module = UNKNOWN;
+	*symbol = UNKNOWN;
+}
+
+/* ---- the sampler the budget drives ---- */
+
+static int drain_rows(struct dsamp *s, unsigned long long now);
+
+static int set_rate(void *ctx, double hz)
+{
+	struct dsamp *s = ctx;
+	char err[256];
+	int r;
+
+	drain_rows(s, mono_ns());	/* what was sampled at the old rate gets the old weight */
+	r = samples_set_rate(&s->prog, hz, err, sizeof(err));
+	if (r < 0) {
+		warn_add("sampling: changing the rate to %.1f Hz: %s", hz, err);
+		return r;
+	}
+	if (r > 0) {
+		s->rate_reopens++;
+		if (s->rate_reopens == 1)
+			warn_add("sampling: %s", err);
+	}
+	s->hz = hz;
+	return 0;
+}
+
+static unsigned long long run_ns(void *ctx)
+{
+	struct dsamp *s = ctx;
+	unsigned long long ns, cnt;
+
+	samples_run_stats(&s->prog, &ns, &cnt);
+	return ns;
+}
+
+const struct daemon_sampler *dsamp_sampler(struct dsamp *s)
+{
+	return s->attached ? &s->iface : NULL;
+}
+
+int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
+		unsigned long long expire_ns, char *err, size_t errlen)
+{
+	struct samples_cfg cfg = { .hz = (int)(hz + 0.5) < 1 ? 1 : (int)(hz + 0.5), .max_rows = DSAMP_MAX_ROWS,
+				   .try_cycles = pmu, .on_notice = on_notice, .ctx = s };
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->iface = (struct daemon_sampler){ .set_rate = set_rate, .run_ns = run_ns, .ctx = s };
+	if (dsamp_slots_init(&s->slots, top_functions, expire_ns)) {
+		err_set(err, errlen, "out of memory for %d function slots", top_functions);
+		return -ENOMEM;
+	}
+	/* --top-functions 0: no function series, nothing named (no symbols held) */
+	if (top_functions > 0 && (!(s->ksym = symbolizer_new()) || sym_rebuild(s, mono_ns()))) {
+		err_set(err, errlen, "out of memory for the symbolizer");
+		dsamp_stop(s);
+		return -ENOMEM;
+	}
+	r = samples_load(&s->prog, spine, &cfg, err, errlen);
+	s->loaded = true;	/* samples_destroy cleans up a partial load */
+	if (!r)
+		r = samples_attach(&s->prog, err, errlen);
+	if (r) {
+		dsamp_stop(s);
+		return r;
+	}
+	s->attached = true;
+	s->hz = s->prog.hz;
+	return 0;
+}
+
+const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+					const struct daemon_opts *d)
+{
+	double hz = d->sample_hz;
+	int max = samples_max_rate();
+	char err[512];
+
+	memset(s, 0, sizeof(*s));
+	if (hz <= 0) {
+		fprintf(stderr, "tmabpf: sampling off (--no-sample): nothing is sampled; the budget (--max-overhead %.2g%%) "
+			"only monitors tmabpf's BPF time%s\n", d->max_overhead_pct,
+			uprobes ? " and detaches the busiest probed function when over" : "");
+		return NULL;
+	}
+	if (max > 0 && hz > max) {
+		warn_add("--sample-hz %.0f is above kernel.perf_event_max_sample_rate (%d): sampling at %d Hz", hz, max, max);
+		hz = max;
+	}
+	if (dsamp_start(s, spine, pmu, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
+		warn_add("sampling: %s; carrying on without sampling (the budget only monitors)", err);
+		fprintf(stderr, "tmabpf: sampling: %s; carrying on without it\n", err);
+		return NULL;
+	}
+	fprintf(stderr, "tmabpf: sampling: %s at %.0f Hz per CPU (%s), weighted by the period; the budget may lower it "
+		"to %.3g Hz\n", s->prog.event, s->hz, s->prog.why, d->min_sample_hz);
+	return dsamp_sampler(s);
+}
+
+void dsamp_poll(struct dsamp *s)
+{
+	if (s->attached)
+		samples_poll(&s->prog);
+}
+
+/* ---- routing into series, like the spine's (daemon_agg.c) ---- */
+
+static struct dsamp_sums *series_of(struct dsamp *s, uint32_t pid, enum dsamp_series *kind, uint64_t *id,
+				    const void **owner)
+{
+	const struct agg *a = s->agg;
+	const struct agg_proc *p = a ? u64map_get(&a->procs, pid) : NULL;
+
+	*owner = NULL;
+	if (p && p->exported) {
+		struct dsamp_proc *dp = u64map_get(&s->procs, pid);
+
+		if (dp && dp->owner != p) {	/* the pid now names another process: a new series */
+			memset(&dp->s, 0, sizeof(dp->s));
+			dp->owner = p;
+		}
+		if (!dp) {
+			if (!(dp = calloc(1, sizeof(*dp))) || u64map_put(&s->procs, pid, dp)) {
+				free(dp);
+				goto overflow;
+			}
+			dp->owner = p;
+		}
+		*kind = DS_PROC;
+		*id = pid;
+		*owner = p;
+		return &dp->s;
+	}
+	if (p && p->cg && p->cg != &a->overflow) {
+		struct dsamp_sums *c = u64map_get(&s->cgroups, p->cg->id);
+
+		if (!c && (!(c = calloc(1, sizeof(*c))) || u64map_put(&s->cgroups, p->cg->id, c))) {
+			free(c);
+			goto overflow;
+		}
+		*kind = DS_CGROUP;
+		*id = p->cg->id;
+		return c;
+	}
+overflow:
+	*kind = DS_OVERFLOW;
+	*id = 0;
+	return &s->overflow;
+}
+
+static uint64_t str_hash(uint64_t h, const char *str)
+{
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Does the spine still hold the series these sums belong to? */
+static bool series_alive(const struct agg *a, enum dsamp_series kind, uint64_t id, const void *owner)
+{
+	const struct agg_proc *p;
+
+	switch (kind) {
+	case DS_PROC:
+		p = u64map_get(&a->procs, id);
+		return p && p == owner;
+	case DS_CGROUP:
+		return u64map_get(&a->cgroups, id) != NULL;
+	default:
+		return true;
+	}
+}
+
+static bool slot_alive(void *ctx, enum dsamp_series kind, uint64_t id, const void *owner)
+{
+	return series_alive(ctx, kind, id, owner);
+}
+
+/* Sums of series the spine dropped go with them; idle function slots free up. */
+static void expire(struct dsamp *s, unsigned long long now)
+{
+	const struct agg *a = s->agg;
+	uint64_t gone[64];
+	size_t n;
+
+	if (!a)
+		return;
+	do {	/* collect, then delete (no deletes while iterating) */
+		n = 0;
+		for (size_t i = 0; i < s->procs.cap && n < 64; i++) {
+			struct dsamp_proc *dp = s->procs.vals[i];
+
+			if (dp && !series_alive(a, DS_PROC, s->procs.keys[i], dp->owner))
+				gone[n++] = s->procs.keys[i];
+		}
+		for (size_t i = 0; i < n; i++)
+			free(u64map_del(&s->procs, gone[i]));
+	} while (n == 64);
+	do {
+		n = 0;
+		for (size_t i = 0; i < s->cgroups.cap && n < 64; i++)
+			if (s->cgroups.vals[i] && !series_alive(a, DS_CGROUP, s->cgroups.keys[i], NULL))
+				gone[n++] = s->cgroups.keys[i];
+		for (size_t i = 0; i < n; i++)
+			free(u64map_del(&s->cgroups, gone[i]));
+	} while (n == 64);
+	dsamp_slots_expire(&s->slots, slot_alive, (void *)a, now);
+}
+
+/* Stored stacks no row of this interval uses go once the store may be half
+ * full: the ids rows used since the last collection bound what is stored (a
+ * stack sampled again is stored again). */
+static void gc_stacks(struct dsamp *s, const struct sample_key *keys, size_t n)
+{
+	int fd = samples_stacks_fd(&s->prog);
+	struct u64map used = {};
+	__u64 key, next, *dead = NULL;
+	size_t nd = 0, cap = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].kstack)
+			u64map_put(&s->stacks_seen, keys[i].kstack, (void *)1);
+		if (keys[i].ustack)
+			u64map_put(&s->stacks_seen, keys[i].ustack, (void *)1);
+	}
+	if (s->stacks_seen.n < (size_t)DSAMP_MAX_ROWS / 2)
+		return;
+	for (size_t i = 0; i < n && ok; i++) {
+		if (keys[i].kstack)
+			ok = !u64map_put(&used, keys[i].kstack, (void *)1);
+		if (keys[i].ustack && ok)
+			ok = !u64map_put(&used, keys[i].ustack, (void *)1);
+	}
+	for (__u64 *pk = NULL; ok && bpf_map_get_next_key(fd, pk, &next) == 0; pk = &key) {
+		key = next;
+		if (u64map_get(&used, key))
+			continue;
+		if (nd == cap) {
+			__u64 *v = realloc(dead, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+
+			if (!v)
+				break;
+			dead = v;
+		}
+		dead[nd++] = key;
+	}
+	for (size_t i = 0; i < nd; i++)
+		if (!bpf_map_delete_elem(fd, &dead[i]))
+			s->stacks_gced++;
+	free(dead);
+	u64map_free(&s->stacks_seen);
+	s->stacks_seen = used;	/* what is left stored */
+}
+
+/* Room for cap rows in the drain buffers (kept between intervals, shrunk after a burst). */
+static int rows_reserve(struct dsamp *s, size_t cap)
+{
+	struct sample_key *k;
+	struct sample_stats *v;
+
+	if (cap == s->rows_cap)
+		return 0;
+	/* a failed realloc leaves the old block: after a shrink both are still >= cap,
+	 * after a failed growth both are still >= the old cap */
+	k = realloc(s->keys, cap * sizeof(*k));
+	if (k)
+		s->keys = k;
+	v = k ? realloc(s->vals, cap * sizeof(*v)) : NULL;
+	if (v)
+		s->vals = v;
+	if (cap < s->rows_cap || (k && v)) {
+		s->rows_cap = cap;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+/* Take every row out of the map: lookup-and-delete in batches, the rows map
+ * holding only what came since the last drain. */
+static int take_rows(struct dsamp *s, size_t *n)
+{
+	int fd = samples_rows_fd(&s->prog);
+	__u64 batch;
+	void *in = NULL;
+	int r = 0;
+
+	*n = 0;
+	if (!s->rows_cap && rows_reserve(s, 256))
+		return -ENOMEM;
+	for (;;) {
+		__u32 count;
+
+		if (*n == s->rows_cap && (s->rows_cap >= DSAMP_MAX_ROWS || rows_reserve(s, 2 * s->rows_cap)))
+			break;
+		count = (__u32)(s->rows_cap - *n);
+		r = bpf_map_lookup_and_delete_batch(fd, in, &batch, s->keys + *n, s->vals + *n, &count, NULL);
+		*n += count;
+		if (r && errno == ENOSPC && s->rows_cap < DSAMP_MAX_ROWS && !rows_reserve(s, 2 * s->rows_cap))
+			continue;	/* a bucket holds more than the room left */
+		if (r) {
+			r = errno == ENOENT ? 0 : -errno;
+			break;
+		}
+		in = &batch;
+	}
+	if (r && (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP)) {
+		/* no batch ops: key by key */
+		struct sample_key k;
+
+		r = 0;
+		*n = 0;
+		while (bpf_map_get_next_key(fd, NULL, &k) == 0) {
+			if (*n == s->rows_cap && (s->rows_cap >= DSAMP_MAX_ROWS || rows_reserve(s, 2 * s->rows_cap)))
+				break;
+			if (bpf_map_lookup_and_delete_elem(fd, &k, s->vals + *n) == 0 ||
+			    (bpf_map_lookup_elem(fd, &k, s->vals + *n) == 0 && bpf_map_delete_elem(fd, &k) == 0))
+				s->keys[(*n)++] = k;
+			else
+				break;
+		}
+	}
+	return r;
+}
+
+static bool same_cand(const struct dsamp_cand *a, const struct dsamp_cand *b)
+{
+	return a->hash == b->hash && a->kind == b->kind && a->id == b->id && a->owner == b->owner &&
+	       a->module == b->module && a->symbol == b->symbol;
+}
+
+static int drain_rows(struct dsamp *s, unsigned long long now)
+{
+	struct dsamp_cand *c = NULL;
+	struct u64map idx = {};		/* candidate hash -> index + 1 */
+	size_t n = 0, nc = 0;
+	double w = s->prog.period_ns;	/* ns of CPU one sample stands for, at the rate in force */
+	int r;
+
+	if (!s->attached)
+		return 0;
+	samples_poll(&s->prog);		/* new rows' processes named first */
+	r = take_rows(s, &n);
+	if (r)
+		return r;
+	if (n && !(c = calloc(n, sizeof(*c))))
+		n = 0;	/* out of memory: this interval's rows are lost (counted in samples nowhere) */
+	for (size_t i = 0; i < n; i++) {
+		const struct sample_key *k = &s->keys[i];
+		unsigned long long cnt = s->vals[i].count;
+		enum dsamp_series kind;
+		uint64_t id;
+		const void *owner;
+		struct dsamp_sums *sum = series_of(s, k->pid, &kind, &id, &owner);
+		const char *module, *symbol;
+		struct dsamp_cand key;
+		size_t j;
+
+		if (!cnt)
+			continue;
+		sum->samples += cnt;
+		sum->cpu_ns += cnt * w;
+		s->total.samples += cnt;
+		s->total.cpu_ns += cnt * w;
+		if (!s->slots.n) {
+			s->slots.other.samples += cnt;
+			s->slots.other.cpu_ns += cnt * w;
+			continue;
+		}
+		leaf_name(s, k, &module, &symbol);
+		key = (struct dsamp_cand){ .kind = kind, .id = id, .owner = owner, .module = module, .symbol = symbol,
+				     .count = cnt };
+		key.hash = str_hash(str_hash(0xcbf29ce484222325ULL ^ (id * 31 + kind), module), symbol);
+		/* interned names: equal strings of one symbolizer are one pointer */
+		j = (size_t)(uintptr_t)u64map_get(&idx, key.hash);
+		if (j && !same_cand(&c[j - 1], &key))	/* a hash collision: look through them all */
+			for (j = 0; j < nc && !same_cand(&c[j], &key); j++)
+				;
+		else
+			j = j ? j - 1 : nc;
+		if (j < nc) {
+			c[j].count += cnt;
+			continue;
+		}
+		c[nc++] = key;
+		u64map_put(&idx, key.hash, (void *)(uintptr_t)nc);
+	}
+	if (s->slots.n > 0 || nc)
+		dsamp_slots_route(&s->slots, c, nc, w, now);
+	u64map_free(&idx);
+	gc_stacks(s, s->keys, n);
+	if (s->rows_cap > 256 && n < s->rows_cap / 4)
+		rows_reserve(s, s->rows_cap / 2);	/* after a burst */
+	free(c);
+	return 0;
+}
+
+static double rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size, res = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (double)res * sysconf(_SC_PAGESIZE);
+}
+
+void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
+{
+	if (!s->attached)
+		return;
+	s->agg = a;
+	s->drains++;
+	expire(s, now);
+	if (drain_rows(s, now))
+		warn_add("sampling: reading the sample rows failed: %s", strerror(errno));
+	/* processes met since the last rebuild (live or gone): drop their maps and symbols now and then */
+	if (s->usym && (s->known.n > DSAMP_MAX_PIDS ||
+			(now - s->sym_born_ns > DSAMP_RSS_MIN_AGE_S * 1000000000ULL && rss_bytes() > DSAMP_RSS_REBUILD) || now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL)) {
+		if (!sym_rebuild(s, now))
+			s->sym_rebuilds++;
+	}
+}
+
+/* ---- the series, labelled as the exporters show them ---- */
+
+static void copy_comm(char *dst, const char *comm)
+{
+	memcpy(dst, comm, TMABPF_COMM_LEN);
+	dst[TMABPF_COMM_LEN] = 0;
+}
+
+/* Labels of a series like daemon_metrics.c's: {cgroup, comm, pid} or {cgroup, comm="[other]"};
+ * false when the spine no longer shows it. */
+static bool series_labels(const struct agg *a, enum dsamp_series kind, uint64_t id, const void *owner,
+			  char *comm, char *pid, const char **labels)
+{
+	const struct agg_proc *p;
+	const struct agg_cgroup *cg;
+
+	switch (kind) {
+	case DS_PROC:
+		p = u64map_get(&a->procs, id);
+		if (!p || p != owner || !p->exported)
+			return false;
+		copy_comm(comm, p->comm);
+		snprintf(pid, 16, "%u", p->pid);
+		labels[0] = "cgroup", labels[1] = agg_cgroup_label(p);
+		labels[2] = "comm", labels[3] = comm;
+		labels[4] = "pid", labels[5] = pid;
+		labels[6] = NULL;
+		return true;
+	case DS_CGROUP:
+		if (!(cg = u64map_get(&a->cgroups, id)))
+			return false;
+		labels[0] = "cgroup", labels[1] = cg->label;
+		break;
+	default:
+		labels[0] = "cgroup", labels[1] = a->overflow.label;
+		break;
+	}
+	labels[2] = "comm", labels[3] = OTHER;
+	labels[4] = NULL;
+	return true;
+}
+
+void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
+{
+	char comm[TMABPF_COMM_LEN + 1], pid[16];
+	const char *labels[8];
+
+	for (size_t i = 0; i < s->procs.cap; i++) {
+		const struct dsamp_proc *dp = s->procs.vals[i];
+
+		if (dp && series_labels(a, DS_PROC, s->procs.keys[i], dp->owner, comm, pid, labels))
+			fn(arg, labels, &dp->s);
+	}
+	for (size_t i = 0; i < s->cgroups.cap; i++)
+		if (s->cgroups.vals[i] && series_labels(a, DS_CGROUP, s->cgroups.keys[i], NULL, comm, pid, labels))
+			fn(arg, labels, s->cgroups.vals[i]);
+	if (s->overflow.samples && series_labels(a, DS_OVERFLOW, 0, NULL, comm, pid, labels))
+		fn(arg, labels, &s->overflow);
+}
+
+void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
+{
+	char comm[TMABPF_COMM_LEN + 1], pid[16];
+	const char *labels[12];
+
+	for (int k = 0; k < s->slots.n; k++) {
+		const struct dsamp_fn *f = &s->slots.fns[k];
+		int n = 0;
+
+		if (!f->used || !series_labels(a, f->kind, f->id, f->owner, comm, pid, labels))
+			continue;
+		while (labels[n])
+			n++;
+		labels[n] = "module", labels[n + 1] = f->module;
+		labels[n + 2] = "symbol", labels[n + 3] = f->symbol;
+		labels[n + 4] = NULL;
+		fn(arg, labels, &f->s);
+	}
+	if (s->slots.other.samples) {
+		const char *other[] = { "module", OTHER, "symbol", OTHER, NULL };
+
+		fn(arg, other, &s->slots.other);
+	}
+}
+
+void dsamp_stop(struct dsamp *s)
+{
+	if (s->loaded)
+		samples_destroy(&s->prog);
+	s->loaded = s->attached = false;
+	symbolizer_free(s->usym);
+	symbolizer_free(s->ksym);
+	s->usym = s->ksym = NULL;
+	u64map_free(&s->known);
+	for (size_t i = 0; i < s->procs.cap; i++)
+		free(s->procs.vals[i]);
+	u64map_free(&s->procs);
+	for (size_t i = 0; i < s->cgroups.cap; i++)
+		free(s->cgroups.vals[i]);
+	u64map_free(&s->cgroups);
+	dsamp_slots_free(&s->slots);
+	free(s->keys);
+	free(s->vals);
+	s->keys = NULL;
+	s->vals = NULL;
+	s->rows_cap = 0;
+	u64map_free(&s->stacks_seen);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The daemon's always-on, low-rate sampler: bpf/samples.bpf.c on one cpu-clock
+ * (cycles with a PMU) event per CPU, its rate set by the budget (budget.c)
+ * through struct daemon_sampler.
+ *
+ * Every refresh drains the sample rows (lookup-and-delete: the rows map only
+ * ever holds one interval) and multiplies each interval's counts by the weight
+ * of one sample at the rate in force then (the period: 1/rate seconds of CPU),
+ * so sums stay unbiased however the budget moves the rate; a rate change first
+ * drains what was sampled at the old rate.  Sums are routed like the spine's
+ * series (daemon_agg.c): to the process's series when it holds a slot, else
+ * to its cgroup's "[other]".  The leaf function of each row is named
+ * (symbolize.c) and summed into at most top_functions (series, module,
+ * symbol) slots, the rest into one "[other]" row (daemon_slots.h).
+ *
+ * Bounded: the rows map is drained, stored stacks not used in the last
+ * interval are deleted once the store is half full, the user-space
+ * symbolizer (maps and ELF symbols of the processes met) is rebuilt after
+ * DSAMP_MAX_PIDS processes, DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
+ * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
+ * symbols, libLLVM's, take ~25 MB); kernel symbols have a symbolizer of their
+ * own that stays; per-series sums go with the spine's series.  --top-functions
+ * 0 names nothing and holds no symbols.
+ */
+#ifndef TMABPF_DAEMON_SAMPLING_H
+#define TMABPF_DAEMON_SAMPLING_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "daemon/budget.h"
+#include "daemon/daemon_agg.h"
+#include "daemon/daemon_slots.h"
+#include "collect/samples_loader.h"
+#include "lib/u64map.h"
+
+#define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */
+#define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before it is rebuilt */
+#define DSAMP_SYM_MAX_AGE_S 600
+#define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
+#define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
+
+struct json;
+struct symbolizer;
+
+struct dsamp_proc {
+	const struct agg_proc *owner;	/* the spine's record it belongs to (pid reuse: a new one) */
+	struct dsamp_sums s;
+};
+
+struct dsamp {
+	struct samples_prog prog;
+	bool loaded, attached;
+	struct symbolizer *usym, *ksym;
+	struct u64map known;		/* pids whose maps usym holds */
+	unsigned long long sym_born_ns;
+	unsigned long long sym_rebuilds;
+	double hz;			/* in force now */
+	struct daemon_sampler iface;
+	const struct agg *agg;		/* routing (set at each drain) */
+	struct u64map procs;		/* pid -> dsamp_proc */
+	struct u64map cgroups;		/* cgroup id -> dsamp_sums ([other]) */
+	struct dsamp_sums overflow;	/* processes unknown to the spine, cgroups past max_cgroups */
+	struct dsamp_sums total;
+	struct dsamp_slots slots;	/* --top-functions (series, leaf function) sums */
+	struct sample_key *keys;	/* drain buffers */
+	struct sample_stats *vals;
+	size_t rows_cap;
+	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
+	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
+};
+
+/* Load and attach at hz: the sample program shares the spine's maps, or runs standalone
+ * (spine NULL: task accounting); pmu: try cycles.  On failure err says why and nothing
+ * stays attached. */
+int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
+		unsigned long long expire_ns, char *err, size_t errlen);
+struct daemon_opts;
+/* dsamp_start with the daemon's options (--sample-hz, clamped to the kernel's
+ * maximum), saying on stderr what it samples, or why nothing (--no-sample, a
+ * failure: then a warning, and the daemon carries on); the budget's handle, or NULL.
+ * uprobes: --uprobe is on (the budget may detach probes). */
+const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+					const struct daemon_opts *d);
+/* Name new rows' processes while they live (often: every poll). */
+void dsamp_poll(struct dsamp *s);
+/* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */
+void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now_ns);
+const struct daemon_sampler *dsamp_sampler(struct dsamp *s);
+/* Each sampled series (process, or cgroup [other]) and each function slot the spine's series still
+ * show, with its labels (as daemon_metrics.c's: {cgroup, comm, pid}, then {module, symbol}). */
+typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct dsamp_sums *sums);
+void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+void dsamp_stop(struct dsamp *s);
+
+#endif

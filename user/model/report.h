@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The model a run hands to every output (JSON file, text report, live view):
+ * the thread table, function and sample rows, tmabpf's own cost, and the TMA
+ * of any set of sums (report_tma: the one place outputs get TMA from). */
+#ifndef TMABPF_REPORT_H
+#define TMABPF_REPORT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "pmu/events.h"
+#include "pmu/host.h"
+#include "model/results.h"
+#include "model/sample_sums.h"
+#include "model/thread_table.h"
+#include "tma/tma.h"
+#include "sym/uprobe_targets.h"
+
+struct report {
+	const struct host_info *host;
+	const char *recipe;		/* TMA recipe, NULL when none */
+	const struct event_list *evs;
+	const struct thread_table *tt;
+	struct self_stats self;
+	unsigned long long duration_ns;
+	unsigned long long mono_ns;	/* CLOCK_MONOTONIC (BPF's clock) at the last refresh */
+	unsigned long long setup_cpu_ns;	/* tmabpf's own CPU time before the run (load, attach) */
+	unsigned long long run_cpu_ns;		/* and during it, to its stop (0: still running) */
+	char target[256];
+	const char *stop_reason;	/* "target exited", "duration", "SIGINT", ... */
+	const struct tma_plan *tma_plan;	/* NULL when TMA is off */
+	int tma_level;
+	const char *tma_off;		/* why TMA is not shown although planned; NULL: it is, or not planned */
+	/* per-function deltas (--uprobe); NULL/0 when none */
+	const struct uprobe_set *uset;
+	const struct func_row *frows;
+	size_t nfrows;
+	unsigned long long uprobe_run_ns, uprobe_run_cnt;
+	unsigned long long uprobe_attach_ns;
+	/* sampled functions (--sample); NULL when off */
+	const struct sample_result *samples;
+	/* --sample: the table so far, per thread (sampling_snapshot at each -I refresh); NULL when off */
+	const struct sample_result *samples_live;
+	/* off-CPU stacks (--offcpu-stacks); NULL when off */
+	const struct offcpu_result *offcpu;
+	/* memory samples (--mem-samples); NULL when off or unavailable */
+	const struct mem_result *mem;
+};
+
+/* TMA is planned and shown (its counts are meaningful: zero_counts.h). */
+static inline bool report_has_tma(const struct report *r)
+{
+	return r->tma_plan && !r->tma_off;
+}
+
+/* The TMA tree of one set of sums (a thread's, a process', a function's counters over its on-CPU
+ * time): 0, or -ENOENT when TMA is not shown, or tma_compute's error. */
+int report_tma(const struct report *r, const struct thread_stats *s, struct tma_result *res);
+/* Same with a plan and events of one's own (the daemon, the trace's counter tracks). */
+int sums_tma(const struct tma_plan *plan, const struct event_list *evs, const struct thread_stats *s,
+	     struct tma_result *res);
+/* Any event multiplexed (running < enabled) in any thread. */
+void report_events_scaled(const struct report *r, bool *scaled);
+
+#endif

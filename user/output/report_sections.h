@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The report's outputs: the --json file, and each feature's section of it and
+ * of the final text report (functions, sampled functions, off-CPU stacks,
+ * memory samples); the TMA of a row as JSON or as a bottleneck path. */
+#ifndef TMABPF_REPORT_SECTIONS_H
+#define TMABPF_REPORT_SECTIONS_H
+#include <stdio.h>
+#include "lib/json.h"
+#include "model/report.h"
+
+/* The --json report (schema 1, see README "Report contract") to f; write errors stay in f (outfile_commit). */
+void report_json_write(const struct report *r, FILE *f);
+
+/* "pid" and "tid" of a row: tid null on a per-process row (tid < 0). */
+void report_json_ids(struct json *j, unsigned int pid, long long tid);
+/* {"tma": {...}} of one set of sums; an empty object when TMA is not shown or has no value. */
+void report_tma_json(const struct report *r, const struct thread_stats *s, struct json *j);
+/* The TMA bottleneck path of one set of sums into buf: 0, or -1 when there is none. */
+int report_tma_path(const struct report *r, const struct thread_stats *s, char *buf, size_t len);
+
+/* The functions section (--uprobe): JSON "functions"/"uprobes". */
+void report_functions_json(const struct report *r, struct json *j);
+/* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
+void report_samples_json(const struct report *r, struct json *j);
+void report_samples_text(const struct report *r, FILE *f, int top);
+/* The off-CPU stacks section (--offcpu-stacks): JSON "offcpu_stacks"/"offcpu", text table. */
+void report_offcpu_json(const struct report *r, struct json *j);
+void report_offcpu_text(const struct report *r, FILE *f, int top);
+/* The memory-samples section (--mem-samples): JSON "mem_samples" (null when off), text tables. */
+void report_memsamples_json(const struct report *r, struct json *j);
+void report_memsamples_text(const struct report *r, FILE *f, int top);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Open one counting perf event per (event, CPU), system-wide, respecting groups. */
+#ifndef TMABPF_PERF_OPEN_H
+#define TMABPF_PERF_OPEN_H
+#include "pmu/events.h"
+
+struct perf_counters {
+	int nr_events;
+	int nr_cpus;
+	int *fds;	/* [event * nr_cpus + cpu]; -1 where not open (offline CPU) */
+};
+
+/*
+ * Open every event of evs on every CPU.  Events the host cannot count are
+ * removed from evs with one warning each (never silently); a group is kept
+ * or dropped whole.  Returns 0, or -errno with err set when nothing usable
+ * remains or a privilege is missing; -E2BIG when a group the user gave
+ * ({a,b}) does not fit in the PMU's counters (nothing is left open).
+ */
+int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_cpus,
+		       char *err, size_t errlen);
+void perf_counters_close(struct perf_counters *pc);
+/* A one-line hint for a perf_event_open errno. */
+const char *perf_open_hint(int err, const struct perf_event_attr *a);
+
+#endif

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The profiling run's collectors and the drivers that walk a table of them.  See collector.h. */
+#include <errno.h>
+#include <string.h>
+#include "lib/clock.h"
+#include "run/collector.h"
+#include "pmu/mem_event.h"
+#include "collect/target_edges.h"
+#include "lib/warn.h"
+
+/* ---- the drivers ---- */
+
+static bool on(const struct run_ctx *c, int i)
+{
+	return c->on & (1u << i);
+}
+
+enum run_status collectors_load(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	char err[1024];
+
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		if (t[i]->wanted && !t[i]->wanted(c))
+			continue;
+		c->on |= 1u << i;	/* its free() cleans up a partial load */
+		if (t[i]->load && (r = t[i]->load(c, err, sizeof(err)))) {
+			err_print("%s", err);
+			return r;
+		}
+	}
+	return RUN_OK;
+}
+
+enum run_status collectors_attach(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	char err[1024];
+
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		if (on(c, i) && t[i]->attach && (r = t[i]->attach(c, err, sizeof(err)))) {
+			err_print("%s", err);
+			return r;
+		}
+	}
+	return RUN_OK;
+}
+
+#define EACH(op, ...)						\
+	for (int i = 0; i < n; i++)				\
+		if (on(c, i) && t[i]->op)			\
+			t[i]->op(c, ##__VA_ARGS__)
+
+void collectors_start(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	EACH(start);
+}
+
+void collectors_poll(const struct collector *const *t, int n, struct run_ctx *c, int timeout_ms)
+{
+	EACH(poll, timeout_ms);
+}
+
+void collectors_read(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	EACH(read);
+}
+
+void collectors_interval(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	EACH(interval);
+}
+
+void collectors_tick(const struct collector *const *t, int n, struct run_ctx *c, unsigned long long now_ns)
+{
+	EACH(tick, now_ns);
+}
+
+enum run_status collectors_finish(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	int rc = RUN_OK;
+	char err[1024];
+
+	for (int i = 0; i < n; i++) {	/* every one finishes: a failed one does not lose the others' results */
+		int r;
+
+		if (on(c, i) && t[i]->finish && (r = t[i]->finish(c, err, sizeof(err)))) {
+			err_print("%s", err);
+			rc = rc ? rc : r;
+		}
+	}
+	return rc;
+}
+
+void collectors_detach(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	for (int i = n - 1; i >= 0; i--)
+		if (on(c, i) && t[i]->detach)
+			t[i]->detach(c);
+}
+
+void collectors_free(const struct collector *const *t, int n, struct run_ctx *c)
+{
+	for (int i = n - 1; i >= 0; i--)
+		if (on(c, i) && t[i]->free)
+			t[i]->free(c);
+	c->on = 0;
+}
+
+void run_refresh(struct run_ctx *c, const struct collector *const *t, int n)
+{
+	collectors_read(t, n, c);
+	c->rep.mono_ns = c->stop_ns ? c->stop_ns : mono_ns();
+	c->rep.duration_ns = c->rep.mono_ns - c->t0;
+}
+
+void run_threads_cfg(const struct options *o, struct threads_cfg *cfg)
+{
+	const struct target *t = &o->target;
+
+	*cfg = (struct threads_cfg){
+		.filter = o->system_wide ? FILTER_ALL : t->nr_tids ? FILTER_TID : FILTER_TGID,
+		.follow_fork = o->follow_fork,
+		.max_threads = o->max_threads,
+		.max_pids = o->max_pids,
+		.main_id = t->nr_tids ? t->tids[0] : t->nr_pids ? t->pids[0] : 0,
+		.exec_start = t->child > 0 ? (unsigned int)t->child : 0,
+		.ids = t->nr_tids ? t->tids : t->pids,
+		.nr_ids = t->nr_tids ? t->nr_tids : t->nr_pids,
+	};
+}
+
+/* ---- the spine: per-thread accounting at sched_switch (threads_loader.c) ---- */
+
+static int spine_load(struct run_ctx *c, char *err, size_t errlen)
+{
+	int r = perf_counters_open(&c->pc, &c->prep->evs, c->prep->host.ncpus, err, errlen);
+
+	if (r)
+		return r == -E2BIG ? RUN_BAD_INPUT : RUN_FAILED;	/* a group that cannot fit: bad -e for this host */
+	/* after the open: it drops the events this host cannot count */
+	thread_table_init(&c->tt, c->prep->evs.n);
+	thread_table_set_limits(&c->tt, c->o->max_exited, THREAD_TABLE_MAX_FOLDED);
+	c->spine_loaded = true;
+	if (threads_load(&c->spine, &c->tcfg, &c->pc, c->on_exit, c->exit_ctx, err, errlen))
+		return RUN_FAILED;
+	if (c->o->target.child && threads_track(&c->spine, c->o->target.child, err, errlen))
+		return RUN_FAILED;
+	if (!c->spine.run_stats)
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
+			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
+	return RUN_OK;
+}
+
+static int spine_attach(struct run_ctx *c, char *err, size_t errlen)
+{
+	return threads_attach(&c->spine, &c->pc, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void spine_poll(struct run_ctx *c, int timeout_ms)
+{
+	threads_poll(&c->spine, timeout_ms);
+}
+
+static void spine_read(struct run_ctx *c)
+{
+	struct thread_stats *live = NULL;
+	size_t n = 0;
+
+	threads_poll(&c->spine, 0);	/* exits up to now: a thread missing from the map is in the table */
+	if (threads_read(&c->spine, &live, &n) == 0)
+		thread_table_set_live(&c->tt, live, n);
+	threads_self_stats(&c->spine, &c->rep.self);
+}
+
+static bool has_targets(const struct run_ctx *c)
+{
+	return c->o->target.nr_pids || c->o->target.nr_tids;
+}
+
+static void spine_detach(struct run_ctx *c)
+{
+	if (has_targets(c))
+		edges_switch_every_cpu(c->prep->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
+	c->stop_ns = mono_ns();		/* what is accounted ends here, not when the links are gone */
+	threads_detach(&c->spine);	/* links only: programs and maps stay readable */
+}
+
+static int spine_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	const struct self_stats *s = &c->rep.self;
+	const struct thread_table *tt = &c->tt;
+
+	if (c->o->target.nr_pids)
+		edges_add_idle_threads(&c->tt, c->o->target.pids, c->o->target.nr_pids, c->t0, c->rep.duration_ns);
+	if (s->stat[STAT_THREADS_FULL])
+		warn_add("threads map full: %llu thread switches not accounted (raise --max-threads)",
+			 s->stat[STAT_THREADS_FULL]);
+	if (s->stat[STAT_EXIT_DROPS])
+		warn_add("%llu exited threads' final sums lost (ring buffer full)", s->stat[STAT_EXIT_DROPS]);
+	if (tt->threads_folded)
+		warn_add("%llu exited threads folded into their processes' sums (the latest %zu are kept one by one; "
+			 "--max-exited)%s", tt->threads_folded, tt->max_exited, tt->procs_folded ?
+			 ", and the oldest processes' into per-comm sums (JSON \"folded\")" : "");
+	if (s->stat[STAT_PIDS_FULL])
+		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)", s->stat[STAT_PIDS_FULL]);
+	return RUN_OK;
+}
+
+static void spine_free(struct run_ctx *c)
+{
+	if (c->spine_loaded)
+		threads_destroy(&c->spine);
+	c->spine_loaded = false;
+	perf_counters_close(&c->pc);
+}
+
+const struct collector spine_collector = {
+	.name = "spine", .load = spine_load, .attach = spine_attach, .poll = spine_poll, .read = spine_read,
+	.detach = spine_detach, .finish = spine_finish, .free = spine_free,
+};
+
+/* ---- --uprobe: per-function deltas (uprobe_run.c) ---- */
+
+static bool uprobes_wanted(const struct run_ctx *c)
+{
+	return uprobe_run_wanted(&c->up);
+}
+
+static int uprobes_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct uprobes_cfg cfg = { .max_stacks = c->o->max_stacks, .max_funcs = c->o->max_funcs,
+				   .trace_ring_bytes = c->trace ? trace_run_ring_bytes() : 0 };
+
+	c->up.max_rate = c->o->max_rate;
+	return uprobe_run_load(&c->up, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static int uprobes_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return uprobe_run_attach(&c->up, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void uprobes_read_op(struct run_ctx *c)
+{
+	uprobe_run_read(&c->up);
+	c->rep.frows = c->up.rows;
+	c->rep.nfrows = c->up.nrows;
+	c->rep.uprobe_run_ns = c->up.run_ns;
+	c->rep.uprobe_run_cnt = c->up.run_cnt;
+	c->rep.uprobe_attach_ns = c->up.prog.attach_ns;
+}
+
+/* The deferred specs wait for their library in the targets' maps; the guard checks once a second. */
+static void uprobes_tick(struct run_ctx *c, unsigned long long now)
+{
+	struct target *t = &c->o->target;
+
+	if (!c->o->system_wide && uprobe_run_watch_due(&c->up, now, c->t0)) {
+		int pids[TARGET_MAX_IDS + 1], n = 0;
+
+		for (int i = 0; i < t->nr_pids; i++)
+			pids[n++] = t->pids[i];
+		if (t->child && !t->child_reaped)
+			pids[n++] = t->child;	/* exec'd: target_release waited for it */
+		uprobe_run_watch(&c->up, pids, n, mono_ns());
+	}
+	if (uprobe_run_guard_due(&c->up, now)) {
+		struct thread_stats sum;
+
+		run_refresh(c, run_collectors, run_ncollectors);
+		thread_table_total(&c->tt, &sum);
+		uprobe_run_guard(&c->up, mono_ns(), sum.oncpu_ns);
+	}
+}
+
+static void uprobes_detach_op(struct run_ctx *c)
+{
+	uprobe_run_detach(&c->up);	/* before the spine: its returns fold through the spine's maps */
+}
+
+static int uprobes_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	uprobe_run_finish(&c->up, &c->rep.self, !c->o->system_wide);
+	return RUN_OK;
+}
+
+static void uprobes_free(struct run_ctx *c)
+{
+	uprobe_run_free(&c->up);
+}
+
+const struct collector uprobes_collector = {
+	.name = "uprobes", .wanted = uprobes_wanted, .load = uprobes_load_op, .attach = uprobes_attach_op,
+	.read = uprobes_read_op, .tick = uprobes_tick, .detach = uprobes_detach_op, .finish = uprobes_finish,
+	.free = uprobes_free,
+};
+
+/* ---- --trace: spans from the uprobes' ring buffer, counter tracks from the table (trace_run.c) ---- */
+
+static bool trace_wanted(const struct run_ctx *c)
+{
+	return c->trace != NULL;
+}
+
+static int trace_load(struct run_ctx *c, char *err, size_t errlen)
+{
+	if (!c->up.loaded)
+		return RUN_OK;
+	return trace_run_attach_spans(c->trace, &c->up.set, c->spine.rb, uprobes_trace_fd(&c->up.prog), err,
+				      errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void trace_start(struct run_ctx *c)
+{
+	trace_run_start(c->trace, &c->prep->evs, c->prep->tma_level ? &c->prep->plan : NULL, c->t0,
+			c->o->interval_ms);
+}
+
+static void trace_poll(struct run_ctx *c, int timeout_ms)
+{
+	trace_run_poll(c->trace);
+}
+
+/* A counter sample at each -I interval, else every TRACE_DEFAULT_PERIOD_MS. */
+static void trace_tick(struct run_ctx *c, unsigned long long now)
+{
+	if (c->interval_now) {
+		trace_run_sample(c->trace, &c->tt, mono_ns());
+	} else if (trace_run_due(c->trace, now)) {
+		run_refresh(c, run_collectors, run_ncollectors);
+		trace_run_sample(c->trace, &c->tt, mono_ns());
+	}
+}
+
+static int trace_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	return trace_run_finish(c->trace, &c->tt, &c->rep.self, c->rep.target, c->rep.stop_reason, mono_ns(), err,
+				errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void trace_free(struct run_ctx *c)
+{
+	trace_run_free(c->trace);	/* before the ring buffer it reads goes */
+	c->trace = NULL;
+}
+
+static const struct collector trace_collector = {
+	.name = "trace", .wanted = trace_wanted, .load = trace_load, .start = trace_start, .poll = trace_poll,
+	.tick = trace_tick, .finish = trace_finish, .free = trace_free,
+};
+
+/* ---- --sample (sampling.c) ---- */
+
+static bool sampling_wanted(const struct run_ctx *c)
+{
+	return c->o->sample_hz > 0;
+}
+
+static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct sampling_cfg cfg = { .hz = c->o->sample_hz, .max_rows = c->o->max_sample_stacks,
+				    .pmu = c->prep->host.pmu };
+
+	c->rep.samples_live = &c->samp.live;
+	return sampling_load(&c->samp, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static int sampling_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return sampling_attach(&c->samp, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void sampling_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	sampling_poll(&c->samp);
+}
+
+static void sampling_interval(struct run_ctx *c)
+{
+	sampling_snapshot(&c->samp, &c->prep->evs);	/* the live view's rep.samples_live */
+}
+
+static void sampling_detach_op(struct run_ctx *c)
+{
+	sampling_detach(&c->samp);	/* before the spine, like uprobes: samples fold through its maps */
+}
+
+static int sampling_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct thread_stats sum;
+
+	thread_table_total(&c->tt, &sum);
+	if (sampling_collect(&c->samp, &c->prep->evs, &c->rep.self, sum.oncpu_ns) == 0)
+		c->rep.samples = &c->samp.res;
+	return RUN_OK;
+}
+
+static void sampling_free_op(struct run_ctx *c)
+{
+	sampling_free(&c->samp);
+}
+
+static const struct collector sampling_collector = {
+	.name = "sampling", .wanted = sampling_wanted, .load = sampling_load_op, .attach = sampling_attach_op,
+	.poll = sampling_poll_op, .interval = sampling_interval, .detach = sampling_detach_op,
+	.finish = sampling_finish, .free = sampling_free_op,
+};
+
+/* ---- --mem-samples (memsamples.c) ---- */
+
+static bool mem_wanted(const struct run_ctx *c)
+{
+	return c->o->mem_source != NULL;
+}
+
+/* Choose the event (where the PMU lacks one, say so and carry on without) and load. */
+static int mem_load(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct mem_event ev;
+	char why[256];
+
+	if (!strcmp(c->o->mem_source, "pmu") && !c->prep->host.pmu) {
+		warn_add("--mem-samples: no precise memory sampling here (%s); skipped (fix: bare metal or a VM whose "
+			 "vPMU exposes PEBS/IBS; --mem-samples=page-faults samples page-fault addresses)",
+			 c->prep->host.pmu_why);
+		return RUN_OK;
+	}
+	if (mem_event_choose(c->o->mem_source, c->prep->cpu, true, &ev, why, sizeof(why))) {
+		warn_add("--mem-samples: %s; skipped", why);
+		return RUN_OK;
+	}
+	return memsamples_load(&c->mem, &ev, &c->spine, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+/* An address-carrying event the PMU refuses leaves the rest of the run going; page faults cannot fail so. */
+static int mem_attach(struct run_ctx *c, char *err, size_t errlen)
+{
+	char why[512];
+
+	if (!c->mem.loaded || !memsamples_attach(&c->mem, why, sizeof(why)))
+		return RUN_OK;
+	if (!strcmp(c->mem.ev.source, "page-faults")) {
+		err_set(err, errlen, "--mem-samples=page-faults: %s", why);
+		return RUN_FAILED;
+	}
+	warn_add("--mem-samples: %s; memory samples skipped, the rest of the run goes on", why);
+	memsamples_free(&c->mem);
+	return RUN_OK;
+}
+
+static void mem_poll(struct run_ctx *c, int timeout_ms)
+{
+	if (c->mem.loaded)
+		memsamples_poll(&c->mem);
+}
+
+static void mem_detach(struct run_ctx *c)
+{
+	if (c->mem.loaded)
+		memsamples_detach(&c->mem);
+}
+
+static int mem_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	if (c->mem.loaded && memsamples_collect(&c->mem) == 0)
+		c->rep.mem = &c->mem.res;
+	return RUN_OK;
+}
+
+static void mem_free(struct run_ctx *c)
+{
+	memsamples_free(&c->mem);
+}
+
+static const struct collector mem_collector = {
+	.name = "memsamples", .wanted = mem_wanted, .load = mem_load, .attach = mem_attach, .poll = mem_poll,
+	.detach = mem_detach, .finish = mem_finish, .free = mem_free,
+};
+
+/* ---- --offcpu-stacks (offcpu.c) ---- */
+
+static bool offcpu_wanted(const struct run_ctx *c)
+{
+	return c->o->offcpu_stacks;
+}
+
+static int offcpu_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return offcpu_load(&c->off, &c->spine, c->o->max_sample_stacks, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static int offcpu_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return offcpu_attach(&c->off, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void offcpu_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	offcpu_poll(&c->off);
+}
+
+static void offcpu_detach_op(struct run_ctx *c)
+{
+	offcpu_detach(&c->off);
+}
+
+/* Its folded lines join the samples' when --sample is on. */
+static int offcpu_finish(struct run_ctx *c, char *err, size_t errlen)
+{
+	if (offcpu_collect(&c->off, c->samp.loaded ? &c->samp.folded : &c->off_folded) == 0)
+		c->rep.offcpu = &c->off.res;
+	return RUN_OK;
+}
+
+static void offcpu_free_op(struct run_ctx *c)
+{
+	offcpu_free(&c->off);
+	folded_free(&c->off_folded);
+}
+
+static const struct collector offcpu_collector = {
+	.name = "offcpu", .wanted = offcpu_wanted, .load = offcpu_load_op, .attach = offcpu_attach_op,
+	.poll = offcpu_poll_op, .detach = offcpu_detach_op, .finish = offcpu_finish, .free = offcpu_free_op,
+};
+
+/* Detached in reverse: off-CPU, memory samples, sampling, uprobes, then the spine (the others
+ * fold through its maps). */
+const struct collector *const run_collectors[] = {
+	&spine_collector, &uprobes_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
+};
+const int run_ncollectors = sizeof(run_collectors) / sizeof(run_collectors[0]);

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * One profiling run:
+ *   options -> run_prepare (CPU, events, TMA plan) -> checks, outputs opened,
+ *   (command spawned, stopped) -> the collectors' table: load, attach ->
+ *   release the command -> poll loop (collectors poll and tick; -I intervals
+ *   shown live or as text) -> detach -> the last read, finish -> reports.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "collect/bpf_util.h"
+#include "lib/clock.h"
+#include "run/collector.h"
+#include "output/dryrun.h"
+#include "pmu/mem_event.h"
+#include "lib/outfile.h"
+#include "view/report_text.h"
+#include "run/run.h"
+#include "collect/samples_loader.h"
+#include "view/view_curses.h"
+#include "view/view_model.h"
+#include "lib/warn.h"
+#include "model/zero_counts.h"
+
+#define POLL_MS 50
+
+/*
+ * SIGINT or SIGTERM in -- COMMAND mode: profiling has stopped (within one poll) and the report is
+ * written without waiting for the command.  The signal is passed on to the command, as perf record
+ * does (it sends SIGTERM), unless it came from the terminal, which sent it to the command too.
+ * The command's exit status is returned when it ends within STOP_GRACE_MS, else it is left running,
+ * said so, and the exit status is 128 + the signal.
+ */
+#define STOP_GRACE_MS 2000
+
+static const char *signal_name(void)
+{
+	return run_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+static void forward_stop(struct target *t)
+{
+	if (!t->child || t->child_reaped || !run_stop_signal)
+		return;
+	if (!run_stop_from_tty && kill(t->child, run_stop_signal) == 0)
+		fprintf(stderr, "tmabpf: %s: profiling stopped, the signal passed on to the command (pid %d)\n",
+			signal_name(), t->child);
+}
+
+static int command_exit_code(struct target *t)
+{
+	if (run_stop_signal && !t->child_reaped && target_wait(t, STOP_GRACE_MS)) {
+		fprintf(stderr, "tmabpf: the command (pid %d) is still running %d ms after %s; it is left running\n",
+			t->child, STOP_GRACE_MS, signal_name());
+		return 128 + run_stop_signal;
+	}
+	return target_exit_code(t);
+}
+
+/* The run: its collectors' context, and what shows it. */
+struct run_state {
+	struct run_ctx c;
+	struct run_prep prep;
+	struct view view;		/* the -I summaries and the live view show it */
+	struct view_curses *ui;		/* live view; NULL: plain text */
+	char tma_off[256];		/* why the planned TMA is not shown (zero_counts_tma) */
+	struct outfile json_out, folded_out;	/* --json, --folded: opened before the run */
+};
+
+#define TABLE run_collectors, run_ncollectors
+
+static void on_thread_exit(void *ctx, const struct thread_stats *s)
+{
+	struct run_ctx *c = ctx;
+
+	if (thread_table_add_exited(&c->tt, s))
+		warn_add("out of memory keeping an exited thread's sums");
+}
+
+/* TMA only where its events counted: an event the PMU opens but does not
+ * model (an emulator's STALL_SLOT_BACKEND) reads 0, and the breakdown would
+ * be a clean, false 0 %: hide it while so, and at the end say why. */
+static void tma_check_counts(struct run_state *st, bool final)
+{
+	struct thread_stats sum;
+	bool zero;
+
+	if (!st->prep.tma_level)
+		return;
+	thread_table_total(&st->c.tt, &sum);
+	zero = zero_counts_tma(&st->prep.evs, sum.c, st->c.rep.duration_ns / 1e9, st->tma_off, sizeof(st->tma_off)) > 0;
+	st->c.rep.tma_off = zero ? st->tma_off : NULL;
+	if (zero && final)
+		warn_add("%s", st->tma_off);
+}
+
+/* --sample=HZ above what the kernel allows fails before anything is loaded. */
+static enum run_status check_sample_rate(const struct options *o)
+{
+	int max = samples_max_rate();
+
+	if (o->sample_hz && max > 0 && o->sample_hz > max) {
+		err_print("--sample=%d is above kernel.perf_event_max_sample_rate (%d): lower the rate or raise the sysctl",
+			  o->sample_hz, max);
+		return RUN_BAD_INPUT;
+	}
+	return RUN_OK;
+}
+
+/* --uprobe specs, resolved before anything is loaded so bad input fails cleanly. */
+static enum run_status resolve_uprobes(struct run_state *st)
+{
+	struct options *o = st->c.o;
+	char err[1024];
+
+	if (uprobe_run_resolve(&st->c.up, o->uprobe_specs, o->nr_uprobe_specs,
+			       o->target.nr_pids ? o->target.pids[0] : -1, o->target.argv ? o->target.argv[0] : NULL,
+			       (o->target.argv || o->target.nr_pids) && !o->dry_run, err, sizeof(err))) {
+		err_print("%s", err);
+		return RUN_BAD_INPUT;
+	}
+	return RUN_OK;
+}
+
+/* --dry-run: what would be opened and probed; opens nothing. */
+static int dry_run(struct run_state *st)
+{
+	struct options *o = st->c.o;
+	struct mem_event ev;
+	char err[512];
+	int r;
+
+	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
+			 stdout))
+		return RUN_FAILED;
+	if (o->nr_uprobe_specs) {
+		if ((r = resolve_uprobes(st)) == RUN_OK)
+			uprobe_run_preview(&st->c.up, stdout);
+		uprobe_run_free(&st->c.up);
+		if (r)
+			return r;
+	}
+	if (o->mem_source) {
+		if (mem_event_choose(o->mem_source, st->prep.cpu, false, &ev, err, sizeof(err)))
+			printf("mem-samples: none: %s\n", err);
+		else
+			mem_event_print(&ev, stdout);
+	}
+	return RUN_OK;
+}
+
+/* Outputs are opened, and the command spawned (stopped before its exec), before the run: no data
+ * is lost at its end, and a bad path fails before anything is loaded. */
+static enum run_status open_outputs(struct run_state *st)
+{
+	struct options *o = st->c.o;
+	char err[512];
+
+	if ((o->json_path && outfile_open(&st->json_out, "--json", o->json_path, OUTFILE_AT_END, o->out_mode,
+					  err, sizeof(err))) ||
+	    (o->folded_path && outfile_open(&st->folded_out, "--folded", o->folded_path, OUTFILE_AT_END, o->out_mode,
+					    err, sizeof(err))) ||
+	    (o->trace_path && trace_run_open(&st->c.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
+	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
+		err_print("%s", err);
+		return RUN_BAD_INPUT;
+	}
+	return RUN_OK;
+}
+
+/* One -I interval: new deltas, shown live or as plain text. */
+static void show_interval(struct run_state *st)
+{
+	if (st->ui && view_curses_paused(st->ui))
+		return;
+	run_refresh(&st->c, TABLE);
+	tma_check_counts(st, false);
+	collectors_interval(TABLE, &st->c);
+	view_update(&st->view, &st->c.rep);
+	if (st->ui)
+		view_curses_draw(st->ui);
+	else
+		report_text_interval(&st->view, stdout);
+}
+
+static const char *wait_loop(struct run_state *st)
+{
+	struct run_ctx *c = &st->c;
+	unsigned long long deadline = c->o->duration_s > 0 ? c->t0 + (unsigned long long)(c->o->duration_s * 1e9) : 0;
+	unsigned long long next_iv = c->o->interval_ms ? c->t0 + c->o->interval_ms * 1000000ULL : 0;
+
+	collectors_tick(TABLE, c, mono_ns());	/* the targets' maps, as they are at the start */
+	for (;;) {
+		unsigned long long t;
+
+		collectors_poll(TABLE, c, POLL_MS);
+		if (run_stop_signal)
+			return signal_name();
+		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
+			return "quit";
+		t = mono_ns();
+		if (deadline && t >= deadline)
+			return "duration";
+		if (target_gone(&c->o->target))
+			return "target exited";
+		c->interval_now = next_iv && t >= next_iv;
+		if (c->interval_now) {
+			show_interval(st);
+			next_iv += c->o->interval_ms * 1000000ULL;
+			if (next_iv < t)
+				next_iv = t + c->o->interval_ms * 1000000ULL;
+		}
+		collectors_tick(TABLE, c, t);
+	}
+}
+
+/* --folded FILE: the samples' stacks, with the off-CPU stacks among them. */
+static int write_folded(struct run_state *st)
+{
+	struct run_ctx *c = &st->c;
+	char err[512];
+
+	if (!outfile_is_open(&st->folded_out))
+		return RUN_OK;
+	if (folded_write(c->samp.loaded ? &c->samp.folded : &c->off_folded, st->folded_out.f))
+		st->folded_out.write_errno = ENOMEM;
+	if (outfile_commit(&st->folded_out, err, sizeof(err))) {
+		err_print("%s", err);
+		return RUN_FAILED;
+	}
+	return RUN_OK;
+}
+
+static int finish(struct run_state *st, const char *why)
+{
+	struct run_ctx *c = &st->c;
+	char err[512];
+	int rc;
+
+	collectors_detach(TABLE, c);
+	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
+	st->ui = NULL;
+	run_refresh(c, TABLE);
+	tma_check_counts(st, true);
+	c->rep.stop_reason = why;
+	rc = collectors_finish(TABLE, c);
+	if (write_folded(st) && !rc)
+		rc = RUN_FAILED;
+	if (!c->o->quiet)
+		report_text_final(&c->rep, stdout, c->o->top);
+	if (outfile_is_open(&st->json_out)) {
+		report_json_write(&c->rep, st->json_out.f);
+		if (outfile_commit(&st->json_out, err, sizeof(err))) {
+			err_print("%s", err);
+			rc = RUN_FAILED;
+		}
+	}
+	if ((fflush(stdout) || ferror(stdout)) && !rc) {
+		err_print("writing the report to standard output failed: %s", strerror(errno ? errno : EIO));
+		rc = RUN_FAILED;
+	}
+	return rc;
+}
+
+static void cleanup(struct run_state *st)
+{
+	struct run_ctx *c = &st->c;
+
+	collectors_free(TABLE, c);
+	uprobe_run_free(&c->up);	/* resolved even when never loaded */
+	trace_run_free(c->trace);	/* opened even when never started */
+	c->trace = NULL;
+	outfile_abort(&st->json_out);	/* no-op once committed */
+	outfile_abort(&st->folded_out);
+	thread_table_free(&c->tt);
+	view_curses_close(st->ui);
+	st->ui = NULL;
+	view_free(&st->view);
+	for (int i = 0; i < c->o->target.nr_pids; i++)
+		if (c->o->target.pidfds[i] >= 0)
+			close(c->o->target.pidfds[i]);
+}
+
+int run_profile(struct options *o)
+{
+	struct run_state st = { .c = { .o = o } };
+	struct run_ctx *c = &st.c;
+	char err[512];
+	const char *why;
+	int r;
+
+	/* the snapshots of every interval come and go as mmaps: a long run's heap does not ratchet up
+	 * to its largest working set (the daemon does the same) */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	bpf_log_init(o->verbose);
+	c->prep = &st.prep;
+	if ((r = run_prepare(o, &st.prep)))
+		return r;
+	if (o->dry_run)
+		return dry_run(&st);
+	if ((r = run_check_privilege()))
+		return r;
+	if (target_check(&o->target, err, sizeof(err))) {
+		err_print("%s", err);
+		return RUN_BAD_INPUT;
+	}
+	if ((r = check_sample_rate(o)))
+		return r;
+	if ((r = resolve_uprobes(&st)) || (r = open_outputs(&st))) {
+		cleanup(&st);
+		return r;
+	}
+	run_host(&st.prep);
+	run_install_signals();
+	run_threads_cfg(o, &c->tcfg);
+	c->on_exit = on_thread_exit;
+	c->exit_ctx = c;
+	c->rep = (struct report){ .host = &st.prep.host, .evs = &st.prep.evs, .tt = &c->tt,
+				  .uset = uprobe_run_wanted(&c->up) ? &c->up.set : NULL,
+				  .recipe = st.prep.cpu ? tma_cpu_name(st.prep.cpu) : NULL,
+				  .tma_plan = st.prep.tma_level ? &st.prep.plan : NULL, .tma_level = st.prep.tma_level };
+	if ((r = collectors_load(TABLE, c)) || (r = collectors_attach(TABLE, c))) {
+		target_abort(&o->target);
+		cleanup(&st);
+		return r;
+	}
+	view_init(&st.view, o->top);
+	c->t0 = mono_ns();
+	c->rep.setup_cpu_ns = self_cpu_ns();
+	collectors_start(TABLE, c);
+	if (target_release(&o->target, err, sizeof(err))) {
+		err_print("%s", err);
+		cleanup(&st);
+		return RUN_BAD_INPUT;
+	}
+	target_describe(&o->target, c->rep.target, sizeof(c->rep.target));
+	c->rep.mono_ns = c->t0;
+	view_start(&st.view, &c->rep);
+	st.ui = view_curses_start(&st.view, o->batch, &o->interval_ms, o->target.child != 0);
+	why = wait_loop(&st);
+	c->rep.run_cpu_ns = self_cpu_ns() - c->rep.setup_cpu_ns;	/* draining and reports are after */
+	forward_stop(&o->target);
+	r = finish(&st, why);
+	cleanup(&st);
+	if (o->target.child && !o->target.child_reaped && !run_stop_signal && !target_gone(&o->target))
+		fprintf(stderr, "tmabpf: profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
+			"stops it\n", why, (int)o->target.child);
+	if (o->target.child) {
+		int code = command_exit_code(&o->target);
+
+		return r ? r : code;
+	}
+	return r;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <elfutils/libdwelf.h>
+#include "sym/debugfile.h"
+#include "sym/elf_read.h"
+
+#define BUILD_ID_MAX 64
+
+const char *debugfile_dir(void)
+{
+	const char *d = getenv("TMABPF_DEBUG_DIR");
+
+	return d && *d ? d : "/usr/lib/debug";
+}
+
+struct elf_ids {
+	unsigned char build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	char link[256];		/* .gnu_debuglink name, "" if none */
+	GElf_Word crc;
+};
+
+static int read_ids(const char *path, struct elf_ids *ids)
+{
+	const void *bid = NULL;
+	const char *link;
+	struct elf_read e;
+	ssize_t n;
+	int r;
+
+	memset(ids, 0, sizeof(*ids));
+	if ((r = elf_read_open(&e, path, NULL, 0)))
+		return r;
+	n = dwelf_elf_gnu_build_id(e.elf, &bid);
+	if (n > 0 && n <= BUILD_ID_MAX) {
+		memcpy(ids->build_id, bid, n);
+		ids->build_id_len = n;
+	}
+	link = dwelf_elf_gnu_debuglink(e.elf, &ids->crc);
+	if (link)
+		snprintf(ids->link, sizeof(ids->link), "%s", link);
+	r = elf_read_changed(&e) ? -EAGAIN : 0;
+	elf_read_close(&e);
+	if (r)
+		memset(ids, 0, sizeof(*ids));
+	return r;
+}
+
+static bool same_build_id(const char *path, const struct elf_ids *want)
+{
+	struct elf_ids got;
+
+	return read_ids(path, &got) == 0 && got.build_id_len == want->build_id_len &&
+	       !memcmp(got.build_id, want->build_id, want->build_id_len);
+}
+
+static bool crc_matches(const char *path, GElf_Word want)
+{
+	unsigned char buf[1 << 16];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* never blocks on a FIFO */
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	close(fd);
+	return n == 0 && (GElf_Word)crc == want;
+}
+
+static int by_build_id(const struct elf_ids *ids, const char *root, char *out, size_t outlen)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (ids->build_id_len < 2)
+		return -ENOENT;
+	for (size_t i = 0; i < ids->build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", ids->build_id[i]);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *r = pass ? root : "";
+
+		if (pass && !*root)
+			break;
+		snprintf(out, outlen, "%s%s/.build-id/%.2s/%s.debug", r, debugfile_dir(), hex, hex + 2);
+		if (access(out, R_OK) == 0 && same_build_id(out, ids))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int by_debuglink(const struct elf_ids *ids, const char *target_path, const char *root, char *out,
+			size_t outlen)
+{
+	const char *slash = strrchr(target_path, '/');
+	int dirlen = slash ? (int)(slash - target_path) : 0;
+
+	if (!ids->link[0] || !slash)
+		return -ENOENT;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *r = pass ? root : "";
+		char cand[3][4096 + 512];
+
+		if (pass && !*root)
+			break;
+		snprintf(cand[0], sizeof(cand[0]), "%s%.*s/%s", r, dirlen, target_path, ids->link);
+		snprintf(cand[1], sizeof(cand[1]), "%s%.*s/.debug/%s", r, dirlen, target_path, ids->link);
+		snprintf(cand[2], sizeof(cand[2]), "%s%s%.*s/%s", r, debugfile_dir(), dirlen, target_path, ids->link);
+		for (int i = 0; i < 3; i++) {
+			if (access(cand[i], R_OK) || !crc_matches(cand[i], ids->crc))
+				continue;
+			snprintf(out, outlen, "%s", cand[i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int debugfile_find(const char *open_path, const char *target_path, const char *root, char *out, size_t outlen)
+{
+	struct elf_ids ids;
+	int r = read_ids(open_path, &ids);
+
+	if (r)
+		return r;
+	if (by_build_id(&ids, root ? root : "", out, outlen) == 0)
+		return 0;
+	return by_debuglink(&ids, target_path, root ? root : "", out, outlen);
+}
+
+int debugfile_build_id(const char *path, char *hex, size_t hexlen)
+{
+	struct elf_ids ids;
+	int r = read_ids(path, &ids);
+
+	if (r)
+		return r;
+	if (!ids.build_id_len || hexlen < 2 * ids.build_id_len + 1)
+		return -ENOENT;
+	for (size_t i = 0; i < ids.build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", ids.build_id[i]);
+	return 0;
+}

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Addresses -> module, function, offset.  See symbolize.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "sym/debugfile.h"
+#include "sym/elfsyms.h"
+#include "sym/kallsyms.h"
+#include "sym/perfmap.h"
+#include "sym/procmaps.h"
+#include "sym/symbolize.h"
+#include "lib/warn.h"
+#include "lib/clock.h"
+
+#define MAX_MODULE_FDS 512	/* files kept open for processes that may exit; beyond: opened by path */
+#define REREAD_NS 100000000LL	/* re-read a process' maps after a miss at most every 100 ms */
+
+/* One mapped file, shared by every process that maps it. */
+struct sym_module {
+	uint64_t dev, inode;
+	char *path;		/* as the first process that mapped it sees it */
+	int pid;		/* that process */
+	char root[32];		/* "/proc/PID/root" of that process */
+	const char *name;	/* basename, interned */
+	int fd;			/* opened when first noted; -1 when not (yet) */
+	bool loaded;		/* symbols loaded (or tried) */
+	struct elfsyms *elf;	/* the file's own symbols and segments; NULL when unreadable */
+	struct elfsyms *debug;	/* its separate debug file's, NULL when none */
+	bool owns;		/* elf/debug are this module's (else shared by build-id) */
+	char build_id[129];
+};
+
+struct sym_proc {
+	int pid;
+	bool maps_ok;
+	bool gone;		/* exited (or its pid reused): the last maps stay, never re-read */
+	unsigned long long started;	/* its start time (procmaps_start_time) at the last read */
+	long long reread_ns;	/* last re-read of the maps after a miss (CLOCK_MONOTONIC) */
+	struct procmaps maps;
+	int *mod;		/* per maps entry: module index, or -1 */
+	int pm_state;		/* perf map: 0 not tried, 1 loaded, -1 none (looked for again after 100 ms) */
+	long long pm_checked_ns;
+	struct perfmap pm;
+	bool pm_warned;		/* a perf map refused (FIFO, another user's, too big): said once */
+	uid_t uids[4];		/* real, effective, saved, fs: a perf map must be theirs (or root's) */
+	size_t nr_uids;
+	const char *pm_module;	/* "perf-PID.map" */
+};
+
+struct symbolizer {
+	struct sym_proc **procs;	/* sorted by pid */
+	size_t nr_procs, cap_procs;
+	struct sym_module **mods;
+	size_t nr_mods, cap_mods;
+	int open_fds;
+	struct kallsyms ksyms;
+	int ksyms_state;		/* 0 not tried, 1 loaded, -1 failed */
+	struct elfsyms vdso;
+	int vdso_state;
+	char **strs;			/* intern table (open addressing) */
+	size_t nr_strs, cap_strs;
+};
+
+
+/* ---- interning -------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int intern_grow(struct symbolizer *s)
+{
+	size_t cap = s->cap_strs ? s->cap_strs * 2 : 1024;
+	char **v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap_strs; i++) {
+		size_t j;
+
+		if (!s->strs[i])
+			continue;
+		for (j = str_hash(s->strs[i]) & (cap - 1); v[j]; j = (j + 1) & (cap - 1))
+			;
+		v[j] = s->strs[i];
+	}
+	free(s->strs);
+	s->strs = v;
+	s->cap_strs = cap;
+	return 0;
+}
+
+const char *symbolizer_intern(struct symbolizer *s, const char *str)
+{
+	size_t j;
+
+	if (2 * (s->nr_strs + 1) > s->cap_strs && intern_grow(s))
+		return "[out of memory]";
+	for (j = str_hash(str) & (s->cap_strs - 1); s->strs[j]; j = (j + 1) & (s->cap_strs - 1))
+		if (!strcmp(s->strs[j], str))
+			return s->strs[j];
+	s->strs[j] = strdup(str);
+	if (!s->strs[j])
+		return "[out of memory]";
+	s->nr_strs++;
+	return s->strs[j];
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+struct symbolizer *symbolizer_new(void)
+{
+	return calloc(1, sizeof(struct symbolizer));
+}
+
+static void module_free(struct sym_module *m)
+{
+	if (m->owns) {
+		if (m->elf)
+			elfsyms_free(m->elf);
+		free(m->elf);
+		if (m->debug)
+			elfsyms_free(m->debug);
+		free(m->debug);
+	}
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->path);
+	free(m);
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	procmaps_free(&p->maps);
+	free(p->mod);
+	perfmap_free(&p->pm);
+	free(p);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_procs; i++)
+		proc_free(s->procs[i]);
+	free(s->procs);
+	for (size_t i = 0; i < s->nr_mods; i++)
+		module_free(s->mods[i]);
+	free(s->mods);
+	kallsyms_free(&s->ksyms);
+	if (s->vdso_state == 1)
+		elfsyms_free(&s->vdso);
+	for (size_t i = 0; i < s->cap_strs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	free(s);
+}
+
+/* ---- modules ---------------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* The module of a file mapping, created (and its file opened) on first sight. */
+static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry *e)
+{
+	uint64_t dev = makedev(e->dev_major, e->dev_minor);
+	struct sym_module *m;
+
+	for (size_t i = 0; i < s->nr_mods; i++)
+		if (s->mods[i]->dev == dev && s->mods[i]->inode == e->inode)
+			return (int)i;
+	if (s->nr_mods == s->cap_mods) {
+		size_t cap = s->cap_mods ? s->cap_mods * 2 : 64;
+		struct sym_module **v = realloc(s->mods, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->mods = v;
+		s->cap_mods = cap;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->path = strdup(e->path))) {
+		free(m);
+		return -1;
+	}
+	m->dev = dev;
+	m->inode = e->inode;
+	m->fd = -1;
+	m->owns = true;
+	m->pid = pid;
+	m->name = symbolizer_intern(s, base_name(e->path));
+	snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);
+	if (s->open_fds < MAX_MODULE_FDS) {
+		char mf[96];
+
+		/* through the process' root: right in containers, and readable after it exits */
+		m->fd = procmaps_open_file(pid, e->path, 0, NULL, 0);
+		if (m->fd < 0) {
+			/* deleted or replaced on disk: the mapping itself */
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)e->start,
+				 (unsigned long long)e->end);
+			m->fd = open(mf, O_RDONLY | O_CLOEXEC);
+		}
+		if (m->fd >= 0)
+			s->open_fds++;
+	}
+	s->mods[s->nr_mods] = m;
+	return (int)s->nr_mods++;
+}
+
+static struct elfsyms *elf_load(const char *path, const char *shown)
+{
+	struct elfsyms *e = calloc(1, sizeof(*e));
+	int r;
+
+	if (!e || !(r = elfsyms_load(path, e, NULL, 0)))
+		return e;
+	if (r == -EAGAIN)
+		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
+			 "stay unnamed", shown);
+	free(e);
+	return NULL;
+}
+
+/* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
+static void module_load(struct symbolizer *s, struct sym_module *m)
+{
+	char path[4096 + 64], dbg[4096 + 512];
+
+	if (m->loaded)
+		return;
+	m->loaded = true;
+	if (m->fd >= 0)
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
+	else if (procmaps_root_path(m->pid, m->path, path, sizeof(path)))
+		return;
+	/* the same file under another (device, inode), e.g. another container layer */
+	if (debugfile_build_id(path, m->build_id, sizeof(m->build_id)) == 0) {
+		for (size_t i = 0; i < s->nr_mods; i++) {
+			struct sym_module *o = s->mods[i];
+
+			if (o != m && o->loaded && o->owns && o->elf && !strcmp(o->build_id, m->build_id)) {
+				m->elf = o->elf;
+				m->debug = o->debug;
+				m->owns = false;
+				goto done;
+			}
+		}
+	}
+	m->elf = elf_load(path, m->path);
+	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
+		m->debug = elf_load(dbg, dbg);
+done:
+	if (m->fd >= 0) {
+		close(m->fd);	/* symbols are in memory now */
+		m->fd = -1;
+		s->open_fds--;
+	}
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+static struct sym_proc *proc_find(struct symbolizer *s, int pid, size_t *pos)
+{
+	size_t lo = 0, hi = s->nr_procs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->procs[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (pos)
+		*pos = lo;
+	return lo < s->nr_procs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
+}
+
+/* The process' uids, from /proc/PID/status (none when it is gone: only root's perf maps are read). */
+static void proc_uids(struct sym_proc *p)
+{
+	char path[64], line[256];
+	unsigned int u[4];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
+			for (int i = 0; i < 4; i++)
+				p->uids[i] = u[i];
+			p->nr_uids = 4;
+			break;
+		}
+	fclose(f);
+}
+
+/*
+ * Read pid's maps and note its files.  exec: the process maps other files now
+ * (replace the snapshot).  Else a re-read after a miss: the fresh maps plus the
+ * earlier entries they do not overlap (code unmapped since still names what was
+ * sampled while it was mapped); and never the maps of a process that has gone
+ * (a zombie's maps read empty) or of a later one that reuses its pid: those
+ * would unname every address of the process, the sampled ones included.
+ */
+static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
+{
+	unsigned long long started = procmaps_start_time(p->pid);
+	struct procmaps m;
+	int *mod, r;
+
+	if (!exec && p->maps_ok && (!started || started != p->started)) {
+		p->gone = true;
+		return -ESRCH;
+	}
+	if ((r = procmaps_load(p->pid, &m, NULL, 0)))
+		return r;
+	if (!exec && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
+		procmaps_free(&m);	/* exited (or its pid reused) while we read */
+		p->gone = true;
+		return -ESRCH;
+	}
+	if (!exec && p->maps_ok && procmaps_merge_stale(&m, &p->maps)) {
+		procmaps_free(&m);
+		return -ENOMEM;
+	}
+	mod = calloc(m.nr ? m.nr : 1, sizeof(*mod));
+	if (!mod) {
+		procmaps_free(&m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m.nr; i++) {
+		const struct procmaps_entry *e = &m.entries[i];
+
+		mod[i] = (e->flags & PROCMAPS_F_FILE) && (e->flags & PROCMAPS_F_EXEC) && !(e->flags & PROCMAPS_F_JIT)
+				 ? module_get(s, p->pid, e) : -1;
+	}
+	procmaps_free(&p->maps);
+	free(p->mod);
+	p->maps = m;
+	p->mod = mod;
+	p->maps_ok = true;
+	p->started = started;
+	p->gone = false;
+	return 0;
+}
+
+static struct sym_proc *proc_add(struct symbolizer *s, int pid)
+{
+	struct sym_proc *p;
+	size_t pos;
+	char name[64];
+
+	if ((p = proc_find(s, pid, &pos)))
+		return p;
+	if (s->nr_procs == s->cap_procs) {
+		size_t cap = s->cap_procs ? s->cap_procs * 2 : 64;
+		struct sym_proc **v = realloc(s->procs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->procs = v;
+		s->cap_procs = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	snprintf(name, sizeof(name), "perf-%d.map", pid);
+	p->pm_module = symbolizer_intern(s, name);
+	memmove(&s->procs[pos + 1], &s->procs[pos], (s->nr_procs - pos) * sizeof(*s->procs));
+	s->procs[pos] = p;
+	s->nr_procs++;
+	proc_uids(p);
+	proc_snapshot(s, p, true);
+	return p;
+}
+
+int symbolizer_add_pid(struct symbolizer *s, int pid)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+
+	if (p) {
+		/* exec: new maps, and possibly a new perf map */
+		perfmap_free(&p->pm);
+		p->pm_state = 0;
+		return proc_snapshot(s, p, true);
+	}
+	p = proc_add(s, pid);
+	if (!p)
+		return -ENOMEM;
+	return p->maps_ok ? 0 : -ESRCH;
+}
+
+/* ---- perf maps -------------------------------------------------------- */
+
+static const struct perfmap_sym *jit_lookup(struct sym_proc *p, uint64_t addr)
+{
+	char path[128];
+
+	if (p->pm_state == 1 && perfmap_changed(&p->pm)) {
+		perfmap_free(&p->pm);
+		p->pm_state = 0;
+	}
+	if (p->pm_state == -1 && mono_ns() - p->pm_checked_ns > REREAD_NS)
+		p->pm_state = 0;	/* JIT engines create the file when they first compile */
+	if (p->pm_state == 0) {
+		char err[512];
+		int r;
+
+		p->pm_checked_ns = mono_ns();
+		/* the process' own /tmp first (containers), then ours (after it exited) */
+		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
+		r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
+		if (r == -ENOENT || r == -ESRCH) {
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->pid);
+			r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
+		}
+		p->pm_state = r ? -1 : 1;
+		if (r && r != -ENOENT && r != -ESRCH && !p->pm_warned) {
+			warn_add("perf map of pid %d ignored: %s", p->pid, err);
+			p->pm_warned = true;
+		} else if (!r && p->pm.truncated && !p->pm_warned) {
+			warn_add("perf map %s: only its first %u regions (or %lld MiB) are used", path, PERFMAP_MAX_SYMS,
+				 PERFMAP_MAX_BYTES >> 20);
+			p->pm_warned = true;
+		}
+	}
+	return p->pm_state == 1 ? perfmap_lookup(&p->pm, addr) : NULL;
+}
+
+/* ---- vDSO ------------------------------------------------------------- */
+
+/* The vDSO is the same image in every process: name it from our own copy. */
+static const struct elfsyms *vdso_syms(struct symbolizer *s)
+{
+	struct procmaps self;
+	char path[64];
+	int fd;
+
+	if (s->vdso_state)
+		return s->vdso_state == 1 ? &s->vdso : NULL;
+	s->vdso_state = -1;
+	if (procmaps_load(0, &self, NULL, 0))
+		return NULL;
+	for (size_t i = 0; i < self.nr; i++) {
+		const struct procmaps_entry *e = &self.entries[i];
+
+		if (!(e->flags & PROCMAPS_F_VDSO) || strcmp(e->path, "[vdso]"))
+			continue;
+		fd = memfd_create("tmabpf-vdso", MFD_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (write(fd, (void *)(uintptr_t)e->start, e->end - e->start) == (ssize_t)(e->end - e->start)) {
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			if (elfsyms_load(path, &s->vdso, NULL, 0) == 0)
+				s->vdso_state = 1;
+		}
+		close(fd);
+		break;
+	}
+	procmaps_free(&self);
+	return s->vdso_state == 1 ? &s->vdso : NULL;
+}
+
+/* ---- lookups ---------------------------------------------------------- */
+
+static void set_unknown(struct sym_info *out, const char *module, uint64_t off, enum sym_kind kind)
+{
+	out->module = module;
+	out->name = NULL;
+	out->offset = off;
+	out->kind = kind;
+	out->unmapped = false;
+}
+
+static bool elf_name(struct symbolizer *s, const struct elfsyms *syms, const struct elfsyms *debug, uint64_t vaddr,
+		     uint64_t at, struct sym_info *out)
+{
+	const struct elfsym *e = debug ? elfsyms_lookup(debug, vaddr) : NULL;
+
+	if (!e && syms)
+		e = elfsyms_lookup(syms, vaddr);
+	if (!e)
+		return false;
+	out->name = symbolizer_intern(s, elfsyms_display_name(e));
+	out->offset = at - e->addr;
+	return true;
+}
+
+static void file_lookup(struct symbolizer *s, struct sym_module *m, const struct procmaps_entry *e, uint64_t addr,
+			uint64_t look, struct sym_info *out)
+{
+	uint64_t off = procmaps_file_offset(e, addr), vaddr, vlook;
+
+	set_unknown(out, m->name, off, SYM_USER);
+	module_load(s, m);
+	if (!m->elf || elfsyms_offset_to_vaddr(m->elf, procmaps_file_offset(e, look), &vlook))
+		return;
+	vaddr = vlook + (addr - look);
+	elf_name(s, m->elf, m->debug, vlook, vaddr, out);
+}
+
+static const char *anon_module(struct symbolizer *s, const struct procmaps_entry *e)
+{
+	if (e->path[0] == '[')
+		return symbolizer_intern(s, e->path);
+	if (e->path[0])
+		return symbolizer_intern(s, base_name(e->path));	/* memfd: and the like */
+	return symbolizer_intern(s, "[anon]");
+}
+
+/* Below vm.mmap_min_addr's default (64 KiB) or above the largest user address space (57-bit
+ * virtual addresses): nothing is ever mapped there, so no re-read of the maps can name it. */
+static bool user_addr_possible(uint64_t addr)
+{
+	return addr >= 0x10000 && addr < (1ULL << 56);
+}
+
+/* One module per anonymous executable mapping: "[jit] 0xSTART-0xEND r-x 12 MB" ("[jit memfd:NAME] ..."
+ * for a memfd double mapping). */
+static const char *jit_module(struct symbolizer *s, const struct procmaps_entry *e)
+{
+	double mb = (e->end - e->start) / 1048576.0;
+	char buf[256], size[32];
+
+	if (mb >= 1)
+		snprintf(size, sizeof(size), "%.0f MB", mb);
+	else
+		snprintf(size, sizeof(size), "%llu KB", (unsigned long long)(e->end - e->start) / 1024);
+	snprintf(buf, sizeof(buf), "[jit%s%s] 0x%llx-0x%llx %.3s %s", e->path[0] ? " " : "",
+		 e->path[0] == '/' ? e->path + 1 : e->path, (unsigned long long)e->start, (unsigned long long)e->end,
+		 e->perms, size);
+	return symbolizer_intern(s, buf);
+}
+
+void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out)
+{
+	uint64_t look = caller && addr ? addr - 1 : addr;
+	struct sym_proc *p = proc_add(s, pid);
+	const struct procmaps_entry *e = NULL;
+	const struct perfmap_sym *j;
+
+	set_unknown(out, symbolizer_intern(s, "[unknown]"), addr, SYM_USER);
+	out->unmapped = true;
+	if (!p)
+		return;
+	if (!user_addr_possible(look)) {
+		out->unmapped = false;	/* a frame-pointer walk through code without frame pointers: no retry helps */
+		return;
+	}
+	if (p->maps_ok)
+		e = procmaps_find(&p->maps, look);
+	if (!e && !p->gone && mono_ns() - p->reread_ns > REREAD_NS) {
+		/* mapped after the snapshot (ld.so at start, dlopen): read the maps again while the process lives */
+		p->reread_ns = mono_ns();
+		if (proc_snapshot(s, p, false) == 0)
+			e = procmaps_find(&p->maps, look);
+	}
+	out->unmapped = !e;
+	if (e && p->mod[e - p->maps.entries] >= 0) {
+		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
+		return;
+	}
+	if (e && (e->flags & PROCMAPS_F_VDSO)) {
+		const struct elfsyms *v = vdso_syms(s);
+
+		set_unknown(out, symbolizer_intern(s, e->path), addr - e->start, SYM_USER);
+		if (v)
+			elf_name(s, v, NULL, look - e->start, addr - e->start, out);
+		return;
+	}
+	/* anonymous executable memory, or memory unmapped since: JIT code */
+	if ((j = jit_lookup(p, look))) {
+		out->unmapped = false;
+		out->module = p->pm_module;
+		out->name = symbolizer_intern(s, j->name);
+		out->offset = addr - j->start;
+		out->kind = SYM_JIT;
+		return;
+	}
+	if (e && (e->flags & PROCMAPS_F_JIT)) {
+		set_unknown(out, jit_module(s, e), addr - e->start, SYM_JIT_ANON);
+		out->unmapped = true;	/* not in the perf map (yet): worth naming again later */
+	} else if (e) {
+		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
+	} else {
+		out->unmapped = true;
+	}
+}
+
+bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+
+	for (size_t i = 0; p && i < p->maps.nr; i++)
+		if (p->mod[i] >= 0 && !strncmp(s->mods[p->mod[i]]->name, prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out)
+{
+	uint64_t look = caller && addr ? addr - 1 : addr, off;
+	const struct ksym *k;
+	char err[256];
+
+	set_unknown(out, symbolizer_intern(s, "[kernel.kallsyms]"), addr, SYM_KERNEL);
+	if (!s->ksyms_state) {
+		s->ksyms_state = kallsyms_load(&s->ksyms, NULL, err, sizeof(err)) == 0 ? 1 : -1;
+		if (s->ksyms_state < 0)
+			warn_add("kernel frames not named: %s", err);
+	}
+	if (s->ksyms_state < 0 || !(k = kallsyms_lookup(&s->ksyms, look, &off)))
+		return;
+	out->module = symbolizer_intern(s, k->module);
+	out->name = symbolizer_intern(s, k->name);
+	out->offset = off + (addr - look);
+}
+
+const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si)
+{
+	char buf[512];
+
+	if (si->name)
+		return si->name;
+	if (si->kind == SYM_JIT_ANON)
+		return si->module;
+	snprintf(buf, sizeof(buf), "%s+0x%llx", si->module, (unsigned long long)si->offset);
+	return symbolizer_intern(s, buf);
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sym/elfsyms.h"
+#include "sym/libresolve.h"
+#include "sym/procmaps.h"
+#include "sym/uprobe_targets.h"
+#include "lib/warn.h"
+
+/* LIB given as an address ("0x7f12...:*"): only legal when it lies in a file mapping. */
+static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
+{
+	struct procmaps m;
+	const struct procmaps_entry *e;
+	unsigned long long addr;
+	char *end;
+
+	if (strncmp(lib, "0x", 2))
+		return 0;
+	addr = strtoull(lib, &end, 16);
+	if (*end) {
+		err_set(err, errlen, "malformed address '%s' in --uprobe", lib);
+		return -EINVAL;
+	}
+	if (pid <= 0) {
+		err_set(err, errlen, "--uprobe %s: an address needs a target pid (-p)", lib);
+		return -EINVAL;
+	}
+	if (procmaps_load(pid, &m, err, errlen))
+		return -ESRCH;
+	e = procmaps_find(&m, addr);
+	if (!e)
+		err_set(err, errlen, "--uprobe: address %s is not mapped in pid %d", lib, pid);
+	else if (!(e->flags & PROCMAPS_F_FILE))
+		err_set(err, errlen, "--uprobe: address %s is in %s code with no file (JIT or anonymous "
+			 "memory): uprobes need a file; use sampling with /tmp/perf-%d.map instead",
+			 lib, e->flags & PROCMAPS_F_JIT ? "JIT" : "anonymous", pid);
+	else
+		err_set(err, errlen, "--uprobe: address %s is in %s: give that file's name as LIB", lib, e->path);
+	procmaps_free(&m);
+	return -EINVAL;
+}
+
+static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
+		   const char *glob, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->nr_libs; i++)
+		if (!strcmp(s->libs[i].attach_path, attach_path))
+			return i;
+	if (s->nr_libs >= UPROBE_MAX_LIBS) {
+		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	s->libs[s->nr_libs].attach_path = strdup(attach_path);
+	s->libs[s->nr_libs].module = strdup(module);
+	s->libs[s->nr_libs].note = strdup(note);
+	s->libs[s->nr_libs].glob = strdup(glob);
+	return s->nr_libs++;
+}
+
+static bool already_probed(const struct uprobe_set *s, int lib, unsigned long offset)
+{
+	for (int i = 0; i < s->nr_funcs; i++)
+		if (s->funcs[i].lib == lib && s->funcs[i].offset == offset)
+			return true;
+	return false;
+}
+
+/* The name the user asked for: the primary name when the glob matches it, else the first alias it
+ * matches ("cblas_sgemm", not "CBLAS_SGEMM" at the same address). */
+static const char *asked_name(const struct elfsym *m, const char *glob)
+{
+	if (!fnmatch(glob, m->name, 0) || (m->demangled && !fnmatch(glob, m->demangled, 0)))
+		return elfsyms_display_name(m);
+	for (unsigned int a = 0; a < m->nr_aliases; a++) {
+		const char *dem = m->aliases_demangled ? m->aliases_demangled[a] : NULL;
+
+		if (!fnmatch(glob, m->aliases[a], 0) || (dem && !fnmatch(glob, dem, 0)))
+			return dem ? dem : m->aliases[a];
+	}
+	return elfsyms_display_name(m);
+}
+
+static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
+		       const char *glob, char *err, size_t errlen)
+{
+	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
+	struct uprobe_insn_file insn;
+
+	if (!f)
+		return -ENOMEM;
+	if (uprobe_insn_open(&insn, s->libs[lib].attach_path, err, errlen))
+		return -EIO;
+	s->funcs = f;
+	for (int i = 0; i < n; i++) {
+		char w[512];
+
+		if ((m[i]->flags & ELFSYMS_F_NO_OFFSET) || already_probed(s, lib, m[i]->offset))
+			continue;
+		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
+			err_set(err, errlen, "too many functions matched (at most %d)", UPROBE_MAX_FUNCS);
+			uprobe_insn_close(&insn);
+			return -E2BIG;
+		}
+		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
+			warn_add("%s", w);
+		s->funcs[s->nr_funcs++] = (struct uprobe_func){
+			.symbol = strdup(asked_name(m[i], glob)),
+			.offset = m[i]->offset,
+			.lib = lib,
+			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
+		};
+		uprobe_insn_at(&insn, m[i]->offset, &s->funcs[s->nr_funcs - 1].insn);
+	}
+	uprobe_insn_close(&insn);
+	return 0;
+}
+
+static int no_match_error(const struct elfsyms *syms, const char *glob, const char *path, char *err, size_t errlen)
+{
+	char near[512] = "";
+
+	elfsyms_near_matches(syms, glob, near, sizeof(near));
+	err_set(err, errlen, "--uprobe: no function matches '%s' in %s%s%s%s", glob, path,
+		 syms->has_symtab ? "" : " (stripped: only exported .dynsym names can be probed)",
+		 near[0] ? "; near matches: " : "", near);
+	return -ESRCH;
+}
+
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	struct libresolve_result res;
+	const struct elfsym **m = NULL;
+	struct elfsyms syms;
+	int r, n, li;
+
+	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+	if (r)
+		return r;
+	if ((r = check_address_lib(lib, pid, err, errlen)))
+		return r;
+	if (!lib[0] && pid <= 0 && main_exe)
+		snprintf(lib, sizeof(lib), "%s", main_exe);
+	r = libresolve_find(pid, lib, &res, err, errlen);
+	if (r)
+		return r;
+	r = elfsyms_load(res.path, &syms, err, errlen);
+	if (r)
+		return r;
+	n = elfsyms_match_all(&syms, glob, &m);
+	if (n <= 0) {
+		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
+		goto out;
+	}
+	li = add_lib(s, res.path, res.realpath, res.msg, glob, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
+out:
+	free(m);
+	elfsyms_free(&syms);
+	return r;
+}
+
+/* The reason's kind, for counting: "EVEX-encoded (opcode 0x6e)" -> "EVEX-encoded". */
+static size_t reason_len(const char *why)
+{
+	const char *p = strstr(why, " (");
+
+	return p ? (size_t)(p - why) : strlen(why);
+}
+
+int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len)
+{
+	struct { const char *why; size_t n, cnt; } kinds[8];
+	int nk = 0, total = 0, shown = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < s->nr_funcs; i++) {
+		const struct uprobe_insn *u = &s->funcs[i].insn;
+		size_t n = reason_len(u->why);
+		int k;
+
+		if (u->cls != UINSN_REFUSED)
+			continue;
+		total++;
+		for (k = 0; k < nk; k++)
+			if (kinds[k].n == n && !strncmp(kinds[k].why, u->why, n))
+				break;
+		if (k == nk && nk < 8)
+			kinds[nk++] = (typeof(kinds[0])){ u->why, n, 0 };
+		if (k < nk)
+			kinds[k].cnt++;
+	}
+	if (!total)
+		return 0;
+	o += snprintf(line + o, len - o, "%d of %d functions cannot be probed, skipped (", total, s->nr_funcs);
+	for (int k = 0; k < nk && o < len; k++)
+		o += snprintf(line + o, len - o, "%s%.*s first instruction: %zu", k ? ", " : "", (int)kinds[k].n,
+			      kinds[k].why, kinds[k].cnt);
+	for (int i = 0; i < s->nr_funcs && o < len; i++) {
+		if (s->funcs[i].insn.cls != UINSN_REFUSED)
+			continue;
+		if (shown == 3) {
+			o += snprintf(line + o, len - o, ", ... (all in --json)");
+			break;
+		}
+		o += snprintf(line + o, len - o, "%s%s", shown++ ? ", " : "): ", s->funcs[i].symbol);
+	}
+	return total;
+}
+
+int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	struct uprobe_deferred *d = &s->deferred[s->nr_deferred];
+	int r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+
+	if (r)
+		return r;
+	if (s->nr_deferred >= UPROBE_MAX_LIBS) {
+		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	d->lib = strdup(lib);
+	d->glob = strdup(glob);
+	if (!d->lib || !d->glob)
+		return -ENOMEM;
+	s->nr_deferred++;
+	return 0;
+}
+
+int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int pid, int *lib, char *err,
+			    size_t errlen)
+{
+	char spec[4096 + 1024 + 2];
+	int before = s->nr_funcs, libs = s->nr_libs, r;
+
+	snprintf(spec, sizeof(spec), "%s:%s", path, s->deferred[d].glob);
+	r = uprobe_set_add_spec(s, spec, pid, NULL, err, errlen);
+	if (r)
+		return r;
+	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
+	s->deferred[d].attached = s->nr_funcs - before;
+	return 0;
+}
+
+void uprobe_set_free(struct uprobe_set *s)
+{
+	for (int i = 0; i < s->nr_funcs; i++)
+		free(s->funcs[i].symbol);
+	for (int i = 0; i < s->nr_libs; i++) {
+		free(s->libs[i].attach_path);
+		free(s->libs[i].module);
+		free(s->libs[i].note);
+		free(s->libs[i].glob);
+	}
+	for (int i = 0; i < s->nr_deferred; i++) {
+		free(s->deferred[i].lib);
+		free(s->deferred[i].glob);
+	}
+	free(s->funcs);
+	memset(s, 0, sizeof(*s));
+}

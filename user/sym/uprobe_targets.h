@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* --uprobe LIB:GLOB specs resolved to (file, offset) pairs, one per probed function. */
+#ifndef TMABPF_UPROBE_TARGETS_H
+#define TMABPF_UPROBE_TARGETS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "sym/uprobe_insn.h"
+
+#define UPROBE_MAX_LIBS 32
+#define UPROBE_MAX_FUNCS 65536
+
+struct uprobe_func {
+	char *symbol;			/* display name (demangled for C++) */
+	unsigned long offset;		/* file offset */
+	int lib;			/* index in uprobe_set.libs */
+	bool ifunc;
+	bool detached;			/* by --max-rate */
+	struct uprobe_insn insn;	/* its entry instruction: cost class, or why the kernel refuses it
+					 * (UINSN_REFUSED: never attached, listed as unprobeable) */
+	bool never_called;		/* set at the end of a run: attached, zero calls */
+};
+
+struct uprobe_lib {
+	char *attach_path;		/* path libbpf attaches to */
+	char *module;			/* canonical path shown in reports */
+	char *note;			/* which file was chosen and why, shown once attached */
+	char *glob;			/* the glob of the first spec that named it */
+	bool never_mapped;		/* set at the end of a run: no watched process mapped it */
+};
+
+/* A --uprobe NAME:GLOB whose library no process maps yet: resolved when a target maps a file of
+ * that name (uprobe_set_add_deferred). */
+struct uprobe_deferred {
+	char *lib, *glob;
+	int attached;			/* functions added when it resolved; 0: not yet */
+};
+
+struct uprobe_set {
+	int nr_libs;
+	struct uprobe_lib libs[UPROBE_MAX_LIBS];
+	int nr_funcs;
+	struct uprobe_func *funcs;	/* index = function id = BPF cookie */
+	int nr_deferred;
+	struct uprobe_deferred deferred[UPROBE_MAX_LIBS];
+};
+
+/*
+ * Resolve one SPEC (LIB:GLOB, split on the last colon) for target pid (-1:
+ * none) and append the matching functions.  main_exe names the program for
+ * "':GLOB'" when there is no running pid (launched command).  0, or -errno
+ * with one line in err: -ENOENT library not found, -ESRCH no function matches
+ * (with near matches), -EINVAL JIT address or malformed spec.
+ */
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen);
+void uprobe_set_free(struct uprobe_set *s);
+
+/* Keep SPEC (a bare library name that nothing maps yet) for later.  0 or -errno (err filled). */
+int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen);
+/* Resolve deferred spec d against path, just mapped by pid: its functions are appended to s (a new
+ * library, its index in *lib).  0 or -errno (err filled). */
+int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int pid, int *lib, char *err,
+			    size_t errlen);
+
+/* Functions the kernel cannot probe (skipped): how many, and one line naming the reasons and the
+ * first few ("4 of 137 functions cannot be probed (EVEX-encoded first instruction: 4): f, g, ...");
+ * 0 when none. */
+int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len);
+
+#endif

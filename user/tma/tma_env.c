@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Host facts for the TMA engine; see tma_env.h. */
+#include <stdio.h>
+#include <string.h>
+#include "pmu/host.h"
+#include "tma/tma.h"
+#include "tma/tma_env.h"
+
+void tma_env_host(struct tma_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->smt_on = host_read_int("/sys/devices/system/cpu/smt/active", 0) > 0;
+	e->nmi_watchdog = host_read_int("/proc/sys/kernel/nmi_watchdog", 0) > 0;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* --trace spans from the uprobes' ring buffer (see trace_events.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "trace/trace_events.h"
+
+#define NOTE_UNMATCHED "unmatched: skipped by longjmp or an exception"
+#define NOTE_EXIT "unmatched: thread exited"
+#define NOTE_AT_END "open at end of run"
+#define NOTE_LOST "record lost"
+
+struct trace_frame {
+	unsigned long long start_ns;
+	__u32 fn;
+	bool valid;		/* its entry record was seen */
+};
+
+struct trace_thread {
+	__u32 tid;		/* 0: free slot (tid 0, idle, is never traced) */
+	__u32 pid;
+	__u32 depth;
+	struct trace_frame f[TMABPF_MAX_DEPTH];
+};
+
+void trace_spans_init(struct trace_spans *s, struct trace_writer *w, const struct uprobe_set *uset)
+{
+	memset(s, 0, sizeof(*s));
+	s->w = w;
+	s->uset = uset;
+}
+
+static size_t home(__u32 tid, size_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static size_t slot_of(const struct trace_thread *tab, size_t cap, __u32 tid)
+{
+	size_t i = home(tid, cap);
+
+	while (tab[i].tid && tab[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static int grow(struct trace_spans *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256;
+	struct trace_thread *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->tab[i].tid)
+			tab[slot_of(tab, cap, s->tab[i].tid)] = s->tab[i];
+	free(s->tab);
+	s->tab = tab;
+	s->cap = cap;
+	return 0;
+}
+
+static struct trace_thread *thread_get(struct trace_spans *s, __u32 tid, __u32 pid)
+{
+	struct trace_thread *t;
+
+	if ((s->used + 1) * 2 > s->cap && grow(s))
+		return NULL;
+	t = &s->tab[slot_of(s->tab, s->cap, tid)];
+	if (!t->tid) {
+		t->tid = tid;
+		t->pid = pid;
+		s->used++;
+	}
+	return t;
+}
+
+/* A thread with no open frame leaves the table (backward-shift deletion), so
+ * short-lived threads do not accumulate over a long run. */
+static void thread_put(struct trace_spans *s, struct trace_thread *t)
+{
+	size_t i = (size_t)(t - s->tab), j = i, mask = s->cap - 1;
+
+	if (t->depth)
+		return;
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!s->tab[j].tid)
+			break;
+		k = home(s->tab[j].tid, s->cap);
+		/* entry j may stay unless its home lies cyclically outside (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->tab[i] = s->tab[j];
+		i = j;
+	}
+	s->tab[i].tid = 0;
+	s->tab[i].depth = 0;
+	s->used--;
+}
+
+static const char *fn_name(const struct trace_spans *s, __u32 fn, char *buf, size_t len)
+{
+	if (s->uset && (int)fn < s->uset->nr_funcs && s->uset->funcs[fn].symbol)
+		return s->uset->funcs[fn].symbol;
+	snprintf(buf, len, "function#%u", fn);
+	return buf;
+}
+
+static void emit(struct trace_spans *s, const struct trace_thread *t, __u32 d, unsigned long long end_ns,
+		 const char *note)
+{
+	char buf[32];
+
+	trace_writer_span(s->w, t->pid, t->tid, fn_name(s, t->f[d].fn, buf, sizeof(buf)), t->f[d].start_ns, end_ns,
+			  note);
+	s->spans++;
+}
+
+/* Close the frames at depth >= from (innermost first) at end_ns. */
+static void close_from(struct trace_spans *s, struct trace_thread *t, __u32 from, unsigned long long end_ns,
+		       const char *note, unsigned long long *count)
+{
+	while (t->depth > from) {
+		__u32 d = --t->depth;
+
+		if (!t->f[d].valid)
+			continue;
+		emit(s, t, d, end_ns, note);
+		(*count)++;
+	}
+}
+
+void trace_spans_record(struct trace_spans *s, const struct trace_rec *r)
+{
+	struct trace_thread *t;
+	__u32 d = r->depth;
+
+	s->records++;
+	if (d >= TMABPF_MAX_DEPTH || !r->tid || r->kind > TRACE_EXIT) {
+		s->bad++;
+		return;
+	}
+	t = thread_get(s, r->tid, r->pid);
+	if (!t)
+		return;
+	if (t->pid != r->pid) {		/* tid reused by another process */
+		close_from(s, t, 0, r->ts, NOTE_LOST, &s->lost_end);
+		t->pid = r->pid;
+	}
+	if (r->kind == TRACE_ENTRY) {
+		/* frames at this depth or deeper ended without their record */
+		close_from(s, t, d, r->ts, NOTE_LOST, &s->lost_end);
+		for (__u32 i = t->depth; i < d; i++)
+			t->f[i].valid = false;	/* entered while records were lost */
+		t->f[d] = (struct trace_frame){ .start_ns = r->ts, .fn = r->fn, .valid = true };
+		t->depth = d + 1;
+		return;
+	}
+	close_from(s, t, d + 1, r->ts, NOTE_LOST, &s->lost_end);
+	if (d >= t->depth || !t->f[d].valid || t->f[d].fn != r->fn) {
+		s->lost_entry++;
+		if (d < t->depth)
+			t->depth = d;
+		thread_put(s, t);
+		return;
+	}
+	if (r->kind == TRACE_RETURN) {
+		emit(s, t, d, r->ts, NULL);
+	} else {
+		emit(s, t, d, r->ts, r->kind == TRACE_EXIT ? NOTE_EXIT : NOTE_UNMATCHED);
+		if (r->kind == TRACE_EXIT)
+			s->exited++;
+		else
+			s->unmatched++;
+	}
+	t->depth = d;
+	thread_put(s, t);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct trace_spans *s = ctx;
+
+	if (size < sizeof(struct trace_rec)) {
+		s->bad++;
+		return 0;
+	}
+	trace_spans_record(s, data);
+	return 0;
+}
+
+int trace_spans_attach(struct trace_spans *s, struct ring_buffer *rb, int map_fd)
+{
+	struct ring *r;
+
+	if (ring_buffer__add(rb, map_fd, on_record, s))
+		return -errno;
+	for (unsigned int i = 0; (r = ring_buffer__ring(rb, i)); i++)
+		if (ring__map_fd(r) == map_fd)
+			s->ring = r;
+	return s->ring ? 0 : -ENOENT;
+}
+
+void trace_spans_drain(struct trace_spans *s)
+{
+	if (s->ring)
+		ring__consume(s->ring);
+}
+
+void trace_spans_close_all(struct trace_spans *s, unsigned long long end_ns)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->tab[i].tid)
+			close_from(s, &s->tab[i], 0, end_ns, NOTE_AT_END, &s->open_at_end);
+}
+
+void trace_spans_free(struct trace_spans *s)
+{
+	free(s->tab);
+	s->tab = NULL;
+	s->cap = s->used = 0;
+	s->ring = NULL;
+}
