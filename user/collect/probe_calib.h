@@ -10,7 +10,7 @@
  *
  * It takes ~0.5 s (each probe's removal waits for an RCU grace period), so it
  * runs only where a figure is shown: --dry-run --uprobe and the run-time guard
- * (run.c), once.
+ * (collect/uprobe_run.c), once.
  */
 #ifndef TMABPF_PROBE_CALIB_H
 #define TMABPF_PROBE_CALIB_H

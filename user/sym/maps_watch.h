@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * maps_watch: the executable files the target processes map during a run,
- * read from /proc/PID/maps when polled (run.c: every MAPS_WATCH_MS while
- * --uprobe is on; every 50 ms in the first MAPS_WATCH_EARLY_NS and while a
+ * read from /proc/PID/maps when polled (collect/uprobe_run.c: every MAPS_WATCH_MS while
+ * --uprobe is on; every MAPS_WATCH_FAST_MS in the first MAPS_WATCH_EARLY_NS and while a
  * deferred --uprobe waits for its file).  It tells the uprobes which libraries a process mapped
  * later (dlopen: deferred --uprobe NAME:GLOB attaches then) and, at the end,
  * which probed libraries it never mapped and what it mapped instead.
