@@ -23,25 +23,27 @@ static void one_line(char *s)
 			*p = '?';
 }
 
-/* fmt into buf as one line, said on stderr after "tmabpf: " and prefix unless quiet. */
-static void say(char *buf, size_t len, const char *prefix, const char *fmt, va_list ap)
+/* fmt as one line (at most max bytes), said on stderr after "tmabpf: " and prefix unless quiet; kept
+ * for the report when keep. */
+static void say(bool keep, size_t max, const char *prefix, const char *fmt, va_list ap)
 {
-	vsnprintf(buf, len, fmt, ap);
+	char buf[2048];
+
+	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
 	one_line(buf);
 	if (!quiet)
 		fprintf(stderr, "tmabpf: %s%s\n", prefix, buf);
+	if (keep && nwarnings < WARN_MAX)
+		warnings[nwarnings++] = strdup(buf);
 }
 
 void warn_add(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(buf, sizeof(buf), "", fmt, ap);
+	say(true, 512, "", fmt, ap);
 	va_end(ap);
-	if (nwarnings < WARN_MAX)
-		warnings[nwarnings++] = strdup(buf);
 }
 
 size_t warn_count(void) { return nwarnings; }
@@ -49,11 +51,10 @@ const char *warn_get(size_t i) { return i < nwarnings ? warnings[i] : NULL; }
 
 void err_print(const char *fmt, ...)
 {
-	char buf[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(buf, sizeof(buf), "error: ", fmt, ap);
+	say(false, 2048, "error: ", fmt, ap);
 	va_end(ap);
 }
 
