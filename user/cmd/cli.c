@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
-#include "pmu/host.h"
-#include "lib/parse.h"
-#include "model/thread_table.h"
-#include "pmu/mem_event.h"
-#include "lib/outfile.h"
 #include "collect/samples_loader.h"
+#include "lib/outfile.h"
+#include "lib/parse.h"
 #include "lib/version.h"
 #include "lib/warn.h"
+#include "model/thread_table.h"
+#include "pmu/host.h"
+#include "pmu/mem_event.h"
 
 enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd_analyze.h"
-#include "pmu/cpu_detect.h"
-#include "lib/json.h"
 #include "cmd/perf_csv.h"
-#include "tma/tma.h"
+#include "lib/json.h"
 #include "output/tma_output.h"
+#include "pmu/cpu_detect.h"
 #include "pmu/tma_recipes.h"
+#include "tma/tma.h"
 
 /* One line on stderr; the exit code for bad input. */
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)

@@ -31,16 +31,16 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "cmd/cmd_check.h"
+#include "cmd/perf_csv.h"
+#include "cmd/report_read.h"
+#include "collect/uprobes_loader.h"
+#include "model/zero_counts.h"
 #include "pmu/cpu_detect.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
-#include "cmd/perf_csv.h"
-#include "cmd/report_read.h"
+#include "pmu/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
-#include "pmu/tma_recipes.h"
-#include "collect/uprobes_loader.h"
-#include "model/zero_counts.h"
 
 extern char **environ;
 

@@ -6,9 +6,9 @@
 #include "cmd/cmd_list.h"
 #include "pmu/cpu_detect.h"
 #include "pmu/pfm_enc.h"
+#include "pmu/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
-#include "pmu/tma_recipes.h"
 
 static void print_name(const char *name, const char *desc, void *arg)
 {

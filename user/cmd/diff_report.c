@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "cmd/diff_report.h"
+#include "lib/grow.h"
 #include "lib/u64map.h"
 #include "lib/version.h"
 #include "lib/warn.h"
-#include "lib/grow.h"
 
 #define MAX_COMM 256		/* a comm has 15 bytes; a hand-edited one a little more */
 #define MAX_TEXT 65536		/* module paths, demangled symbols, event names */

@@ -4,9 +4,9 @@
 #include <string.h>
 #include "cmd/cli.h"
 #include "cmd/cmd_analyze.h"
-#include "cmd/cmd_list.h"
 #include "cmd/cmd_check.h"
 #include "cmd/cmd_diff.h"
+#include "cmd/cmd_list.h"
 #include "daemon/daemon.h"
 #include "run/run.h"
 

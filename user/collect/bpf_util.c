@@ -9,8 +9,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
-#include "pmu/host.h"
 #include "lib/warn.h"
+#include "pmu/host.h"
 
 static bool log_verbose;
 

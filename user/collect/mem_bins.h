@@ -13,8 +13,8 @@
 #define TMABPF_MEM_BINS_H
 #include <stddef.h>
 #include <stdint.h>
-#include "sym/procmaps.h"
 #include "model/results.h"	/* struct mem_bin */
+#include "sym/procmaps.h"
 
 struct mem_bins_proc;
 

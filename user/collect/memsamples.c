@@ -10,11 +10,11 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
 #include "collect/memsamples.h"
-#include "pmu/perf_open.h"
+#include "lib/grow.h"
 #include "lib/warn.h"
+#include "pmu/perf_open.h"
 #include "threads.skel.h"
 #include "memsamples.skel.h"
-#include "lib/grow.h"
 
 static bool pid_seen(struct memsamples *m, unsigned int pid)
 {

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include "bpf/memsamples.h"
 #include "collect/mem_bins.h"
+#include "collect/threads_loader.h"
+#include "model/results.h"
 #include "pmu/mem_event.h"
 #include "sym/symbolize.h"
-#include "model/results.h"
-#include "collect/threads_loader.h"
 
 struct memsamples_bpf;
 struct bpf_link;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/offcpu.h"
-#include "lib/warn.h"
 #include "lib/grow.h"
+#include "lib/warn.h"
 
 static bool pid_known(struct offcpu *o, unsigned int pid)
 {

@@ -11,8 +11,8 @@
 #define TMABPF_OFFCPU_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "model/folded.h"
 #include "collect/offcpu_loader.h"
+#include "model/folded.h"
 #include "model/results.h"
 #include "sym/symbolize.h"
 

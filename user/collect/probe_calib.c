@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "collect/probe_calib.h"
-#include "sym/procmaps.h"
-#include "lib/warn.h"
 #include "lib/clock.h"
+#include "lib/warn.h"
+#include "sym/procmaps.h"
 
 #define CALLS 20000
 

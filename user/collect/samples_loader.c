@@ -12,11 +12,11 @@
 #include "collect/bpf_util.h"
 #include "collect/map_batch.h"
 #include "collect/samples_loader.h"
-#include "pmu/perf_open.h"
 #include "lib/warn.h"
+#include "pmu/host.h"
+#include "pmu/perf_open.h"
 #include "threads.skel.h"
 #include "samples.skel.h"
-#include "pmu/host.h"
 
 int samples_max_rate(void)
 {

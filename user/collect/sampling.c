@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/sampling.h"
-#include "model/thread_table.h"
 #include "lib/warn.h"
+#include "model/thread_table.h"
 
 static void on_notice(void *ctx, const struct sample_key *key);
 

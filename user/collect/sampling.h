@@ -12,12 +12,12 @@
 #define TMABPF_SAMPLING_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "pmu/events.h"
+#include "collect/samples_loader.h"
+#include "collect/threads_loader.h"
 #include "model/folded.h"
 #include "model/sample_sums.h"
-#include "collect/samples_loader.h"
+#include "pmu/events.h"
 #include "sym/symbolize.h"
-#include "collect/threads_loader.h"
 
 struct named_stack;
 

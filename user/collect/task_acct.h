@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/tasks.h"
-#include "pmu/events.h"
 #include "lib/u64map.h"
+#include "pmu/events.h"
 
 enum task_field {
 	TF_NONE = -1,

@@ -9,8 +9,8 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
 #include "collect/tasks_loader.h"
-#include "lib/warn.h"
 #include "lib/clock.h"
+#include "lib/warn.h"
 #include "tasks.skel.h"
 
 static const struct bpf_hints hints = {

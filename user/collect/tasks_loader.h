@@ -6,9 +6,9 @@
 #define TMABPF_TASKS_LOADER_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "pmu/events.h"
 #include "collect/task_acct.h"
 #include "collect/threads_loader.h"
+#include "pmu/events.h"
 
 struct tasks_bpf;
 struct ring_buffer;

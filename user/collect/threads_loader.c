@@ -7,9 +7,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collect/threads_loader.h"
 #include "collect/bpf_util.h"
 #include "collect/map_batch.h"
+#include "collect/threads_loader.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
 #include "threads.skel.h"

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sym/elfsyms.h"
 #include "collect/uprobe_evidence.h"
 #include "lib/warn.h"
+#include "sym/elfsyms.h"
 
 #define SHOWN 3
 

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib/clock.h"
 #include "collect/uprobe_evidence.h"
 #include "collect/uprobe_preview.h"
 #include "collect/uprobe_run.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
 
 int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,

@@ -15,11 +15,11 @@
 #define TMABPF_UPROBE_RUN_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "sym/maps_watch.h"
 #include "collect/probe_calib.h"
-#include "model/results.h"
-#include "sym/uprobe_targets.h"
 #include "collect/uprobes_loader.h"
+#include "model/results.h"
+#include "sym/maps_watch.h"
+#include "sym/uprobe_targets.h"
 
 struct uprobe_run {
 	struct uprobe_set set;

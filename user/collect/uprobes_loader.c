@@ -12,13 +12,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
-#include "collect/uprobes_loader.h"
 #include "collect/link_detach.h"
 #include "collect/map_batch.h"
-#include "model/counters.h"
+#include "collect/uprobes_loader.h"
+#include "lib/clock.h"
 #include "lib/u64map.h"
 #include "lib/warn.h"
-#include "lib/clock.h"
+#include "model/counters.h"
 #include "threads.skel.h"
 #include "uprobes.skel.h"
 

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "bpf/uprobes.h"
-#include "model/results.h"
 #include "collect/threads_loader.h"
+#include "model/results.h"
 #include "sym/uprobe_targets.h"
 
 #define UPROBE_CLASSIC_CAP 256	/* functions attachable without uprobe_multi */

@@ -14,10 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "collect/bpf_util.h"
+#include "collect/samples_loader.h"
+#include "collect/tasks_loader.h"
+#include "collect/threads_loader.h"
+#include "collect/uprobes_loader.h"
 #include "daemon/budget.h"
-#include "lib/clock.h"
-#include "run/collector.h"
-#include "pmu/cpu_detect.h"
 #include "daemon/daemon.h"
 #include "daemon/daemon_accounting.h"
 #include "daemon/daemon_agg.h"
@@ -25,14 +26,13 @@
 #include "daemon/daemon_http.h"
 #include "daemon/daemon_metrics.h"
 #include "daemon/daemon_sampling.h"
+#include "lib/clock.h"
 #include "lib/outfile.h"
-#include "collect/samples_loader.h"
-#include "collect/tasks_loader.h"
-#include "model/thread_table.h"
-#include "collect/threads_loader.h"
-#include "tma/tma.h"
-#include "collect/uprobes_loader.h"
 #include "lib/warn.h"
+#include "model/thread_table.h"
+#include "pmu/cpu_detect.h"
+#include "run/collector.h"
+#include "tma/tma.h"
 
 #define POLL_MS 100
 #define SHED_AFTER 3		/* intervals over budget, uprobes dominating, before a function is detached */

@@ -2,8 +2,8 @@
 /* The daemon's accounting mode, tasks or switch, and why.  See daemon_accounting.h. */
 #include <stdio.h>
 #include <string.h>
-#include "daemon/daemon_accounting.h"
 #include "collect/task_acct.h"
+#include "daemon/daemon_accounting.h"
 #include "lib/warn.h"
 
 #define SWITCH_COST "BPF at every context switch, ~230 ns each"

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/daemon_agg.h"
-#include "model/thread_table.h"
 #include "collect/uprobes_loader.h"
+#include "daemon/daemon_agg.h"
 #include "lib/grow.h"
+#include "model/thread_table.h"
 
 #define SCORE_DECAY 0.5		/* weight of the past in the on-CPU score */
 #define STEAL_FACTOR 2.0	/* a candidate takes a slot from one this many times less busy */

@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "daemon/daemon_http.h"
+#include "lib/clock.h"
 #include "lib/prom.h"
 #include "lib/warn.h"
-#include "lib/clock.h"
 
 /* One open connection, in the order they came (oldest first).  Touched only by the serving
  * thread: libmicrohttpd runs there (no thread of its own), so a tracked fd is open. */

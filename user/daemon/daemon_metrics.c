@@ -13,10 +13,10 @@
 #include "daemon/daemon_sampling.h"
 #include "lib/json.h"
 #include "lib/prom.h"
+#include "lib/version.h"
 #include "model/report.h"
 #include "model/thread_table.h"
 #include "output/tma_output.h"
-#include "lib/version.h"
 
 #define OTHER_COMM "[other]"
 

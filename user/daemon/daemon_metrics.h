@@ -4,14 +4,14 @@
 #define TMABPF_DAEMON_METRICS_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "collect/threads_loader.h"
 #include "daemon/budget.h"
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_http.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
-#include "collect/threads_loader.h"
-#include "tma/tma.h"
 #include "sym/uprobe_targets.h"
+#include "tma/tma.h"
 
 struct dsamp;
 

@@ -27,10 +27,10 @@
 #define TMABPF_DAEMON_SAMPLING_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "collect/samples_loader.h"
 #include "daemon/budget.h"
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_slots.h"
-#include "collect/samples_loader.h"
 #include "lib/u64map.h"
 
 #define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */

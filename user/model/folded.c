@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/folded.h"
 #include "lib/grow.h"
+#include "model/folded.h"
 
 void folded_init(struct folded *f)
 {

@@ -6,13 +6,13 @@
 #define TMABPF_REPORT_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "pmu/events.h"
-#include "pmu/host.h"
 #include "model/results.h"
 #include "model/sample_sums.h"
 #include "model/thread_table.h"
-#include "tma/tma.h"
+#include "pmu/events.h"
+#include "pmu/host.h"
 #include "sym/uprobe_targets.h"
+#include "tma/tma.h"
 
 struct report {
 	const struct host_info *host;

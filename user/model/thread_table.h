@@ -13,9 +13,9 @@
 #define TMABPF_THREAD_TABLE_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "model/counters.h"
 #include "lib/strmap.h"
 #include "lib/u64map.h"
+#include "model/counters.h"
 
 #define THREAD_TABLE_MAX_EXITED 16384
 #define THREAD_TABLE_MAX_FOLDED 1024

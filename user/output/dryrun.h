@@ -3,8 +3,8 @@
 #ifndef TMABPF_DRYRUN_H
 #define TMABPF_DRYRUN_H
 #include <stdio.h>
-#include "pmu/events.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/events.h"
 
 /* One line per event:
  *   [i] NAME pmu=P type=T(name) config=0x.. config1=0x.. config2=0x.. group=G leader=yes|no

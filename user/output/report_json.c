@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/counters.h"
-#include "output/report_sections.h"
+#include "lib/clock.h"
 #include "lib/version.h"
 #include "lib/warn.h"
-#include "lib/clock.h"
+#include "model/counters.h"
+#include "output/report_sections.h"
 
 static void write_header(const struct report *r, struct json *j)
 {

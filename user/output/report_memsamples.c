@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The memory-samples section of the reports (--mem-samples): JSON "mem_samples", text tables. */
-#include "pmu/mem_event.h"
 #include "output/report_sections.h"
+#include "pmu/mem_event.h"
 
 void report_memsamples_json(const struct report *r, struct json *j)
 {

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lib/warn.h"
 #include "pmu/event_key.h"
 #include "pmu/pfm_enc.h"
 #include "pmu/tma_recipes.h"
-#include "lib/warn.h"
 
 static const struct { const char *from, *to; } key_alias[] = {
 	{ "SLOTS", "TOPDOWN.SLOTS" },

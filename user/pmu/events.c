@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "pmu/events.h"
 #include "lib/suggest.h"
-#include "pmu/cpu_detect.h"
-#include "pmu/pfm_enc.h"
-#include "pmu/event_key.h"
-#include "pmu/tma_recipes.h"
 #include "lib/warn.h"
+#include "pmu/cpu_detect.h"
+#include "pmu/event_key.h"
+#include "pmu/events.h"
+#include "pmu/pfm_enc.h"
+#include "pmu/tma_recipes.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 

@@ -7,9 +7,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "lib/warn.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
-#include "lib/warn.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38

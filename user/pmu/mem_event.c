@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmu/events.h"
+#include "pmu/host.h"
 #include "pmu/mem_event.h"
 #include "pmu/tma_recipes.h"
-#include "pmu/host.h"
 
 #define INTEL_LDLAT 128
 #define INTEL_PERIOD 1009	/* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128's SampleAfterValue */

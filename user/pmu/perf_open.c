@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "pmu/perf_open.h"
 #include "lib/warn.h"
+#include "pmu/perf_open.h"
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd, unsigned long flags)
 {

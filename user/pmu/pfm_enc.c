@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
-#include "pmu/pfm_enc.h"
 #include "lib/warn.h"
+#include "pmu/pfm_enc.h"
 
 static char forced[64];
 static bool inited;

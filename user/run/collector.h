@@ -24,18 +24,18 @@
 #define TMABPF_COLLECTOR_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "model/folded.h"
 #include "collect/memsamples.h"
 #include "collect/offcpu.h"
-#include "run/options.h"
-#include "pmu/perf_open.h"
-#include "run/prepare.h"
-#include "model/report.h"
 #include "collect/sampling.h"
-#include "model/thread_table.h"
 #include "collect/threads_loader.h"
-#include "trace/trace_run.h"
 #include "collect/uprobe_run.h"
+#include "model/folded.h"
+#include "model/report.h"
+#include "model/thread_table.h"
+#include "pmu/perf_open.h"
+#include "run/options.h"
+#include "run/prepare.h"
+#include "trace/trace_run.h"
 
 #define COLLECTORS_MAX 8
 

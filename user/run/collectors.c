@@ -2,11 +2,11 @@
 /* The profiling run's collectors and the drivers that walk a table of them.  See collector.h. */
 #include <errno.h>
 #include <string.h>
-#include "lib/clock.h"
-#include "run/collector.h"
-#include "pmu/mem_event.h"
 #include "collect/target_edges.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
+#include "pmu/mem_event.h"
+#include "run/collector.h"
 
 /* ---- the drivers ---- */
 

@@ -5,8 +5,8 @@
 #define TMABPF_OPTIONS_H
 #include <stdbool.h>
 #include <sys/types.h>
-#include "run/target.h"
 #include "lib/warn.h"	/* EXIT_USAGE */
+#include "run/target.h"
 
 struct options {
 	struct target target;

@@ -2,10 +2,10 @@
 /* Options -> CPU, PMU, events, TMA plan; the host; the stop signals.  See prepare.h. */
 #include <stdio.h>
 #include <string.h>
+#include "lib/warn.h"
 #include "pmu/cpu_detect.h"
 #include "run/prepare.h"
 #include "tma/tma_env.h"
-#include "lib/warn.h"
 
 volatile sig_atomic_t run_stop_signal, run_stop_from_tty;
 

@@ -14,18 +14,18 @@
 #include <string.h>
 #include <unistd.h>
 #include "collect/bpf_util.h"
-#include "lib/clock.h"
-#include "run/collector.h"
-#include "output/dryrun.h"
-#include "pmu/mem_event.h"
-#include "lib/outfile.h"
-#include "view/report_text.h"
-#include "run/run.h"
 #include "collect/samples_loader.h"
-#include "view/view_curses.h"
-#include "view/view_model.h"
+#include "lib/clock.h"
+#include "lib/outfile.h"
 #include "lib/warn.h"
 #include "model/zero_counts.h"
+#include "output/dryrun.h"
+#include "pmu/mem_event.h"
+#include "run/collector.h"
+#include "run/run.h"
+#include "view/report_text.h"
+#include "view/view_curses.h"
+#include "view/view_model.h"
 
 #define POLL_MS 50
 

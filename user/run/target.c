@@ -10,9 +10,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "sym/procmaps.h"
-#include "run/target.h"
 #include "lib/warn.h"
+#include "run/target.h"
+#include "sym/procmaps.h"
 
 int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen)
 {

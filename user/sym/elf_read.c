@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "sym/elf_read.h"
 #include "lib/warn.h"
+#include "sym/elf_read.h"
 
 int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen)
 {

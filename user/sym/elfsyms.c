@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
+#include "lib/sorted.h"
+#include "lib/suggest.h"
 #include "lib/warn.h"
 #include "sym/elf_read.h"
 #include "sym/elfsyms.h"
-#include "lib/suggest.h"
-#include "lib/grow.h"
-#include "lib/sorted.h"
 
 /* libstdc++ (link -lstdc++) */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);

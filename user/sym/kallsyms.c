@@ -3,9 +3,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sym/kallsyms.h"
-#include "lib/warn.h"
 #include "lib/sorted.h"
+#include "lib/warn.h"
+#include "sym/kallsyms.h"
 
 #define CORE_KERNEL "[kernel.kallsyms]"
 

@@ -16,12 +16,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
+#include "lib/suggest.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
 #include "sym/libresolve.h"
 #include "sym/procmaps.h"
-#include "lib/suggest.h"
-#include "lib/grow.h"
 
 #define PMAX		LIBRESOLVE_PATH_MAX
 #define ROOTED_MAX	(PMAX + 64)

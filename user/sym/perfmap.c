@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sym/perfmap.h"
-#include "lib/warn.h"
 #include "lib/sorted.h"
+#include "lib/warn.h"
+#include "sym/perfmap.h"
 
 static int sym_cmp(const void *a, const void *b)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/warn.h"
 #include "sym/procmaps.h"
-#include "lib/grow.h"
 
 #define DELETED_SUFFIX " (deleted)"
 

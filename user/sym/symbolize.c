@@ -10,14 +10,14 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/clock.h"
+#include "lib/warn.h"
 #include "sym/debugfile.h"
 #include "sym/elfsyms.h"
 #include "sym/kallsyms.h"
 #include "sym/perfmap.h"
 #include "sym/procmaps.h"
 #include "sym/symbolize.h"
-#include "lib/warn.h"
-#include "lib/clock.h"
 
 #define MAX_MODULE_FDS 512	/* files kept open for processes that may exit; beyond: opened by path */
 #define REREAD_NS 100000000LL	/* re-read a process' maps after a miss at most every 100 ms */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "sym/uprobe_insn.h"
 #include "lib/warn.h"
+#include "sym/uprobe_insn.h"
 
 const char *uprobe_insn_class_name(enum uprobe_insn_class c)
 {

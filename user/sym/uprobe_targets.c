@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/warn.h"
 #include "sym/elfsyms.h"
 #include "sym/libresolve.h"
 #include "sym/procmaps.h"
 #include "sym/uprobe_targets.h"
-#include "lib/warn.h"
 
 /* LIB given as an address ("0x7f12...:*"): only legal when it lies in a file mapping. */
 static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "pmu/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_cache.h"
 #include "tma/tma_expr.h"
-#include "pmu/tma_recipes.h"
 
 /* ---------------- formulas ---------------- */
 

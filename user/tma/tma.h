@@ -12,9 +12,9 @@
 #define TMABPF_TMA_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "pmu/events.h"
-#include "pmu/event_key.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/event_key.h"
+#include "pmu/events.h"
 #include "tma/tma_expr.h"
 
 struct tma_formulation;

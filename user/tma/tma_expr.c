@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tma/tma_expr.h"
-#include "lib/warn.h"
 #include "lib/grow.h"
+#include "lib/warn.h"
+#include "tma/tma_expr.h"
 
 /* instructions of the compiled (postfix) form */
 enum op { I_NUM, I_REF, I_NEG, I_BIN, I_MIN, I_MAX, I_DRATIO, I_IF };

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tma/tma.h"
-#include "pmu/tma_recipes.h"
 #include "lib/warn.h"
+#include "pmu/tma_recipes.h"
+#include "tma/tma.h"
 
 static unsigned long long omit_signature(const struct tma_plan *p)
 {

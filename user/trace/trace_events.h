@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "bpf/uprobes.h"
-#include "trace/trace_writer.h"
 #include "sym/uprobe_targets.h"
+#include "trace/trace_writer.h"
 
 struct trace_thread;
 struct ring_buffer;

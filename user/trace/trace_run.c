@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "trace/trace_run.h"
-#include "lib/warn.h"
 #include "lib/clock.h"
+#include "lib/warn.h"
+#include "trace/trace_run.h"
 
 
 int trace_run_open(struct trace_run **out, const char *path, mode_t mode, char *err, size_t errlen)

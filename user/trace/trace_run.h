@@ -7,13 +7,13 @@
 #ifndef TMABPF_TRACE_RUN_H
 #define TMABPF_TRACE_RUN_H
 #include <stdbool.h>
-#include "pmu/events.h"
-#include "model/thread_table.h"
 #include "model/results.h"
+#include "model/thread_table.h"
+#include "pmu/events.h"
+#include "sym/uprobe_targets.h"
 #include "trace/trace_events.h"
 #include "trace/trace_tracks.h"
 #include "trace/trace_writer.h"
-#include "sym/uprobe_targets.h"
 
 #define TRACE_DEFAULT_PERIOD_MS 250		/* counter samples without -I */
 #define TRACE_RING_BYTES (16u << 20)		/* span records: 512 Ki of them */

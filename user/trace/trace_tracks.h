@@ -17,9 +17,9 @@
 #ifndef TMABPF_TRACE_TRACKS_H
 #define TMABPF_TRACE_TRACKS_H
 #include <stddef.h>
-#include "pmu/events.h"
 #include "model/report.h"
 #include "model/thread_table.h"
+#include "pmu/events.h"
 #include "trace/trace_writer.h"
 
 /* The all-tracked-threads track: PID_MAX_LIMIT, which no real process has (and

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/version.h"
-#include "trace/trace_writer.h"
 #include "lib/warn.h"
+#include "trace/trace_writer.h"
 
 static unsigned long long rel_ns(const struct trace_writer *w, unsigned long long ns)
 {

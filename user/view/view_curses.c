@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "view/view_curses.h"
 #include "lib/warn.h"
+#include "view/view_curses.h"
 
 #define HEADER_ROWS 5	/* title, CPU, TMA, cost, tabs */
 

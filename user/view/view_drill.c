@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 #include "output/tma_output.h"
 #include "view/view_model.h"
-#include "lib/grow.h"
 
 static void add_line(struct vm_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "view/view_model.h"
-#include "lib/cxx_name.h"
 #include "lib/clock.h"
+#include "lib/cxx_name.h"
+#include "view/view_model.h"
 
 void view_init(struct view *v, int top)
 {

@@ -11,9 +11,9 @@
 #define TMABPF_VIEW_MODEL_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "lib/u64map.h"
 #include "model/func_sums.h"
 #include "model/report.h"
-#include "lib/u64map.h"
 
 enum vm_kind { VM_THREADS, VM_FUNCS, VM_PROCS, VM_EVENTS, VM_NKINDS };
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 #include "model/counters.h"
 #include "view/view_model.h"
-#include "lib/grow.h"
 
 /* What a column shows. */
 enum vm_key {
