@@ -291,7 +291,8 @@ static void recs_free(struct recs *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct rec *recs_add(struct recs *r)
+/* A new zeroed record of element at of its array; NULL when out of memory. */
+static struct rec *recs_add(struct recs *r, size_t at)
 {
 	struct rec *v = grow(r->v, &r->cap, r->n, sizeof(*v), 64);
 
@@ -299,6 +300,7 @@ static struct rec *recs_add(struct recs *r)
 		return NULL;
 	r->v = v;
 	memset(&r->v[r->n], 0, sizeof(r->v[0]));
+	r->v[r->n].at = at;
 	return &r->v[r->n++];
 }
 
@@ -345,6 +347,15 @@ static int cmp_thread(const void *a, const void *b)
 
 /* ---- one element of "processes", "threads", "functions" --------------- */
 
+/* where: "array[at]"; 0 when o is an object, else one line in the error. */
+static int element(struct ctx *c, json_object *o, const char *array, size_t at, char *where, size_t len)
+{
+	snprintf(where, len, "%s[%zu]", array, at);
+	if (!json_object_is_type(o, json_type_object))
+		return bad(c, "%s is %s, expected an object", where, type_of(o));
+	return 0;
+}
+
 static int read_process(struct reader *rd, json_object *p, size_t at)
 {
 	struct ctx *c = rd->c;
@@ -353,12 +364,10 @@ static int read_process(struct reader *rd, json_object *p, size_t at)
 	struct rec *r;
 	int e;
 
-	snprintf(where, sizeof(where), "processes[%zu]", at);
-	if (!json_object_is_type(p, json_type_object))
-		return bad(c, "%s is %s, expected an object", where, type_of(p));
-	if (!(r = recs_add(&rd->procs)))
+	if ((e = element(c, p, "processes", at, where, sizeof(where))))
+		return e;
+	if (!(r = recs_add(&rd->procs, at)))
 		return -ENOMEM;
-	r->at = at;
 	r->first_seen = INFINITY;
 	if ((e = id(c, p, where, "pid", &r->pid)) || (e = text(c, p, where, "comm", MAX_COMM, true, NULL, &comm)))
 		return e;
@@ -376,12 +385,10 @@ static int read_thread(struct reader *rd, json_object *t, size_t at)
 	struct rec *r;
 	int e;
 
-	snprintf(where, sizeof(where), "threads[%zu]", at);
-	if (!json_object_is_type(t, json_type_object))
-		return bad(c, "%s is %s, expected an object", where, type_of(t));
-	if (!(r = recs_add(&rd->threads)))
+	if ((e = element(c, t, "threads", at, where, sizeof(where))))
+		return e;
+	if (!(r = recs_add(&rd->threads, at)))
 		return -ENOMEM;
-	r->at = at;
 	if ((e = id(c, t, where, "pid", &r->pid)) || (e = id(c, t, where, "tid", &r->tid)) ||
 	    (e = text(c, t, where, "comm", MAX_COMM, true, NULL, &comm)) ||
 	    (e = field(c, t, where, "first_seen_ns", json_type_double, true, &v)) ||
@@ -401,18 +408,16 @@ static int read_function(struct reader *rd, json_object *f, size_t at)
 	struct rec *r;
 	int e;
 
-	snprintf(where, sizeof(where), "functions[%zu]", at);
-	if (!json_object_is_type(f, json_type_object))
-		return bad(c, "%s is %s, expected an object", where, type_of(f));
+	if ((e = element(c, f, "functions", at, where, sizeof(where))))
+		return e;
 	if (!json_object_object_get_ex(f, "tid", &tid))
 		return bad(c, "%s has no \"tid\"", where);
 	if (tid && !is_number(tid))
 		return bad(c, "%s.tid is %s, expected a number or null", where, type_of(tid));
 	if (tid)
 		return 0;	/* per-process rows only (tid null) */
-	if (!(r = recs_add(&rd->funcs)))
+	if (!(r = recs_add(&rd->funcs, at)))
 		return -ENOMEM;
-	r->at = at;
 	if ((e = id(c, f, where, "pid", &r->pid)) || (e = text(c, f, where, "module", MAX_TEXT, false, "?", &module)) ||
 	    (e = text(c, f, where, "symbol", MAX_TEXT, false, "?", &symbol)))
 		return e;

@@ -102,3 +102,41 @@ int map_read_all(int fd, size_t key_size, size_t val_size, void *keys, void *val
 	}
 	return r;
 }
+
+int map_read_new(int fd, size_t key_size, size_t val_size, size_t cap, void **keys, void **vals, size_t *n)
+{
+	int r;
+
+	*n = 0;
+	*keys = calloc(cap ? cap : 1, key_size);
+	*vals = calloc(cap ? cap : 1, val_size);
+	r = *keys && *vals ? map_read_all(fd, key_size, val_size, *keys, *vals, cap, n) : -ENOMEM;
+	if (r) {
+		free(*keys);
+		free(*vals);
+		*keys = *vals = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
+void *map_read_rows(int fd, size_t key_size, size_t val_size, size_t val_off, size_t row_size, size_t cap, size_t *n,
+		    int *err)
+{
+	void *keys, *vals;
+	unsigned char *rows;
+
+	*err = map_read_new(fd, key_size, val_size, cap, &keys, &vals, n);
+	rows = *err ? NULL : calloc(*n ? *n : 1, row_size);
+	for (size_t i = 0; rows && i < *n; i++) {
+		memcpy(rows + i * row_size, (unsigned char *)keys + i * key_size, key_size);
+		memcpy(rows + i * row_size + val_off, (unsigned char *)vals + i * val_size, val_size);
+	}
+	free(keys);
+	free(vals);
+	if (!*err && !rows)
+		*err = -ENOMEM;
+	if (*err)
+		*n = 0;
+	return rows;
+}

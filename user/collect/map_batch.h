@@ -20,5 +20,11 @@ void map_iter_init(struct map_iter *it, int fd, size_t key_size, size_t val_size
 int map_iter_next(struct map_iter *it, void *keys, void *vals, size_t cap, size_t *n);
 /* Every entry, up to cap. */
 int map_read_all(int fd, size_t key_size, size_t val_size, void *keys, void *vals, size_t cap, size_t *n);
+/* The same into new arrays (malloc'd: the caller frees *keys and *vals; both NULL on error). */
+int map_read_new(int fd, size_t key_size, size_t val_size, size_t cap, void **keys, void **vals, size_t *n);
+/* Every entry, up to cap, as an array of *n rows of row_size bytes (malloc'd), each the key at
+ * offset 0 and the value at val_off; NULL with *err (-errno) set on error. */
+void *map_read_rows(int fd, size_t key_size, size_t val_size, size_t val_off, size_t row_size, size_t cap, size_t *n,
+		    int *err);
 
 #endif

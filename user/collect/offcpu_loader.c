@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,23 +79,10 @@ void offcpu_prog_poll(struct offcpu_prog *p)
 
 int offcpu_prog_read(struct offcpu_prog *p, struct offcpu_row **rows, size_t *n)
 {
-	size_t cap = p->max_rows ? (size_t)p->max_rows : 1;
-	struct offcpu_key *keys = calloc(cap, sizeof(*keys));
-	struct offcpu_val *vals = calloc(cap, sizeof(*vals));
-	struct offcpu_row *v = calloc(cap, sizeof(*v));
-	int r = keys && vals && v ? map_read_all(bpf_map__fd(p->skel->maps.offcpu), sizeof(*keys), sizeof(*vals), keys,
-						   vals, cap, n) : -ENOMEM;
+	int r;
 
-	for (size_t i = 0; !r && i < *n; i++)
-		v[i] = (struct offcpu_row){ .key = keys[i], .v = vals[i] };
-	free(keys);
-	free(vals);
-	if (r) {
-		free(v);
-		v = NULL;
-		*n = 0;
-	}
-	*rows = v;
+	*rows = map_read_rows(bpf_map__fd(p->skel->maps.offcpu), sizeof(struct offcpu_key), sizeof(struct offcpu_val),
+			      offsetof(struct offcpu_row, v), sizeof(struct offcpu_row), (size_t)p->max_rows, n, &r);
 	return r;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,29 +248,11 @@ void samples_poll(struct samples_prog *s)
 
 int samples_read(struct samples_prog *s, struct sample_row **rows, size_t *n)
 {
-	size_t cap = (size_t)s->max_rows;
-	struct sample_key *keys = calloc(cap, sizeof(*keys));
-	struct sample_stats *vals = calloc(cap, sizeof(*vals));
-	struct sample_row *out = calloc(cap, sizeof(*out));
-	int r = -ENOMEM;
+	int r;
 
-	*rows = NULL;
-	*n = 0;
-	if (keys && vals && out)
-		r = map_read_all(bpf_map__fd(s->skel->maps.samples), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
-	for (size_t i = 0; !r && i < *n; i++) {
-		out[i].key = keys[i];
-		out[i].s = vals[i];
-	}
-	free(keys);
-	free(vals);
-	if (r) {
-		free(out);
-		*n = 0;
-		return r;
-	}
-	*rows = out;
-	return 0;
+	*rows = map_read_rows(bpf_map__fd(s->skel->maps.samples), sizeof(struct sample_key), sizeof(struct sample_stats),
+			      offsetof(struct sample_row, s), sizeof(struct sample_row), (size_t)s->max_rows, n, &r);
+	return r;
 }
 
 static int cmp_stack_id(const void *a, const void *b)
@@ -281,31 +264,16 @@ static int cmp_stack_id(const void *a, const void *b)
 
 int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t *n)
 {
-	size_t cap = (size_t)s->max_rows;
-	__u64 *keys = calloc(cap, sizeof(*keys));
-	struct stack_frames *vals = calloc(cap, sizeof(*vals));
-	struct stack_entry *v = calloc(cap, sizeof(*v));
-	int r = -ENOMEM;
+	int r;
 
-	*out = NULL;
-	*n = 0;
-	if (keys && vals && v)
-		r = map_read_all(bpf_map__fd(s->skel->maps.sample_stacks), sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
-	for (size_t i = 0; !r && i < *n; i++) {
-		v[i].id = keys[i];
-		v[i].f = vals[i];
-		if (v[i].f.nr > TMABPF_STACK_DEPTH)
-			v[i].f.nr = TMABPF_STACK_DEPTH;
-	}
-	free(keys);
-	free(vals);
-	if (r) {
-		free(v);
-		*n = 0;
+	*out = map_read_rows(bpf_map__fd(s->skel->maps.sample_stacks), sizeof(__u64), sizeof(struct stack_frames),
+			     offsetof(struct stack_entry, f), sizeof(struct stack_entry), (size_t)s->max_rows, n, &r);
+	if (r)
 		return r;
-	}
-	qsort(v, *n, sizeof(*v), cmp_stack_id);
-	*out = v;
+	for (size_t i = 0; i < *n; i++)
+		if ((*out)[i].f.nr > TMABPF_STACK_DEPTH)
+			(*out)[i].f.nr = TMABPF_STACK_DEPTH;
+	qsort(*out, *n, sizeof(**out), cmp_stack_id);
 	return 0;
 }
 

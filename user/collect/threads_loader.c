@@ -187,25 +187,14 @@ int threads_poll(struct threads_prog *p, int timeout_ms)
 
 int threads_read(struct threads_prog *p, struct thread_stats **out, size_t *n)
 {
-	int fd = bpf_map__fd(p->skel->maps.threads);
-	size_t cap = (size_t)p->max_threads;
-	struct thread_stats *vals = calloc(cap, sizeof(*vals));
-	__u32 *keys = calloc(cap, sizeof(*keys));
-	int r;
+	void *keys, *vals;
+	int r = map_read_new(bpf_map__fd(p->skel->maps.threads), sizeof(__u32), sizeof(struct thread_stats),
+			     (size_t)p->max_threads, &keys, &vals, n);
 
-	if (!vals || !keys) {
-		free(vals);
-		free(keys);
-		return -ENOMEM;
-	}
-	r = map_read_all(fd, sizeof(*keys), sizeof(*vals), keys, vals, cap, n);
 	free(keys);
-	if (r) {
-		free(vals);
-		return r;
-	}
-	*out = vals;
-	return 0;
+	if (!r)
+		*out = vals;
+	return r;
 }
 
 void threads_self_stats(struct threads_prog *p, struct self_stats *s)
