@@ -113,12 +113,29 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *task)
 	return task->cgroups->dfl_cgrp->kn->id;
 }
 
+/* The insert template of a thread first seen at ts (new_thread: its fields
+ * other than these stay zero). */
+static __always_inline struct thread_stats *thread_template(struct task_struct *task, __u64 ts)
+{
+	__u32 zero = 0;
+	struct thread_stats *tmpl = bpf_map_lookup_elem(&new_thread, &zero);
+
+	if (!tmpl)
+		return NULL;
+	tmpl->pid = task->tgid;
+	tmpl->tid = task->pid;
+	bpf_probe_read_kernel_str(tmpl->comm, sizeof(tmpl->comm), task->comm);
+	tmpl->first_seen_ns = ts;
+	tmpl->cgroup_id = task_cgroup_id(task);
+	return tmpl;
+}
+
 /* The thread's stats entry, created on first sight when the task is tracked. */
 /* task must be a trusted BTF pointer (tp_btf arguments, bpf_get_current_task_btf()):
  * fields are then plain loads, far cheaper than bpf_probe_read_kernel. */
 static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 {
-	__u32 tid = task->pid, tgid = task->tgid, zero = 0;
+	__u32 tid = task->pid, tgid = task->tgid;
 	struct thread_stats *t, *tmpl;
 
 	if (!task_tracked(tgid, tid))
@@ -129,15 +146,42 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	/* an exiting task was already reported by sched_process_exit */
 	if (task->flags & PF_EXITING)
 		return NULL;
-	tmpl = bpf_map_lookup_elem(&new_thread, &zero);
+	tmpl = thread_template(task, bpf_ktime_get_ns());
 	if (!tmpl)
 		return NULL;
-	tmpl->pid = tgid;
-	tmpl->tid = tid;
-	bpf_probe_read_kernel_str(tmpl->comm, sizeof(tmpl->comm), task->comm);
-	tmpl->first_seen_ns = bpf_ktime_get_ns();
-	tmpl->cgroup_id = task_cgroup_id(task);
 	return map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
+}
+
+/*
+ * Seed the entry of a tracked task that is not running (on no CPU), as a
+ * switch-out at ts would have left it: off-CPU since ts, blocked or in the
+ * runqueue by its state (runnable: a task fork just made, not woken yet, whose
+ * state still says new), its runtime then as the base.  Its first switch-in
+ * then counts its wait since ts, as for any thread.  A task with an entry
+ * already (it switched meanwhile: that record knows better), a running one (its
+ * first switch-out infers its slice, account_catch_up()) and an exiting one are
+ * left alone.  The attach (a -p process's threads: threads.bpf.c's iterator),
+ * fork and the per-call snapshot (percall.bpf.h) seed through it.
+ */
+static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool runnable)
+{
+	__u32 tid = task->pid;
+	struct thread_stats *tmpl;
+
+	if (!tid || task->on_cpu || (task->flags & PF_EXITING) || !task_tracked(task->tgid, tid) ||
+	    bpf_map_lookup_elem(&threads, &tid))
+		return;
+	tmpl = thread_template(task, ts);
+	if (!tmpl)
+		return;
+	tmpl->last_out_ns = ts;
+	tmpl->out_blocked = !runnable && task_state(task) != 0;
+	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = task->se.sum_exec_runtime;
+	map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
+	/* the template is reused: leave it as thread_get() expects it */
+	tmpl->last_out_ns = 0;
+	tmpl->out_blocked = 0;
+	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = 0;
 }
 
 /* Read event e on cpu into *c.  A failed read repeats the snapshot's value
@@ -264,6 +308,19 @@ static __always_inline __u64 task_exec_now(struct task_struct *task, const struc
 		return exec;	/* lags by at most a tick */
 	upd = (__s64)task->se.exec_start + snap->clk_off;
 	return (__s64)now > upd ? exec + (now - upd) : exec;
+}
+
+/* task_exec_now() for a task running on another CPU: that CPU's clock offset,
+ * measured at its last traced switch.  The task's runtime fields may be being
+ * updated there: a torn read errs by at most the update's delta (a tick). */
+static __always_inline __u64 task_exec_remote_now(struct task_struct *task, __u64 now)
+{
+	__u32 zero = 0;
+	const struct cpu_snap *snap = bpf_map_lookup_percpu_elem(&snaps, &zero, task_cpu(task));
+
+	if (!snap)
+		return task->se.sum_exec_runtime;
+	return task_exec_now(task, snap, now);
 }
 
 /* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec. */

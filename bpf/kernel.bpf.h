@@ -32,4 +32,10 @@ static __always_inline long task_state(struct task_struct *task)
 	return ((struct task_struct___o *)task)->state;
 }
 
+/* The CPU the task runs on, or last ran on (thread_info.cpu: x86 and arm64 keep it there). */
+static __always_inline __u32 task_cpu(struct task_struct *task)
+{
+	return task->thread_info.cpu;
+}
+
 #endif

@@ -99,8 +99,29 @@ struct thread_stats {
 	__u64 exec_out;			/* se.sum_exec_runtime at the last switch-out */
 	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) at the last switch-out; 0 unless
 					 * account_cfg.cgroup (the daemon) */
+	__u64 samples;			/* --sample: samples taken of the thread ... */
+	__u64 spin_samples;		/* ... whose user frame was in a spin function (samples.bpf.c) */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
 };
+
+/* A thread's off-CPU sums as of now: those folded at its last switch-in plus
+ * the interval it is in now, when it is off-CPU (switched out at last_out_ns,
+ * blocked or in the runqueue by its state then).  A running thread's interval
+ * in progress is on-CPU time, which its reader takes from the kernel's runtime
+ * (the BPF side: task_exec_remote_now(); user space: /proc schedstat).  The
+ * one definition, for BPF (bpf/percall.bpf.h) and user space (the final read,
+ * the trace's counter tracks). */
+static inline void thread_offcpu_now(const struct thread_stats *t, __u64 now, __u64 *blocked, __u64 *runq)
+{
+	*blocked = t->offcpu_blocked_ns;
+	*runq = t->offcpu_runqueue_ns;
+	if (t->last_in_ns || !t->last_out_ns || now <= t->last_out_ns || t->exited)
+		return;
+	if (t->out_blocked)
+		*blocked += now - t->last_out_ns;
+	else
+		*runq += now - t->last_out_ns;
+}
 
 /* Self-accounting slots of the spine's per-CPU "stats" map; the uprobes and
  * the sample program share that map, so their slots are here too. */
@@ -121,6 +142,7 @@ enum tmabpf_stat {
 	STAT_SAMPLE_STACK_ERRORS,	/* bpf_get_stack failed */
 	STAT_SAMPLE_NOTICES_LOST,	/* new-row or exec notice lost (ring buffer full): named at the end */
 	STAT_FOLD_INTERRUPTED,	/* a sample interrupted a fold on its CPU: recorded without a counter delta */
+	STAT_PERCALL_DROPS,	/* --per-call: a snapshot lost (ring buffer full): its iteration dropped */
 	STAT_MAX,
 };
 

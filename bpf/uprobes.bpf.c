@@ -30,12 +30,18 @@
  * skipped by longjmp, frame open at thread exit) also goes to the trace_rb
  * ring buffer, which user space turns into per-thread spans.  cfg_trace is
  * rodata, so with tracing off the verifier drops that code.
+ *
+ * --per-call (cfg_percall, percall.bpf.h): the outermost frame of a marker
+ * function on a thread opens an iteration (ustack.marker) and its matched
+ * return closes it, each with a process snapshot; a marker frame skipped by
+ * longjmp or left open at thread exit drops its iteration.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
+#include "percall.bpf.h"
 #include "uprobes.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -235,6 +241,7 @@ static __always_inline __u32 slot_of(__u32 tid, __u32 pid, bool create)
 	st->pid = pid;
 	st->depth = 0;
 	st->overflow = 0;
+	st->marker = 0;
 	st->tid = tid;
 	if (bpf_map_update_elem(&uslots, &tid, &slot, BPF_NOEXIST)) {
 		st->tid = 0;
@@ -351,6 +358,7 @@ static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct c
 		up = frame_at(st, d - 2);
 	oncpu = sub_clamped(snap->uc_oncpu_base + now, f->oncpu_ns);
 	row.h->returns++;	/* calls: see func_head */
+	percall_fn_return(st->ent[top].fn, outermost, sub_clamped(now, f->entry_ns), oncpu);
 	if (outermost) {
 		row.h->wall_ns += sub_clamped(now, f->entry_ns);
 		row.h->oncpu_ns += oncpu;
@@ -465,8 +473,15 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		return 1;
 	/* calls are counted where the frame ends (return, unmatched, exit) or
 	 * overflows; the reader adds frames still open */
-	if (h.st)
-		return !frame_push(h.st, h.snap, fn, sp, h.now, h.tid);
+	if (h.st) {
+		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
+			return 1;
+		if (percall_is_marker(fn) && !h.st->marker) {
+			h.st->marker = h.st->depth;
+			percall_emit(PERCALL_BEGIN, fn, h.now);
+		}
+		return 0;
+	}
 	count_call(NULL, fn, h.tid, h.task->tgid, false);
 	return 1;
 }
@@ -501,11 +516,19 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 			count_call(st, st->ent[top].fn, tid, st->pid, true);
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
 			st->depth = d - 1;
+			if (st->marker >= d)
+				st->marker = 0;	/* its iteration never ends: dropped */
 			continue;
 		}
 		if (st->ent[top].sp + RET_SP_DELTA == sp && (session || st->ent[top].fn == fn)) {
-			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_RETURN, now);
+			__u32 ret_fn = st->ent[top].fn;
+
+			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
 			frame_pop(st, d, h.snap, now, tid);
+			if (cfg_percall && st->marker == d) {
+				st->marker = 0;
+				percall_emit(PERCALL_END, ret_fn, now);
+			}
 		} else
 			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */
 		break;
@@ -625,6 +648,7 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 	for (__u32 k = 0; k < TMABPF_ROW_CACHE; k++)
 		row_flush(st, k, tid);
 	st->depth = 0;
+	st->marker = 0;
 	st->tid = 0;
 	bpf_map_delete_elem(&uslots, &tid);
 	bpf_map_push_elem(&ufree, &slot, 0);

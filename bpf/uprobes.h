@@ -28,6 +28,8 @@ struct ustack {
 	__u32 pid;		/* tgid */
 	__u32 depth;
 	__u32 overflow;		/* calls not tracked because the stack was full */
+	__u32 marker;		/* --per-call: index + 1 of the outermost marker frame; 0 = none open */
+	__u32 pad;
 	struct ustack_ent ent[TMABPF_MAX_DEPTH];
 };
 
@@ -109,6 +111,54 @@ struct trace_rec {
 	__u32 fn;		/* function id (uprobe cookie) */
 	__u16 depth;		/* the frame's index in the thread's call stack (0 = outermost) */
 	__u16 kind;		/* enum trace_kind */
+};
+
+/*
+ * --per-call (bpf/percall.bpf.h): every outermost call of a marker function
+ * on a thread is an iteration.  At its entry and at its return the uprobe
+ * programs put a snapshot of the whole process into the percall_rb ring
+ * buffer: each thread's cumulative on-CPU, blocked and runqueue time as of
+ * that instant, the calling thread's counter sums, and the probed functions'
+ * cumulative calls and times; user space (collect/percall.c) subtracts them.
+ */
+#define PERCALL_MAX_THREADS 64	/* threads of the process walked per snapshot */
+#define PERCALL_MAX_FUNCS 64	/* function ids whose totals a snapshot carries */
+#define PERCALL_MARKER_WORDS 1024	/* bitmap of marker function ids (UPROBE_MAX_FUNCS bits) */
+
+enum percall_kind {
+	PERCALL_BEGIN = 0,	/* the marker's outermost entry on the thread */
+	PERCALL_END = 1,	/* its matched return */
+};
+
+/* One thread of the process as of the snapshot's time. */
+struct percall_thread {
+	__u32 tid;
+	__u32 running;		/* on a CPU at the snapshot (its slice extrapolated) */
+	__u64 oncpu_ns;		/* se.sum_exec_runtime, brought forward to the snapshot when running */
+	__u64 blocked_ns;	/* the spine's off-CPU sums as of the snapshot (thread_offcpu_now) */
+	__u64 runq_ns;
+	__u64 samples;		/* --sample: samples of the thread so far ... */
+	__u64 spin_samples;	/* ... of which in a spin function (thread_stats) */
+};
+
+/* A probed function's totals over every thread of every process (matched returns). */
+struct percall_fn {
+	__u64 calls;
+	__u64 wall_ns;		/* outermost calls: inclusive wall time */
+	__u64 oncpu_ns;		/* outermost calls: inclusive on-CPU time of the calling thread */
+};
+
+struct percall_rec {
+	__u64 ts;		/* bpf_ktime_get_ns() */
+	__u32 pid;		/* tgid */
+	__u32 tid;		/* the calling thread */
+	__u32 kind;		/* enum percall_kind */
+	__u32 fn;		/* the marker's function id */
+	__u32 nthreads;		/* th[] filled */
+	__u32 more_threads;	/* threads past PERCALL_MAX_THREADS, not in th[] */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter sums */
+	struct percall_thread th[PERCALL_MAX_THREADS];
+	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by function id */
 };
 
 #endif

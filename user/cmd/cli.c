@@ -23,6 +23,7 @@ enum {
 	OPT_TRACE,
 	OPT_BATCH,
 	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
+	OPT_PER_CALL, OPT_SPIN,
 };
 
 static const char *yes_no(int r)
@@ -87,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
 	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "per-call", required_argument, NULL, OPT_PER_CALL },
+	{ "spin", required_argument, NULL, OPT_SPIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{},
@@ -114,6 +117,12 @@ void cli_usage(FILE *f)
 	      "      --uprobe LIB:GLOB  calls, wall/on-CPU/off-CPU time and counter deltas of the functions\n"
 	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
+	      "Per call (a decode loop's tokens):\n"
+	      "      --per-call LIB:FUNC  each outermost call of FUNC is an iteration (a token): its wall time,\n"
+	      "                         the process' compute/spin/blocked/runqueue time in it, counter deltas,\n"
+	      "                         the --uprobe functions' calls and times per iteration\n"
+	      "      --spin LIB:GLOB    more spin-wait functions (with --sample: on-CPU time there is spin);\n"
+	      "                         repeatable; built in: OpenMP, OpenBLAS, ggml barriers, sched_yield\n"
 	      "Sampling:\n"
 	      "      --sample[=HZ]      stack samples per CPU (default 49 Hz): every function, no uprobes\n"
 	      "      --offcpu-stacks    off-CPU time per stack at switch-out, blocked vs runqueue\n"
@@ -237,6 +246,22 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
 	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
 	case OPT_TRACE: o->trace_path = optarg; return 0;
+	case OPT_PER_CALL:
+		if (!strchr(optarg, ':') || strchr(optarg, '*') || strchr(optarg, '?') || strchr(optarg, '[')) {
+			err_print("bad --per-call '%s': expected LIB:FUNC, one function (e.g. libllama.so:llama_decode)",
+				  optarg);
+			return EXIT_USAGE;
+		}
+		o->per_call = optarg;
+		return 0;
+	case OPT_SPIN:
+		if (o->nr_spin_specs >= 16 || !strchr(optarg, ':')) {
+			err_print(o->nr_spin_specs >= 16 ? "too many --spin options (at most 16)"
+							  : "bad --spin '%s': expected LIB:GLOB", optarg);
+			return EXIT_USAGE;
+		}
+		o->spin_specs[o->nr_spin_specs++] = optarg;
+		return 0;
 	case OPT_SAMPLE:
 		if (!optarg) {
 			o->sample_hz = SAMPLE_DEFAULT_HZ;
@@ -317,6 +342,10 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
+	if (o->nr_spin_specs && !o->sample_hz) {
+		err_print("--spin needs --sample (spin time is the share of a thread's samples in spin functions)");
+		return EXIT_USAGE;
+	}
 	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
 		err_print("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
 		return EXIT_USAGE;

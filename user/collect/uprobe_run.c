@@ -33,6 +33,19 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
 	return 0;
 }
 
+int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, const char *exe, bool defer, char *err,
+			      size_t errlen)
+{
+	int funcs = u->set.nr_funcs, deferred = u->set.nr_deferred;
+	int r = uprobe_run_resolve(u, &spec, 1, pid, exe, defer, err, errlen);
+
+	for (int i = funcs; !r && i < u->set.nr_funcs; i++)
+		u->set.funcs[i].marker = true;
+	for (int d = deferred; !r && d < u->set.nr_deferred; d++)
+		u->set.deferred[d].marker = true;
+	return r;
+}
+
 bool uprobe_run_wanted(const struct uprobe_run *u)
 {
 	return u->set.nr_funcs || u->set.nr_deferred;

@@ -45,6 +45,10 @@ struct uprobe_run {
  * line in err (bad input). */
 int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,
 		       bool defer, char *err, size_t errlen);
+/* The --per-call marker spec, resolved as one more spec (before the --uprobe ones, which then
+ * leave its functions alone): its functions, now or when deferred, are markers. */
+int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, const char *exe, bool defer, char *err,
+			      size_t errlen);
 /* Anything to probe, now or later. */
 bool uprobe_run_wanted(const struct uprobe_run *u);
 /* Load (the spine's maps shared) and attach; then say what was attached.  0 or -errno with err. */

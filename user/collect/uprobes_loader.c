@@ -90,6 +90,10 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 		u->skel->rodata->cfg_trace_wake = cfg->trace_ring_bytes / 4;
 		bpf_map__set_max_entries(u->skel->maps.trace_rb, cfg->trace_ring_bytes);
 	}
+	if (cfg->percall_ring_bytes) {
+		u->skel->rodata->cfg_percall = true;
+		bpf_map__set_max_entries(u->skel->maps.percall_rb, cfg->percall_ring_bytes);
+	}
 	bpf_program__set_autoload(u->skel->progs.tmabpf_usess, mode == UPROBES_SESSION);
 	bpf_program__set_expected_attach_type(u->skel->progs.tmabpf_usess, ATTACH_UPROBE_SESSION);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, mode == UPROBES_MULTI);
@@ -243,6 +247,14 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 	return 0;
 }
 
+/* --per-call: the marker functions' bits, before their links exist. */
+static void set_markers(struct uprobes_prog *u, const struct uprobe_set *set)
+{
+	for (int i = 0; i < set->nr_funcs && i / 64 < PERCALL_MARKER_WORDS; i++)
+		if (set->funcs[i].marker)
+			u->skel->bss->percall_marker[i / 64] |= 1ULL << (i % 64);
+}
+
 int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen)
 {
 	unsigned long long t0 = mono_ns();
@@ -257,6 +269,7 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
 		return -ENOMEM;
 	for (int i = 0; i < u->nr_link_fds; i++)
 		u->link_fds[i] = -1;
+	set_markers(u, set);
 	if (u->multi)
 		for (int lib = 0; lib < set->nr_libs && !r; lib++)
 			r = attach_multi(u, set, lib, err, errlen);
@@ -278,6 +291,7 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 	}
 	if (u->mode == UPROBES_SESSION && lib < u->nr_link_fds)
 		link_fds_close_all(&u->link_fds[lib], 1);
+	set_markers(u, set);
 	return attach_multi(u, set, lib, err, errlen);
 }
 
@@ -420,6 +434,11 @@ void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned 
 int uprobes_trace_fd(const struct uprobes_prog *u)
 {
 	return bpf_map__fd(u->skel->maps.trace_rb);
+}
+
+int uprobes_percall_fd(const struct uprobes_prog *u)
+{
+	return bpf_map__fd(u->skel->maps.percall_rb);
 }
 
 const char *uprobes_mode_name(const struct uprobes_prog *u)

@@ -18,6 +18,7 @@ struct uprobes_cfg {
 	int max_stacks;		/* threads with a call stack; 0: uprobes_default_stacks() */
 	int max_funcs;		/* (function, thread) pairs */
 	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
+	unsigned int percall_ring_bytes;	/* --per-call: snapshots ring buffer (power of 2); 0 = off */
 };
 
 enum uprobes_mode {
@@ -63,6 +64,8 @@ void uprobes_forget(struct uprobes_prog *u, const struct func_key *key);
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
 /* The --trace span ring buffer (struct trace_rec records). */
 int uprobes_trace_fd(const struct uprobes_prog *u);
+/* The --per-call snapshots ring buffer (struct percall_rec records). */
+int uprobes_percall_fd(const struct uprobes_prog *u);
 /* "uprobe_multi session", "uprobe_multi" or "classic uprobes". */
 const char *uprobes_mode_name(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);

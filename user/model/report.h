@@ -6,6 +6,7 @@
 #define TMABPF_REPORT_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "model/iterations.h"
 #include "model/results.h"
 #include "model/sample_sums.h"
 #include "model/thread_table.h"
@@ -43,6 +44,9 @@ struct report {
 	const struct offcpu_result *offcpu;
 	/* memory samples (--mem-samples); NULL when off or unavailable */
 	const struct mem_result *mem;
+	/* --per-call: the marker's iterations (NULL when off) */
+	const struct iterations *iters;
+	const char *per_call;
 };
 
 /* TMA is planned and shown (its counts are meaningful: zero_counts.h). */

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include "collect/memsamples.h"
 #include "collect/offcpu.h"
+#include "collect/percall.h"
 #include "collect/sampling.h"
 #include "collect/threads_loader.h"
 #include "collect/uprobe_run.h"
@@ -54,6 +55,7 @@ struct run_ctx {
 	struct sampling samp;		/* --sample */
 	struct memsamples mem;		/* --mem-samples */
 	struct offcpu off;		/* --offcpu-stacks */
+	struct percall percall;		/* --per-call */
 	struct folded off_folded;	/* off-CPU folded lines when --sample is off */
 	struct thread_table tt;		/* the model: every thread's sums */
 	struct report rep;		/* ... and what the outputs read */

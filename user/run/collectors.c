@@ -2,6 +2,7 @@
 /* The profiling run's collectors and the drivers that walk a table of them.  See collector.h. */
 #include <errno.h>
 #include <string.h>
+#include "collect/bpf_util.h"
 #include "collect/target_edges.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
@@ -232,7 +233,8 @@ static bool uprobes_wanted(const struct run_ctx *c)
 static int uprobes_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct uprobes_cfg cfg = { .max_stacks = c->o->max_stacks, .max_funcs = c->o->max_funcs,
-				   .trace_ring_bytes = c->trace ? trace_run_ring_bytes() : 0 };
+				   .trace_ring_bytes = c->trace ? trace_run_ring_bytes() : 0,
+				   .percall_ring_bytes = c->o->per_call ? ringbuf_bytes(8u << 20) : 0 };
 
 	c->up.max_rate = c->o->max_rate;
 	return uprobe_run_load(&c->up, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
@@ -296,6 +298,42 @@ const struct collector uprobes_collector = {
 	.name = "uprobes", .wanted = uprobes_wanted, .load = uprobes_load_op, .attach = uprobes_attach_op,
 	.read = uprobes_read_op, .tick = uprobes_tick, .detach = uprobes_detach_op, .finish = uprobes_finish,
 	.free = uprobes_free,
+};
+
+/* ---- --per-call: iterations of a marker (percall.c), from the uprobes' snapshots ---- */
+
+static bool percall_wanted(const struct run_ctx *c)
+{
+	return c->o->per_call && c->up.loaded;
+}
+
+static int percall_load(struct run_ctx *c, char *err, size_t errlen)
+{
+	c->percall.spec = c->o->per_call;
+	return percall_open(&c->percall, uprobes_percall_fd(&c->up.prog), c->prep->evs.n, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void percall_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	percall_poll(&c->percall);
+}
+
+static int percall_finish_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	percall_finish(&c->percall, c->rep.self.stat[STAT_PERCALL_DROPS]);
+	c->rep.iters = &c->percall.res;
+	c->rep.per_call = c->percall.spec;
+	return RUN_OK;
+}
+
+static void percall_free_op(struct run_ctx *c)
+{
+	percall_free(&c->percall);
+}
+
+static const struct collector percall_collector = {
+	.name = "percall", .wanted = percall_wanted, .load = percall_load, .poll = percall_poll_op,
+	.finish = percall_finish_op, .free = percall_free_op,
 };
 
 /* ---- --trace: spans from the uprobes' ring buffer, counter tracks from the table (trace_run.c) ---- */
@@ -529,6 +567,6 @@ static const struct collector offcpu_collector = {
 /* Detached in reverse: off-CPU, memory samples, sampling, uprobes, then the spine (the others
  * fold through its maps). */
 const struct collector *const run_collectors[] = {
-	&spine_collector, &uprobes_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
+	&spine_collector, &uprobes_collector, &percall_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
 };
 const int run_ncollectors = sizeof(run_collectors) / sizeof(run_collectors[0]);

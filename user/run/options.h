@@ -37,6 +37,9 @@ struct options {
 	int max_sample_stacks;		/* sample rows and stored stacks */
 	bool offcpu_stacks;		/* --offcpu-stacks */
 	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */
+	const char *per_call;		/* --per-call LIB:FUNC: the marker; NULL = off */
+	const char *spin_specs[16];	/* --spin LIB:GLOB */
+	int nr_spin_specs;
 	mode_t out_mode;		/* --mode: permission bits of the files written (default 0600) */
 };
 

@@ -117,10 +117,16 @@ static enum run_status resolve_uprobes(struct run_state *st)
 {
 	struct options *o = st->c.o;
 	char err[1024];
+	int pid = o->target.nr_pids ? o->target.pids[0] : -1;
+	const char *exe = o->target.argv ? o->target.argv[0] : NULL;
+	bool defer = (o->target.argv || o->target.nr_pids) && !o->dry_run;
 
-	if (uprobe_run_resolve(&st->c.up, o->uprobe_specs, o->nr_uprobe_specs,
-			       o->target.nr_pids ? o->target.pids[0] : -1, o->target.argv ? o->target.argv[0] : NULL,
-			       (o->target.argv || o->target.nr_pids) && !o->dry_run, err, sizeof(err))) {
+	/* the marker first: a --uprobe glob that also matches it then leaves it alone */
+	if (o->per_call && uprobe_run_resolve_marker(&st->c.up, o->per_call, pid, exe, defer, err, sizeof(err))) {
+		err_print("--per-call: %s", err);
+		return RUN_BAD_INPUT;
+	}
+	if (uprobe_run_resolve(&st->c.up, o->uprobe_specs, o->nr_uprobe_specs, pid, exe, defer, err, sizeof(err))) {
 		err_print("%s", err);
 		return RUN_BAD_INPUT;
 	}
@@ -138,7 +144,7 @@ static int dry_run(struct run_state *st)
 	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
 			 stdout))
 		return RUN_FAILED;
-	if (o->nr_uprobe_specs) {
+	if (o->nr_uprobe_specs || o->per_call) {
 		if ((r = resolve_uprobes(st)) == RUN_OK)
 			uprobe_run_preview(&st->c.up, stdout);
 		uprobe_run_free(&st->c.up);

@@ -246,6 +246,8 @@ int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int p
 		return r;
 	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
 	s->deferred[d].attached = s->nr_funcs - before;
+	for (int i = before; i < s->nr_funcs; i++)
+		s->funcs[i].marker = s->deferred[d].marker;
 	return 0;
 }
 

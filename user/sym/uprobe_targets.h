@@ -18,6 +18,7 @@ struct uprobe_func {
 	struct uprobe_insn insn;	/* its entry instruction: cost class, or why the kernel refuses it
 					 * (UINSN_REFUSED: never attached, listed as unprobeable) */
 	bool never_called;		/* set at the end of a run: attached, zero calls */
+	bool marker;			/* --per-call: its outermost calls are iterations */
 };
 
 struct uprobe_lib {
@@ -33,6 +34,7 @@ struct uprobe_lib {
 struct uprobe_deferred {
 	char *lib, *glob;
 	int attached;			/* functions added when it resolved; 0: not yet */
+	bool marker;			/* a --per-call spec: its functions are markers */
 };
 
 struct uprobe_set {

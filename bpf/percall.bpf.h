@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * --per-call: the process snapshot taken at a marker's outermost entry and
+ * return (uprobes.bpf.c), into the percall_rb ring buffer (uprobes.h).
+ *
+ * Exactness at the window's edges.  The spine folds a thread's times at its
+ * switches only, so a thread running on another CPU when the marker fires
+ * has a slice not yet folded.  The snapshot therefore takes each thread's
+ * times "as of now": its on-CPU time from the kernel's runtime
+ * (se.sum_exec_runtime, brought forward to now for a running thread with its
+ * CPU's measured clock offset: task_exec_remote_now), its off-CPU time from
+ * the spine's sums plus the interval it is in (thread_offcpu_now).  A thread
+ * the spine has not seen switch since attach, and not running, is seeded
+ * (thread_seed) so that its wait counts from now in its state.  The
+ * difference of two snapshots is then exact per thread, up to the kernel's
+ * runtime clock (clock_task, which leaves out IRQ time where it is
+ * accounted) against CLOCK_MONOTONIC.
+ */
+#ifndef TMABPF_PERCALL_BPF_H
+#define TMABPF_PERCALL_BPF_H
+
+#include "account.bpf.h"
+#include "uprobes.h"
+
+const volatile bool cfg_percall = false;
+
+/* Marker function ids (bits), set by user space as it attaches them. */
+__u64 percall_marker[PERCALL_MARKER_WORDS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* set by the loader with --per-call */
+} percall_rb SEC(".maps");
+
+/* Cumulative totals per function id (< PERCALL_MAX_FUNCS), every thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PERCALL_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct percall_fn);
+} percall_fns SEC(".maps");
+
+static __always_inline bool percall_is_marker(__u32 fn)
+{
+	__u32 w = fn / 64;
+
+	if (!cfg_percall || w >= PERCALL_MARKER_WORDS)
+		return false;
+	return percall_marker[w] & (1ULL << (fn % 64));
+}
+
+/* A matched return of fn (outermost: its inclusive times count). */
+static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wall, __u64 oncpu)
+{
+	struct percall_fn *f;
+
+	if (!cfg_percall || fn >= PERCALL_MAX_FUNCS)
+		return;
+	f = bpf_map_lookup_elem(&percall_fns, &fn);
+	if (!f)
+		return;
+	__sync_fetch_and_add(&f->calls, 1);
+	if (outermost) {
+		__sync_fetch_and_add(&f->wall_ns, wall);
+		__sync_fetch_and_add(&f->oncpu_ns, oncpu);
+	}
+}
+
+/* One thread's times as of now into *o. */
+static __always_inline void percall_thread_now(struct task_struct *task, struct percall_thread *o, __u64 now)
+{
+	__u32 tid = task->pid;
+	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
+	bool running = task->on_cpu && (!t || t->last_in_ns);
+
+	if (!t && !running) {
+		thread_seed(task, now, false);
+		t = bpf_map_lookup_elem(&threads, &tid);
+	}
+	o->tid = tid;
+	o->running = running;
+	o->oncpu_ns = running ? task_exec_remote_now(task, now) : task->se.sum_exec_runtime;
+	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = 0;
+	if (t) {
+		thread_offcpu_now(t, now, &o->blocked_ns, &o->runq_ns);
+		o->samples = t->samples;
+		o->spin_samples = t->spin_samples;
+	}
+}
+
+/* The snapshot of the calling thread's process at now: the uprobe hit has
+ * just refreshed this CPU's cache (snaps' uc[]) for it, so its counter sums
+ * are reading + offset.  A global function: verified once, on its own. */
+__noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
+{
+	struct task_struct *cur = bpf_get_current_task_btf(), *task;
+	__u32 zero = 0;
+	struct bpf_iter_task it;
+	struct percall_rec *r;
+	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+
+	if (!snap)
+		return 0;
+	r = bpf_ringbuf_reserve(&percall_rb, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(STAT_PERCALL_DROPS);
+		return 0;
+	}
+	r->ts = now;
+	r->pid = cur->tgid;
+	r->tid = cur->pid;
+	r->kind = kind;
+	r->fn = fn;
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= account_cfg.nr_events)
+			break;
+		cv_sum(&r->c[e], &snap->uc[e].read, &snap->uc[e].off);
+	}
+	/* the count lives in the record: loaded back each time, it is a bounded
+	 * unknown to the verifier, whose walk of the loop then converges */
+	r->nthreads = 0;
+	r->more_threads = 0;
+	bpf_iter_task_new(&it, cur, BPF_TASK_ITER_PROC_THREADS);
+	while ((task = bpf_iter_task_next(&it))) {
+		__u32 i = r->nthreads;
+
+		if (i >= PERCALL_MAX_THREADS) {
+			r->more_threads++;
+			continue;
+		}
+		percall_thread_now(task, &r->th[i], now);
+		r->nthreads = i + 1;
+	}
+	bpf_iter_task_destroy(&it);
+	for (__u32 f = 0; f < PERCALL_MAX_FUNCS; f++) {
+		__u32 key = f;	/* f stays in a register, bounded */
+		struct percall_fn *v = bpf_map_lookup_elem(&percall_fns, &key);
+
+		if (v)
+			r->fns[f] = *v;
+	}
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * percall: the --per-call feature.  The uprobe programs (bpf/percall.bpf.h)
+ * put a process snapshot into a ring buffer at each outermost entry and
+ * matched return of the marker; this drains it, pairs each thread's entry
+ * with its return and turns the two snapshots into an iteration
+ * (model/iterations.h): the window's wall time, each thread's on-CPU time
+ * (split into compute and spin by its samples in spin functions), blocked
+ * and runqueue time, the calling thread's counter deltas and the probed
+ * functions' calls and times in the window.
+ */
+#ifndef TMABPF_PERCALL_H
+#define TMABPF_PERCALL_H
+#include <stdbool.h>
+#include "lib/u64map.h"
+#include "model/iterations.h"
+
+struct ring_buffer;
+
+struct percall {
+	const char *spec;		/* --per-call LIB:FUNC */
+	struct ring_buffer *rb;
+	struct u64map open;		/* tid -> its entry snapshot (struct percall_rec) */
+	int nr_events;
+	struct iterations res;
+};
+
+/* Read the snapshots of ring buffer map_fd (the uprobes' percall_rb).  0 or -errno with err. */
+int percall_open(struct percall *p, int map_fd, int nr_events, char *err, size_t errlen);
+/* Drain what the ring buffer holds (every poll, and once at the end). */
+void percall_poll(struct percall *p);
+/* After the last poll: iterations still open are counted, the marker never called is said in one
+ * line; lost: snapshots the ring buffer dropped (STAT_PERCALL_DROPS). */
+void percall_finish(struct percall *p, unsigned long long lost);
+void percall_free(struct percall *p);
+
+#endif

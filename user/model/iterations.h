@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * --per-call: the iterations of a marker function (one per outermost call on
+ * a thread: a token of a decode loop) and their statistics.  Each iteration's
+ * window (entry to return on its thread) is decomposed, per thread of the
+ * process and summed: on-CPU time split into compute and spin, blocked,
+ * runqueue, and "absent" (the thread did not exist for the whole window: not
+ * yet started, or exited), so that compute + spin + blocked + runqueue +
+ * absent = wall x threads.  collect/percall.c fills it.
+ */
+#ifndef TMABPF_ITERATIONS_H
+#define TMABPF_ITERATIONS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "bpf/tmabpf.h"
+
+/* One thread's share of a window. */
+struct iter_time {
+	unsigned long long compute_ns;	/* on-CPU, not spinning */
+	unsigned long long spin_ns;	/* on-CPU in spin functions (sampled share of on-CPU time) */
+	unsigned long long blocked_ns;
+	unsigned long long runq_ns;
+	unsigned long long absent_ns;	/* not yet started, or exited, for this part of the window */
+};
+
+struct iter_thread {
+	unsigned int tid;
+	struct iter_time t;
+};
+
+/* A probed function inside the window: calls returned in it, and the
+ * inclusive times of those outermost calls, over every thread. */
+struct iter_fn {
+	unsigned int fn;		/* function id (uprobe_set.funcs) */
+	unsigned long long calls;
+	unsigned long long wall_ns;
+	unsigned long long oncpu_ns;
+};
+
+struct iteration {
+	unsigned int pid, tid;		/* the calling thread */
+	unsigned int marker;		/* the marker's function id */
+	unsigned long long start_ns;	/* CLOCK_MONOTONIC at its entry */
+	unsigned long long wall_ns;
+	struct iter_time sum;		/* over its threads */
+	int nthreads;
+	struct iter_thread *th;
+	bool threads_truncated;		/* the process had more threads than a snapshot holds */
+	int nfns;
+	struct iter_fn *fns;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */
+};
+
+struct iterations {
+	struct iteration *v;		/* in order of their return */
+	size_t n, cap;
+	unsigned long long dropped;	/* entries whose return never came (longjmp, thread exit) */
+	unsigned long long open;	/* iterations still running at the end (not counted) */
+	unsigned long long lost;	/* snapshots lost (ring buffer full) */
+};
+
+/* Statistics of the iterations' wall times. */
+struct iter_stats {
+	size_t n;
+	unsigned long long p50_ns, p90_ns, p99_ns, max_ns, sum_ns;
+	double per_s;			/* iterations per second of iteration wall time: n / sum */
+};
+
+/* Append a copy of it (its arrays are taken over).  0 or -ENOMEM. */
+int iterations_add(struct iterations *s, struct iteration *it);
+void iterations_free(struct iterations *s);
+/* The nearest-rank percentiles of the walls. */
+void iterations_stats(const struct iterations *s, struct iter_stats *st);
+/* Sum a window's share into *to. */
+void iter_time_add(struct iter_time *to, const struct iter_time *t);
+unsigned long long iter_time_total(const struct iter_time *t);
+/* Iteration indexes by wall, slowest first, at most n of them into idx; how many. */
+size_t iterations_slowest(const struct iterations *s, size_t *idx, size_t n);
+/* The calls of fn in it (0 when none). */
+unsigned long long iteration_calls(const struct iteration *it, unsigned int fn);
+/* The median over iterations of fn's calls per iteration. */
+unsigned long long iterations_median_calls(const struct iterations *s, unsigned int fn);
+
+#endif

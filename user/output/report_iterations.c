@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The --per-call section of the reports: JSON "iterations" (one object per
+ * iteration) and "per_call" (their statistics), the per-token text. */
+#include <stdlib.h>
+#include <string.h>
+#include "model/counters.h"
+#include "output/report_sections.h"
+
+#define SLOWEST 5
+
+static const char *fn_name(const struct report *r, unsigned int fn)
+{
+	return r->uset && (int)fn < r->uset->nr_funcs ? r->uset->funcs[fn].symbol : "?";
+}
+
+static void time_json(struct json *j, const struct iter_time *t)
+{
+	json_u64(j, "oncpu_ns", t->compute_ns + t->spin_ns);
+	json_u64(j, "compute_ns", t->compute_ns);
+	json_u64(j, "spin_ns", t->spin_ns);
+	json_u64(j, "blocked_ns", t->blocked_ns);
+	json_u64(j, "runqueue_ns", t->runq_ns);
+	json_u64(j, "absent_ns", t->absent_ns);
+}
+
+static void iteration_json(const struct report *r, struct json *j, const struct iteration *it, size_t k)
+{
+	json_obj_begin(j, NULL);
+	json_u64(j, "index", k);
+	report_json_ids(j, it->pid, it->tid);
+	json_u64(j, "start_ns", it->start_ns);
+	json_u64(j, "wall_ns", it->wall_ns);
+	json_u64(j, "threads", (uint64_t)it->nthreads);
+	json_bool(j, "threads_truncated", it->threads_truncated);
+	time_json(j, &it->sum);
+	json_arr_begin(j, "per_thread");
+	for (int i = 0; i < it->nthreads; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "tid", it->th[i].tid);
+		time_json(j, &it->th[i].t);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_begin(j, "counters");
+	for (int e = 0; e < r->evs->n; e++)
+		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&it->c[e]) + 0.5));
+	json_obj_end(j);
+	json_obj_begin(j, "calls");
+	for (int f = 0; f < it->nfns; f++) {
+		char key[600];
+
+		snprintf(key, sizeof(key), "%s:%s", r->uset->libs[r->uset->funcs[it->fns[f].fn].lib].module,
+			 fn_name(r, it->fns[f].fn));
+		json_obj_begin(j, key);
+		json_u64(j, "calls", it->fns[f].calls);
+		json_u64(j, "wall_ns", it->fns[f].wall_ns);
+		json_u64(j, "oncpu_ns", it->fns[f].oncpu_ns);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+void report_iterations_json(const struct report *r, struct json *j)
+{
+	const struct iterations *s = r->iters;
+	struct iter_stats st;
+
+	if (!s) {
+		json_null(j, "per_call");
+		return;
+	}
+	iterations_stats(s, &st);
+	json_obj_begin(j, "per_call");
+	json_str(j, "marker", r->per_call);
+	json_u64(j, "iterations", st.n);
+	json_u64(j, "open", s->open);
+	json_u64(j, "dropped", s->dropped);
+	json_u64(j, "lost", s->lost);
+	json_u64(j, "wall_ns", st.sum_ns);
+	json_u64(j, "p50_ns", st.p50_ns);
+	json_u64(j, "p90_ns", st.p90_ns);
+	json_u64(j, "p99_ns", st.p99_ns);
+	json_u64(j, "max_ns", st.max_ns);
+	json_double(j, "per_s", st.per_s);
+	json_obj_end(j);
+	json_arr_begin(j, "iterations");
+	for (size_t k = 0; k < s->n; k++)
+		iteration_json(r, j, &s->v[k], k);
+	json_arr_end(j);
+}
+
+static double ms(unsigned long long ns)
+{
+	return ns / 1e6;
+}
+
+static double pct(unsigned long long part, unsigned long long whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+/* The function ids called in any iteration, in id order; how many. */
+static int called_fns(const struct iterations *s, unsigned int *ids, int max)
+{
+	int n = 0;
+
+	for (unsigned int fn = 0; fn < PERCALL_MAX_FUNCS && n < max; fn++)
+		for (size_t k = 0; k < s->n; k++)
+			if (iteration_calls(&s->v[k], fn)) {
+				ids[n++] = fn;
+				break;
+			}
+	return n;
+}
+
+static void print_slowest(const struct report *r, FILE *f, const unsigned int *ids, int nids,
+			  const unsigned long long *median)
+{
+	const struct iterations *s = r->iters;
+	size_t idx[SLOWEST], n = iterations_slowest(s, idx, SLOWEST);
+	struct iter_stats st;
+
+	iterations_stats(s, &st);
+	fprintf(f, "  slowest:\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct iteration *it = &s->v[idx[i]];
+		unsigned long long all = iter_time_total(&it->sum);
+		int shown = 0;
+
+		fprintf(f, "    #%-5zu tid %-7u %9.3f ms (%+.3f vs p50)  compute %4.1f%% spin %4.1f%% blocked %4.1f%% "
+			"runq %4.1f%%", idx[i], it->tid, ms(it->wall_ns), ms(it->wall_ns) - ms(st.p50_ns),
+			pct(it->sum.compute_ns, all), pct(it->sum.spin_ns, all), pct(it->sum.blocked_ns, all),
+			pct(it->sum.runq_ns, all));
+		for (int k = 0; k < nids; k++) {
+			unsigned long long c = iteration_calls(it, ids[k]);
+
+			if (c != median[k])
+				fprintf(f, "%s %s %llu (median %llu)", shown++ ? "," : "; calls:", fn_name(r, ids[k]), c,
+					median[k]);
+		}
+		fputc('\n', f);
+	}
+}
+
+void report_iterations_text(const struct report *r, FILE *f)
+{
+	const struct iterations *s = r->iters;
+	struct iter_time sum = {};
+	unsigned int ids[PERCALL_MAX_FUNCS];
+	unsigned long long median[PERCALL_MAX_FUNCS];
+	struct iter_stats st;
+	unsigned long long all;
+	int nids;
+
+	if (!s)
+		return;
+	if (!s->n) {
+		fprintf(f, "per call (%s): no iterations%s\n", r->per_call,
+			s->open ? ": the marker was entered but never returned" : ": the marker was never called");
+		return;
+	}
+	iterations_stats(s, &st);
+	for (size_t k = 0; k < s->n; k++)
+		iter_time_add(&sum, &s->v[k].sum);
+	all = iter_time_total(&sum);
+	fprintf(f, "per call (%s): %zu iterations, %.2f/s; p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms",
+		r->per_call, st.n, st.per_s, ms(st.p50_ns), ms(st.p90_ns), ms(st.p99_ns), ms(st.max_ns));
+	if (s->open || s->dropped)
+		fprintf(f, " (%llu still open at the end, %llu never returned)", s->open, s->dropped);
+	fprintf(f, "\n  process time in them (wall x threads): compute %.1f%%, spin %.1f%%%s, blocked %.1f%%, "
+		"runqueue %.1f%%, absent %.1f%%\n", pct(sum.compute_ns, all), pct(sum.spin_ns, all),
+		r->samples ? "" : " (no --sample: not measured)", pct(sum.blocked_ns, all), pct(sum.runq_ns, all),
+		pct(sum.absent_ns, all));
+	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
+	if (nids) {
+		fprintf(f, "  per iteration:%-28s %12s %12s %12s\n", "", "calls", "wall ms", "on-CPU ms");
+		for (int k = 0; k < nids; k++) {
+			unsigned long long calls = 0, wall = 0, oncpu = 0;
+
+			for (size_t i = 0; i < s->n; i++)
+				for (int x = 0; x < s->v[i].nfns; x++)
+					if (s->v[i].fns[x].fn == ids[k]) {
+						calls += s->v[i].fns[x].calls;
+						wall += s->v[i].fns[x].wall_ns;
+						oncpu += s->v[i].fns[x].oncpu_ns;
+					}
+			median[k] = iterations_median_calls(s, ids[k]);
+			fprintf(f, "    %-40.40s %12.2f %12.3f %12.3f\n", fn_name(r, ids[k]), (double)calls / s->n,
+				ms(wall) / s->n, ms(oncpu) / s->n);
+		}
+	}
+	print_slowest(r, f, ids, nids, median);
+}
