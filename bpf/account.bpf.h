@@ -152,38 +152,6 @@ static __always_inline struct thread_stats *thread_get(struct task_struct *task)
 	return map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
 }
 
-/*
- * Seed the entry of a tracked task that is not running (on no CPU), as a
- * switch-out at ts would have left it: off-CPU since ts, blocked or in the
- * runqueue by its state (runnable: a task fork just made, not woken yet, whose
- * state still says new), its runtime then as the base.  Its first switch-in
- * then counts its wait since ts, as for any thread.  A task with an entry
- * already (it switched meanwhile: that record knows better), a running one (its
- * first switch-out infers its slice, account_catch_up()) and an exiting one are
- * left alone.  The attach (a -p process's threads: threads.bpf.c's iterator),
- * fork and the per-call snapshot (percall.bpf.h) seed through it.
- */
-static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool runnable)
-{
-	__u32 tid = task->pid;
-	struct thread_stats *tmpl;
-
-	if (!tid || task->on_cpu || (task->flags & PF_EXITING) || !task_tracked(task->tgid, tid) ||
-	    bpf_map_lookup_elem(&threads, &tid))
-		return;
-	tmpl = thread_template(task, ts);
-	if (!tmpl)
-		return;
-	tmpl->last_out_ns = ts;
-	tmpl->out_blocked = !runnable && task_state(task) != 0;
-	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = task->se.sum_exec_runtime;
-	map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
-	/* the template is reused: leave it as thread_get() expects it */
-	tmpl->last_out_ns = 0;
-	tmpl->out_blocked = 0;
-	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = 0;
-}
-
 /* Read event e on cpu into *c.  A failed read repeats the snapshot's value
  * so that it contributes a zero delta (and is counted).  True when read. */
 static __always_inline bool account_read_one(struct cpu_snap *snap, __u32 e, __u32 cpu, __u32 ncpu,
@@ -321,6 +289,43 @@ static __always_inline __u64 task_exec_remote_now(struct task_struct *task, __u6
 	if (!snap)
 		return task->se.sum_exec_runtime;
 	return task_exec_now(task, snap, now);
+}
+
+/*
+ * Seed the entry of a tracked task the spine has not seen switch yet, as its
+ * state at ts is: running (on a CPU: switched in at ts, its runtime then
+ * extrapolated), else switched out at ts, blocked or in the runqueue by its
+ * state (runnable: a task fork just made, not woken yet, whose state still
+ * says new).  Its next switch then counts from ts, as for any thread.  A task
+ * with an entry already (it switched meanwhile: that record knows better) and
+ * an exiting one are left alone.  The per-call snapshot (percall.bpf.h)
+ * seeds through it, so that each thread's times there have one base.
+ */
+static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool runnable)
+{
+	__u32 tid = task->pid;
+	struct thread_stats *tmpl;
+	bool running = task->on_cpu;
+
+	if (!tid || (task->flags & PF_EXITING) || !task_tracked(task->tgid, tid) || bpf_map_lookup_elem(&threads, &tid))
+		return;
+	tmpl = thread_template(task, ts);
+	if (!tmpl)
+		return;
+	if (running) {
+		tmpl->last_in_ns = ts;
+		tmpl->last_cpu = task_cpu(task);
+		tmpl->exec_base = tmpl->exec_in = task_exec_remote_now(task, ts);
+	} else {
+		tmpl->last_out_ns = ts;
+		tmpl->out_blocked = !runnable && task_state(task) != 0;
+		tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = task->se.sum_exec_runtime;
+	}
+	map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
+	/* the template is reused: leave it as thread_get() expects it */
+	tmpl->last_in_ns = tmpl->last_out_ns = 0;
+	tmpl->last_cpu = tmpl->out_blocked = 0;
+	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = 0;
 }
 
 /* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec. */

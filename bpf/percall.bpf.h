@@ -66,22 +66,26 @@ static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wa
 	}
 }
 
-/* One thread's times as of now into *o. */
+/* One thread's times as of now into *o: the spine's sums brought forward to
+ * now.  On-CPU and off-CPU intervals come from the same switch times, so
+ * that they tile the thread's life; a thread met for the first time is
+ * seeded at now (thread_seed) so that both snapshots have the same base. */
 static __always_inline void percall_thread_now(struct task_struct *task, struct percall_thread *o, __u64 now)
 {
 	__u32 tid = task->pid;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
-	bool running = task->on_cpu && (!t || t->last_in_ns);
 
-	if (!t && !running) {
+	if (!t) {
 		thread_seed(task, now, false);
 		t = bpf_map_lookup_elem(&threads, &tid);
 	}
 	o->tid = tid;
-	o->running = running;
-	o->oncpu_ns = running ? task_exec_remote_now(task, now) : task->se.sum_exec_runtime;
+	o->running = t ? t->last_in_ns != 0 : task->on_cpu;
+	o->runtime_ns = o->running ? task_exec_remote_now(task, now) : task->se.sum_exec_runtime;
+	o->oncpu_ns = o->runtime_ns;	/* untracked (map full): the kernel's runtime */
 	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = 0;
 	if (t) {
+		o->oncpu_ns = t->slices_ns + (t->last_in_ns ? sub_clamped(now, t->last_in_ns) : 0);
 		thread_offcpu_now(t, now, &o->blocked_ns, &o->runq_ns);
 		o->samples = t->samples;
 		o->spin_samples = t->spin_samples;

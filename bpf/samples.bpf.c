@@ -25,6 +25,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
 #include "samples.h"
@@ -169,6 +170,61 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
  * thread records and no counter deltas. */
 const volatile bool cfg_no_account = false;
 
+/* --per-call: spin functions (spin_ranges[0, cfg_nr_spin)). */
+const volatile __u32 cfg_nr_spin = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SPIN_MAX_RANGES);
+	__type(key, __u32);
+	__type(value, struct spin_range);
+} spin_ranges SEC(".maps");
+
+struct vma_probe {
+	__u64 ip;
+	__u64 off, ino, dev;
+	bool file;
+};
+
+static long vma_file_offset(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_probe *p = data;
+	struct file *f = vma->vm_file;
+
+	if (!f)
+		return 0;
+	p->off = p->ip - vma->vm_start + (vma->vm_pgoff << 12);
+	p->ino = f->f_inode->i_ino;
+	p->dev = f->f_inode->i_sb->s_dev;
+	p->file = true;
+	return 0;
+}
+
+/* Was the thread's user code, where the sample found it (the syscall it is
+ * in when the sample hit the kernel), in a spin function? */
+static __always_inline bool user_ip_spins(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct vma_probe p = {};
+
+	if (!regs)
+		return false;
+	p.ip = BPF_CORE_READ(regs, ip);
+	if (bpf_find_vma(task, p.ip, vma_file_offset, &p, 0) || !p.file)
+		return false;
+	for (__u32 i = 0; i < SPIN_MAX_RANGES; i++) {
+		__u32 k = i;
+		struct spin_range *r;
+
+		if (i >= cfg_nr_spin)
+			break;
+		r = bpf_map_lookup_elem(&spin_ranges, &k);
+		if (r && r->ino == p.ino && r->dev == p.dev && p.off >= r->start && p.off < r->end)
+			return true;
+	}
+	return false;
+}
+
 SEC("perf_event")
 int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
@@ -195,6 +251,9 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		folded = account_current_irq(t, task, bpf_ktime_get_ns(), true) != NULL;
 		key.pid = t->pid;
 		key.tid = t->tid;
+		t->samples++;
+		if (cfg_nr_spin && !(task->flags & PF_KTHREAD) && user_ip_spins(task))
+			t->spin_samples++;
 	}
 	key.kstack = take_stack(ctx, 0);
 	if (!(task->flags & PF_KTHREAD))

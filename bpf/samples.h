@@ -29,4 +29,15 @@ struct sample_stats {
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the thread's deltas since its previous sample, summed */
 };
 
+/* --per-call's spin time: code whose samples are spin-waiting, as a range of
+ * file offsets of one file (inode, device as the kernel encodes it), so that
+ * it holds in every process that maps the file (collect/spin.c). */
+#define SPIN_MAX_RANGES 256
+
+struct spin_range {
+	__u64 ino;
+	__u64 dev;		/* (major << 20) | minor */
+	__u64 start, end;	/* file offsets [start, end) */
+};
+
 #endif

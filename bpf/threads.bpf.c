@@ -34,6 +34,8 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 	bool blocked = !preempt && task_state(prev) != 0;
 
 	t->oncpu_ns = sub_clamped(exec, t->exec_base);
+	if (t->last_in_ns)
+		t->slices_ns += sub_clamped(now, t->last_in_ns);
 	t->exec_out = exec;
 	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
 	if (account_cfg.cgroup)
@@ -162,7 +164,7 @@ int BPF_PROG(tmabpf_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		exec = task_exec_now(p, snap, ts);
 		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++)
 			t->c[e] = (struct counter_val){};
-		t->oncpu_ns = t->offcpu_blocked_ns = t->offcpu_runqueue_ns = 0;
+		t->oncpu_ns = t->offcpu_blocked_ns = t->offcpu_runqueue_ns = t->slices_ns = 0;
 		t->switches_voluntary = t->switches_involuntary = t->migrations = 0;
 		t->missed_switch_in = 0;
 		t->exec_base = t->exec_in = exec;
@@ -184,8 +186,10 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 		return 0;
 	account_current(t, task, now, false);	/* guarded: a sample may interrupt it */
 	/* sum_exec_runtime is not updated mid-slice: exec at switch-in + time since */
-	if (t->last_in_ns)
+	if (t->last_in_ns) {
 		t->oncpu_ns = sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);
+		t->slices_ns += sub_clamped(now, t->last_in_ns);
+	}
 	else
 		t->oncpu_ns = sub_clamped(task_exec_ns(task), t->exec_base);
 	t->last_in_ns = 0;

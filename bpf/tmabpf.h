@@ -99,6 +99,8 @@ struct thread_stats {
 	__u64 exec_out;			/* se.sum_exec_runtime at the last switch-out */
 	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) at the last switch-out; 0 unless
 					 * account_cfg.cgroup (the daemon) */
+	__u64 slices_ns;		/* on-CPU time by CLOCK_MONOTONIC: its slices, switch-in to switch-out
+					 * (oncpu_ns is the kernel's runtime, which leaves out steal and IRQ time) */
 	__u64 samples;			/* --sample: samples taken of the thread ... */
 	__u64 spin_samples;		/* ... whose user frame was in a spin function (samples.bpf.c) */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */

@@ -133,8 +133,9 @@ enum percall_kind {
 /* One thread of the process as of the snapshot's time. */
 struct percall_thread {
 	__u32 tid;
-	__u32 running;		/* on a CPU at the snapshot (its slice extrapolated) */
-	__u64 oncpu_ns;		/* se.sum_exec_runtime, brought forward to the snapshot when running */
+	__u32 running;		/* on a CPU at the snapshot */
+	__u64 oncpu_ns;		/* its slices by the clock, the one running now up to the snapshot */
+	__u64 runtime_ns;	/* the kernel's runtime (se.sum_exec_runtime, brought forward when running) */
 	__u64 blocked_ns;	/* the spine's off-CPU sums as of the snapshot (thread_offcpu_now) */
 	__u64 runq_ns;
 	__u64 samples;		/* --sample: samples of the thread so far ... */

@@ -36,6 +36,7 @@ static void thread_window(const struct percall_thread *a, const struct percall_t
 	t->compute_ns = oncpu - t->spin_ns;
 	t->blocked_ns = sub0(b->blocked_ns, a->blocked_ns);
 	t->runq_ns = sub0(b->runq_ns, a->runq_ns);
+	t->runtime_ns = sub0(b->runtime_ns, a->runtime_ns);
 	known = oncpu + t->blocked_ns + t->runq_ns;
 	/* a thread that began in the window was absent for the rest of it */
 	t->absent_ns = a == &none && wall > known ? wall - known : 0;

@@ -12,6 +12,7 @@
 #ifndef TMABPF_PERCALL_H
 #define TMABPF_PERCALL_H
 #include <stdbool.h>
+#include "collect/spin.h"
 #include "lib/u64map.h"
 #include "model/iterations.h"
 
@@ -22,6 +23,7 @@ struct percall {
 	struct ring_buffer *rb;
 	struct u64map open;		/* tid -> its entry snapshot (struct percall_rec) */
 	int nr_events;
+	struct spin_set spin;		/* resolved before the run (with --sample: compute vs spin) */
 	struct iterations res;
 };
 

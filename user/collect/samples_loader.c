@@ -13,6 +13,7 @@
 #include "collect/bpf_util.h"
 #include "collect/map_batch.h"
 #include "collect/samples_loader.h"
+#include "collect/spin.h"
 #include "lib/warn.h"
 #include "pmu/host.h"
 #include "pmu/perf_open.h"
@@ -55,6 +56,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 	else
 		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, s->nr_cpus);
 	s->skel->rodata->cfg_no_account = !tp;
+	s->skel->rodata->cfg_nr_spin = tp && cfg->spin ? cfg->spin->n : 0;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_bases, tp ? 2 * tp->max_threads : 1);
@@ -70,6 +72,11 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 		r = samples_bpf__load(s->skel);
 	if (r)
 		return bpf_load_error(r, err, errlen, "loading the sample program", &stacks_hints);
+	for (__u32 i = 0; i < s->skel->rodata->cfg_nr_spin; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.spin_ranges), &i, &cfg->spin->r[i], BPF_ANY)) {
+			err_set(err, errlen, "setting the spin functions: %s", strerror(errno));
+			return -errno;
+		}
 	if (!(s->rb = ringbuf_open(bpf_map__fd(s->skel->maps.sample_notices), on_notice, s, "sample", err, errlen)))
 		return -errno;
 	s->try_cycles = cfg->try_cycles;

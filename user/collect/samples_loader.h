@@ -19,10 +19,13 @@ struct ring_buffer;
  * {pid, tid 0} when a tracked process exec'd. */
 typedef void (*sample_notice_fn)(void *ctx, const struct sample_key *key);
 
+struct spin_set;
+
 struct samples_cfg {
 	int hz;			/* samples per second per CPU */
 	int max_rows;		/* (thread, stack, stack) rows and stored stacks */
 	bool try_cycles;	/* host has a PMU: sample on cycles when it can */
+	const struct spin_set *spin;	/* --per-call: count samples in these spin functions; NULL: none */
 	sample_notice_fn on_notice;
 	void *ctx;
 };

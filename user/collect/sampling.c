@@ -15,7 +15,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		  size_t errlen)
 {
 	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
-				    .on_notice = on_notice, .ctx = s };
+				    .spin = cfg->spin, .on_notice = on_notice, .ctx = s };
 	int r;
 
 	memset(s, 0, sizeof(*s));

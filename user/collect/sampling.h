@@ -41,6 +41,7 @@ struct sampling_cfg {
 	int hz;
 	int max_rows;		/* --max-sample-stacks */
 	bool pmu;		/* host has a hardware PMU: try cycles */
+	const struct spin_set *spin;	/* --per-call: spin functions; NULL: none */
 };
 
 int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,

@@ -34,6 +34,7 @@ void iter_time_add(struct iter_time *to, const struct iter_time *t)
 	to->blocked_ns += t->blocked_ns;
 	to->runq_ns += t->runq_ns;
 	to->absent_ns += t->absent_ns;
+	to->runtime_ns += t->runtime_ns;
 }
 
 unsigned long long iter_time_total(const struct iter_time *t)

@@ -21,6 +21,8 @@ struct iter_time {
 	unsigned long long blocked_ns;
 	unsigned long long runq_ns;
 	unsigned long long absent_ns;	/* not yet started, or exited, for this part of the window */
+	unsigned long long runtime_ns;	/* the kernel's runtime in the window: on-CPU time less what
+					 * the hypervisor stole and IRQs took (not in the sum above) */
 };
 
 struct iter_thread {

@@ -21,6 +21,7 @@ static void time_json(struct json *j, const struct iter_time *t)
 	json_u64(j, "blocked_ns", t->blocked_ns);
 	json_u64(j, "runqueue_ns", t->runq_ns);
 	json_u64(j, "absent_ns", t->absent_ns);
+	json_u64(j, "runtime_ns", t->runtime_ns);
 }
 
 static void iteration_json(const struct report *r, struct json *j, const struct iteration *it, size_t k)

@@ -400,7 +400,7 @@ static bool sampling_wanted(const struct run_ctx *c)
 static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct sampling_cfg cfg = { .hz = c->o->sample_hz, .max_rows = c->o->max_sample_stacks,
-				    .pmu = c->prep->host.pmu };
+				    .pmu = c->prep->host.pmu, .spin = c->o->per_call ? &c->percall.spin : NULL };
 
 	c->rep.samples_live = &c->samp.live;
 	return sampling_load(&c->samp, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;

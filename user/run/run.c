@@ -130,6 +130,11 @@ static enum run_status resolve_uprobes(struct run_state *st)
 		err_print("%s", err);
 		return RUN_BAD_INPUT;
 	}
+	if (o->per_call && spin_set_resolve(&st->c.percall.spin, o->spin_specs, o->nr_spin_specs, pid, exe, err,
+					    sizeof(err))) {
+		err_print("%s", err);
+		return RUN_BAD_INPUT;
+	}
 	return RUN_OK;
 }
 
