@@ -328,6 +328,27 @@ static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool
 	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = 0;
 }
 
+/* The switch bookkeeping of t (last_in_ns, last_out_ns, out_blocked, the
+ * off-CPU sums, slices_ns) is written between these, by the CPU t runs on or
+ * leaves; a reader on another CPU (percall.bpf.h) retries when t->seq moved. */
+static __always_inline bool thread_write_begin(struct thread_stats *t)
+{
+	if (t->seq & 1)
+		return false;	/* within a write already (sched_switch's catch-up) */
+	/* an atomic add: a full barrier (x86: lock add), so that the odd seq is
+	 * seen before the switch's time is taken */
+	__sync_fetch_and_add(&t->seq, 1);
+	return true;
+}
+
+/* opened: what thread_write_begin() returned */
+static __always_inline void thread_write_end(struct thread_stats *t, bool opened)
+{
+	barrier();
+	if (opened)
+		t->seq++;
+}
+
 /* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec. */
 static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec, __u64 now, __u32 cpu)
 {
@@ -364,6 +385,7 @@ static __always_inline __u64 account_catch_up(struct thread_stats *t, struct tas
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 exec, start, lo;
+	bool w;
 
 	if (t->last_in_ns)
 		return 0;
@@ -373,7 +395,10 @@ static __always_inline __u64 account_catch_up(struct thread_stats *t, struct tas
 		 * point (attach, or a traced switch before the missed one) */
 		__u64 ran = sub_clamped(now, snap->ts);
 
+		bool w = thread_write_begin(t);
+
 		account_switch_in(t, sub_clamped(exec, ran), snap->ts, cpu);
+		thread_write_end(t, w);
 		return ran;
 	}
 	lo = snap->ts > t->last_out_ns ? snap->ts : t->last_out_ns;
@@ -382,7 +407,9 @@ static __always_inline __u64 account_catch_up(struct thread_stats *t, struct tas
 		start = lo;
 	t->missed_switch_in++;
 	/* exec time at the slice's start: where the last switch-out left it */
+	w = thread_write_begin(t);
 	account_switch_in(t, t->exec_out, start, cpu);
+	thread_write_end(t, w);
 	return now - start;
 }
 

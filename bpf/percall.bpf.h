@@ -24,6 +24,8 @@
 
 const volatile bool cfg_percall = false;
 
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+
 /* Marker function ids (bits), set by user space as it attaches them. */
 __u64 percall_marker[PERCALL_MARKER_WORDS];
 
@@ -66,30 +68,88 @@ static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wa
 	}
 }
 
-/* One thread's times as of now into *o: the spine's sums brought forward to
- * now.  On-CPU and off-CPU intervals come from the same switch times, so
+#define PERCALL_READ_TRIES 32768	/* a switch writes in well under a microsecond; a vCPU preempted mid-write takes longer */
+
+struct seq_read {
+	struct thread_stats *t;
+	__u64 now, exec_now;	/* the task's runtime now (on a CPU: brought forward) */
+	bool on_cpu;		/* the kernel has it on a CPU */
+	__u64 oncpu, blocked, runq, last_in;
+	bool ok;
+};
+
+static long seq_read_once(__u64 i, void *data)
+{
+	struct seq_read *rd = data;
+	struct thread_stats *t = rd->t;
+	__u64 seq;
+
+	if (!t)
+		return 1;
+	seq = READ_ONCE(t->seq);
+	barrier();
+	rd->last_in = READ_ONCE(t->last_in_ns);
+	if (!rd->last_in && rd->on_cpu && t->last_out_ns && rd->exec_now > t->exec_out) {
+		/* running, but its switch-in was never traced (some hosts skip
+		 * them): in since its runtime says, as account_catch_up() will
+		 * infer it at its next accounting point */
+		__u64 start = sub_clamped(rd->now, rd->exec_now - t->exec_out);
+
+		if (start < t->last_out_ns)
+			start = t->last_out_ns;
+		rd->last_in = start;
+		rd->oncpu = t->slices_ns + sub_clamped(rd->now, start);
+		thread_offcpu_now(t, start, &rd->blocked, &rd->runq);
+	} else {
+		rd->oncpu = t->slices_ns + (rd->last_in ? sub_clamped(rd->now, rd->last_in) : 0);
+		thread_offcpu_now(t, rd->now, &rd->blocked, &rd->runq);
+	}
+	barrier();
+	rd->ok = !(seq & 1) && READ_ONCE(t->seq) == seq;
+	return rd->ok;
+}
+
+PERCPU_VAR(percall_scratch, struct percall_thread);
+
+/* One thread's times as of now into percall_scratch (a global function:
+ * verified once, on its own): the spine's sums brought forward to now.  On-CPU and off-CPU intervals come from the same switch times, so
  * that they tile the thread's life; a thread met for the first time is
  * seeded at now (thread_seed) so that both snapshots have the same base. */
-static __always_inline void percall_thread_now(struct task_struct *task, struct percall_thread *o, __u64 now)
+__noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 now)
 {
-	__u32 tid = task->pid;
+	__u32 tid = task->pid, zero = 0;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
+	struct percall_thread *o = bpf_map_lookup_elem(&percall_scratch, &zero);
 
+	if (!o)
+		return 0;
 	if (!t) {
 		thread_seed(task, now, false);
 		t = bpf_map_lookup_elem(&threads, &tid);
 	}
+	struct seq_read rd = { .t = t, .now = now, .on_cpu = task->on_cpu };
+
+	rd.exec_now = rd.on_cpu ? task_exec_remote_now(task, now) : task->se.sum_exec_runtime;
 	o->tid = tid;
-	o->running = t ? t->last_in_ns != 0 : task->on_cpu;
-	o->runtime_ns = o->running ? task_exec_remote_now(task, now) : task->se.sum_exec_runtime;
-	o->oncpu_ns = o->runtime_ns;	/* untracked (map full): the kernel's runtime */
+	o->running = rd.on_cpu;
+	o->runtime_ns = rd.exec_now;
+	o->oncpu_ns = rd.exec_now;	/* untracked (map full): the kernel's runtime */
 	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = 0;
-	if (t) {
-		o->oncpu_ns = t->slices_ns + (t->last_in_ns ? sub_clamped(now, t->last_in_ns) : 0);
-		thread_offcpu_now(t, now, &o->blocked_ns, &o->runq_ns);
-		o->samples = t->samples;
-		o->spin_samples = t->spin_samples;
-	}
+	o->torn = 0;
+	if (!t)
+		return 0;
+
+	/* its CPU may be switching it now: read its bookkeeping whole (seq),
+	 * retrying while a switch writes it (bpf_loop: verified once) */
+	bpf_loop(PERCALL_READ_TRIES, seq_read_once, &rd, 0);
+	o->oncpu_ns = rd.oncpu;
+	o->blocked_ns = rd.blocked;
+	o->runq_ns = rd.runq;
+	o->running = rd.last_in != 0;
+	o->torn = !rd.ok;
+	o->samples = t->samples;
+	o->spin_samples = t->spin_samples;
+	return 0;
 }
 
 /* The snapshot of the calling thread's process at now: the uprobe hit has
@@ -98,6 +158,7 @@ static __always_inline void percall_thread_now(struct task_struct *task, struct 
 __noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf(), *task;
+	struct percall_thread *o;
 	__u32 zero = 0;
 	struct bpf_iter_task it;
 	struct percall_rec *r;
@@ -132,7 +193,11 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
 			r->more_threads++;
 			continue;
 		}
-		percall_thread_now(task, &r->th[i], now);
+		percall_thread_now(task, now);
+		o = bpf_map_lookup_elem(&percall_scratch, &zero);
+		if (!o)
+			break;
+		r->th[i] = *o;
 		r->nthreads = i + 1;
 	}
 	bpf_iter_task_destroy(&it);

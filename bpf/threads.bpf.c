@@ -82,6 +82,7 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	struct cpu_snap *snap;
 	struct reading *now;
 	__u64 ts, since, slice = 0, prev_exec = 0;
+	bool pw = false, nw = false;
 
 	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
 	if (!pt) {
@@ -101,6 +102,12 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	}
 	since = snap->ts;
+	/* from the switch's time on, until its bookkeeping is written: a reader
+	 * on another CPU must not take the threads' state before it as now's */
+	if (pt)
+		pw = thread_write_begin(pt);
+	if (nt)
+		nw = thread_write_begin(nt);
 	ts = bpf_ktime_get_ns();
 	if (pt) {
 		prev_exec = task_exec_ns(prev);
@@ -109,10 +116,14 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
 	cpu = bpf_get_smp_processor_id();
 	calibrate_clock(snap, prev, next, ts);
-	if (pt)
+	if (pt) {
 		switch_out(pt, prev, prev_exec, preempt, ts, cpu);
-	if (nt)
+		thread_write_end(pt, pw);
+	}
+	if (nt) {
 		account_switch_in(nt, task_exec_ns(next), ts, cpu);
+		thread_write_end(nt, nw);
+	}
 	account_unguard(snap, was);	/* after the threads' switch bookkeeping too */
 	return 0;
 }
@@ -181,11 +192,13 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 	__u32 tid = task->pid;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
 	__u64 now = bpf_ktime_get_ns();
+	bool w;
 
 	if (!t)
 		return 0;
 	account_current(t, task, now, false);	/* guarded: a sample may interrupt it */
 	/* sum_exec_runtime is not updated mid-slice: exec at switch-in + time since */
+	w = thread_write_begin(t);
 	if (t->last_in_ns) {
 		t->oncpu_ns = sub_clamped(t->exec_in, t->exec_base) + sub_clamped(now, t->last_in_ns);
 		t->slices_ns += sub_clamped(now, t->last_in_ns);
@@ -195,6 +208,7 @@ int BPF_PROG(tmabpf_exit, struct task_struct *task)
 	t->last_in_ns = 0;
 	t->exited = 1;
 	t->exit_ns = now;
+	thread_write_end(t, w);
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), task->comm);
 	if (account_cfg.cgroup)
 		t->cgroup_id = task_cgroup_id(task);

@@ -101,6 +101,8 @@ struct thread_stats {
 					 * account_cfg.cgroup (the daemon) */
 	__u64 slices_ns;		/* on-CPU time by CLOCK_MONOTONIC: its slices, switch-in to switch-out
 					 * (oncpu_ns is the kernel's runtime, which leaves out steal and IRQ time) */
+	__u64 seq;			/* odd while its switch bookkeeping is being written (a seqlock
+					 * for readers on other CPUs: the per-call snapshot) */
 	__u64 samples;			/* --sample: samples taken of the thread ... */
 	__u64 spin_samples;		/* ... whose user frame was in a spin function (samples.bpf.c) */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */

@@ -478,7 +478,7 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 			return 1;
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
-			percall_emit(PERCALL_BEGIN, fn, h.now);
+			percall_emit(PERCALL_BEGIN, fn, bpf_ktime_get_ns());
 		}
 		return 0;
 	}
@@ -527,7 +527,7 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 			frame_pop(st, d, h.snap, now, tid);
 			if (cfg_percall && st->marker == d) {
 				st->marker = 0;
-				percall_emit(PERCALL_END, ret_fn, now);
+				percall_emit(PERCALL_END, ret_fn, bpf_ktime_get_ns());
 			}
 		} else
 			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */

@@ -133,7 +133,8 @@ enum percall_kind {
 /* One thread of the process as of the snapshot's time. */
 struct percall_thread {
 	__u32 tid;
-	__u32 running;		/* on a CPU at the snapshot */
+	__u16 running;		/* on a CPU at the snapshot */
+	__u16 torn;		/* its switch bookkeeping kept changing while read: times unsure */
 	__u64 oncpu_ns;		/* its slices by the clock, the one running now up to the snapshot */
 	__u64 runtime_ns;	/* the kernel's runtime (se.sum_exec_runtime, brought forward when running) */
 	__u64 blocked_ns;	/* the spine's off-CPU sums as of the snapshot (thread_offcpu_now) */

@@ -98,16 +98,16 @@ static void *barrier_worker(void *arg)
 	return NULL;
 }
 
-__attribute__((noinline)) void step(int level)
+__attribute__((noinline, noipa)) void step(int level)
 {
 	if (!strcmp(mode, "barrier")) {
 		barrier(0);
 		compute(work_us);
 		barrier(0);
 	} else if (!strcmp(mode, "nested")) {
-		compute(work_us / depth);
 		if (level + 1 < depth)
-			step(level + 1);
+			step(level + 1);	/* not a tail call: the recursion stays */
+		compute(work_us / depth);
 	} else if (!strcmp(mode, "driver")) {
 		char buf[64] = "";
 

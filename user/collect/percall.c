@@ -60,8 +60,11 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 	for (__u32 i = 0; i < b->nthreads && i < PERCALL_MAX_THREADS; i++) {
 		struct iter_thread *t = &it.th[it.nthreads++];
 
+		const struct percall_thread *at = thread_in(a, b->th[i].tid);
+
 		t->tid = b->th[i].tid;
-		thread_window(thread_in(a, t->tid), &b->th[i], it.wall_ns, &t->t);
+		it.torn += b->th[i].torn || (at && at->torn);
+		thread_window(at, &b->th[i], it.wall_ns, &t->t);
 		iter_time_add(&it.sum, &t->t);
 	}
 	/* threads of the entry snapshot gone at the return: exited in the window */

@@ -133,6 +133,8 @@ void uprobe_evidence_report(struct uprobe_set *s, const unsigned long long *call
 			if (f->lib != lib || f->insn.cls == UINSN_REFUSED || f->detached || calls[i])
 				continue;
 			f->never_called = true;
+			if (f->marker)
+				continue;	/* --per-call says it (percall_finish) */
 			zero++;
 			if (shown < SHOWN)
 				o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s%s", shown++ ? ", " : "",

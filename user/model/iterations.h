@@ -48,6 +48,7 @@ struct iteration {
 	int nthreads;
 	struct iter_thread *th;
 	bool threads_truncated;		/* the process had more threads than a snapshot holds */
+	int torn;			/* threads whose times were read while a switch kept writing them */
 	int nfns;
 	struct iter_fn *fns;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""--per-call LIB:FUNC: iterations of a marker (one per outermost call on a thread), checked against
+workloads whose truth is known: the OpenBLAS decoder (sgemm calls per token), perstep (a spin barrier
+whose spin share it measures, nested and multi-threaded markers, a fake CUDA driver, a marker never
+called, Ctrl-C mid-token)."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD, DECODER, ROOT, TMABPF, load_json, run_tmabpf
+
+PERSTEP = os.path.join(BUILD, "workloads", "perstep")
+OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
+
+needs_perstep = pytest.mark.skipif(not os.path.exists(PERSTEP), reason="perstep not built (make)")
+
+
+def per_call(args, tmp_path, env=None, timeout=180):
+    out = str(tmp_path / "pc.json")
+    r = run_tmabpf(["--quiet", "--json", out] + args, env=env, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return load_json(out), r
+
+
+def calls(it, symbol):
+    """Calls of the function named symbol in iteration it (0 when none)."""
+    return sum(v["calls"] for k, v in it["calls"].items() if k.rsplit(":", 1)[1] == symbol)
+
+
+def tiles(it):
+    """compute + spin + blocked + runqueue + absent of an iteration."""
+    return it["compute_ns"] + it["spin_ns"] + it["blocked_ns"] + it["runqueue_ns"] + it["absent_ns"]
+
+
+@pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
+def test_decoder_sgemm_per_token(tmp_path):
+    """forward() runs once for the prompt and once per generated token; each pass calls cblas_sgemm
+    exactly 6 times per layer."""
+    layers, gen = 3, 12
+    rep, _ = per_call(["--per-call", ":forward", "--uprobe", "libopenblas.so.0:cblas_sgemm", "--",
+                       DECODER, "--layers", str(layers), "--gen", str(gen)], tmp_path, env=OPENBLAS_ENV)
+    its = rep["iterations"]
+    assert len(its) == gen + 1 and rep["per_call"]["iterations"] == gen + 1
+    assert [calls(it, "cblas_sgemm") for it in its] == [6 * layers] * (gen + 1)
+    assert all(calls(it, "forward") == 1 for it in its)
+    assert sum(it["wall_ns"] for it in its) <= rep["duration_ns"]
+    for it in its:
+        assert it["threads"] == 1 and it["counters"]["task-clock"] > 0
+        assert abs(tiles(it) - it["wall_ns"]) <= 0.01 * it["wall_ns"]
+    pc = rep["per_call"]
+    assert pc["p50_ns"] <= pc["p90_ns"] <= pc["p99_ns"] <= pc["max_ns"]
+    assert pc["max_ns"] == max(it["wall_ns"] for it in its)
+
+
+@needs_perstep
+def test_spin_barrier_share_and_decomposition(tmp_path):
+    """Two threads meet at a spin barrier twice per step; the worker computes a quarter of what main
+    does, then spins in spin_wait().  The workload measures each thread's CPU time in spin_wait():
+    the reported spin share is within 3 points of it, and every window tiles into compute + spin +
+    blocked + runqueue (+ absent) = wall x threads within 1 %."""
+    rep, r = per_call(["--sample=999", "--per-call", ":step", "--spin", ":spin_wait", "--", PERSTEP,
+                       "--mode", "barrier", "--steps", "500", "--work-us", "2000", "--worker-us", "500"], tmp_path)
+    truth = __import__("json").loads(r.stdout.strip().splitlines()[-1])
+    its = rep["iterations"]
+    assert len(its) == 500
+    spin = sum(it["spin_ns"] for it in its)
+    oncpu = sum(it["compute_ns"] + it["spin_ns"] for it in its)
+    assert abs(spin / oncpu - truth["spin_share"]) <= 0.03, (spin / oncpu, truth)
+    for it in its:
+        assert it["threads"] == 2
+        assert abs(tiles(it) - it["wall_ns"] * 2) <= 0.01 * it["wall_ns"] * 2, it
+        assert sum(tiles(t) for t in it["per_thread"]) == tiles(it)
+    # the worker exists in every window but the last (it may exit before main's step returns)
+    assert all(it["absent_ns"] == 0 for it in its[:-1])
+
+
+@needs_perstep
+def test_fake_cuda_driver_calls_per_token(tmp_path):
+    """A fake libcuda.so.1 with the driver's names: launches, copies and syncs per token exact."""
+    lib = str(tmp_path / "libcuda.so.1")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-fno-omit-frame-pointer", "-o", lib,
+                    os.path.join(ROOT, "tests", "data", "fake_cuda.c")], check=True)
+    steps, launches = 25, 7
+    rep, r = per_call(["--per-call", ":step", "--uprobe", lib + ":cu*", "--", PERSTEP, "--mode", "driver",
+                       "--driver", lib, "--steps", str(steps), "--launches", str(launches), "--work-us", "200"],
+                      tmp_path)
+    its = rep["iterations"]
+    assert len(its) == steps
+    for it in its:
+        assert calls(it, "cuLaunchKernel") == launches
+        assert calls(it, "cuMemcpyHtoD_v2") == 2
+        assert calls(it, "cuStreamSynchronize") == 1
+        assert calls(it, "cuCtxSynchronize") == 0
+
+
+@needs_perstep
+def test_fake_cuda_driver_text_table(tmp_path):
+    lib = str(tmp_path / "libcuda.so.1")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", lib, os.path.join(ROOT, "tests", "data", "fake_cuda.c")],
+                   check=True)
+    r = run_tmabpf(["--per-call", ":step", "--uprobe", lib + ":cuLaunchKernel", "--", PERSTEP, "--mode", "driver",
+                    "--driver", lib, "--steps", "10", "--launches", "5", "--work-us", "100"])
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.strip().startswith("cuLaunchKernel"))
+    assert line.split()[1] == "5.00"
+    assert "per call (:step): 10 iterations" in r.stdout
+
+
+@needs_perstep
+def test_marker_never_called(tmp_path):
+    rep, r = per_call(["--per-call", ":step", "--", PERSTEP, "--mode", "never", "--steps", "20",
+                       "--work-us", "100"], tmp_path)
+    assert rep["iterations"] == [] and rep["per_call"]["iterations"] == 0
+    lines = [l for l in r.stderr.splitlines() if "never called" in l]
+    assert len(lines) == 1 and ":step" in lines[0]
+
+
+@needs_perstep
+def test_nested_marker_counts_outermost(tmp_path):
+    """step() calls itself twice more: one iteration per outermost call, the inner ones are calls."""
+    rep, _ = per_call(["--per-call", ":step", "--", PERSTEP, "--mode", "nested", "--depth", "3", "--steps", "30",
+                       "--work-us", "300"], tmp_path)
+    its = rep["iterations"]
+    assert len(its) == 30
+    assert all(calls(it, "step") == 3 for it in its)
+
+
+@needs_perstep
+def test_marker_on_several_threads(tmp_path):
+    rep, _ = per_call(["--per-call", ":step", "--", PERSTEP, "--mode", "threads", "--threads", "3", "--steps", "15",
+                       "--work-us", "300"], tmp_path)
+    its = rep["iterations"]
+    by_tid = {}
+    for it in its:
+        by_tid.setdefault(it["tid"], []).append(it)
+    assert len(its) == 45 and len(by_tid) == 3
+    assert all(len(v) == 15 for v in by_tid.values())
+    assert all(it["tid"] != it["pid"] for it in its)
+    for v in by_tid.values():	# a thread's iterations do not overlap
+        for a, b in zip(v, v[1:]):
+            assert a["start_ns"] + a["wall_ns"] <= b["start_ns"]
+
+
+def done_count(path):
+    with open(path) as f:
+        lines = [l for l in f.read().splitlines() if l.startswith("done ")]
+    return int(lines[-1].split()[1]) if lines else 0
+
+
+@needs_perstep
+def test_ctrl_c_keeps_completed_tokens(tmp_path):
+    """SIGINT while a token runs: every token completed meanwhile is in the report, the open one is not."""
+    out = tmp_path / "steps.txt"
+    with open(out, "w") as f:
+        w = subprocess.Popen([PERSTEP, "--mode", "sleep", "--sleep-ms", "100", "--steps", "100000"], stdout=f)
+    try:
+        time.sleep(0.3)
+        js = str(tmp_path / "pc.json")
+        tm = subprocess.Popen([TMABPF, "--quiet", "--json", js, "--per-call", ":step", "-p", str(w.pid)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        n0 = done_count(out)
+        time.sleep(1.05)
+        n1 = done_count(out)
+        tm.send_signal(signal.SIGINT)
+        _, err = tm.communicate(timeout=60)
+        n2 = done_count(out)
+        assert tm.returncode == 0, err
+    finally:
+        w.kill()
+        w.wait()
+    rep = load_json(js)
+    its = rep["iterations"]
+    assert n1 - n0 - 1 <= len(its) <= n2
+    assert all(it["wall_ns"] >= 100e6 for it in its)
+    assert rep["per_call"]["open"] <= 1
