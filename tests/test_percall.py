@@ -177,3 +177,46 @@ def test_ctrl_c_keeps_completed_tokens(tmp_path):
     assert n1 - n0 - 1 <= len(its) <= n2
     assert all(it["wall_ns"] >= 100e6 for it in its)
     assert rep["per_call"]["open"] <= 1
+
+
+@needs_perstep
+def test_diff_rules_on_iterations(tmp_path):
+    """'tmabpf diff' judges the iteration row: calls per token of a probed function, p99, tokens/s."""
+    lib = str(tmp_path / "libcuda.so.1")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", lib, os.path.join(ROOT, "tests", "data", "fake_cuda.c")],
+                   check=True)
+    paths = {}
+    for launches in (7, 8):
+        paths[launches] = str(tmp_path / f"d{launches}.json")
+        r = run_tmabpf(["--quiet", "--json", paths[launches], "--per-call", ":step", "--uprobe", lib + ":cu*", "--",
+                        PERSTEP, "--mode", "driver", "--driver", lib, "--steps", "20", "--launches", str(launches),
+                        "--work-us", "200"])
+        assert r.returncode == 0, r.stderr
+    rule = "iteration.calls[libcuda.so.1:cuLaunchKernel]>+0"
+    assert load_json(paths[8])["per_call"]["calls"]["libcuda.so.1:cuLaunchKernel"] == 8
+    r = run_tmabpf(["diff", paths[7], paths[8], "--fail-on", rule])
+    assert r.returncode == 1 and "1 budget broken" in r.stdout, r.stdout + r.stderr
+    r = run_tmabpf(["diff", paths[7], paths[7], "--fail-on", rule + ",iteration.p99_ns>+5%,iteration.per_s<-5%"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run_tmabpf(["diff", paths[8], paths[7], "--fail-on", "iteration.calls[libcuda.so.1:cuLaunchKernel]<-0.5"])
+    assert r.returncode == 1, r.stdout
+
+
+@needs_perstep
+def test_trace_span_per_token_with_probes_nested(tmp_path):
+    """--trace: the marker is a probed function, so each token is a span, its probes' spans inside it."""
+    lib = str(tmp_path / "libcuda.so.1")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", lib, os.path.join(ROOT, "tests", "data", "fake_cuda.c")],
+                   check=True)
+    trace = str(tmp_path / "t.json")
+    r = run_tmabpf(["--quiet", "--trace", trace, "--per-call", ":step", "--uprobe", lib + ":cuLaunchKernel", "--",
+                    PERSTEP, "--mode", "driver", "--driver", lib, "--steps", "6", "--launches", "3", "--work-us", "200"])
+    assert r.returncode == 0, r.stderr
+    d = load_json(trace)
+    ev = [e for e in (d["traceEvents"] if isinstance(d, dict) else d) if e.get("ph") == "X"]
+    tokens = [e for e in ev if e["name"] == "step"]
+    launches = [e for e in ev if e["name"] == "cuLaunchKernel"]
+    assert len(tokens) == 6 and len(launches) == 18
+    for t in tokens:
+        inside = [l for l in launches if t["ts"] <= l["ts"] and l["ts"] + l["dur"] <= t["ts"] + t["dur"] + 0.001]
+        assert len(inside) == 3

@@ -304,7 +304,7 @@ static struct rec *recs_add(struct recs *r, size_t at)
 	return &r->v[r->n++];
 }
 
-enum member { M_HEADER, M_DURATION, M_PROCESSES, M_THREADS, M_FUNCTIONS, M_OTHER };
+enum member { M_HEADER, M_DURATION, M_PROCESSES, M_THREADS, M_FUNCTIONS, M_PER_CALL, M_OTHER };
 
 /* A report read one top-level value (and one element of the big arrays) at a time: json-c never
  * holds more than one thread's object. */
@@ -443,6 +443,45 @@ static int read_header(struct reader *rd, json_object *t)
 		return bad(c, "a report of schema %g; this tmabpf reads schema %d (compare reports of one tmabpf "
 			   "version)", schema, TMABPF_SCHEMA);
 	return 0;
+}
+
+/* "per_call" (--per-call): the iteration row, its statistics and its functions' calls per iteration. */
+static int read_per_call(struct ctx *c, json_object *o)
+{
+	static const char *const stats[] = { "iterations", "p50_ns", "p90_ns", "p99_ns", "max_ns", "per_s" };
+	struct diff_side s = { .present = true };
+	unsigned int cap = 0;
+	json_object *v, *calls;
+	double d;
+	int r;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(c, "the report's \"per_call\" is %s, expected an object or null", type_of(o));
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		if ((r = field(c, o, "per_call", stats[i], json_type_double, true, &v)) ||
+		    (r = number(c, v, "per_call", stats[i], true, &d)) || (r = push(c, &s, &cap, stats[i], d)))
+			goto out;
+	}
+	if ((r = field(c, o, "per_call", "calls", json_type_object, false, &calls)))
+		goto out;
+	if (calls) {
+		json_object_object_foreach(calls, k, val) {
+			char name[MAX_COMM + 16];
+
+			if (strlen(k) > MAX_COMM) {
+				r = bad(c, "per_call.calls has a function name of %zu bytes", strlen(k));
+				goto out;
+			}
+			snprintf(name, sizeof(name), "calls[%s]", k);
+			if ((r = number(c, val, "per_call.calls", k, true, &d)) || (r = push(c, &s, &cap, name, d)))
+				goto out;
+		}
+	}
+	s.n_sums = s.n;
+	return add_row(c, DROW_ITERATION, "iteration", "iteration", &s, NULL);
+out:
+	free(s.m);
+	return r;
 }
 
 /* ---- rows from the records -------------------------------------------- */
@@ -669,7 +708,7 @@ static int (*const element_reader[])(struct reader *, json_object *, size_t) = {
 
 static const char *const member_name[] = {
 	[M_HEADER] = "tmabpf", [M_DURATION] = "duration_ns", [M_PROCESSES] = "processes", [M_THREADS] = "threads",
-	[M_FUNCTIONS] = "functions",
+	[M_FUNCTIONS] = "functions", [M_PER_CALL] = "per_call",
 };
 
 /* The elements of a big array, each parsed and read on its own; *pp: past the array. */
@@ -741,6 +780,8 @@ static int read_member(struct reader *rd, const char *key, const char **pp)
 		r = read_header(rd, v);
 	else if (m == M_DURATION)
 		r = number(rd->c, v, "the report", "duration_ns", true, &rd->duration);
+	else if (m == M_PER_CALL && v)
+		r = read_per_call(rd->c, v);
 	json_object_put(v);
 	*pp = q;
 	return r;

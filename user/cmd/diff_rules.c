@@ -8,7 +8,7 @@
 #include "cmd/diff_rules.h"
 #include "lib/warn.h"
 
-static const char *const kinds[DROW_KINDS] = { "run", "process", "thread", "function" };
+static const char *const kinds[DROW_KINDS] = { "run", "process", "thread", "function", "iteration" };
 
 const char *diff_kind_name(enum drow_kind k)
 {
@@ -17,7 +17,8 @@ const char *diff_kind_name(enum drow_kind k)
 
 static bool metric_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '/' || c == ':' || c == '.' || c == '=';
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '/' || c == ':' || c == '.' || c == '=' ||
+	       c == '[' || c == ']';	/* iteration.calls[LIB:FUNC] */
 }
 
 /* "[scope[glob].]metric" */

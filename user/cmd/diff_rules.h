@@ -4,25 +4,28 @@
  *
  *   [SCOPE[ '[' GLOB ']' ] '.'] METRIC OP [+|-]NUMBER [UNIT]
  *
- *   SCOPE   run, process, thread or function (default: every row that has METRIC)
+ *   SCOPE   run, process, thread, function or iteration (default: every row that has METRIC)
  *   GLOB    shell pattern on the row's name (its last component: comm, thread
  *           comm or symbol)
  *   METRIC  a report field (oncpu_ns, offcpu_ns, offcpu_blocked_ns, wall_ns,
  *           calls, ...), an event name (page-faults, cycles, ...) or a TMA node
- *           (tma_backend_bound, ...)
+ *           (tma_backend_bound, ...); iteration (--per-call): p50_ns, p90_ns, p99_ns,
+ *           max_ns, per_s (iterations, e.g. tokens, a second), iterations,
+ *           calls[LIB:FUNC] (a probed function's mean calls per iteration)
  *   OP      >, >=, <, <=: the budget breaks when NEW - BASE compares so
  *   UNIT    %  relative to BASE (rows whose BASE is 0 are not judged);
  *           pp percentage points, for TMA nodes (their values are percent);
  *           none: absolute, in the metric's unit
  *
- * e.g. 'tma_backend_bound>+5pp,wall_ns>+5%,thread[gt-*].oncpu_ns>+10%'
+ * e.g. 'tma_backend_bound>+5pp,wall_ns>+5%,thread[gt-*].oncpu_ns>+10%',
+ *      'iteration.p99_ns>+5%,iteration.calls[libcuda.so.1:cuLaunchKernel]>+0,iteration.per_s<-5%'
  */
 #ifndef TMABPF_DIFF_RULES_H
 #define TMABPF_DIFF_RULES_H
 #include <stdbool.h>
 #include <stddef.h>
 
-enum drow_kind { DROW_RUN, DROW_PROCESS, DROW_THREAD, DROW_FUNCTION, DROW_KINDS };
+enum drow_kind { DROW_RUN, DROW_PROCESS, DROW_THREAD, DROW_FUNCTION, DROW_ITERATION, DROW_KINDS };
 
 enum rule_unit { UNIT_ABS, UNIT_PCT, UNIT_PP };
 

@@ -63,8 +63,22 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 	json_obj_end(j);
 }
 
+static int called_fns(const struct iterations *s, unsigned int *ids, int max);
+
+/* fn's calls over every iteration */
+static unsigned long long total_calls(const struct iterations *s, unsigned int fn)
+{
+	unsigned long long n = 0;
+
+	for (size_t k = 0; k < s->n; k++)
+		n += iteration_calls(&s->v[k], fn);
+	return n;
+}
+
 void report_iterations_json(const struct report *r, struct json *j)
 {
+	unsigned int ids[PERCALL_MAX_FUNCS];
+	int nids;
 	const struct iterations *s = r->iters;
 	struct iter_stats st;
 
@@ -85,6 +99,17 @@ void report_iterations_json(const struct report *r, struct json *j)
 	json_u64(j, "p99_ns", st.p99_ns);
 	json_u64(j, "max_ns", st.max_ns);
 	json_double(j, "per_s", st.per_s);
+	/* mean calls per iteration, by "library file name:symbol" ('tmabpf diff' iteration.calls[LIB:FUNC]) */
+	json_obj_begin(j, "calls");
+	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
+	for (int k = 0; k < nids && st.n; k++) {
+		const char *mod = r->uset->libs[r->uset->funcs[ids[k]].lib].module, *base = strrchr(mod, '/');
+		char key[600];
+
+		snprintf(key, sizeof(key), "%s:%s", base ? base + 1 : mod, fn_name(r, ids[k]));
+		json_double(j, key, (double)total_calls(s, ids[k]) / st.n);
+	}
+	json_obj_end(j);
 	json_obj_end(j);
 	json_arr_begin(j, "iterations");
 	for (size_t k = 0; k < s->n; k++)
