@@ -30,7 +30,7 @@ _tmabpf()
 	--core-wide) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return;;
 	--json|--trace|--folded|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
 		{ COMPREPLY=($(compgen -f -- "$cur")); return; };;
-	-d|--duration|-I|--interval|-e|--event|--uprobe|--top|--max-*|--min-*|--top-*|--listen|-l|--serve|\
+	-d|--duration|-I|--interval|-e|--event|--uprobe|--per-call|--spin|--top|--max-*|--min-*|--top-*|--listen|-l|--serve|\
 	--expire|--sample-hz|--max-rate|--fail-on) return;;
 	esac
 	case $cur in

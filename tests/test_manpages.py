@@ -100,7 +100,7 @@ def test_help_is_grouped_short_and_points_to_the_man_pages():
     lines = text.splitlines()
     assert len(lines) <= 60 and max(map(len, lines)) <= 100, (len(lines), max(map(len, lines)))
     heads = [l.split(" (")[0].rstrip(":") for l in lines if l and not l.startswith(" ") and l.endswith(":")]
-    assert heads[:7] == ["Target", "Counters and TMA", "Per function", "Sampling", "Output", "Limits",
+    assert heads[:8] == ["Target", "Counters and TMA", "Per function", "Per call", "Sampling", "Output", "Limits",
                          "Examples"], heads
     usage = re.search(r"^ +tmabpf ([a-z-]+(?: \| [a-z-]+)*) \[OPTIONS\]", text, re.M)
     assert usage and sorted(usage.group(1).split(" | ")) == sorted(subcommands()), "the usage line names every subcommand"
