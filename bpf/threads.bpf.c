@@ -128,6 +128,22 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	return 0;
 }
 
+/* -p/-t: run once right after attach (threads_attach), it seeds every target
+ * thread waiting in the runqueue then (runnable, on no CPU: thread_seed), so
+ * that its wait counts from attach, not from its first switch-in.  Blocked
+ * threads are left to their first switch-in (their wait before it is not
+ * the run's; never woken ones are listed at the end: target_edges.c), running
+ * ones to their first switch-out (account_catch_up). */
+SEC("iter/task")
+int tmabpf_seed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+
+	if (task && !task->on_cpu && task_state(task) == 0)
+		thread_seed(task, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 {

@@ -74,6 +74,9 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0);
+	p->seed = cfg->filter != FILTER_ALL && cfg->nr_ids > 0;
+	bpf_program__set_autoload(p->skel->progs.tmabpf_seed, p->seed);
+	bpf_program__set_autoattach(p->skel->progs.tmabpf_seed, false);
 	if (cfg->lru)
 		bpf_map__set_type(p->skel->maps.threads, BPF_MAP_TYPE_LRU_HASH);
 	bpf_map__set_max_entries(p->skel->maps.counters, pc->nr_events ? pc->nr_events * pc->nr_cpus : 1);
@@ -161,6 +164,29 @@ static int seed_snapshots(struct threads_prog *p, const struct perf_counters *pc
 	return r;
 }
 
+/* Run tmabpf_seed over every task once (an iterator link, read to its end, closed). */
+static int seed_threads(struct threads_prog *p)
+{
+	struct bpf_link *l = bpf_program__attach_iter(p->skel->progs.tmabpf_seed, NULL);
+	char buf[64];
+	int fd, r = 0;
+
+	if (!l)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd < 0)
+		r = -errno;
+	else
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			;
+	if (r < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(l);
+	return r;
+}
+
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen)
 {
 	int r = seed_snapshots(p, pc);
@@ -171,6 +197,9 @@ int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char 
 
 	if (r)
 		return load_error(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
+	if (p->seed && (r = seed_threads(p)))
+		warn_add("seeding the target threads at attach: %s; a thread waiting then is counted from its first "
+			 "switch-in", strerror(-r));
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct threads_prog {
 	bool run_stats;		/* kernel BPF run-time stats on (our fd, or kernel.bpf_stats_enabled=1) */
 	int nr_cpus;
 	int max_threads;
+	bool seed;		/* -p/-t: seed the targets' threads at attach (tmabpf_seed) */
 	thread_exit_fn on_exit;
 	void *ctx;
 };
