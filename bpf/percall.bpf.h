@@ -185,10 +185,19 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
 	 * unknown to the verifier, whose walk of the loop then converges */
 	r->nthreads = 0;
 	r->more_threads = 0;
-	bpf_iter_task_new(&it, cur, BPF_TASK_ITER_PROC_THREADS);
+	/* a process' threads walk from the given one to the end of its list:
+	 * from the leader, they are all; a uprobe program cannot get a trusted
+	 * pointer to the leader (bpf_task_from_pid is not allowed here), so a
+	 * marker on another thread walks every thread and keeps the process' */
+	if (cur->pid == cur->tgid)
+		bpf_iter_task_new(&it, cur, BPF_TASK_ITER_PROC_THREADS);
+	else
+		bpf_iter_task_new(&it, NULL, BPF_TASK_ITER_ALL_THREADS);
 	while ((task = bpf_iter_task_next(&it))) {
 		__u32 i = r->nthreads;
 
+		if (task->tgid != cur->tgid)
+			continue;
 		if (i >= PERCALL_MAX_THREADS) {
 			r->more_threads++;
 			continue;
