@@ -332,3 +332,23 @@ def test_llama_hot_probe_guard(stacks, tmp_path, gguf):
     if rate < 2000:
         pytest.skip(f"ggml_vec_dot_q8_0_q8_0 ran only {rate:.0f} calls/s here")
     assert len(warned) == 1 and "ggml_vec_dot_q8_0_q8_0" in warned[0] and "--max-rate" in warned[0], r.stderr
+
+
+def test_llama_per_call_tokens(stacks, tmp_path, gguf):
+    """--per-call on llama_decode: one iteration per llama_decode call (the one-token prompt's
+    evaluation is the first), walls within the run, and every window of the whole process (11 or so
+    node threads, ggml's 2) tiles into compute + spin + blocked + runqueue (+ absent) = wall x
+    threads within 1 %."""
+    need(stacks, "llama")
+    n = 24
+    lib = os.path.join(LLAMA_BINS, "libllama.v0.5.0.so")
+    if not os.path.exists(lib):
+        lib = next((os.path.join(LLAMA_BINS, f) for f in os.listdir(LLAMA_BINS) if f.startswith("libllama.")), lib)
+    report, r = profile(["--sample=499", "--per-call", f"{lib}:llama_decode"], llama_cmd(gguf, n) + ["2"], tmp_path)
+    its = report["iterations"]
+    assert len(its) == n and report["per_call"]["iterations"] == n, r.stderr
+    assert sum(it["wall_ns"] for it in its) <= report["duration_ns"]
+    assert all(it["threads"] > 2 for it in its)
+    for it in its:
+        total = it["compute_ns"] + it["spin_ns"] + it["blocked_ns"] + it["runqueue_ns"] + it["absent_ns"]
+        assert abs(total - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
