@@ -25,3 +25,5 @@ if [ "${SOAK:-0}" = 1 ]; then
 fi
 echo "== sampling overhead (issue: sampling)"
 /usr/bin/python3 bench/bench-sampling.py
+echo "== per-call overhead on llama.cpp (issue: per-token profile)"
+/usr/bin/python3 bench/bench-percall.py

@@ -15,11 +15,14 @@ const m = await llama.loadModel({ modelPath: model });
 const ctx = await m.createContext({ contextSize: 256, batchSize: 256, threads });
 const seq = ctx.getSequence();
 let count = 0;
+const t0 = performance.now();
 for await (const token of seq.evaluate([1], { temperature: 0 })) {
 	if (++count >= Number(n))
 		break;
 }
+const secs = (performance.now() - t0) / 1000;
 process.stderr.write(`llama_decode: ${count} tokens\n`);
+process.stdout.write(JSON.stringify({ tokens: count, decode_s: secs, tokens_per_s: count / secs }) + "\n");
 await ctx.dispose();
 await m.dispose();
 await llama.dispose();
