@@ -220,3 +220,17 @@ def test_trace_span_per_token_with_probes_nested(tmp_path):
     for t in tokens:
         inside = [l for l in launches if t["ts"] <= l["ts"] and l["ts"] + l["dur"] <= t["ts"] + t["dur"] + 0.001]
         assert len(inside) == 3
+
+
+@needs_perstep
+def test_live_token_view(tmp_path):
+    """-I summaries (and the live view) show the last tokens: count, sparkline, decomposition."""
+    r = run_tmabpf(["--batch", "-I", "200", "--per-call", ":step", "--", PERSTEP, "--mode", "nested", "--steps",
+                    "300", "--work-us", "3000"])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    views = [i for i, l in enumerate(lines) if l.startswith("tokens: ")]
+    assert len(views) >= 2, r.stdout[-2000:]
+    last = lines[views[-1]]
+    assert "last 32: " in last and any(ch in last for ch in "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588")
+    assert "compute" in lines[views[-1] + 1] and "runqueue" in lines[views[-1] + 1]

@@ -219,3 +219,49 @@ void report_iterations_text(const struct report *r, FILE *f)
 	}
 	print_slowest(r, f, ids, nids, median);
 }
+
+/* A sparkline of walls (8 levels, scaled to the largest). */
+static void sparkline(const struct iterations *s, size_t from, char *out, size_t len)
+{
+	static const char *const level[8] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587",
+					      "\u2588" };
+	unsigned long long max = 1;
+	size_t o = 0;
+
+	out[0] = 0;
+	for (size_t k = from; k < s->n; k++)
+		max = s->v[k].wall_ns > max ? s->v[k].wall_ns : max;
+	for (size_t k = from; k < s->n && o + 4 < len; k++)
+		o += snprintf(out + o, len - o, "%s", level[(s->v[k].wall_ns * 7 + max / 2) / max]);
+}
+
+int report_iterations_live(const struct report *r, int last, char *line1, char *line2, size_t len)
+{
+	const struct iterations *s = r->iters;
+	size_t from;
+	struct iter_time sum = {};
+	struct iter_stats st;
+	unsigned long long all;
+	char spark[4 * 64 + 1];
+
+	if (!s)
+		return 0;
+	if (!s->n) {
+		snprintf(line1, len, "tokens (%s): none yet", r->per_call);
+		line2[0] = 0;
+		return 1;
+	}
+	last = last > 64 ? 64 : last;
+	from = s->n > (size_t)last ? s->n - last : 0;
+	iterations_stats(s, &st);
+	sparkline(s, from, spark, sizeof(spark));
+	for (size_t k = from; k < s->n; k++)
+		iter_time_add(&sum, &s->v[k].sum);
+	all = iter_time_total(&sum);
+	snprintf(line1, len, "tokens: %zu (%.2f/s)  last %zu: %s  last %.3f ms  p50 %.3f ms  p99 %.3f ms", s->n, st.per_s,
+		 s->n - from, spark, ms(s->v[s->n - 1].wall_ns), ms(st.p50_ns), ms(st.p99_ns));
+	snprintf(line2, len, "  their wall x threads: compute %.1f%%  spin %.1f%%  blocked %.1f%%  runqueue %.1f%%  "
+		 "absent %.1f%%", pct(sum.compute_ns, all), pct(sum.spin_ns, all), pct(sum.blocked_ns, all),
+		 pct(sum.runq_ns, all), pct(sum.absent_ns, all));
+	return 1;
+}

@@ -33,5 +33,8 @@ void report_memsamples_text(const struct report *r, FILE *f, int top);
 /* The --per-call section: JSON "per_call" (null when off) and "iterations", per-token text. */
 void report_iterations_json(const struct report *r, struct json *j);
 void report_iterations_text(const struct report *r, FILE *f);
+/* The live token view: the last `last` iterations' sparkline and statistics (line1) and their
+ * decomposition (line2); 0 without --per-call. */
+int report_iterations_live(const struct report *r, int last, char *line1, char *line2, size_t len);
 
 #endif

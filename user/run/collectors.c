@@ -310,6 +310,8 @@ static bool percall_wanted(const struct run_ctx *c)
 static int percall_load(struct run_ctx *c, char *err, size_t errlen)
 {
 	c->percall.spec = c->o->per_call;
+	c->rep.iters = &c->percall.res;	/* the live views read them as they come */
+	c->rep.per_call = c->percall.spec;
 	return percall_open(&c->percall, uprobes_percall_fd(&c->up.prog), c->prep->evs.n, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 

@@ -130,7 +130,11 @@ static void print_funcs(struct view *v, FILE *f)
 
 void report_text_interval(struct view *v, FILE *f)
 {
+	char l1[512], l2[512];
+
 	report_text_header(v, f);
+	if (report_iterations_live(v->r, VIEW_TOKENS, l1, l2, sizeof(l1)))
+		fprintf(f, "%s\n%s\n", l1, l2);
 	report_text_table(v, VM_THREADS, f, (size_t)v->top);
 	print_funcs(v, f);
 	fputc('\n', f);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/warn.h"
+#include "output/report_sections.h"
 #include "view/view_curses.h"
 
 #define HEADER_ROWS 5	/* title, CPU, TMA, cost, tabs */
@@ -290,9 +291,12 @@ static void draw_header(struct view_curses *c)
 
 /* ---------- table ---------- */
 
+/* Lines the token view (--per-call) takes above the status line. */
+static int token_rows;
+
 static int rows_room(void)
 {
-	int n = LINES - HEADER_ROWS - 2;	/* table header, status line */
+	int n = LINES - HEADER_ROWS - 2 - token_rows;	/* table header, status line */
 
 	return n > 0 ? n : 0;
 }
@@ -476,9 +480,16 @@ void view_curses_draw(struct view_curses *c)
 {
 	size_t nw = warn_count();
 
+	char l1[512], l2[512];
+
+	token_rows = report_iterations_live(c->v->r, VIEW_TOKENS, l1, l2, sizeof(l1)) ? 2 : 0;
 	find_selection(c);
 	erase();
 	draw_header(c);
+	if (token_rows) {
+		put(c, LINES - 3, 0, l1);
+		put(c, LINES - 2, 0, l2);
+	}
 	if (c->drill)
 		draw_drill(c);
 	else

@@ -34,6 +34,7 @@ enum vm_fmt {
 
 #define VM_MAX_COLS (16 + TMABPF_MAX_EVENTS)
 #define VM_MAX_STRS 2
+#define VIEW_TOKENS 32		/* --per-call: the last tokens the live views show */
 
 struct vm_col {
 	char name[24];		/* header */
