@@ -333,8 +333,8 @@ static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool
  * leaves; a reader on another CPU (percall.bpf.h) retries when t->seq moved. */
 static __always_inline bool thread_write_begin(struct thread_stats *t)
 {
-	if (t->seq & 1)
-		return false;	/* within a write already (sched_switch's catch-up) */
+	if (!account_cfg.seqlock || (t->seq & 1))
+		return false;	/* not asked for; or within a write already (sched_switch's catch-up) */
 	/* an atomic add: a full barrier (x86: lock add), so that the odd seq is
 	 * seen before the switch's time is taken */
 	__sync_fetch_and_add(&t->seq, 1);

@@ -22,6 +22,12 @@
 #include "account.bpf.h"
 #include "uprobes.h"
 
+/* The open-coded task iterator (kernel >= 6.7); declared here too, for
+ * vmlinux.h files generated without kfunc declarations. */
+extern int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task, unsigned int flags) __weak __ksym;
+extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __weak __ksym;
+extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __weak __ksym;
+
 const volatile bool cfg_percall = false;
 
 #define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))

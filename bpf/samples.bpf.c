@@ -209,7 +209,7 @@ static __always_inline bool user_ip_spins(struct task_struct *task)
 
 	if (!regs)
 		return false;
-	p.ip = BPF_CORE_READ(regs, ip);
+	p.ip = PT_REGS_IP_CORE(regs);
 	if (bpf_find_vma(task, p.ip, vma_file_offset, &p, 0) || !p.file)
 		return false;
 	for (__u32 i = 0; i < SPIN_MAX_RANGES; i++) {

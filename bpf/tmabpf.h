@@ -29,7 +29,8 @@ struct account_cfg {
 	__u32 main_id;		/* the first target id (-p/-t/command): tracked without a pids map lookup */
 	__u8 follow_fork;	/* FILTER_TGID: add forked children to the pids map */
 	__u8 cgroup;		/* keep thread_stats.cgroup_id (daemon) */
-	__u8 pad[6];
+	__u8 seqlock;		/* keep thread_stats.seq (--per-call reads threads on other CPUs) */
+	__u8 pad[5];
 };
 
 /* One counter reading or delta: value plus perf's enabled/running times. */

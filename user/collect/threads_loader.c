@@ -50,6 +50,7 @@ void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, cons
 		.main_id = cfg ? cfg->main_id : 0,
 		.follow_fork = cfg && cfg->follow_fork,
 		.cgroup = cfg && cfg->cgroup,
+		.seqlock = cfg && cfg->seqlock,
 	};
 }
 

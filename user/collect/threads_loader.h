@@ -17,6 +17,7 @@ struct threads_cfg {
 	unsigned int main_id;	/* first tgid (FILTER_TGID) or tid (FILTER_TID) of the target; 0: none */
 	bool lru;		/* threads map evicts the least recently used entry when full (daemon) */
 	bool cgroup;		/* keep thread_stats.cgroup_id (daemon) */
+	bool seqlock;		/* --per-call: keep thread_stats.seq (a lock add per switched thread) */
 	unsigned int exec_start;	/* -- CMD: its pid, whose counts start at its exec; 0: none */
 	const pid_t *ids;	/* in the filter from the start: -p tgids (FILTER_TGID) or -t tids (FILTER_TID) */
 	int nr_ids;

@@ -130,6 +130,7 @@ void run_threads_cfg(const struct options *o, struct threads_cfg *cfg)
 		.exec_start = t->child > 0 ? (unsigned int)t->child : 0,
 		.ids = t->nr_tids ? t->tids : t->pids,
 		.nr_ids = t->nr_tids ? t->nr_tids : t->nr_pids,
+		.seqlock = o->per_call != NULL,
 	};
 }
 
