@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, run_tmabpf
 
 DATA = os.path.join(ROOT, "tests", "data")
-CPUS = ["skylake", "skylakex", "cascadelakex", "icelakex", "sapphirerapids", "amdzen4", "amdzen5",
+CPUS = ["skylake", "skylakex", "cascadelakex", "icelakex", "sapphirerapids", "emeraldrapids", "amdzen4", "amdzen5",
         "neoverse-v1", "neoverse-n2", "neoverse-v2"]
 
 
