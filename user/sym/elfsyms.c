@@ -619,6 +619,7 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	}
 	out->e_type = eh.e_type;
 	out->e_machine = eh.e_machine;
+	out->e_entry = eh.e_entry;
 	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
 		err_set(err, errlen, "%s: ELF type %u is not an executable or shared library",
 			path, eh.e_type);

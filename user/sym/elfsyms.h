@@ -61,6 +61,7 @@ struct elfsyms {
 	size_t nr_segs;
 	uint16_t e_type;		/* ET_DYN, ET_EXEC */
 	uint16_t e_machine;
+	uint64_t e_entry;		/* the ELF entry point's address (_start), 0: none */
 	bool has_symtab;		/* the file had a .symtab (not stripped) */
 	bool has_dynsym;
 	char *soname;			/* DT_SONAME or NULL */
