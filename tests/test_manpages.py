@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, TMABPF, GROUNDTRUTH
+from report_schema import check_report
 from daemon_util import Daemon, parse_exposition, select
 
 MAN = os.path.join(ROOT, "build", "man")
@@ -169,7 +170,9 @@ def test_json_report_and_metrics_carry_the_same_build(tmp_path):
     r = subprocess.run([TMABPF, "-d", "0.3", "--quiet", "--json", "-", "--", GROUNDTRUTH, "--out",
                         str(tmp_path / "gt.json"), "spin:50"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    head = json.loads(r.stdout)["tmabpf"]
+    report = json.loads(r.stdout)
+    check_report(report, "--json -")
+    head = report["tmabpf"]
     arch = {"x86_64": "x86", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
     assert head["version"] == version and head["git"] == git and head["libbpf"] == libbpf, head
     assert head["bpf_arch"] == arch, head
