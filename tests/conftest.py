@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from report_schema import check_report, is_report
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 TMABPF = os.path.join(BUILD, "tmabpf")
@@ -118,8 +120,12 @@ def run_tmabpf(args, timeout=120, **kw):
 
 
 def load_json(path):
+    """A JSON file; a tmabpf report is checked against its contract (docs/report.schema.json)."""
     with open(path) as f:
-        return json.load(f)
+        doc = json.load(f)
+    if is_report(doc):
+        check_report(doc, os.path.basename(str(path)))
+    return doc
 
 
 def start_groundtruth(scenarios, out, delay_ms=1000, extra=()):

@@ -24,6 +24,7 @@ CPUS = {
     "cascadelakex": ("GenuineIntel-6-55-7", "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n"),
     "icelakex": ("GenuineIntel-6-6A-6", "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 106\nstepping\t: 6\n"),
     "sapphirerapids": ("GenuineIntel-6-8F-8", "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nstepping\t: 8\n"),
+    "emeraldrapids": ("GenuineIntel-6-CF-2", "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\nstepping\t: 2\n"),
     "amdzen4": ("AuthenticAMD-25-11-1", "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nstepping\t: 1\n"),
     "amdzen5": ("AuthenticAMD-26-02-1", "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nstepping\t: 1\n"),
     "neoverse-v1": ("0x00000000410fd400", "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd40\n"),

@@ -33,6 +33,7 @@ def test_check_reports_every_item():
         # no PMU: said on one line with what is missing and the fix; the rest still reported
         pmu_line = [l for l in lines if l.startswith("FAIL") and "PMU driver: none" in l]
         assert len(pmu_line) == 1 and "fix:" in pmu_line[0], r.stdout
+        assert ".;" not in pmu_line[0], pmu_line  # the kernel's sentence quoted without its full stop
         assert "SKIP  calibrated loop against perf stat: needs a PMU" in lines
         assert r.returncode == 1
     else:

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, TMABPF, GROUNDTRUTH
+from report_schema import check_report
 from daemon_util import Daemon, parse_exposition, select
 
 MAN = os.path.join(ROOT, "build", "man")
@@ -95,6 +96,26 @@ def test_every_option_the_parser_takes_is_in_help(sub):
     assert not missing, f"'tmabpf {sub} --help' lacks {sorted(missing)} ({src})"
 
 
+def recipes():
+    """The recipe names, as `tmabpf list` prints them (the completion offers the same)."""
+    out = subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout
+    return re.search(r"^recipes: (.*)$", out, re.M).group(1).split(", ")
+
+
+def test_cpu_names_in_the_man_pages_are_the_recipes():
+    """A --cpu entry that names the CPUs names every recipe tmabpf has, and only those (the others
+    point to tmabpf list)."""
+    listing = 0
+    for sub in COMMANDS:
+        name = man_page(sub)
+        with open(os.path.join(ROOT, "man", name + ".md")) as f:
+            entry = re.search(r"^\*\*--cpu\*\*=\*NAME\*\n(.*?)\n\n", f.read(), re.M | re.S)
+        named = re.findall(r"\*\*([a-z0-9][a-z0-9-]*)\*\*", entry.group(1)) if entry else []
+        assert named in ([], recipes()), f"man/{name}.md --cpu lists {named} (edit it)"
+        listing += bool(named)
+    assert listing >= 3, listing
+
+
 def test_help_is_grouped_short_and_points_to_the_man_pages():
     text = help_text("")
     lines = text.splitlines()
@@ -149,7 +170,9 @@ def test_json_report_and_metrics_carry_the_same_build(tmp_path):
     r = subprocess.run([TMABPF, "-d", "0.3", "--quiet", "--json", "-", "--", GROUNDTRUTH, "--out",
                         str(tmp_path / "gt.json"), "spin:50"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    head = json.loads(r.stdout)["tmabpf"]
+    report = json.loads(r.stdout)
+    check_report(report, "--json -")
+    head = report["tmabpf"]
     arch = {"x86_64": "x86", "aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
     assert head["version"] == version and head["git"] == git and head["libbpf"] == libbpf, head
     assert head["bpf_arch"] == arch, head
@@ -177,9 +200,7 @@ def test_bash_completion():
     for sub in COMMANDS:
         words = ["tmabpf", *([sub] if sub else []), "--"]
         assert complete(*words) == {"--" + o for o in help_options(sub)}, sub
-    recipes = re.search(r"^recipes: (.*)$", subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout,
-                        re.M).group(1).split(", ")
-    assert complete("tmabpf", "--cpu", "") == set(recipes)
+    assert complete("tmabpf", "--cpu", "") == set(recipes())
     assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "switch"}
     assert complete("tmabpf", "--mem-samples=p") == {"--mem-samples=pmu", "--mem-samples=page-faults"}
     assert str(os.getpid()) in complete("tmabpf", "-p", str(os.getpid()))

@@ -60,7 +60,7 @@ def test_text_tables(run):
     assert re.search(r"run_region\s+groundtruth\s+%d" % PAGES, run["text"])
 
 
-@pytest.mark.parametrize("cpu", ["skylakex", "icelakex", "sapphirerapids"])
+@pytest.mark.parametrize("cpu", ["skylakex", "icelakex", "sapphirerapids", "emeraldrapids"])
 def test_dry_run_intel_matches_perf(cpu, tmp_path):
     """The PEBS load-latency event --dry-run prints equals perf 6.12's table for that CPU (event,
     umask, ldlat in config1 = MSR 0x3F6, sample period), and perf says it must be precise."""
@@ -81,8 +81,10 @@ def test_dry_run_intel_matches_perf(cpu, tmp_path):
     assert int(m.group(2), 16) & 0xffff == t["umask"] << 8 | t["event"]
     assert int(m.group(8)) == t["period"], (line, ev)
     assert int(m.group(4)) >= 1 and "Must be precise" in ev["desc"] and "Supports address" in ev["desc"], ev
-    assert ("group_leader=mem-loads-aux" in line) == (cpu == "sapphirerapids")
-    if cpu == "sapphirerapids":
+    # the kernel's PMU_FL_MEM_LOADS_AUX (arch/x86/events/intel/core.c): Sapphire and Emerald Rapids
+    aux_cpu = cpu in ("sapphirerapids", "emeraldrapids")
+    assert ("group_leader=mem-loads-aux" in line) == aux_cpu
+    if aux_cpu:
         aux = re.search(r"mem-loads-aux\(.* event=(0x[0-9a-f]+),umask=(0x[0-9a-f]+)\)", line)
         assert aux and int(aux.group(1), 16) == 0x03 and int(aux.group(2), 16) == 0x82
 

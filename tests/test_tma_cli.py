@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from conftest import ROOT, run_tmabpf
+from conftest import ROOT, load_json, run_tmabpf
 
 DATA = os.path.join(ROOT, "tests", "data")
-CPUS = ["skylake", "skylakex", "cascadelakex", "icelakex", "sapphirerapids", "amdzen4", "amdzen5",
+CPUS = ["skylake", "skylakex", "cascadelakex", "icelakex", "sapphirerapids", "emeraldrapids", "amdzen4", "amdzen5",
         "neoverse-v1", "neoverse-n2", "neoverse-v2"]
 
 
@@ -78,7 +78,7 @@ def test_tma_cli_errors(args, needle):
 def test_no_pmu_run_says_tma_skipped_and_has_no_hardware_numbers(tmp_path):
     out = str(tmp_path / "r.json")
     r = run_tmabpf(["--tma=2", "-d", "0.3", "--json", out, "--quiet"])
-    rep = json.load(open(out))
+    rep = load_json(out)
     if rep["host"]["pmu"]:
         pytest.skip("host has a PMU")
     assert r.returncode == 0, r.stderr

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """TMA recipes against perf itself (perf 6.12, installed by `make deps`): the trees and formulas of
-every recipe, the Ice Lake-X / Sapphire Rapids general-counter formulation, and every event
+every recipe, the Ice Lake-X / Sapphire / Emerald Rapids general-counter formulation, and every event
 encoding --dry-run prints.  perf supplies its tables (tests/perf_oracle.py); the comparison runs
 in build/tests/tma_oracle with the project's evaluator.  Nothing outside the repository is read."""
 import os
@@ -62,7 +62,7 @@ def test_formulas_equal_perf(cpu, tmp_path):
     assert int(s["mismatches"]) == 0 and int(s["nodes"]) >= 4 and int(s["compared"]) > 1000, s
 
 
-@pytest.mark.parametrize("cpu", ["icelakex", "sapphirerapids"])
+@pytest.mark.parametrize("cpu", ["icelakex", "sapphirerapids", "emeraldrapids"])
 def test_general_counter_formulation_equals_perf(cpu, tmp_path):
     """The BPF path's general-counter nodes equal perf's perf-metrics (slots, topdown-*) formulas on
     counts where each general-counter event counts what its perf-metrics fraction counts."""

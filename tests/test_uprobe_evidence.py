@@ -2,6 +2,7 @@
 """Nothing lost, nothing silent, on system libraries (the real-stack tier does the same on torch,
 MKL and llama.cpp): unprobeable entries skipped with one line, the --dry-run preview with costs,
 zero-evidence lines, deferred attach, the hot-probe guard, and the CLI's traps."""
+import json
 import os
 import re
 import subprocess
@@ -10,6 +11,7 @@ import time
 from conftest import GROUNDTRUTH, load_json, run_tmabpf
 
 PY = "/usr/bin/python3"
+HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
 
 
 def one_error(r, needle):
@@ -17,6 +19,28 @@ def one_error(r, needle):
     lines = [l for l in r.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and needle in lines[0], r.stderr
     return lines[0]
+
+
+def test_entry_point_skipped_program_arguments_intact(tmp_path):
+    """'PROG:*' matched _start.  The kernel enters _start with argc where a return address would be,
+    so a return probe there overwrote argc with the trampoline's address: the program ran with
+    its arguments ignored (hotfuncs ran 1 thread for 5 s instead of 2 for 0.3 s)."""
+    out = str(tmp_path / "e.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", f"{HOTFUNCS}:*", "--", HOTFUNCS, "--threads", "2",
+                    "--seconds", "0.3", "spin"])
+    assert r.returncode == 0, r.stderr
+    prog = json.loads(r.stdout)
+    assert prog["seconds"] == 0.3 and len(prog["threads"]) == 2, prog
+    assert re.search(r"uprobe: 1 of \d+ functions cannot be probed, skipped \(ELF entry point: 1\): _start",
+                     r.stderr), r.stderr
+    rep = load_json(out)
+    assert [(b["symbol"], b["reason"]) for b in rep["uprobes"]["unprobeable"]] == \
+        [("_start", "ELF entry point (never called)")]
+    calls = {}
+    for f in rep["functions"]:
+        if f["tid"] is None:  # the process' row (threads summed)
+            calls[f["symbol"]] = f["calls"]
+    assert calls.get("main") == 1 and calls.get("hf_run") == 2 and "_start" not in calls, calls
 
 
 def test_lock_prefixed_entry_skipped_not_fatal(tmp_path):

@@ -7,8 +7,14 @@ from its source (the model below); under QEMU's -icount shift=0 the PMU's
 instructions and cycles count exactly those.  perf stat, run on the same
 command in the guest, checks the model itself.
 """
+import json
 import math
+import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report_schema import check_report, is_report  # noqa: E402  the --json contract, docs/report.schema.json
 
 GT = "/gt_arm64"
 
@@ -362,8 +368,27 @@ def check_nothing_left(o, res):
               f"bpftool prog/link show after every run: {left or 'none'}; links: {links.strip()[:200] or 'none'}")
 
 
+def check_reports_follow_the_schema(o, res):
+    """Every --json report the guest wrote (hardware events, TMA, cycles samples) against
+    docs/report.schema.json, as conftest.load_json() checks every report of the x86 tests."""
+    for name in sorted(n for n in o.f if n.endswith(".json")):
+        try:
+            doc = json.loads(o.f[name])
+        except ValueError:
+            continue  # the step's own check reports a broken file
+        if not is_report(doc):
+            continue
+        try:
+            check_report(doc, name)
+            ok, why = True, ""
+        except AssertionError as e:
+            ok, why = False, str(e)
+        res.check(f"report schema: {name}", ok, why[:2000])
+
+
 CHECKS_SMP1 = [check_perf_peer, check_threads, check_uprobes, check_uprobes_classic, check_mux, check_group,
-               check_sample, check_reentrancy, check_tma, check_daemon, check_check, check_nothing_left]
+               check_sample, check_reentrancy, check_tma, check_daemon, check_check, check_reports_follow_the_schema,
+               check_nothing_left]
 
 # ---- -smp 2: migrations and per-CPU behaviour (QEMU's vCPUs share one instruction count: no exact values) ----
 
@@ -399,4 +424,4 @@ def check_smp2(o, res):
               f"model {want}, got {got}; read errors {rep['self']['counter_read_errors']}")
 
 
-BOOTS = [(1, STEPS_SMP1, CHECKS_SMP1), (2, STEPS_SMP2, [check_smp2, check_nothing_left])]
+BOOTS = [(1, STEPS_SMP1, CHECKS_SMP1), (2, STEPS_SMP2, [check_smp2, check_reports_follow_the_schema, check_nothing_left])]

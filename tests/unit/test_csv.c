@@ -242,9 +242,12 @@ int main(void)
 	r = analyze(out, sizeof(out), eo, sizeof(eo), "tests/data/skx_llm_decode.csv", "--cpu=skylakex", "--tma=1", NULL, NULL, NULL);
 	CHECK(r == 0 && strstr(out, "Backend_Bound") && strstr(out, "Bottleneck: Backend_Bound 69.0%") &&
 	      strstr(out, "[multiplexed"), "analyze text: tree, bottleneck path, multiplexed marks");
-	r = analyze(out, sizeof(out), eo, sizeof(eo), "tests/data/spr_topdown_l2.csv", "--cpu", "sapphirerapids", NULL, NULL, NULL);
-	CHECK(r == 0 && strstr(out, "12 agree, 0 differ") && strstr(out, "Bottleneck: Backend_Bound 65.0% \xe2\x80\xba Memory_Bound 55.0%"),
-	      "analyze perf's own topdown CSV: all 12 printed metrics agree");
+	/* Emerald Rapids: perf 6.12 gives it Sapphire Rapids' level 1/2 formulas and events */
+	for (const char *const *n = (const char *const[]){ "sapphirerapids", "emeraldrapids", NULL }; *n; n++) {
+		r = analyze(out, sizeof(out), eo, sizeof(eo), "tests/data/spr_topdown_l2.csv", "--cpu", *n, NULL, NULL, NULL);
+		CHECK(r == 0 && strstr(out, "12 agree, 0 differ") && strstr(out, "Bottleneck: Backend_Bound 65.0% \xe2\x80\xba Memory_Bound 55.0%"),
+		      "analyze perf's own topdown CSV as %s: all 12 printed metrics agree", *n);
+	}
 	r = analyze(out, sizeof(out), eo, sizeof(eo), "tests/data/spr_topdown_l2.csv", "--cpu", "sapphirerapids", "--json", NULL, NULL);
 	CHECK(r == 0 && isnan(jget(out, "tma_l1_bound") + 0) == 0 && jget(out, "tma_l1_bound") == -12345 &&
 	      fabs(jget(out, "tma_backend_bound") - 65) < 1e-9, "analyze --json only has the level the CSV supports");

@@ -92,14 +92,18 @@ int main(void)
 	      "SKX --tma=3 fits %d counters: %s", TMABPF_MAX_EVENTS, plan.note);
 	r = tma_plan(&plan, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
 	CHECK(r != 0 && strstr(err, "levels 1..2"), "Zen 4 --tma=3: plain error: %s", err);
-	el.n = 0;
-	r = tma_plan(&plan, tma_cpu_by_name("sapphirerapids"), 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
-	r = r ? r : tma_plan_append(&plan, &el, err, sizeof(err));
-	bool no_pseudo = true;
-	for (int i = 0; i < el.n; i++)
-		if (!strncasecmp(el.ev[i].name, "TOPDOWN-", 8) || !strcmp(el.ev[i].name, "TOPDOWN.SLOTS"))
-			no_pseudo = false;
-	CHECK(r == 0 && no_pseudo, "SPR BPF plan uses no slots/topdown-* pseudo events");
+	for (int lvl = 1; lvl <= 2; lvl++)
+		for (const char *const *n = (const char *const[]){ "sapphirerapids", "emeraldrapids", NULL }; *n; n++) {
+			el.n = 0;
+			r = tma_plan(&plan, tma_cpu_by_name(*n), lvl, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
+			r = r ? r : tma_plan_append(&plan, &el, err, sizeof(err));
+			bool no_pseudo = true;
+			for (int i = 0; i < el.n; i++)
+				if (!strncasecmp(el.ev[i].name, "TOPDOWN-", 8) || !strcmp(el.ev[i].name, "TOPDOWN.SLOTS"))
+					no_pseudo = false;
+			CHECK(r == 0 && el.n > 0 && no_pseudo, "%s --tma=%d: the BPF plan (%d events) uses no slots/topdown-* "
+			      "pseudo events", *n, lvl, el.n);
+		}
 	/* user events first, then the recipe's in new groups */
 	el.n = 0;
 	r = events_parse_list("page-faults,cpu/event=0xc0,umask=0x0/", tma_cpu_by_name("skylakex"), &el, err, sizeof(err));

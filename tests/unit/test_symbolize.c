@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,8 +257,37 @@ static void test_symbolizer_after_exit(void)
 	symbolizer_free(s);
 }
 
+/* A bound on the symbol tables: the least recently used file's table goes, and comes back only
+ * while reloads stay under a quarter of the bound per SYMBOLIZER_RELOAD_S (its frames meanwhile
+ * "module+0xOFF", counted). */
+static void test_symbol_limit(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct symbolizer_stats st, st1;
+	struct sym_info si;
+
+	symbolizer_set_limit(s, 1);	/* below any table: one table at a time */
+	check(symbolizer_add_pid(s, getpid()) == 0, "symbol limit: maps of this process");
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	symbolizer_get_stats(s, &st1);
+	check(si.name && strstr(si.name, "getpid") && st1.table_bytes > 100000 && st1.dropped == 0,
+	      "symbol limit: a table bigger than the bound alone stays (libc: %zu bytes)", st1.table_bytes);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)elf_version, false, &si);
+	symbolizer_get_stats(s, &st);
+	check(si.name && !strcmp(si.name, "elf_version") && st.dropped == 1 && st.table_bytes < st1.table_bytes,
+	      "symbol limit: loading libelf's table drops libc's (%s; %zu bytes now, %llu dropped)",
+	      si.name ? si.name : "-", st.table_bytes, st.dropped);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	symbolizer_get_stats(s, &st);
+	check(!si.name && !strcmp(si.module, "libc.so.6") && st.unnamed == 1 && st.dropped == 1,
+	      "symbol limit: a dropped table past the reload allowance is not loaded again: %s, counted (%llu)",
+	      symbolizer_label(s, &si), st.unnamed);
+	symbolizer_free(s);
+}
+
 int main(void)
 {
+	test_symbol_limit();
 	test_maps_merge();
 	test_symbolizer_after_exit();
 	test_kallsyms();

@@ -394,7 +394,8 @@ static int formulas(const struct tma_cpu *c, int sets)
 
 /* ---------------- the general-counter formulation ---------------- */
 
-/* general-counter event = factor * the perf-metrics count it stands for */
+/* general-counter event = factor * the perf-metrics count it stands for, on the recipe
+ * cpu and every recipe sharing its general-counter nodes (Emerald Rapids: Sapphire Rapids') */
 struct ident { const char *cpu, *gc, *perf; double factor; };
 static const struct ident idents[] = {
 	{ "icelakex", "TOPDOWN.SLOTS_P", "TOPDOWN.SLOTS", 1 },
@@ -410,6 +411,13 @@ static const struct ident idents[] = {
 	{ "sapphirerapids", "TOPDOWN.BR_MISPREDICT_SLOTS", "TOPDOWN-BR-MISPREDICT", 1 },
 	{ "sapphirerapids", "IDQ_BUBBLES.CYCLES_0_UOPS_DELIV.CORE", "TOPDOWN-FETCH-LAT", 6 },
 };
+
+static bool ident_of(const struct ident *id, const struct tma_cpu *c)
+{
+	const struct tma_cpu *o = tma_cpu_by_name(id->cpu);
+
+	return o && o->gc && c->gc && o->gc->m == c->gc->m;
+}
 
 static double *val_of(struct counts *cs, const char *key)
 {
@@ -442,7 +450,7 @@ static int gc(const struct tma_cpu *c, int sets)
 			add_key(&universe, nd.key[k]);
 	}
 	for (size_t i = 0; i < sizeof(idents) / sizeof(idents[0]); i++)
-		if (!strcmp(idents[i].cpu, c->name))
+		if (ident_of(&idents[i], c))
 			add_key(&universe, idents[i].gc), add_key(&universe, idents[i].perf);
 	add_key(&universe, "TOPDOWN-BAD-SPEC");
 	for (int e = 0; e < 2; e++) {
@@ -467,7 +475,7 @@ static int gc(const struct tma_cpu *c, int sets)
 			/* dropped uops are frontend slots (no cancellation of a huge term against another) */
 			*val_of(&cs, "INT_MISC.UOP_DROPPING") = floor(*val_of(&cs, "TOPDOWN-FE-BOUND") * rnd() / 2);
 			for (size_t i = 0; i < sizeof(idents) / sizeof(idents[0]); i++)
-				if (!strcmp(idents[i].cpu, c->name))
+				if (ident_of(&idents[i], c))
 					*val_of(&cs, idents[i].gc) = *val_of(&cs, idents[i].perf) / idents[i].factor;
 			/* the BPF path counts general counters only */
 			const char *names[MAXKEY];

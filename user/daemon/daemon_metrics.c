@@ -251,6 +251,7 @@ static void prom_sums(void *arg, const char *const *labels, const struct dsamp_s
 static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a)
 {
 	struct prom_arg p = { .f = f };
+	struct symbolizer_stats st = { 0 };
 
 	prom_family(f, "tmabpf_samples_total", "counter", "Samples of tracked threads recorded (all CPUs).");
 	prom_sample(f, "tmabpf_samples_total", NULL, s->attached ? (double)s->total.samples : 0);
@@ -277,6 +278,17 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
 		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
 	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
+	if (s->usym)
+		symbolizer_get_stats(s->usym, &st);
+	prom_family(f, "tmabpf_sampler_symbol_table_bytes", "gauge",
+		    "Files' symbol tables the user-space symbolizer holds now (bounded: least recently used dropped).");
+	prom_sample(f, "tmabpf_sampler_symbol_table_bytes", NULL, st.table_bytes);
+	prom_family(f, "tmabpf_sampler_symbol_tables_dropped_total", "counter",
+		    "Files' symbol tables dropped to keep under the bound (loaded again when met again).");
+	prom_sample(f, "tmabpf_sampler_symbol_tables_dropped_total", NULL, s->sym_past.dropped + st.dropped);
+	prom_family(f, "tmabpf_sampler_symbol_unnamed_total", "counter",
+		    "Addresses left module+0xOFF because their file's dropped table waited to be loaded again.");
+	prom_sample(f, "tmabpf_sampler_symbol_unnamed_total", NULL, s->sym_past.unnamed + st.unnamed);
 	prom_family(f, "tmabpf_sampler_unknown_leaf_samples_total", "counter",
 		    "Samples whose leaf could not be named (no stack stored).");
 	prom_sample(f, "tmabpf_sampler_unknown_leaf_samples_total", NULL, s->unknown_leaf);

@@ -44,6 +44,14 @@ static int sym_rebuild(struct dsamp *s, unsigned long long now)
 
 	if (!n)
 		return -ENOMEM;
+	symbolizer_set_limit(n, DSAMP_SYM_LIMIT);
+	if (s->usym) {
+		struct symbolizer_stats st;
+
+		symbolizer_get_stats(s->usym, &st);
+		s->sym_past.dropped += st.dropped;
+		s->sym_past.unnamed += st.unnamed;
+	}
 	symbolizer_free(s->usym);
 	s->usym = n;
 	u64map_free(&s->known);

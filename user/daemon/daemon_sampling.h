@@ -19,7 +19,9 @@
  * symbolizer (maps and ELF symbols of the processes met) is rebuilt after
  * DSAMP_MAX_PIDS processes, DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
  * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
- * symbols, libLLVM's, take ~25 MB); kernel symbols have a symbolizer of their
+ * symbols, libLLVM's, take ~25 MB); within one symbolizer the files' symbol
+ * tables are held to DSAMP_SYM_LIMIT bytes (symbolizer_set_limit: the least
+ * recently used dropped, reloaded when met again); kernel symbols have a symbolizer of their
  * own that stays; per-series sums go with the spine's series.  --top-functions
  * 0 names nothing and holds no symbols.
  */
@@ -32,15 +34,16 @@
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_slots.h"
 #include "lib/u64map.h"
+#include "sym/symbolize.h"
 
 #define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */
 #define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before it is rebuilt */
 #define DSAMP_SYM_MAX_AGE_S 600
 #define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
 #define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
+#define DSAMP_SYM_LIMIT (16u << 20)	/* files' symbol tables held at once (least recently used dropped) */
 
 struct json;
-struct symbolizer;
 
 struct dsamp_proc {
 	const struct agg_proc *owner;	/* the spine's record it belongs to (pid reuse: a new one) */
@@ -54,6 +57,7 @@ struct dsamp {
 	struct u64map known;		/* pids whose maps usym holds */
 	unsigned long long sym_born_ns;
 	unsigned long long sym_rebuilds;
+	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */
 	double hz;			/* in force now */
 	struct daemon_sampler iface;
 	const struct agg *agg;		/* routing (set at each drain) */

@@ -63,8 +63,12 @@ void host_pmu_reason(char *buf, size_t len)
 		return;
 	if (fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, "Performance Events:");
+		size_t n = strcspn(line, "\n");
 
-		line[strcspn(line, "\n")] = 0;
+		/* the sentence's own full stop: callers go on after it ("...; hardware counters ...") */
+		while (n && (line[n - 1] == '.' || line[n - 1] == ' '))
+			n--;
+		line[n] = 0;
 		snprintf(buf, len, "%s", p ? p + 20 : line);
 	}
 	pclose(f);

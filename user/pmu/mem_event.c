@@ -78,8 +78,8 @@ int mem_event_choose(const char *source, const struct tma_cpu *cpu, bool host, s
 		ev->attr.precise_ip = 2;
 		sampling_bits(&ev->attr, INTEL_PERIOD);
 		ev->attr.sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
-		if (!strcmp(cpu->name, "sapphirerapids")) {
-			/* load latency on SPR and later is only counted in a group led by mem-loads-aux */
+		if (cpu->mem_loads_aux) {
+			/* load latency on SPR and EMR is only counted in a group led by mem-loads-aux */
 			if ((r = intel_encode("cpu/event=0x03,umask=0x82/", cpu, &ev->aux_attr, why, whylen)))
 				return r;
 			ev->aux = true;

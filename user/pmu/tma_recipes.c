@@ -2,11 +2,11 @@
 /*
  * TMA recipes: for each CPU, perf's tree (user/pmu/tma_perf_tables.c, generated
  * from perf 6.12 itself), the general-counter formulation the BPF path uses on
- * Ice Lake-X / Sapphire Rapids, the Arm Neoverse level-1 tables, the event
+ * Ice Lake-X / Sapphire Rapids / Emerald Rapids, the Arm Neoverse level-1 tables, the event
  * encodings and the counter budget.  docs/tma.md says where each formula comes
  * from and how it is checked against perf (tests/test_tma_perf.py).
  *
- * Two formulations per Ice Lake-X / Sapphire Rapids:
+ * Two formulations per Ice Lake-X / Sapphire Rapids / Emerald Rapids:
  *   "perf": perf's own formulas using the slots + topdown-* perf-metrics
  *           pseudo events (what `perf stat -M` prints; used by analyze);
  *   "gc":   the same tree from general-counter events only (TOPDOWN.SLOTS_P,
@@ -19,7 +19,7 @@
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* ---------------- Intel Ice Lake-X, Sapphire Rapids: general counters for the BPF path ---------------- */
+/* ---------------- Intel Ice Lake-X, Sapphire/Emerald Rapids: general counters for the BPF path ---------------- */
 /* General-counter L1 for Ice Lake-X: each perf-metrics fraction is replaced by
  * its general-counter numerator over TOPDOWN.SLOTS_P (same slot accounting). */
 static const struct tma_metric icx_gc_metrics[] = {
@@ -48,7 +48,11 @@ static const struct tma_metric spr_gc_metrics[] = {
 	{ "tma_retiring", "Retiring", NULL, 1, 100, "UOPS_RETIRED.SLOTS / tma_info_thread_slots" },
 	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100, "UOPS_RETIRED.HEAVY / tma_info_thread_slots" },
 };
-static const struct tma_formulation spr_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.*_SLOTS, IDQ_BUBBLES.CORE, UOPS_RETIRED.SLOTS)", spr_gc_metrics, N(spr_gc_metrics), &tma_perf_spr };
+#define SPR_GC_DESC "general counters (TOPDOWN.SLOTS_P, TOPDOWN.*_SLOTS, IDQ_BUBBLES.CORE, UOPS_RETIRED.SLOTS)"
+static const struct tma_formulation spr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_spr };
+/* Emerald Rapids: perf 6.12's L1/L2 formulas and events are Sapphire Rapids' (its tree
+ * differs only below Memory_Bound: no PMM_Bound), so the same general-counter nodes */
+static const struct tma_formulation emr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_emr };
 
 /* ---------------- Arm Neoverse (perf sbsa.json + per-core overrides, L1) ---------------- */
 static const struct tma_metric v1_metrics[] = {
@@ -163,6 +167,7 @@ static const int skl_models[] = { 0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6, -1 };
 static const int skx_models[] = { 0x55, -1 };
 static const int icx_models[] = { 0x6a, 0x6c, -1 };
 static const int spr_models[] = { 0x8f, -1 };
+static const int emr_models[] = { 0xcf, -1 };
 static const int zen4_models[] = { -2, -1 };	/* -2: any model of the family */
 static const int v1_parts[] = { 0xd40, -1 };
 static const int n2_parts[] = { 0xd49, -1 };
@@ -198,12 +203,21 @@ static const struct tma_cpu cpu_icx = {
 	.perf = &tma_perf_icx, .gc = &icx_gc, .ev = icx_ev, .nev = N(icx_ev),
 	.notes = "8 general counters; perf-metrics (slots/topdown-*) used only by analyze",
 };
+/* Sapphire Rapids and Emerald Rapids (Golden Cove and Raptor Cove: the same counters, and the
+ * kernel drives both alike; perf 6.12's EMR event table is SPR's less the PMM events, so SPR's
+ * events and libpfm4 4.13's spr table serve both: tests/test_tma_perf.py checks them against EMR's) */
+#define SPR_CORE .vendor = TMA_INTEL, .family = 6, .stepping_min = -1, .stepping_max = -1, .pfm_pmu = "spr", \
+	.fixed_counters = 4, .gp_counters = 8, .gp_counters_smt_off = 8, .slots = 6, .max_level = 6, \
+	.run_max_level = 3, .ev = spr_ev, .nev = N(spr_ev), .mem_loads_aux = 1
+#define SPR_NOTES "8 general counters; TOPDOWN.BAD_SPEC_SLOTS/BR_MISPREDICT_SLOTS only on counter 0"
 static const struct tma_cpu cpu_spr = {
-	.name = "sapphirerapids", .desc = "Intel Sapphire Rapids", .vendor = TMA_INTEL, .family = 6,
-	.models = spr_models, .stepping_min = -1, .stepping_max = -1, .pfm_pmu = "spr", .fixed_counters = 4,
-	.gp_counters = 8, .gp_counters_smt_off = 8, .slots = 6, .max_level = 6, .run_max_level = 3,
-	.run_deep = pmm_run_deep, .perf = &tma_perf_spr, .gc = &spr_gc, .ev = spr_ev, .nev = N(spr_ev),
-	.notes = "8 general counters; TOPDOWN.BAD_SPEC_SLOTS/BR_MISPREDICT_SLOTS only on counter 0",
+	.name = "sapphirerapids", .desc = "Intel Sapphire Rapids", .models = spr_models, SPR_CORE,
+	.run_deep = pmm_run_deep, .perf = &tma_perf_spr, .gc = &spr_gc, .notes = SPR_NOTES,
+};
+static const struct tma_cpu cpu_emr = {
+	.name = "emeraldrapids", .desc = "Intel Emerald Rapids", .models = emr_models, SPR_CORE,
+	.run_deep = skl_run_deep, .perf = &tma_perf_emr, .gc = &emr_gc,
+	.notes = SPR_NOTES "; encodings from libpfm4's spr table (4.13 has no Emerald Rapids PMU)",
 };
 static const struct tma_cpu cpu_zen4 = {
 	.name = "amdzen4", .desc = "AMD Zen 4", .vendor = TMA_AMD, .family = 0x19, .models = zen4_models,
@@ -231,6 +245,7 @@ static const struct tma_cpu cpu_v2 = {
 };
 
 const struct tma_cpu *const tma_cpus[] = {
-	&cpu_skl, &cpu_skx, &cpu_clx, &cpu_icx, &cpu_spr, &cpu_zen4, &cpu_zen5, &cpu_v1, &cpu_n2, &cpu_v2,
+	&cpu_skl, &cpu_skx, &cpu_clx, &cpu_icx, &cpu_spr, &cpu_emr, &cpu_zen4, &cpu_zen5, &cpu_v1, &cpu_n2,
+	&cpu_v2,
 };
 const int tma_ncpus = N(tma_cpus);

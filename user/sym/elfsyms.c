@@ -619,6 +619,7 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	}
 	out->e_type = eh.e_type;
 	out->e_machine = eh.e_machine;
+	out->e_entry = eh.e_entry;
 	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
 		err_set(err, errlen, "%s: ELF type %u is not an executable or shared library",
 			path, eh.e_type);
@@ -652,6 +653,28 @@ fail:
 		elfsyms_free(out);
 	}
 	return ret;
+}
+
+static size_t str_bytes(const char *str)
+{
+	return str ? strlen(str) + 1 + 16 : 0;
+}
+
+size_t elfsyms_bytes(const struct elfsyms *s)
+{
+	size_t n = s->nr_syms * sizeof(*s->syms) + s->nr_segs * sizeof(*s->segs) + str_bytes(s->path) +
+		   str_bytes(s->soname);
+
+	for (size_t i = 0; i < s->nr_syms; i++) {
+		const struct elfsym *e = &s->syms[i];
+
+		n += str_bytes(e->name) + str_bytes(e->demangled);
+		if (e->nr_aliases)
+			n += 2 * e->nr_aliases * sizeof(*e->aliases);
+		for (unsigned int j = 0; j < e->nr_aliases; j++)
+			n += str_bytes(e->aliases[j]) + str_bytes(e->aliases_demangled[j]);
+	}
+	return n;
 }
 
 void elfsyms_free(struct elfsyms *s)

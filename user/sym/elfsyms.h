@@ -61,6 +61,7 @@ struct elfsyms {
 	size_t nr_segs;
 	uint16_t e_type;		/* ET_DYN, ET_EXEC */
 	uint16_t e_machine;
+	uint64_t e_entry;		/* the ELF entry point's address (_start), 0: none */
 	bool has_symtab;		/* the file had a .symtab (not stripped) */
 	bool has_dynsym;
 	char *soname;			/* DT_SONAME or NULL */
@@ -71,6 +72,8 @@ struct elfsyms {
 
 int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen);
 void elfsyms_free(struct elfsyms *s);
+/* The heap a loaded table holds: its arrays and strings, each string with malloc's 16-byte header. */
+size_t elfsyms_bytes(const struct elfsyms *s);
 
 /* demangled name if any, else the raw name */
 static inline const char *elfsyms_display_name(const struct elfsym *sym)

@@ -35,6 +35,9 @@ struct sym_module {
 	struct elfsyms *debug;	/* its separate debug file's, NULL when none */
 	bool owns;		/* elf/debug are this module's (else shared by build-id) */
 	char build_id[129];
+	size_t bytes;		/* elfsyms_bytes of elf and debug, when owned */
+	unsigned long long last_use;	/* symbolizer.uses when last named from */
+	size_t dropped_bytes;	/* its tables' bytes when they were dropped for the bound; 0: never dropped */
 };
 
 struct sym_proc {
@@ -66,6 +69,11 @@ struct symbolizer {
 	int vdso_state;
 	char **strs;			/* intern table (open addressing) */
 	size_t nr_strs, cap_strs;
+	size_t limit;			/* symbolizer_set_limit; 0: none */
+	unsigned long long uses;	/* lookups in files' tables: the clock of last_use */
+	unsigned long long reload_since_ns;	/* the window of reloads after a drop ... */
+	size_t reload_bytes;		/* ... and the bytes loaded again in it */
+	struct symbolizer_stats stats;
 };
 
 
@@ -125,7 +133,8 @@ struct symbolizer *symbolizer_new(void)
 	return calloc(1, sizeof(struct symbolizer));
 }
 
-static void module_free(struct sym_module *m)
+/* Free the module's tables (when it owns them) and forget them (when shared). */
+static void module_unload(struct sym_module *m)
 {
 	if (m->owns) {
 		if (m->elf)
@@ -135,6 +144,14 @@ static void module_free(struct sym_module *m)
 			elfsyms_free(m->debug);
 		free(m->debug);
 	}
+	m->elf = m->debug = NULL;
+	m->bytes = 0;
+	m->loaded = false;
+}
+
+static void module_free(struct sym_module *m)
+{
+	module_unload(m);
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->path);
@@ -239,6 +256,47 @@ static struct elfsyms *elf_load(const char *path, const char *shown)
 	return NULL;
 }
 
+void symbolizer_set_limit(struct symbolizer *s, size_t bytes)
+{
+	s->limit = bytes;
+}
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	*out = s->stats;
+}
+
+/* Drop the least recently used tables (not keep's) until the bound holds; modules sharing a
+ * dropped table by build-id forget it too. */
+static void keep_under_limit(struct symbolizer *s, const struct sym_module *keep)
+{
+	while (s->limit && s->stats.table_bytes > s->limit) {
+		struct sym_module *lru = NULL;
+
+		for (size_t i = 0; i < s->nr_mods; i++) {
+			struct sym_module *o = s->mods[i];
+
+			if (o != keep && o->owns && o->bytes && (!lru || o->last_use < lru->last_use))
+				lru = o;
+		}
+		if (!lru)
+			return;
+		for (size_t i = 0; i < s->nr_mods; i++) {
+			struct sym_module *o = s->mods[i];
+
+			if (!o->owns && o->elf && o->elf == lru->elf) {
+				module_unload(o);
+				o->owns = true;	/* loads its own copy when met again */
+				o->dropped_bytes = lru->bytes;
+			}
+		}
+		s->stats.table_bytes -= lru->bytes;
+		lru->dropped_bytes = lru->bytes;
+		module_unload(lru);
+		s->stats.dropped++;
+	}
+}
+
 /* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
 static void module_load(struct symbolizer *s, struct sym_module *m)
 {
@@ -246,6 +304,19 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 
 	if (m->loaded)
 		return;
+	if (m->dropped_bytes) {
+		unsigned long long now = mono_ns();
+
+		if (now - s->reload_since_ns >= SYMBOLIZER_RELOAD_S * 1000000000ULL) {
+			s->reload_since_ns = now;
+			s->reload_bytes = 0;
+		}
+		if (s->reload_bytes + m->dropped_bytes > s->limit / 4) {
+			s->stats.unnamed++;
+			return;
+		}
+		s->reload_bytes += m->dropped_bytes;
+	}
 	m->loaded = true;
 	if (m->fd >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
@@ -267,6 +338,10 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 	m->elf = elf_load(path, m->path);
 	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
 		m->debug = elf_load(dbg, dbg);
+	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
+	s->stats.table_bytes += m->bytes;
+	m->last_use = ++s->uses;
+	keep_under_limit(s, m);
 done:
 	if (m->fd >= 0) {
 		close(m->fd);	/* symbols are in memory now */
@@ -514,6 +589,7 @@ static void file_lookup(struct symbolizer *s, struct sym_module *m, const struct
 
 	set_unknown(out, m->name, off, SYM_USER);
 	module_load(s, m);
+	m->last_use = ++s->uses;
 	if (!m->elf || elfsyms_offset_to_vaddr(m->elf, procmaps_file_offset(e, look), &vlook))
 		return;
 	vaddr = vlook + (addr - look);

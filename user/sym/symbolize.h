@@ -60,6 +60,24 @@ struct symbolizer;
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
 
+/*
+ * Bound the memory of the files' symbol tables to about bytes (0, the default: no bound).  When a
+ * table is loaded past it, the least recently used files' tables are dropped; a dropped file is
+ * loaded again when one of its addresses is next named, as long as the tables loaded again in the
+ * last SYMBOLIZER_RELOAD_S seconds stay under a quarter of the bound (small tables come back at
+ * once; big ones cannot thrash: until then their frames are "module+0xOFF", counted).  A table
+ * bigger than the bound alone stays.
+ */
+#define SYMBOLIZER_RELOAD_S 10
+void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
+
+struct symbolizer_stats {
+	size_t table_bytes;		/* symbol tables in memory now (elfsyms_bytes) */
+	unsigned long long dropped;	/* tables dropped for the bound */
+	unsigned long long unnamed;	/* addresses left "module+0xOFF" while their table waited to reload */
+};
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
 /* Read pid's maps now and open its mapped files; a later call (after an
  * exec) replaces them.  0, or -errno when its maps cannot be read. */
 int symbolizer_add_pid(struct symbolizer *s, int pid);

@@ -85,16 +85,22 @@ static const char *asked_name(const struct elfsym *m, const char *glob)
 	return elfsyms_display_name(m);
 }
 
+/* Why the entry point is skipped; every other reason is about the function's first instruction. */
+#define WHY_ENTRY "ELF entry point"
+
 static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
 		       const char *glob, char *err, size_t errlen)
 {
 	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
 	struct uprobe_insn_file insn;
+	uint64_t entry;
 
 	if (!f)
 		return -ENOMEM;
 	if (uprobe_insn_open(&insn, s->libs[lib].attach_path, err, errlen))
 		return -EIO;
+	if (!syms->e_entry || elfsyms_vaddr_to_offset(syms, syms->e_entry, &entry))
+		entry = ~0ul;
 	s->funcs = f;
 	for (int i = 0; i < n; i++) {
 		char w[512];
@@ -115,6 +121,11 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
 		};
 		uprobe_insn_at(&insn, m[i]->offset, &s->funcs[s->nr_funcs - 1].insn);
+		/* The kernel jumps to the entry point (_start) with argc where a return address would be:
+		 * a return probe there would overwrite argc with its trampoline's address. */
+		if (m[i]->offset == entry)
+			s->funcs[s->nr_funcs - 1].insn = (struct uprobe_insn){
+				.cls = UINSN_REFUSED, .why = WHY_ENTRY " (never called)" };
 	}
 	uprobe_insn_close(&insn);
 	return 0;
@@ -200,8 +211,8 @@ int uprobe_set_unprobeable(const struct uprobe_set *s, char *line, size_t len)
 		return 0;
 	o += snprintf(line + o, len - o, "%d of %d functions cannot be probed, skipped (", total, s->nr_funcs);
 	for (int k = 0; k < nk && o < len; k++)
-		o += snprintf(line + o, len - o, "%s%.*s first instruction: %zu", k ? ", " : "", (int)kinds[k].n,
-			      kinds[k].why, kinds[k].cnt);
+		o += snprintf(line + o, len - o, "%s%.*s%s: %zu", k ? ", " : "", (int)kinds[k].n, kinds[k].why,
+			      strncmp(kinds[k].why, WHY_ENTRY, kinds[k].n) ? " first instruction" : "", kinds[k].cnt);
 	for (int i = 0; i < s->nr_funcs && o < len; i++) {
 		if (s->funcs[i].insn.cls != UINSN_REFUSED)
 			continue;
