@@ -15,7 +15,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		  size_t errlen)
 {
 	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
-				    .on_notice = on_notice, .ctx = s };
+				    .no_deltas = cfg->events_hz > 0, .on_notice = on_notice, .ctx = s };
 	int r;
 
 	memset(s, 0, sizeof(*s));
@@ -31,6 +31,12 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		return r;
 	}
 	s->loaded = true;
+	if (cfg->events_hz > 0) {
+		s->evs = cfg->evs;
+		s->events_hz = cfg->events_hz;
+		s->ev_loaded = true;	/* evsamples_destroy cleans up a partial load */
+		return evsamples_load(&s->evp, &s->prog, true, err, errlen);
+	}
 	return 0;
 }
 
@@ -38,10 +44,20 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 {
 	int r = samples_attach(&s->prog, err, errlen);
 
-	if (!r)
+	if (!r && s->prog.hz > 0)
 		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
 			s->prog.why);
-	return r;
+	if (r || !s->ev_loaded)
+		return r;
+	if ((r = evsamples_attach(&s->evp, s->evs, s->events_hz, err, errlen)))
+		return r;
+	for (int e = 0; e < s->evs->n; e++)
+		if (!s->evp.open[e])
+			warn_add("--sample-events: %s cannot sample: %s; it has no estimate", s->evs->ev[e].name,
+				 s->evp.why[e]);
+	fprintf(stderr, "tmabpf: sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
+		"weighted by its period\n", s->evs->n, s->evp.freq, s->evp.hz);
+	return 0;
 }
 
 void sampling_poll(struct sampling *s)
@@ -50,8 +66,16 @@ void sampling_poll(struct sampling *s)
 		samples_poll(&s->prog);
 }
 
+void sampling_tick(struct sampling *s, unsigned long long now_ns)
+{
+	if (s->ev_loaded)
+		evsamples_adapt(&s->evp, now_ns);
+}
+
 void sampling_detach(struct sampling *s)
 {
+	if (s->ev_loaded)
+		evsamples_detach(&s->evp);
 	if (s->loaded)
 		samples_detach(&s->prog);
 }
@@ -384,6 +408,7 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 		f->count = rows[i].s.count;
 		f->period = rows[i].s.period;
 		memcpy(f->c, rows[i].s.c, sizeof(f->c));
+		memcpy(f->ev_samples, rows[i].s.ev_samples, sizeof(f->ev_samples));
 		if (leaf) {
 			f->module = leaf->leaf.module;
 			f->symbol = leaf->labels[0];
@@ -411,7 +436,30 @@ out:
 static void result_reset(const struct sampling *s, struct sample_result *res)
 {
 	free(res->funcs);
-	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+	*res = (struct sample_result){ .event = s->prog.hz > 0 ? s->prog.event : "none", .hz = s->prog.hz,
+				       .cpu_clock = s->prog.cpu_clock, .events = s->ev_loaded };
+}
+
+/* --sample-events: per event, whether it sampled, its samples and its share of the time on a counter. */
+static void events_info(struct sampling *s, struct sample_result *res, const struct sample_func *thr, size_t n)
+{
+	res->events_hz = s->evp.hz;
+	res->events_freq = s->evp.freq;
+	for (int e = 0; e < s->evs->n; e++) {
+		struct sample_event_info *x = &res->ev[e];
+		struct evsample_times t;
+
+		x->open = s->evp.open[e];
+		snprintf(x->why, sizeof(x->why), "%s", s->evp.why[e]);
+		for (size_t i = 0; i < n; i++)
+			x->samples += thr[i].ev_samples[e];
+		evsamples_times(&s->evp, e, &t);
+		x->running_pct = t.enabled ? 100.0 * t.running / t.enabled : 100.0;
+	}
+	evsamples_shared(&s->evp, s->evs, res->shared, sizeof(res->shared));
+	if (res->shared[0])
+		warn_add("--sample-events: more events than counters: %s share counters; their estimates are scaled by "
+			 "the time each ran", res->shared);
 }
 
 int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
@@ -438,6 +486,8 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 		warn_add("--sample: reading the sample maps: %s", strerror(-r));
 		return r;
 	}
+	if (s->ev_loaded)
+		events_info(s, res, thr, nthr);
 	r = sample_result_fill(res, thr, nthr, evs->n);
 	free(thr);
 	if (!r) {
@@ -465,6 +515,9 @@ const struct sample_result *sampling_snapshot(struct sampling *s, const struct e
 
 void sampling_free(struct sampling *s)
 {
+	if (s->ev_loaded)
+		evsamples_destroy(&s->evp);
+	s->ev_loaded = false;
 	if (s->loaded)
 		samples_destroy(&s->prog);
 	s->loaded = false;
