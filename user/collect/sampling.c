@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/sampling.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
+#include "model/counters.h"
 #include "model/thread_table.h"
 
 static void on_notice(void *ctx, const struct sample_key *key);
@@ -31,6 +33,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		return r;
 	}
 	s->loaded = true;
+	s->want_profile = cfg->profile;
 	if (cfg->events_hz > 0) {
 		s->evs = cfg->evs;
 		s->events_hz = cfg->events_hz;
@@ -44,6 +47,8 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 {
 	int r = samples_attach(&s->prog, err, errlen);
 
+	s->start_mono_ns = mono_ns();
+	s->start_unix_s = unix_time_s();
 	if (!r && s->prog.hz > 0)
 		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
 			s->prog.why);
@@ -90,6 +95,7 @@ struct named_stack {
 	const char **labels;	/* for the table: "func" or "module+0xOFF" */
 	const char **fold;	/* for --folded: kernel frames "_[k]", JIT frames "_[j]" */
 	struct sym_info leaf;
+	struct profile_frame *frames;	/* every frame's address and names (--pprof); NULL otherwise */
 	bool incomplete;	/* a frame was in no mapping (mapped since? named again, up to MAX_TRIES) */
 	int tries;
 };
@@ -133,6 +139,7 @@ static void memo_free(struct stack_memo *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		free(m->v[i].labels);
 		free(m->v[i].fold);
+		free(m->v[i].frames);
 	}
 	free(m->v);
 	memset(m, 0, sizeof(*m));
@@ -184,6 +191,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 		/* named before with a frame in no mapping: maybe mapped since (ld.so, dlopen) */
 		free(ns->labels);
 		free(ns->fold);
+		free(ns->frames);
+		ns->frames = NULL;
 	} else {
 		m->n++;
 	}
@@ -194,6 +203,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 	ns->n = (int)f->nr;
 	ns->incomplete = false;
 	ns->tries++;
+	if (s->want_profile)
+		ns->frames = calloc(f->nr, sizeof(*ns->frames));	/* NULL: the profile lacks this stack's frames */
 	for (int i = 0; i < ns->n; i++) {
 		struct sym_info si;
 
@@ -201,6 +212,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 			symbolizer_kernel(s->sym, f->ip[i], i > 0, &si);
 		else
 			symbolizer_user(s->sym, (int)pid, f->ip[i], i > 0, &si);
+		if (ns->frames)
+			ns->frames[i] = (struct profile_frame){ .addr = f->ip[i], .si = si };
 		ns->labels[i] = symbolizer_label(s->sym, &si);
 		ns->incomplete |= si.unmapped;
 		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
@@ -271,6 +284,53 @@ static void warn_losses(const struct sample_result *r)
 		warn_add("--sample: %llu samples of tracked threads, %llu expected from their on-CPU time: samples "
 			 "were lost (the kernel throttled sampling, see kernel.perf_event_max_sample_rate, or another "
 			 "tracing program held the CPU)", r->target, r->expected);
+}
+
+/* --pprof: the types of the profile's values: samples, the stack sampler's (cpu-clock: time,
+ * cycles: its periods), and --sample-events' estimates, one per event. */
+static int profile_start(struct sampling *s)
+{
+	const char *type[PROFILE_MAX_TYPES], *unit[PROFILE_MAX_TYPES];
+	int n = 0;
+
+	type[n] = "samples", unit[n++] = "count";
+	if (s->prog.hz > 0) {
+		type[n] = s->prog.cpu_clock ? "cpu" : s->prog.event;
+		unit[n++] = s->prog.cpu_clock ? "nanoseconds" : "count";
+	}
+	for (int e = 0; s->ev_loaded && e < s->evs->n && n < PROFILE_MAX_TYPES; e++) {
+		type[n] = s->evs->ev[e].name;
+		unit[n++] = profile_event_unit(s->evs->ev[e].name);
+	}
+	if (profile_init(&s->profile, n, type, unit, SIZE_MAX))
+		return -ENOMEM;
+	s->profile.time_ns = (unsigned long long)(s->start_unix_s * 1e9);
+	s->profile.duration_ns = mono_ns() - s->start_mono_ns;
+	s->profile_ok = true;
+	return 0;
+}
+
+static void add_profile(struct sampling *s, const struct sample_row *row, const struct named_stack *u,
+			const struct named_stack *k, int nev)
+{
+	struct profile_frame fr[PROFILE_MAX_DEPTH];
+	long long v[PROFILE_MAX_TYPES];
+	char comm[TMABPF_COMM_LEN + 1];
+	struct profile_labels l = { .pid = row->key.pid, .tid = row->key.tid, .comm = comm };
+	int n = 0, t = 0;
+
+	for (int i = 0; k && k->frames && i < k->n && n < PROFILE_MAX_DEPTH; i++)
+		fr[n++] = k->frames[i];
+	for (int i = 0; u && u->frames && i < u->n && n < PROFILE_MAX_DEPTH; i++)
+		fr[n++] = u->frames[i];
+	memcpy(comm, row->s.comm, TMABPF_COMM_LEN);
+	comm[TMABPF_COMM_LEN] = 0;
+	v[t++] = (long long)row->s.count;
+	if (s->prog.hz > 0)
+		v[t++] = (long long)row->s.period;
+	for (int e = 0; s->ev_loaded && e < nev && t < PROFILE_MAX_TYPES; e++)
+		v[t++] = (long long)(counter_scaled(&row->s.c[e]) + 0.5);
+	profile_add(&s->profile, fr, n, v, &l);
 }
 
 /* A sample whose leaf has no function name: why (sample_result's unknown_leaf parts). */
@@ -423,6 +483,8 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 		res->samples += f->count;
 		if (all_stacks)
 			add_folded(s, &rows[i], u, ks);
+		if (all_stacks && s->profile_ok)
+			add_profile(s, &rows[i], u, ks, nev);
 	}
 	*nout = sample_funcs_merge(thr, n, nev);
 	*out = thr;
@@ -482,6 +544,15 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	res->folds_interrupted = self->stat[STAT_FOLD_INTERRUPTED];
 	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
 	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
+	if (s->ev_loaded) {
+		unsigned long long ns, cnt;
+
+		evsamples_run_stats(&s->evp, &ns, &cnt);
+		res->bpf_run_ns += ns;
+		res->bpf_run_cnt += cnt;
+	}
+	if (s->want_profile && profile_start(s))
+		warn_add("--pprof: out of memory for the profile");
 	if ((r = read_rows(s, evs->n, true, res, &thr, &nthr))) {
 		warn_add("--sample: reading the sample maps: %s", strerror(-r));
 		return r;
@@ -525,6 +596,9 @@ void sampling_free(struct sampling *s)
 	symbolizer_free(s->sym);
 	s->sym = NULL;
 	folded_free(&s->folded);
+	if (s->profile_ok)
+		profile_free(&s->profile);
+	s->profile_ok = false;
 	free(s->res.funcs);
 	s->res.funcs = NULL;
 	free(s->live.funcs);

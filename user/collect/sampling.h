@@ -17,6 +17,7 @@
 #include "collect/samples_loader.h"
 #include "collect/threads_loader.h"
 #include "model/folded.h"
+#include "model/profile.h"
 #include "model/sample_sums.h"
 #include "pmu/events.h"
 #include "sym/symbolize.h"
@@ -41,6 +42,11 @@ struct sampling {
 	struct sample_result res;	/* sampling_collect() */
 	struct sample_result live;	/* sampling_snapshot() */
 	struct folded folded;
+	bool want_profile;		/* --pprof */
+	struct profile profile;		/* sampling_collect(), when want_profile */
+	bool profile_ok;
+	unsigned long long start_mono_ns;
+	double start_unix_s;
 };
 
 struct sampling_cfg {
@@ -49,6 +55,7 @@ struct sampling_cfg {
 	bool pmu;		/* host has a hardware PMU: try cycles */
 	double events_hz;	/* --sample-events: every event of evs sampled, this many samples/s per CPU */
 	const struct event_list *evs;
+	bool profile;		/* --pprof: sampling_collect() fills s->profile too */
 };
 
 int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,

@@ -363,7 +363,7 @@ static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct sampling_cfg cfg = { .hz = c->o->sample_hz, .max_rows = c->o->max_sample_stacks,
 				    .pmu = c->prep->host.pmu, .events_hz = c->o->sample_events_hz,
-				    .evs = &c->prep->evs };
+				    .evs = &c->prep->evs, .profile = c->o->pprof_path != NULL };
 
 	c->rep.samples_live = &c->samp.live;
 	return sampling_load(&c->samp, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;

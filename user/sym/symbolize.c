@@ -514,6 +514,8 @@ static void file_lookup(struct symbolizer *s, struct sym_module *m, const struct
 
 	set_unknown(out, m->name, off, SYM_USER);
 	module_load(s, m);
+	if (m->build_id[0])
+		out->map.build_id = symbolizer_intern(s, m->build_id);
 	if (!m->elf || elfsyms_offset_to_vaddr(m->elf, procmaps_file_offset(e, look), &vlook))
 		return;
 	vaddr = vlook + (addr - look);
@@ -561,6 +563,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	const struct perfmap_sym *j;
 
 	set_unknown(out, symbolizer_intern(s, "[unknown]"), addr, SYM_USER);
+	out->map = (struct sym_map){};
 	out->unmapped = true;
 	if (!p)
 		return;
@@ -577,6 +580,9 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 			e = procmaps_find(&p->maps, look);
 	}
 	out->unmapped = !e;
+	if (e)
+		out->map = (struct sym_map){ .start = e->start, .end = e->end, .pgoff = e->offset,
+					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL };
 	if (e && p->mod[e - p->maps.entries] >= 0) {
 		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
 		return;
@@ -625,6 +631,7 @@ void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct 
 	char err[256];
 
 	set_unknown(out, symbolizer_intern(s, "[kernel.kallsyms]"), addr, SYM_KERNEL);
+	out->map = (struct sym_map){};
 	if (!s->ksyms_state) {
 		s->ksyms_state = kallsyms_load(&s->ksyms, NULL, err, sizeof(err)) == 0 ? 1 : -1;
 		if (s->ksyms_state < 0)
