@@ -2,7 +2,8 @@
 /*
  * Event sampling (--sample-events, the daemon's sampled accounting): every
  * event of the run becomes a sampling perf event per CPU, each with its own
- * period (frequency mode: the kernel adapts it to the rate asked), and all of
+ * period (fixed within an interval, set by the loader from the event's measured
+ * rate: evsamples_loader.h says why not the kernel's frequency mode), and all of
  * them run tmabpf_evsample.  The link's BPF cookie is the event's index.  At
  * each overflow the period is added to event e's estimate in the row of
  * (thread, user stack, kernel stack), the rows samples.bpf.c keeps (the loader

@@ -28,7 +28,7 @@ _tmabpf()
 	--accounting) COMPREPLY=($(compgen -W "auto tasks switch" -- "$cur")); return;;
 	--smt) COMPREPLY=($(compgen -W "on off" -- "$cur")); return;;
 	--core-wide) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return;;
-	--json|--trace|--folded|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
+	--json|--trace|--folded|--pprof|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
 		{ COMPREPLY=($(compgen -f -- "$cur")); return; };;
 	-d|--duration|-I|--interval|-e|--event|--uprobe|--top|--max-*|--min-*|--top-*|--listen|-l|--serve|\
 	--expire|--sample-hz|--max-rate|--fail-on) return;;

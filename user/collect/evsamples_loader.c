@@ -50,7 +50,7 @@ static unsigned long long first_period(const struct perf_event_attr *a, int freq
 		     (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 	unsigned long long per_s = a->type != PERF_TYPE_SOFTWARE || clock ? 1000000000ULL : 10000ULL;
 
-	return per_s / freq ? per_s / freq : 1;
+	return per_s / freq > EVSAMPLE_MIN_PERIOD ? per_s / freq : EVSAMPLE_MIN_PERIOD;
 }
 
 /* Event e as a sampling event with a fixed period: its counting attr, alone (groups are for
@@ -173,7 +173,12 @@ void evsamples_adapt(struct evsamples_prog *p, unsigned long long now)
 		if (c == 0 || rate <= 0)
 			continue;	/* no events: no news of its rate */
 		want = (unsigned long long)(rate / p->freq);
-		want = want < 1 ? 1 : want;
+		/* A quiet second must not set the period of the next burst (page faults come in bursts):
+		 * at most a quarter less per step, so a burst samples at most ~4x the rate asked. */
+		want = want < p->period[e] / EVSAMPLE_MAX_STEP_DOWN ? p->period[e] / EVSAMPLE_MAX_STEP_DOWN : want;
+		/* At a period of 1 the kernel overflows without updating the period it reports
+		 * (perf_swevent_event(): hw.last_period stays the previous one): 2 at least. */
+		want = want < EVSAMPLE_MIN_PERIOD ? EVSAMPLE_MIN_PERIOD : want;
 		if (want == p->period[e])
 			continue;
 		for (int cpu = 0; cpu < p->nr_cpus; cpu++) {

@@ -52,6 +52,8 @@ int evsamples_attach(struct evsamples_prog *p, const struct event_list *evs, dou
 /* Each event's period from its rate since the previous call (PERF_EVENT_IOC_PERIOD): at most
  * every EVSAMPLE_ADAPT_MS (the first after EVSAMPLE_FIRST_ADAPT_MS); call often. */
 #define EVSAMPLE_ADAPT_MS 1000
+#define EVSAMPLE_MAX_STEP_DOWN 4	/* a period falls at most 4x per step (bursty events) */
+#define EVSAMPLE_MIN_PERIOD 2		/* see evsamples_adapt() */
 #define EVSAMPLE_FIRST_ADAPT_MS 100
 void evsamples_adapt(struct evsamples_prog *p, unsigned long long now_ns);
 /* A new total rate: the periods follow at the next evsamples_adapt. */
