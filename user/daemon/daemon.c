@@ -29,7 +29,9 @@
 #include "lib/clock.h"
 #include "lib/outfile.h"
 #include "lib/warn.h"
+#include "model/profile.h"
 #include "model/thread_table.h"
+#include "output/pprof.h"
 #include "pmu/cpu_detect.h"
 #include "run/collector.h"
 #include "tma/tma.h"
@@ -61,6 +63,7 @@ struct daemon {
 	size_t n_drop_tids;
 	int shed_streak;
 	struct accounting_choice acct;	/* --accounting */
+	unsigned long long profile_end_ns;	/* a /debug/pprof/profile is being taken until then (0: none) */
 };
 
 #define TABLE D->table, D->ncollectors
@@ -372,6 +375,46 @@ static void refresh(struct daemon *D)
 		malloc_trim(0);	/* churn frees many small records: give the pages back */
 }
 
+/* /debug/pprof/profile: start the one asked for, or answer it once its seconds are over. */
+static void profile_poll(struct daemon *D, unsigned long long now)
+{
+	static const char no_sampler[] = "503 service unavailable: the daemon does not sample (--no-sample, or its "
+					 "sampler could not start: see its log)\n";
+	static const char nomem[] = "503 service unavailable: out of memory for the profile\n";
+	struct profile *p;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[256];
+	int secs;
+
+	if (!D->profile_end_ns) {
+		if (!http_profile_wanted(D->http, &secs))
+			return;
+		if (!D->sampler || dsamp_profile_begin(&D->samp, &D->agg, now)) {
+			const char *msg = D->sampler ? nomem : no_sampler;
+
+			http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
+			return;
+		}
+		D->profile_end_ns = now + (unsigned long long)secs * 1000000000ULL;
+		return;
+	}
+	if (now < D->profile_end_ns)
+		return;
+	D->profile_end_ns = 0;
+	p = dsamp_profile_end(&D->samp, &D->agg, now);
+	if (!p || pprof_encode(p, &buf, &len, err, sizeof(err))) {
+		if (p)
+			warn_add("/debug/pprof/profile: %s", err);
+		http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(nomem), strlen(nomem));
+	} else {
+		http_profile_answer(D->http, 200, "application/octet-stream", (char *)buf, len);
+	}
+	if (p)
+		profile_free(p);
+	free(p);
+}
+
 static void loop(struct daemon *D)
 {
 	struct daemon_opts *d = D->d;
@@ -409,6 +452,7 @@ static void loop(struct daemon *D)
 			why = "duration";
 			break;
 		}
+		profile_poll(D, t);
 		if (t >= next) {
 			refresh(D);
 			next += d->interval_ms * 1000000ULL;

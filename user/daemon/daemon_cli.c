@@ -161,6 +161,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	struct options *o = &d->run;
 
 	switch (c) {
+	case 'l':
 	case OPT_LISTEN: {
 		char err[256];
 		struct sockaddr_storage ss;
@@ -234,6 +235,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_VERBOSE: o->verbose = true; return 0;
 	case 'h': daemon_usage(stdout); return -1;
 	default:
+		err_print("%sunhandled option (see 'tmabpf daemon --help')", where);
 		return EXIT_USAGE;
 	}
 }
