@@ -55,7 +55,8 @@ struct daemon_http {
 
 
 static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
-			    "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+			    "<p><a href=\"/metrics\">Metrics</a></p>"
+			    "<p><a href=\"" HTTP_PROFILE_PATH "?seconds=30\">A 30 s CPU profile (pprof)</a></p></body></html>\n";
 
 int http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, size_t errlen)
 {
@@ -127,8 +128,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 
 void http_route(const char *method, const char *url, struct http_answer *a)
 {
-	static const char not_allowed[] = "405 method not allowed: only GET /metrics and GET /\n";
-	static const char not_found[] = "404 not found: tmabpf serves /metrics\n";
+	static const char not_allowed[] = "405 method not allowed: only GET /metrics, GET " HTTP_PROFILE_PATH " and GET /\n";
+	static const char not_found[] = "404 not found: tmabpf serves /metrics and " HTTP_PROFILE_PATH "?seconds=N\n";
 
 	memset(a, 0, sizeof(*a));
 	a->type = "text/plain; charset=utf-8";

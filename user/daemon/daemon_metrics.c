@@ -426,6 +426,15 @@ static void self_families(FILE *f, const struct daemon_view *v)
 		prom_sample(f, "tmabpf_http_connections_cut_total", dl, s->http.cut_deadline);
 		prom_sample(f, "tmabpf_http_connections_cut_total", lim, s->http.cut_limit);
 	}
+	prom_family(f, "tmabpf_profiles_total", "counter",
+		    "GET /debug/pprof/profile requests: served (a profile), refused (400 bad seconds=, 429 one "
+		    "already in progress, 503 stopping or no sampler).");
+	{
+		const char *ok[] = { "result", "served", NULL }, *no[] = { "result", "refused", NULL };
+
+		prom_sample(f, "tmabpf_profiles_total", ok, s->http.profiles);
+		prom_sample(f, "tmabpf_profiles_total", no, s->http.profiles_refused);
+	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
 	counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", s->cpu_seconds);
