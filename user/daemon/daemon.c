@@ -58,7 +58,9 @@ struct daemon {
 	struct outfile jsonl;		/* --jsonl */
 	bool jsonl_failed;		/* said once */
 	struct daemon_self self;
-	unsigned long long last_bpf_ns, last_up_ns, last_sample_ns, last_t;
+	unsigned long long last_bpf_ns, last_up_ns, last_sample_ns, last_t, last_self_ns;
+	bool cpu_over;			/* BPF + user CPU over --max-overhead: said once */
+	double cpu_smooth;		/* BPF + user CPU, smoothed over ~10 intervals */
 	uint32_t *drop_tids;	/* threads that exited one refresh ago: their function rows go */
 	size_t n_drop_tids;
 	int shed_streak;
@@ -230,6 +232,34 @@ static void shed_uprobes(struct daemon *D, double up_ns, double bpf_ns)
 		warn_add("re-attaching after the budget detached a function: %s", err);
 }
 
+#define CPU_CHECK_AFTER 10	/* refreshes */
+
+/* The daemon's own CPU (user space: refreshes, symbolizing, HTTP) over the last wall ns. */
+static void user_cost(struct daemon *D, double wall)
+{
+	unsigned long long self = self_cpu_ns();
+
+	D->self.user_cpu_ratio = wall > 0 ? (double)(self - D->last_self_ns) / wall : 0;
+	D->last_self_ns = self;
+}
+
+/* With the BPF time, the daemon's whole CPU cost against --max-overhead: over it, said once (the
+ * sampling rate does not set the user-space cost: the interval and the number of series do). */
+static void check_cpu_cost(struct daemon *D)
+{
+	double bpf = D->budget.cost, total = D->self.user_cpu_ratio + bpf;
+
+	/* smoothed (start-up, a scrape or a profile are bursts), and past the start-up's symbol loading */
+	D->cpu_smooth = D->self.refreshes > CPU_CHECK_AFTER ? 0.9 * D->cpu_smooth + 0.1 * total : total;
+	total = D->cpu_smooth;
+	if (!D->cpu_over && D->budget.limit > 0 && total > D->budget.limit && D->self.refreshes > 2 * CPU_CHECK_AFTER) {
+		warn_add("budget: tmabpf's CPU is %.2f%% of a CPU (user space %.2f%%, BPF %.2f%%), over --max-overhead %.2f%%: "
+			 "a longer --interval or fewer --top-procs/--top-functions cost less in user space",
+			 100 * total, 100 * D->self.user_cpu_ratio, 100 * bpf, 100 * D->budget.limit);
+		D->cpu_over = true;
+	}
+}
+
 static void update_budget(struct daemon *D, unsigned long long now)
 {
 	struct daemon_self *s = &D->self;
@@ -240,6 +270,7 @@ static void update_budget(struct daemon *D, unsigned long long now)
 
 	bpf += samp;
 	if (!D->last_t) {
+		D->last_self_ns = self_cpu_ns();
 		D->last_bpf_ns = bpf;
 		D->last_up_ns = s->uprobe_run_ns;
 		D->last_sample_ns = samp;
@@ -256,11 +287,13 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	D->last_up_ns = s->uprobe_run_ns;
 	D->last_sample_ns = samp;
 	D->last_t = now;
+	user_cost(D, wall);
 	if (!s->spine.run_stats)
 		return;	/* no measurement: said once at start */
 	double hz = D->budget.hz, next = budget_step(&D->budget, dbpf, dsamp, wall);
 
 	s->bpf_cpu_ratio = D->budget.cost;
+	check_cpu_cost(D);
 	if (D->sampler && next != hz && D->sampler->set_rate(D->sampler->ctx, next))
 		warn_add("budget: could not set the sampling rate to %.1f Hz", next);
 	if (D->budget.floor_over && !was_over)
@@ -270,6 +303,39 @@ static void update_budget(struct daemon *D, unsigned long long now)
 			 D->acct.tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
 	shed_uprobes(D, dup, dbpf);
+}
+
+/* Kernel memory of the BPF maps this process holds: the memlock of each map fd (fdinfo). */
+static double bpf_maps_memlock(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	double sum = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		char path[300], link[64], line[128];
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0 || (link[n] = 0, strcmp(link, "anon_inode:bpf-map")))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+
+			if (sscanf(line, "memlock: %llu", &v) == 1)
+				sum += (double)v;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return sum;
 }
 
 static void read_self_process(struct daemon_self *s)
@@ -287,6 +353,7 @@ static void read_self_process(struct daemon_self *s)
 		fclose(f);
 	}
 	s->cpu_seconds = self_cpu_ns() / 1e9;
+	s->bpf_map_bytes = bpf_maps_memlock();
 	if ((dir = opendir("/proc/self/fd"))) {
 		int n = 0;
 

@@ -355,6 +355,10 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	      s->spine.run_stats);
 	gauge(f, "tmabpf_bpf_cpu_ratio", "tmabpf's BPF run time over the last interval, in CPUs (0.01 = 1 % of one).",
 	      s->bpf_cpu_ratio);
+	gauge(f, "tmabpf_user_cpu_ratio", "The daemon's own CPU time (user and system, all its threads) over the last "
+	      "interval, in CPUs; with tmabpf_bpf_cpu_ratio, its whole CPU cost.", s->user_cpu_ratio);
+	gauge(f, "tmabpf_bpf_map_memory_bytes", "Kernel memory of the BPF maps the daemon holds (their memlock), "
+	      "outside its resident memory; with process_resident_memory_bytes, its whole memory.", s->bpf_map_bytes);
 	gauge(f, "tmabpf_overhead_budget_ratio", "The --max-overhead budget, in CPUs.", b->limit);
 	counter(f, "tmabpf_overhead_budget_exceeded_intervals_total", "Intervals whose BPF run time was over the budget.",
 		b->over_intervals);
@@ -550,6 +554,8 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 	json_str(&j, "accounting", s->accounting ? s->accounting : "switch");
 	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);
+	json_double(&j, "user_cpu_ratio", s->user_cpu_ratio);
+	json_double(&j, "bpf_map_memory_bytes", s->bpf_map_bytes);
 	json_double(&j, "budget_ratio", s->budget->limit);
 	json_double(&j, "sample_rate_hz", s->sampling ? s->budget->hz : 0);
 	json_double(&j, "sample_weight_ns", s->sampling ? budget_sample_weight_ns(s->budget) : 0);
