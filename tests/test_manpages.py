@@ -180,7 +180,7 @@ def test_bash_completion():
     recipes = re.search(r"^recipes: (.*)$", subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout,
                         re.M).group(1).split(", ")
     assert complete("tmabpf", "--cpu", "") == set(recipes)
-    assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "switch"}
+    assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "sampled", "switch"}
     assert complete("tmabpf", "--mem-samples=p") == {"--mem-samples=pmu", "--mem-samples=page-faults"}
     assert str(os.getpid()) in complete("tmabpf", "-p", str(os.getpid()))
     assert "tmabpf" in complete("tmabpf", "--", "tmab")  # the command to profile

@@ -23,6 +23,7 @@
 #include "daemon/daemon_accounting.h"
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_cli.h"
+#include "daemon/daemon_evsampled.h"
 #include "daemon/daemon_http.h"
 #include "daemon/daemon_metrics.h"
 #include "daemon/daemon_sampling.h"
@@ -44,10 +45,11 @@ struct daemon {
 	struct daemon_opts *d;
 	struct run_ctx c;		/* c.mode: this daemon */
 	struct run_prep prep;
-	const struct collector *table[3];	/* accounting (spine or tasks), uprobes, the sampler */
+	const struct collector *table[4];	/* accounting (spine or tasks), event sampling, uprobes, the sampler */
 	int ncollectors;
 	struct tasks_prog tasks;	/* tasks mode: the task programs */
 	bool tasks_loaded;
+	struct devs devs;		/* sampled accounting: the events' estimates */
 	struct agg agg;
 	bool agg_ready;
 	struct agg_funcs funcs;
@@ -72,10 +74,12 @@ struct daemon {
 
 /* ---- the daemon's own collectors: task accounting and the sampler ---- */
 
+static const struct event_list no_events;
+
 static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct daemon *D = c->mode;
-	int bad = task_acct_underivable(&c->prep->evs);
+	int bad = D->acct.sampled ? -1 : task_acct_underivable(&c->prep->evs);
 
 	if (bad >= 0) {
 		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
@@ -83,7 +87,9 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 		return RUN_BAD_INPUT;
 	}
 	D->tasks_loaded = true;
-	if (tasks_load(&D->tasks, &c->prep->evs, c->o->max_threads, c->on_exit, c->exit_ctx, err, errlen))
+	/* sampled accounting: the task iterator counts no event, event sampling estimates them all */
+	if (tasks_load(&D->tasks, D->acct.sampled ? &no_events : &c->prep->evs, c->o->max_threads, c->on_exit,
+		       c->exit_ctx, err, errlen))
 		return RUN_FAILED;
 	if (!D->tasks.run_stats)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
@@ -121,6 +127,38 @@ static void tasks_free_op(struct run_ctx *c)
 static const struct collector tasks_collector = {
 	.name = "tasks", .load = tasks_load_op, .attach = tasks_attach_op, .poll = tasks_poll_op,
 	.detach = tasks_detach_op, .free = tasks_free_op,
+};
+
+static int evsampled_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return devs_load(&((struct daemon *)c->mode)->devs, &c->prep->evs, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static int evsampled_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct daemon *D = c->mode;
+
+	return devs_attach(&D->devs, D->d->events_hz, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void evsampled_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	devs_tick(&((struct daemon *)c->mode)->devs, mono_ns());
+}
+
+static void evsampled_detach_op(struct run_ctx *c)
+{
+	devs_detach(&((struct daemon *)c->mode)->devs);
+}
+
+static void evsampled_free_op(struct run_ctx *c)
+{
+	devs_free(&((struct daemon *)c->mode)->devs);
+}
+
+static const struct collector evsampled_collector = {
+	.name = "event sampling", .load = evsampled_load_op, .attach = evsampled_attach_op,
+	.poll = evsampled_poll_op, .detach = evsampled_detach_op, .free = evsampled_free_op,
 };
 
 /* The sampler starts once the accounting is attached; it never stops the daemon (dsamp_open says why). */
@@ -269,6 +307,12 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	bool was_over = D->budget.floor_over;
 
 	bpf += samp;
+	if (D->acct.sampled) {
+		unsigned long long ns, cnt;
+
+		devs_run_stats(&D->devs, &ns, &cnt);
+		bpf += ns;
+	}
 	if (!D->last_t) {
 		D->last_self_ns = self_cpu_ns();
 		D->last_bpf_ns = bpf;
@@ -415,6 +459,14 @@ static void refresh(struct daemon *D)
 	}
 	free(live);
 	poll_exits(D, 0);	/* exits up to now: none of the threads not seen can still come */
+	if (snap && D->acct.sampled) {
+		unsigned long long cnt;
+
+		devs_drain(&D->devs, &D->agg);	/* the interval's estimates, as the threads' counts */
+		D->self.event_sampling = true;
+		memcpy(D->self.event_samples, D->devs.samples, sizeof(D->self.event_samples));
+		devs_run_stats(&D->devs, &D->self.evsample_run_ns, &cnt);
+	}
 	if (D->c.up.loaded)
 		refresh_funcs(D);
 	if (snap)
@@ -551,6 +603,8 @@ static int serve(struct daemon *D)
 	c->tcfg.lru = true;	/* bounded: the least recently used thread goes when full (counted) */
 	c->tcfg.cgroup = true;
 	D->table[D->ncollectors++] = D->acct.tasks ? &tasks_collector : &spine_collector;
+	if (D->acct.sampled)
+		D->table[D->ncollectors++] = &evsampled_collector;
 	D->table[D->ncollectors++] = &uprobes_collector;
 	D->table[D->ncollectors++] = &sampler_collector;
 	if (!(r = collectors_load(TABLE, c)) && !(r = collectors_attach(TABLE, c))) {
@@ -603,7 +657,7 @@ int cmd_daemon(int argc, char **argv)
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
 	}
-	D.self.accounting = D.acct.tasks ? "tasks" : "switch";
+	D.self.accounting = D.acct.sampled ? "sampled" : D.acct.tasks ? "tasks" : "switch";
 	r = serve(&D);
 	http_stop(D.http);
 	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {

@@ -108,6 +108,10 @@ void agg_begin(struct agg *a);
 void agg_thread_seen(struct agg *a, const struct thread_stats *s);
 /* Final sums of an exited thread (ring buffer); any time. */
 void agg_thread_exit(struct agg *a, const struct thread_stats *s);
+/* Counter estimates of a thread over the last interval (the sampled accounting: event samples,
+ * not counter deltas): added as its deltas would be, to its record when one is held, and to
+ * its process's (made on first sight, comm as sampled).  Before agg_end. */
+void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c);
 /* After the snapshot and a drain of the ring buffer: threads not seen are
  * lost, deltas are routed, slots assigned, dead series expired. */
 void agg_end(struct agg *a, unsigned long long now_ns);

@@ -336,10 +336,13 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",
 		    "tmabpf's own BPF run time (kernel BPF stats), per group of programs.");
 	{
-		const char *sp[] = { "programs", s->accounting && !strcmp(s->accounting, "tasks") ? "tasks" : "spine", NULL },
+		const char *sp[] = { "programs", s->accounting && strcmp(s->accounting, "switch") ? "tasks" : "spine", NULL },
+			   *ev[] = { "programs", "event_sampling", NULL },
 			   *up[] = { "programs", "uprobes", NULL },
 			   *sa[] = { "programs", "sampler", NULL };
 		prom_sample(f, "tmabpf_bpf_run_seconds_total", sp, s->spine.bpf_run_ns / 1e9);
+		if (s->event_sampling)
+			prom_sample(f, "tmabpf_bpf_run_seconds_total", ev, s->evsample_run_ns / 1e9);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_run_seconds_total", up, s->uprobe_run_ns / 1e9);
 		if (v->samp)
@@ -355,6 +358,16 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	      s->spine.run_stats);
 	gauge(f, "tmabpf_bpf_cpu_ratio", "tmabpf's BPF run time over the last interval, in CPUs (0.01 = 1 % of one).",
 	      s->bpf_cpu_ratio);
+	if (s->event_sampling) {
+		prom_family(f, "tmabpf_event_samples_total", "counter",
+			    "Sampled accounting: samples behind each event's estimates (tmabpf_events_total), all "
+			    "processes; an estimate from n samples is good to about 1.96/sqrt(n) relative at 95 %.");
+		for (int e = 0; e < v->evs->n; e++) {
+			const char *l[] = { "event", v->evs->ev[e].name, NULL };
+
+			prom_sample(f, "tmabpf_event_samples_total", l, s->event_samples[e]);
+		}
+	}
 	gauge(f, "tmabpf_user_cpu_ratio", "The daemon's own CPU time (user and system, all its threads) over the last "
 	      "interval, in CPUs; with tmabpf_bpf_cpu_ratio, its whole CPU cost.", s->user_cpu_ratio);
 	gauge(f, "tmabpf_bpf_map_memory_bytes", "Kernel memory of the BPF maps the daemon holds (their memlock), "
