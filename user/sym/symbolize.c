@@ -332,8 +332,17 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 		p->gone = true;
 		return -ESRCH;
 	}
-	if ((r = procmaps_load(p->pid, &m, NULL, 0)))
+	if ((r = procmaps_load(p->pid, &m, NULL, 0))) {
+		static bool said;	/* the cause, once: every process after it fails alike */
+
+		if ((r == -EACCES || r == -EPERM) && !said) {
+			said = true;
+			warn_add("user functions cannot be named: /proc/%d/maps: %s (reading another user's maps needs "
+				 "CAP_SYS_PTRACE, or root): their samples keep only their addresses", p->pid,
+				 strerror(-r));
+		}
 		return r;
+	}
 	if (!exec && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
 		procmaps_free(&m);	/* exited (or its pid reused) while we read */
 		p->gone = true;
