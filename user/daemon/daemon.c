@@ -31,6 +31,7 @@
 #include "lib/outfile.h"
 #include "lib/warn.h"
 #include "model/profile.h"
+#include "model/zero_counts.h"
 #include "model/thread_table.h"
 #include "output/pprof.h"
 #include "pmu/cpu_detect.h"
@@ -67,6 +68,8 @@ struct daemon {
 	size_t n_drop_tids;
 	int shed_streak;
 	struct accounting_choice acct;	/* --accounting */
+	bool tma_zero;			/* an event the recipe needs never counted: no TMA exported (zero_counts) */
+	unsigned long long start_ns;
 	unsigned long long profile_end_ns;	/* a /debug/pprof/profile is being taken until then (0: none) */
 };
 
@@ -413,8 +416,8 @@ static void publish(struct daemon *D)
 	const struct run_prep *p = &D->prep;
 	struct daemon_view v = {
 		.agg = &D->agg, .funcs = D->c.up.loaded ? &D->funcs : NULL, .uset = &D->c.up.set, .evs = &p->evs,
-		.host = &p->host, .recipe = p->cpu ? tma_cpu_name(p->cpu) : NULL, .tma_level = p->tma_level,
-		.tma_plan = p->tma_level ? &p->plan : NULL, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
+		.host = &p->host, .recipe = p->cpu ? tma_cpu_name(p->cpu) : NULL, .tma_level = D->tma_zero ? 0 : p->tma_level,
+		.tma_plan = p->tma_level && !D->tma_zero ? &p->plan : NULL, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0;
@@ -441,6 +444,23 @@ static void publish(struct daemon *D)
 			D->jsonl_failed = false;
 		}
 	}
+}
+
+/* The run's rule (zero_counts.h): events of the TMA recipe that have read 0 since the start while
+ * others counted make its ratios a clean, false 0 % or 100 %: none is exported, said once. */
+static void zero_counts_check(struct daemon *D)
+{
+	char why[256];
+	bool zero;
+
+	if (!D->prep.tma_level)
+		return;
+	zero = zero_counts_tma(&D->prep.evs, D->agg.counted, (mono_ns() - D->start_ns) / 1e9, why, sizeof(why)) > 0;
+	if (zero && !D->tma_zero)
+		warn_add("daemon: tmabpf_tma_ratio not exported: %s", why);
+	else if (!zero && D->tma_zero)
+		warn_add("daemon: every event of the TMA recipe counts now: tmabpf_tma_ratio exported again");
+	D->tma_zero = zero;
 }
 
 static void refresh(struct daemon *D)
@@ -471,6 +491,7 @@ static void refresh(struct daemon *D)
 		refresh_funcs(D);
 	if (snap)
 		agg_end(&D->agg, mono_ns());
+	zero_counts_check(D);
 	if (D->sampler)
 		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
 	if (D->acct.tasks)
@@ -541,7 +562,7 @@ static void loop(struct daemon *D)
 	struct agg_cfg acfg = { .nr_events = evs->n, .top_procs = d->top_procs, .top_threads = d->top_threads,
 				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100,
 				.expire_ns = (unsigned long long)(d->expire_s * 1e9), .resolve_cgroups = true };
-	unsigned long long start = mono_ns(), next, deadline;
+	unsigned long long start = D->start_ns = mono_ns(), next, deadline;
 	const char *why = "SIGTERM";
 
 	if (agg_init(&D->agg, &acfg))

@@ -450,8 +450,10 @@ static void end_procs(struct agg *a, unsigned long long now, double interval_s)
 	for (size_t i = 0; i < n; i++) {
 		struct agg_proc *p = v[i];
 
-		if (!pend_empty(p, ne))
+		if (!pend_empty(p, ne)) {
 			series_route(p->exported ? &p->s : &p->cg->other, &p->pend, p->pend_scaled, ne, now);
+			counters_add(a->counted, p->pend.c, ne);
+		}
 		memset(&p->pend, 0, sizeof(p->pend));
 		memset(p->pend_scaled, 0, sizeof(p->pend_scaled));
 		/* records with no thread left: dead ones once their series is gone,

@@ -95,6 +95,7 @@ struct agg {
 	unsigned int gen;
 	unsigned long long last_end_ns;
 	uint32_t *exited_tids;		/* exits since the last agg_end */
+	struct counter_val counted[TMABPF_MAX_EVENTS];	/* every delta routed since the start (zero_counts) */
 	size_t n_exited_tids, cap_exited_tids;
 	/* counts, for self metrics */
 	unsigned long long threads_new, threads_exited, threads_lost, procs_exited, exits_unknown;
