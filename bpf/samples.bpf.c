@@ -85,8 +85,8 @@ SEC("perf_event")
 int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct sample_key key = {};
 	struct thread_stats *t = NULL;
+	__u32 pid, tid;
 	struct sample_stats *s;
 	bool folded = false;
 
@@ -94,8 +94,8 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 	if (cfg_no_account) {
 		if (!task_tracked(task->tgid, task->pid))
 			return 0;
-		key.pid = task->tgid;
-		key.tid = task->pid;
+		pid = task->tgid;
+		tid = task->pid;
 		stat_inc(STAT_SAMPLES_TARGET);
 	} else {
 		t = thread_get(task);
@@ -105,13 +105,10 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		/* NULL: the sample interrupted a fold (account_current_irq): the
 		 * delta stays with the thread and goes to its next sample */
 		folded = account_current_irq(t, task, bpf_ktime_get_ns(), true) != NULL;
-		key.pid = t->pid;
-		key.tid = t->tid;
+		pid = t->pid;
+		tid = t->tid;
 	}
-	key.kstack = take_stack(ctx, 0);
-	if (!(task->flags & PF_KTHREAD))
-		key.ustack = take_stack(ctx, BPF_F_USER_STACK);
-	s = row_get(&key);
+	s = row_of(ctx, task, pid, tid, true);
 	if (!s)
 		return 0;
 	s->count++;
