@@ -3,6 +3,7 @@
 need hardware counters): every event sampled with its own period, nothing at context switches.
 On this host the events are software events whose truth the ground-truth workload measures
 itself: its page faults (one per page it writes) and its CPU time."""
+import re
 import subprocess
 import time
 
@@ -57,3 +58,14 @@ def test_bad_sampled_options(args, needle):
                        text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) <= 2, r.stderr
+
+
+def test_budget_lowers_the_events_rate():
+    """Over --max-overhead even at the stack sampler's lowest rate: the events' rate halves, one line
+    each time, never below 10 samples/s per CPU."""
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "6", "--accounting=sampled",
+                        "-e", "page-faults,task-clock", "--max-overhead", "0.001", "--events-hz", "1000"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rates = [float(x) for x in re.findall(r"sampled accounting lowered to (\d+) samples/s per CPU", r.stderr)]
+    assert rates and rates == sorted(rates, reverse=True) and rates[0] == 500 and rates[-1] >= 10, r.stderr

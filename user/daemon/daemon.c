@@ -301,6 +301,21 @@ static void check_cpu_cost(struct daemon *D)
 	}
 }
 
+/* Sampled accounting over budget even at the stack sampler's lowest rate: the events' rate halves
+ * (down to DEVS_MIN_HZ), one line each time; estimates stay unbiased (each sample carries its period). */
+static void shed_events_rate(struct daemon *D)
+{
+	double hz = D->devs.ev.hz;
+
+	if (!D->acct.sampled || !D->budget.floor_over || hz <= DEVS_MIN_HZ)
+		return;
+	hz = hz / 2 < DEVS_MIN_HZ ? DEVS_MIN_HZ : hz / 2;
+	evsamples_set_rate(&D->devs.ev, hz);
+	warn_add("budget: tmabpf's BPF time is %.2f%% of a CPU, over --max-overhead %.2f%%: sampled accounting lowered "
+		 "to %.0f samples/s per CPU (its estimates get wider error bars: tmabpf_event_samples_total)",
+		 100 * D->budget.cost, 100 * D->budget.limit, hz);
+}
+
 static void update_budget(struct daemon *D, unsigned long long now)
 {
 	struct daemon_self *s = &D->self;
@@ -349,6 +364,7 @@ static void update_budget(struct daemon *D, unsigned long long now)
 			 D->sampler ? " even at the lowest sampling rate (thread accounting alone)" :
 			 D->acct.tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
+	shed_events_rate(D);
 	shed_uprobes(D, dup, dbpf);
 }
 

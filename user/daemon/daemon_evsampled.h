@@ -16,6 +16,7 @@
 #include "daemon/daemon_agg.h"
 
 #define DEVS_MAX_ROWS 16384	/* threads sampled per interval */
+#define DEVS_MIN_HZ 10		/* the budget lowers the events' rate no further */
 
 struct devs {
 	struct samples_prog rows;	/* the row maps (no sampling event of its own) */
