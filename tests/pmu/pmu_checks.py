@@ -112,7 +112,7 @@ bpftool link show >/out/leftover_links.txt 2>&1
 """
 
 DAEMON = f"""
-tmabpf daemon -e instructions:u,cycles:u -I 200 --expire 600 --min-share 0 --no-sample >/out/daemon.out 2>/out/daemon.err &
+tmabpf daemon -e instructions:u,cycles:u --accounting=switch -I 200 --expire 600 --min-share 0 --no-sample >/out/daemon.out 2>/out/daemon.err &
 dpid=$!
 i=0
 while [ $i -lt 100 ] && ! wget -qO /dev/null http://127.0.0.1:9464/metrics 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
