@@ -23,14 +23,18 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -fno-omit-frame-pointer -MMD -MP
 CPPFLAGS += -I$(O) -Iuser -I. -D_GNU_SOURCE
-LDLIBS_TMABPF := -lbpf -lelf -ldw -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lstdc++ -lm -lpthread
+LDLIBS_TMABPF := -lbpf -lelf -ldw -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lprotobuf-c -lstdc++ -lm -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Wno-unused-function
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 # user/FOLDER/*.c: the folders and their layers are docs/design.md's (scripts/check-includes.py)
 USER_SRCS := $(wildcard user/*/*.c)
-USER_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(USER_SRCS))
+# proto/NAME.proto: protobuf-c's NAME.pb-c.[ch], generated into $(O) like the skeletons
+PROTOS := $(wildcard proto/*.proto)
+PROTO_HDRS := $(patsubst proto/%.proto,$(O)/%.pb-c.h,$(PROTOS))
+PROTO_OBJS := $(patsubst proto/%.proto,$(O)/proto/%.pb-c.o,$(PROTOS))
+USER_OBJS := $(patsubst user/%.c,$(O)/user/%.o,$(USER_SRCS)) $(PROTO_OBJS)
 LIB_OBJS := $(filter-out $(O)/user/cmd/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
@@ -83,7 +87,14 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 $(O)/%.skel.h: $(O)/bench/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(O)/user/%.o: user/%.c $(SKELS)
+$(O)/user/%.o: user/%.c $(SKELS) $(PROTO_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(O)/%.pb-c.c $(O)/%.pb-c.h: proto/%.proto | $(O)
+	protoc-c --c_out=$(O) -Iproto $<
+
+$(O)/proto/%.pb-c.o: $(O)/%.pb-c.c $(O)/%.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -120,9 +131,9 @@ $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 
 # fuzzers: the user sources built once with the sanitizers, linked into each target
 FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
-FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS)))
+FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS))) $(PROTO_OBJS)
 
-$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(O)/version_build.h
+$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(PROTO_HDRS) $(O)/version_build.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) -c $< -o $@
 

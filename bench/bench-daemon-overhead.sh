@@ -6,7 +6,8 @@
 #   - the OpenBLAS decoder (compute bound, few context switches): tokens/s
 #   - bench/pingpong --pin --batch (context-switch bound: 2 switches per round trip, the spine's worst case),
 #     under the daemon at its defaults (tasks accounting where every event is derivable) and under
-#     --accounting=switch (the spine at every sched_switch), each in its own pairs
+#     --accounting=switch (the spine at every sched_switch) and --accounting=sampled (every event sampled
+#     with its own period, nothing per context switch: the PMU hosts' default), each in its own pairs
 # plus what the daemon reported of its own cost: BPF CPU (tmabpf_bpf_cpu_ratio) and user-space CPU
 # (process_cpu_seconds_total) per second.
 set -eu
@@ -33,7 +34,7 @@ start_daemon() {
 		sleep 0.1
 	done
 	url=$(grep -o 'http://[^ ]*/metrics' "$tmp/daemon.err" | head -1)
-	grep -o 'accounting: [a-z-]*' "$tmp/daemon.err" | head -1 >"$tmp/mode$extra"
+	grep -o 'tmabpf: accounting: [a-z-]*' "$tmp/daemon.err" | head -1 | sed 's/^tmabpf: //' >"$tmp/mode$extra"
 	sleep 1.2	# steady state
 	cpu0=$(metric process_cpu_seconds_total)
 	t0=$(date +%s.%N)
@@ -52,6 +53,7 @@ dec() { build/workloads/decoder $DEC_ARGS | sed -n 's/.*tokens_per_s=\([0-9.]*\)
 # of a shared box disturb less; BPF run at sched_switch is charged to the threads switching)
 pp() { build/bench/pingpong $PP_ARGS | sed -n 's/.* ns_per_roundtrip=\([0-9.]*\).*cpu_ns_per_roundtrip=\([0-9.]*\).*/\1:\2/p'; }
 ppsw() { pp; }	# the same load; its pairs run the daemon with --accounting=switch
+ppsa() { pp; }	# ... with --accounting=sampled
 
 pair() {	# $1: workload; one run alone and one under the daemon, in the order $2
 	if [ "$2" = 0 ]; then
@@ -69,6 +71,8 @@ for i in $(seq "$N"); do
 	pair pp $((i % 2))
 	extra=--accounting=switch
 	pair ppsw $((i % 2))
+	extra=--accounting=sampled
+	pair ppsa $((i % 2))
 	extra=
 done
 
@@ -87,9 +91,12 @@ self() { awk '{ printf "%.4f %.4f\n", 100 * $1, 100 * ($2 - $3) / ($5 - $4) }' "
 echo "host: $(nproc) CPUs, $(uname -r); $N pairs each, medians"
 printf "decoder  tokens/s: alone %s, under the daemon %s: loss %.2f%% (per-pair median); daemon %s\n" \
 	"$dec_a" "$dec_d" "$dec_loss" "$(self dec)"
-for w in pp ppsw; do
-	if [ "$w" = pp ]; then what="daemon at defaults ($(cat "$tmp/mode"))"; else
-		what="daemon --accounting=switch ($(cat "$tmp/mode--accounting=switch"))"; fi
+for w in pp ppsw ppsa; do
+	case $w in
+	pp) what="daemon at defaults ($(cat "$tmp/mode"))";;
+	ppsw) what="daemon --accounting=switch ($(cat "$tmp/mode--accounting=switch"))";;
+	ppsa) what="daemon --accounting=sampled ($(cat "$tmp/mode--accounting=sampled"))";;
+	esac
 	printf "pingpong (pinned, 2 switches per round trip), %s:\n" "$what"
 	printf "  ns/roundtrip: alone %s, under the daemon %s: throughput loss %.2f%% (per-pair median)\n" \
 		"$(ppmed $w 1 1)" "$(ppmed $w 1 2)" "$(pploss $w 1)"

@@ -28,26 +28,9 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
-#include "samples.h"
+#include "sample_rows.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);	/* --max-sample-stacks */
-	__type(key, struct sample_key);
-	__type(value, struct sample_stats);
-} samples SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);	/* --max-sample-stacks */
-	__type(key, __u64);		/* hash of the frames */
-	__type(value, struct stack_frames);
-} sample_stacks SEC(".maps");
-
-PERCPU_VAR(stack_buf, struct stack_frames);	/* bpf_get_stack's output (too big for the BPF stack) */
-PERCPU_VAR(sample_zero, struct sample_stats);	/* insert template: only comm is ever written */
 
 /* A thread's sums at its previous sample.  LRU, twice --max-threads: exited threads' entries go
  * first; a live thread's would go only after that many other threads were sampled since its
@@ -58,11 +41,6 @@ struct sample_base {
 };
 
 PERCPU_VAR(sample_base_zero, struct sample_base);	/* insert template of sample_bases, never written */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} sample_notices SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -99,74 +77,8 @@ static __always_inline void add_since_last_sample(struct sample_stats *s, const 
 	}
 }
 
-static __always_inline __u64 rotl64(__u64 x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-/* Take one stack into the store; its id (a nonzero 64-bit hash of the
- * frames), or 0 when there is none or it could not be kept. */
-static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, __u64 flags)
-{
-	__u32 zero = 0, nr;
-	struct stack_frames *f = bpf_map_lookup_elem(&stack_buf, &zero);
-	__u64 h = 0x9e3779b97f4a7c15ULL;
-	long bytes;
-
-	if (!f)
-		return 0;
-	bytes = bpf_get_stack(ctx, f->ip, sizeof(f->ip), flags);
-	if (bytes < 0) {
-		stat_inc(STAT_SAMPLE_STACK_ERRORS);
-		return 0;
-	}
-	nr = (__u32)bytes / sizeof(__u64);
-	if (nr == 0)
-		return 0;
-	f->nr = nr;
-	for (__u32 i = 0; i < TMABPF_STACK_DEPTH; i++) {
-		if (i >= nr)
-			break;
-		h = (rotl64(h, 29) ^ f->ip[i]) * 0x100000001b3ULL;
-	}
-	/* final avalanche (murmur3 fmix64), so that ids spread over the table */
-	h ^= nr;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	if (!h)
-		h = 1;
-	if (bpf_map_lookup_elem(&sample_stacks, &h))
-		return h;
-	if (bpf_map_update_elem(&sample_stacks, &h, f, BPF_NOEXIST) && !bpf_map_lookup_elem(&sample_stacks, &h)) {
-		stat_inc(STAT_SAMPLE_STACKS_FULL);
-		return 0;
-	}
-	return h;
-}
-
-static __always_inline struct sample_stats *row_get(const struct sample_key *key)
-{
-	struct sample_stats *s = bpf_map_lookup_elem(&samples, key), *tmpl;
-	__u32 zero = 0;
-	bool created;
-
-	if (s)
-		return s;
-	tmpl = bpf_map_lookup_elem(&sample_zero, &zero);
-	if (!tmpl)
-		return NULL;
-	bpf_get_current_comm(tmpl->comm, sizeof(tmpl->comm));
-	s = map_insert(&samples, key, tmpl, &stats, STAT_SAMPLE_ROWS_FULL, &created);
-	/* a new (thread, stack, stack): user space names its frames while the process lives */
-	if (created)
-		ringbuf_notice(&sample_notices, (void *)key, sizeof(*key), &stats, STAT_SAMPLE_NOTICES_LOST);
-	return s;
-}
-
-/* Standalone (the daemon's task accounting, no spine): samples only, no
+/* Standalone (the daemon's task accounting, no spine), or beside --sample-events
+ * (which writes the rows' counters): samples only, no
  * thread records and no counter deltas. */
 const volatile bool cfg_no_account = false;
 
@@ -229,8 +141,8 @@ SEC("perf_event")
 int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct sample_key key = {};
 	struct thread_stats *t = NULL;
+	__u32 pid, tid;
 	struct sample_stats *s;
 	bool folded = false;
 
@@ -238,8 +150,8 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 	if (cfg_no_account) {
 		if (!task_tracked(task->tgid, task->pid))
 			return 0;
-		key.pid = task->tgid;
-		key.tid = task->pid;
+		pid = task->tgid;
+		tid = task->pid;
 		stat_inc(STAT_SAMPLES_TARGET);
 	} else {
 		t = thread_get(task);
@@ -249,16 +161,13 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		/* NULL: the sample interrupted a fold (account_current_irq): the
 		 * delta stays with the thread and goes to its next sample */
 		folded = account_current_irq(t, task, bpf_ktime_get_ns(), true) != NULL;
-		key.pid = t->pid;
-		key.tid = t->tid;
+		pid = t->pid;
+		tid = t->tid;
 		t->samples++;
 		if (cfg_nr_spin && !(task->flags & PF_KTHREAD) && user_ip_spins(task))
 			t->spin_samples++;
 	}
-	key.kstack = take_stack(ctx, 0);
-	if (!(task->flags & PF_KTHREAD))
-		key.ustack = take_stack(ctx, BPF_F_USER_STACK);
-	s = row_get(&key);
+	s = row_of(ctx, task, pid, tid, true);
 	if (!s)
 		return 0;
 	s->count++;

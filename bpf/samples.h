@@ -23,10 +23,14 @@ struct sample_key {
 
 /* Per (thread, user stack, kernel stack) sums. */
 struct sample_stats {
-	__u64 count;		/* samples */
+	__u64 count;		/* samples, of every program that records rows */
 	__u64 period;		/* sum of the sampling event's periods (ns for cpu-clock) */
 	char comm[TMABPF_COMM_LEN];	/* the thread's name at its first sample here */
-	struct counter_val c[TMABPF_MAX_EVENTS];	/* the thread's deltas since its previous sample, summed */
+	/* --sample: the thread's deltas since its previous sample, summed;
+	 * --sample-events (evsamples.bpf.c): event e's estimate, the periods of its
+	 * samples (value), multiplex-scaled like a count (enabled / running) */
+	struct counter_val c[TMABPF_MAX_EVENTS];
+	__u64 ev_samples[TMABPF_MAX_EVENTS];	/* --sample-events: samples of event e (in count too) */
 };
 
 /* --per-call's spin time: code whose samples are spin-waiting, as a range of

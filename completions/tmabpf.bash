@@ -25,13 +25,13 @@ _tmabpf()
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur")); return;;
 	-t|--tid) COMPREPLY=($(compgen -W "$(ps -eLo lwp= 2>/dev/null)" -- "$cur")); return;;
 	--cpu) COMPREPLY=($(compgen -W "$("$exe" list 2>/dev/null | sed -n 's/^recipes: //p' | tr -d ,)" -- "$cur")); return;;
-	--accounting) COMPREPLY=($(compgen -W "auto tasks switch" -- "$cur")); return;;
+	--accounting) COMPREPLY=($(compgen -W "auto tasks sampled switch" -- "$cur")); return;;
 	--smt) COMPREPLY=($(compgen -W "on off" -- "$cur")); return;;
 	--core-wide) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return;;
-	--json|--trace|--folded|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
+	--json|--trace|--folded|--pprof|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
 		{ COMPREPLY=($(compgen -f -- "$cur")); return; };;
 	-d|--duration|-I|--interval|-e|--event|--uprobe|--per-call|--spin|--top|--max-*|--min-*|--top-*|--listen|-l|--serve|\
-	--expire|--sample-hz|--max-rate|--fail-on) return;;
+	--expire|--sample-hz|--events-hz|--max-rate|--fail-on) return;;
 	esac
 	case $cur in
 	--mem-samples=*) COMPREPLY=($(compgen -P --mem-samples= -W "pmu page-faults" -- "${cur#*=}")); return;;

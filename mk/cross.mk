@@ -7,7 +7,7 @@ comma := ,
 ARM64_SYSROOT ?= $(TMABPF_CACHE)/arm64/sysroot
 # the arm64 -dev packages; the cross toolchain brings its own glibc and libstdc++
 ARM64_DEV_PKGS := libbpf-dev/bookworm-backports linux-libc-dev/bookworm-backports libelf-dev libdw-dev \
-	zlib1g-dev libzstd-dev libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev
+	zlib1g-dev libzstd-dev libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev libprotobuf-c-dev
 ARM64_TOOLCHAIN_PKGS := libc6,libc6-dev,libgcc-s1,libstdc++6,gcc-12-base,libcrypt1
 # the guest kernel of make test-pmu, and the BTF of vmlinux/arm64/vmlinux.h
 ARM64_KERNEL_PKG := linux-image-6.12.*+deb12-arm64-unsigned

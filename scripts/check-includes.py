@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from layers import ALLOWED, LAYER, LAYERS  # noqa: E402
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-GENERATED = re.compile(r"^[\w-]+\.skel\.h$|^version_build\.h$")
+GENERATED = re.compile(r"^[\w-]+\.skel\.h$|^version_build\.h$|^[\w-]+\.pb-c\.h$")
 
 
 def check_table():

@@ -201,7 +201,7 @@ def test_bash_completion():
         words = ["tmabpf", *([sub] if sub else []), "--"]
         assert complete(*words) == {"--" + o for o in help_options(sub)}, sub
     assert complete("tmabpf", "--cpu", "") == set(recipes())
-    assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "switch"}
+    assert complete("tmabpf", "daemon", "--accounting", "") == {"auto", "tasks", "sampled", "switch"}
     assert complete("tmabpf", "--mem-samples=p") == {"--mem-samples=pmu", "--mem-samples=page-faults"}
     assert str(os.getpid()) in complete("tmabpf", "-p", str(os.getpid()))
     assert "tmabpf" in complete("tmabpf", "--", "tmab")  # the command to profile

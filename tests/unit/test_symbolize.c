@@ -67,6 +67,19 @@ static void test_kallsyms(void)
 	check(kallsyms_parse(&k, f, err, sizeof(err)) == -EPERM && strstr(err, "kptr_restrict"),
 	      "kallsyms: hidden addresses refused (%s)", err);
 	fclose(f);
+	{	/* the cause named is this host's: kptr_restrict 1 or 2, else perf_event_paranoid */
+		FILE *kp = fopen("/proc/sys/kernel/kptr_restrict", "r");
+		int kptr = -1;
+		char want[64];
+
+		if (kp && fscanf(kp, "%d", &kptr) != 1)
+			kptr = -1;
+		if (kp)
+			fclose(kp);
+		snprintf(want, sizeof(want), kptr >= 1 ? "kernel.kptr_restrict=%d)" : "kernel.perf_event_paranoid=", kptr);
+		check(strstr(err, want) != NULL,
+		      "kallsyms: the hidden addresses' cause is this host's setting (kptr_restrict=%d: %s)", kptr, err);
+	}
 }
 
 static void test_perfmap(void)

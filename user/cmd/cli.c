@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cli.h"
+#include "collect/evsamples_loader.h"
 #include "collect/samples_loader.h"
 #include "lib/outfile.h"
 #include "lib/parse.h"
@@ -23,7 +24,7 @@ enum {
 	OPT_TRACE,
 	OPT_BATCH,
 	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
-	OPT_PER_CALL, OPT_SPIN,
+	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 };
 
 static const char *yes_no(int r)
@@ -84,6 +85,8 @@ static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "sample", optional_argument, NULL, OPT_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "sample-events", optional_argument, NULL, OPT_SAMPLE_EVENTS },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
@@ -118,11 +121,11 @@ void cli_usage(FILE *f)
 	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
 	      "Per call (a decode loop's tokens):\n"
-	      "      --per-call LIB:FUNC  each outermost call of FUNC is an iteration: wall time, the process'\n"
-	      "                         compute/spin/blocked/runqueue time, counters, --uprobe calls in it\n"
+	      "      --per-call LIB:FUNC  per token (each outermost call of FUNC): time split, counters, calls\n"
 	      "      --spin LIB:GLOB    more spin-wait functions for --sample's compute vs spin; repeatable\n"
 	      "Sampling:\n"
 	      "      --sample[=HZ]      stack samples per CPU (default 49 Hz): every function, no uprobes\n"
+	      "      --sample-events[=HZ]  every counter sampled, own period (100/s per CPU): per-function TMA\n"
 	      "      --offcpu-stacks    off-CPU time per stack at switch-out, blocked vs runqueue\n"
 	      "      --mem-samples[=SRC]  memory samples with data addresses (SRC: pmu, page-faults)\n"
 	      "Output:\n"
@@ -131,6 +134,7 @@ void cli_usage(FILE *f)
 	      "      --json FILE        the final report as JSON ('-': stdout)\n"
 	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
+	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
 	      "      --top N            rows per table (default 20)\n"
 	      "      --quiet            no final text report\n"
 	      "      --mode OCTAL       permission bits of the files written (default 600); an existing output\n"
@@ -267,6 +271,13 @@ static int parse_one(int c, struct options *o)
 		}
 		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
 	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_SAMPLE_EVENTS:
+		if (!optarg) {
+			o->sample_events_hz = EVSAMPLE_DEFAULT_HZ;
+			return 0;
+		}
+		return parse_int(optarg, "--sample-events rate (Hz)", 1, 100000, &o->sample_events_hz);
+	case OPT_PPROF: o->pprof_path = optarg; return 0;
 	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
 	case OPT_MEM_SAMPLES:
 		o->mem_source = optarg ? optarg : "pmu";
@@ -302,7 +313,7 @@ bad:
  * Say so rather than try to run a program named 99. */
 static bool optional_value_misplaced(const char *opt, const char *next)
 {
-	static const char *const opts[] = { "--sample", "--tma", "--mem-samples" };
+	static const char *const opts[] = { "--sample", "--tma", "--mem-samples", "--sample-events" };
 	bool number = next[0] && strspn(next, "0123456789") == strlen(next);
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
@@ -346,6 +357,10 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {
 		err_print("--folded FILE needs --sample or --offcpu-stacks (the stacks come from them)");
+		return EXIT_USAGE;
+	}
+	if (o->pprof_path && !o->sample_hz && !o->sample_events_hz) {
+		err_print("--pprof FILE needs --sample or --sample-events (the profile is their samples)");
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -55,8 +55,9 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 		s->skel->rodata->account_cfg = tp->acfg;
 	else
 		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, s->nr_cpus);
-	s->skel->rodata->cfg_no_account = !tp;
+	s->skel->rodata->cfg_no_account = !tp || cfg->no_deltas;
 	s->skel->rodata->cfg_nr_spin = tp && cfg->spin ? cfg->spin->n : 0;
+	s->standalone = !tp;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_bases, tp ? 2 * tp->max_threads : 1);
@@ -132,7 +133,7 @@ static int samples_attach_events(struct samples_prog *s, char *err, size_t errle
 
 int samples_attach(struct samples_prog *s, char *err, size_t errlen)
 {
-	int r = samples_attach_events(s, err, errlen);
+	int r = s->hz > 0 ? samples_attach_events(s, err, errlen) : 0;
 
 	if (r)
 		return r;
@@ -301,6 +302,30 @@ const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_
 	return e ? &e->f : NULL;
 }
 
+int samples_share_maps(const struct samples_prog *s, struct bpf_object *obj)
+{
+	struct bpf_map *mine;
+
+	bpf_object__for_each_map(mine, obj) {
+		struct bpf_map *theirs;
+		int r;
+
+		if (bpf_map__is_internal(mine))
+			continue;
+		theirs = bpf_object__find_map_by_name(s->skel->obj, bpf_map__name(mine));
+		if (!theirs)
+			return -ENOENT;
+		if ((r = bpf_map__reuse_fd(mine, bpf_map__fd(theirs))))
+			return r;
+	}
+	return 0;
+}
+
+const struct account_cfg *samples_account_cfg(const struct samples_prog *s)
+{
+	return &s->skel->rodata->account_cfg;
+}
+
 int samples_rows_fd(const struct samples_prog *s)
 {
 	return bpf_map__fd(s->skel->maps.samples);
@@ -320,7 +345,7 @@ void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned 
 
 void samples_stats_add(struct samples_prog *s, struct self_stats *self)
 {
-	if (s->skel && s->skel->rodata->cfg_no_account)
+	if (s->skel && s->standalone)
 		stat_map_sum(bpf_map__fd(s->skel->maps.stats), STAT_MAX, self->stat);
 }
 

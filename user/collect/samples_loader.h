@@ -22,10 +22,12 @@ typedef void (*sample_notice_fn)(void *ctx, const struct sample_key *key);
 struct spin_set;
 
 struct samples_cfg {
-	int hz;			/* samples per second per CPU */
+	int hz;			/* samples per second per CPU; 0: no sampling event of its own (rows of
+				 * --sample-events only) */
 	int max_rows;		/* (thread, stack, stack) rows and stored stacks */
 	bool try_cycles;	/* host has a PMU: sample on cycles when it can */
 	const struct spin_set *spin;	/* --per-call: count samples in these spin functions; NULL: none */
+	bool no_deltas;		/* rows without the threads' counter deltas (--sample-events writes c[]) */
 	sample_notice_fn on_notice;
 	void *ctx;
 };
@@ -42,6 +44,7 @@ struct samples_prog {
 	int max_rows;
 	bool try_cycles;		/* from samples_cfg */
 	bool cpu_clock;			/* sampling on cpu-clock (period 1e9/hz ns) */
+	bool standalone;		/* loaded without the spine: stats slots of its own */
 	char event[32];			/* "cpu-clock", "cycles" */
 	char why[160];			/* why this event */
 	sample_notice_fn on_notice;
@@ -80,6 +83,12 @@ int samples_read_stacks(struct samples_prog *s, struct stack_entry **out, size_t
 int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *out);
 /* The stack with this id in a sorted array, or NULL. */
 const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id);
+/* Another program that records rows (evsamples.bpf.c) writes into these: every map of obj
+ * named as one of the sample program's reuses it (its own .rodata and .bss apart).  0 or -errno. */
+struct bpf_object;
+int samples_share_maps(const struct samples_prog *s, struct bpf_object *obj);
+/* The account configuration the sample program was loaded with (copied by those programs). */
+const struct account_cfg *samples_account_cfg(const struct samples_prog *s);
 /* The rows map and the stack store, for a reader that drains them (the daemon's sampler). */
 int samples_rows_fd(const struct samples_prog *s);
 int samples_stacks_fd(const struct samples_prog *s);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/sampling.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
+#include "model/counters.h"
 #include "model/thread_table.h"
 
 static void on_notice(void *ctx, const struct sample_key *key);
@@ -15,7 +17,8 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		  size_t errlen)
 {
 	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
-				    .spin = cfg->spin, .on_notice = on_notice, .ctx = s };
+				    .spin = cfg->spin, .no_deltas = cfg->events_hz > 0,
+				    .on_notice = on_notice, .ctx = s };
 	int r;
 
 	memset(s, 0, sizeof(*s));
@@ -31,6 +34,13 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		return r;
 	}
 	s->loaded = true;
+	s->want_profile = cfg->profile;
+	if (cfg->events_hz > 0) {
+		s->evs = cfg->evs;
+		s->events_hz = cfg->events_hz;
+		s->ev_loaded = true;	/* evsamples_destroy cleans up a partial load */
+		return evsamples_load(&s->evp, &s->prog, true, err, errlen);
+	}
 	return 0;
 }
 
@@ -38,10 +48,22 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 {
 	int r = samples_attach(&s->prog, err, errlen);
 
-	if (!r)
+	s->start_mono_ns = mono_ns();
+	s->start_unix_s = unix_time_s();
+	if (!r && s->prog.hz > 0)
 		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
 			s->prog.why);
-	return r;
+	if (r || !s->ev_loaded)
+		return r;
+	if ((r = evsamples_attach(&s->evp, s->evs, s->events_hz, err, errlen)))
+		return r;
+	for (int e = 0; e < s->evs->n; e++)
+		if (!s->evp.open[e])
+			warn_add("--sample-events: %s cannot sample: %s; it has no estimate", s->evs->ev[e].name,
+				 s->evp.why[e]);
+	fprintf(stderr, "tmabpf: sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
+		"weighted by its period\n", s->evs->n, s->evp.freq, s->evp.hz);
+	return 0;
 }
 
 void sampling_poll(struct sampling *s)
@@ -50,8 +72,16 @@ void sampling_poll(struct sampling *s)
 		samples_poll(&s->prog);
 }
 
+void sampling_tick(struct sampling *s, unsigned long long now_ns)
+{
+	if (s->ev_loaded)
+		evsamples_adapt(&s->evp, now_ns);
+}
+
 void sampling_detach(struct sampling *s)
 {
+	if (s->ev_loaded)
+		evsamples_detach(&s->evp);
 	if (s->loaded)
 		samples_detach(&s->prog);
 }
@@ -66,6 +96,7 @@ struct named_stack {
 	const char **labels;	/* for the table: "func" or "module+0xOFF" */
 	const char **fold;	/* for --folded: kernel frames "_[k]", JIT frames "_[j]" */
 	struct sym_info leaf;
+	struct profile_frame *frames;	/* every frame's address and names (--pprof); NULL otherwise */
 	bool incomplete;	/* a frame was in no mapping (mapped since? named again, up to MAX_TRIES) */
 	int tries;
 };
@@ -109,6 +140,7 @@ static void memo_free(struct stack_memo *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		free(m->v[i].labels);
 		free(m->v[i].fold);
+		free(m->v[i].frames);
 	}
 	free(m->v);
 	memset(m, 0, sizeof(*m));
@@ -160,6 +192,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 		/* named before with a frame in no mapping: maybe mapped since (ld.so, dlopen) */
 		free(ns->labels);
 		free(ns->fold);
+		free(ns->frames);
+		ns->frames = NULL;
 	} else {
 		m->n++;
 	}
@@ -170,6 +204,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 	ns->n = (int)f->nr;
 	ns->incomplete = false;
 	ns->tries++;
+	if (s->want_profile)
+		ns->frames = calloc(f->nr, sizeof(*ns->frames));	/* NULL: the profile lacks this stack's frames */
 	for (int i = 0; i < ns->n; i++) {
 		struct sym_info si;
 
@@ -177,6 +213,8 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 			symbolizer_kernel(s->sym, f->ip[i], i > 0, &si);
 		else
 			symbolizer_user(s->sym, (int)pid, f->ip[i], i > 0, &si);
+		if (ns->frames)
+			ns->frames[i] = (struct profile_frame){ .addr = f->ip[i], .si = si };
 		ns->labels[i] = symbolizer_label(s->sym, &si);
 		ns->incomplete |= si.unmapped;
 		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
@@ -247,6 +285,53 @@ static void warn_losses(const struct sample_result *r)
 		warn_add("--sample: %llu samples of tracked threads, %llu expected from their on-CPU time: samples "
 			 "were lost (the kernel throttled sampling, see kernel.perf_event_max_sample_rate, or another "
 			 "tracing program held the CPU)", r->target, r->expected);
+}
+
+/* --pprof: the types of the profile's values: samples, the stack sampler's (cpu-clock: time,
+ * cycles: its periods), and --sample-events' estimates, one per event. */
+static int profile_start(struct sampling *s)
+{
+	const char *type[PROFILE_MAX_TYPES], *unit[PROFILE_MAX_TYPES];
+	int n = 0;
+
+	type[n] = "samples", unit[n++] = "count";
+	if (s->prog.hz > 0) {
+		type[n] = s->prog.cpu_clock ? "cpu" : s->prog.event;
+		unit[n++] = s->prog.cpu_clock ? "nanoseconds" : "count";
+	}
+	for (int e = 0; s->ev_loaded && e < s->evs->n && n < PROFILE_MAX_TYPES; e++) {
+		type[n] = s->evs->ev[e].name;
+		unit[n++] = profile_event_unit(s->evs->ev[e].name);
+	}
+	if (profile_init(&s->profile, n, type, unit, SIZE_MAX))
+		return -ENOMEM;
+	s->profile.time_ns = (unsigned long long)(s->start_unix_s * 1e9);
+	s->profile.duration_ns = mono_ns() - s->start_mono_ns;
+	s->profile_ok = true;
+	return 0;
+}
+
+static void add_profile(struct sampling *s, const struct sample_row *row, const struct named_stack *u,
+			const struct named_stack *k, int nev)
+{
+	struct profile_frame fr[PROFILE_MAX_DEPTH];
+	long long v[PROFILE_MAX_TYPES];
+	char comm[TMABPF_COMM_LEN + 1];
+	struct profile_labels l = { .pid = row->key.pid, .tid = row->key.tid, .comm = comm };
+	int n = 0, t = 0;
+
+	for (int i = 0; k && k->frames && i < k->n && n < PROFILE_MAX_DEPTH; i++)
+		fr[n++] = k->frames[i];
+	for (int i = 0; u && u->frames && i < u->n && n < PROFILE_MAX_DEPTH; i++)
+		fr[n++] = u->frames[i];
+	memcpy(comm, row->s.comm, TMABPF_COMM_LEN);
+	comm[TMABPF_COMM_LEN] = 0;
+	v[t++] = (long long)row->s.count;
+	if (s->prog.hz > 0)
+		v[t++] = (long long)row->s.period;
+	for (int e = 0; s->ev_loaded && e < nev && t < PROFILE_MAX_TYPES; e++)
+		v[t++] = (long long)(counter_scaled(&row->s.c[e]) + 0.5);
+	profile_add(&s->profile, fr, n, v, &l);
 }
 
 /* A sample whose leaf has no function name: why (sample_result's unknown_leaf parts). */
@@ -384,6 +469,7 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 		f->count = rows[i].s.count;
 		f->period = rows[i].s.period;
 		memcpy(f->c, rows[i].s.c, sizeof(f->c));
+		memcpy(f->ev_samples, rows[i].s.ev_samples, sizeof(f->ev_samples));
 		if (leaf) {
 			f->module = leaf->leaf.module;
 			f->symbol = leaf->labels[0];
@@ -398,6 +484,8 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 		res->samples += f->count;
 		if (all_stacks)
 			add_folded(s, &rows[i], u, ks);
+		if (all_stacks && s->profile_ok)
+			add_profile(s, &rows[i], u, ks, nev);
 	}
 	*nout = sample_funcs_merge(thr, n, nev);
 	*out = thr;
@@ -411,7 +499,30 @@ out:
 static void result_reset(const struct sampling *s, struct sample_result *res)
 {
 	free(res->funcs);
-	*res = (struct sample_result){ .event = s->prog.event, .hz = s->prog.hz, .cpu_clock = s->prog.cpu_clock };
+	*res = (struct sample_result){ .event = s->prog.hz > 0 ? s->prog.event : "none", .hz = s->prog.hz,
+				       .cpu_clock = s->prog.cpu_clock, .events = s->ev_loaded };
+}
+
+/* --sample-events: per event, whether it sampled, its samples and its share of the time on a counter. */
+static void events_info(struct sampling *s, struct sample_result *res, const struct sample_func *thr, size_t n)
+{
+	res->events_hz = s->evp.hz;
+	res->events_freq = s->evp.freq;
+	for (int e = 0; e < s->evs->n; e++) {
+		struct sample_event_info *x = &res->ev[e];
+		struct evsample_times t;
+
+		x->open = s->evp.open[e];
+		snprintf(x->why, sizeof(x->why), "%s", s->evp.why[e]);
+		for (size_t i = 0; i < n; i++)
+			x->samples += thr[i].ev_samples[e];
+		evsamples_times(&s->evp, e, &t);
+		x->running_pct = t.enabled ? 100.0 * t.running / t.enabled : 100.0;
+	}
+	evsamples_shared(&s->evp, s->evs, res->shared, sizeof(res->shared));
+	if (res->shared[0])
+		warn_add("--sample-events: more events than counters: %s share counters; their estimates are scaled by "
+			 "the time each ran", res->shared);
 }
 
 int sampling_collect(struct sampling *s, const struct event_list *evs, const struct self_stats *self,
@@ -434,10 +545,21 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 	res->folds_interrupted = self->stat[STAT_FOLD_INTERRUPTED];
 	res->expected = s->prog.cpu_clock ? (unsigned long long)(oncpu_ns / 1e9 * s->prog.hz) : 0;
 	samples_run_stats(&s->prog, &res->bpf_run_ns, &res->bpf_run_cnt);
+	if (s->ev_loaded) {
+		unsigned long long ns, cnt;
+
+		evsamples_run_stats(&s->evp, &ns, &cnt);
+		res->bpf_run_ns += ns;
+		res->bpf_run_cnt += cnt;
+	}
+	if (s->want_profile && profile_start(s))
+		warn_add("--pprof: out of memory for the profile");
 	if ((r = read_rows(s, evs->n, true, res, &thr, &nthr))) {
 		warn_add("--sample: reading the sample maps: %s", strerror(-r));
 		return r;
 	}
+	if (s->ev_loaded)
+		events_info(s, res, thr, nthr);
 	r = sample_result_fill(res, thr, nthr, evs->n);
 	free(thr);
 	if (!r) {
@@ -465,6 +587,9 @@ const struct sample_result *sampling_snapshot(struct sampling *s, const struct e
 
 void sampling_free(struct sampling *s)
 {
+	if (s->ev_loaded)
+		evsamples_destroy(&s->evp);
+	s->ev_loaded = false;
 	if (s->loaded)
 		samples_destroy(&s->prog);
 	s->loaded = false;
@@ -472,6 +597,9 @@ void sampling_free(struct sampling *s)
 	symbolizer_free(s->sym);
 	s->sym = NULL;
 	folded_free(&s->folded);
+	if (s->profile_ok)
+		profile_free(&s->profile);
+	s->profile_ok = false;
 	free(s->res.funcs);
 	s->res.funcs = NULL;
 	free(s->live.funcs);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * sampling: the --sample feature.  Loads and attaches the sample program
- * (samples_loader.c), snapshots the maps of each process as it is first
+ * sampling: the --sample and --sample-events features.  Loads and attaches the
+ * sample program (samples_loader.c) and, for --sample-events, the event
+ * sampler writing into the same rows (evsamples_loader.c), snapshots the maps of each process as it is first
  * sampled (symbolize.c), and at the end turns the sample rows into the
  * per-function table (struct sample_result, printed by report_samples.c)
  * and the --folded stacks (folded.c).  During the run, sampling_snapshot()
@@ -12,9 +13,11 @@
 #define TMABPF_SAMPLING_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "collect/evsamples_loader.h"
 #include "collect/samples_loader.h"
 #include "collect/threads_loader.h"
 #include "model/folded.h"
+#include "model/profile.h"
 #include "model/sample_sums.h"
 #include "pmu/events.h"
 #include "sym/symbolize.h"
@@ -29,19 +32,31 @@ struct stack_memo {
 
 struct sampling {
 	struct samples_prog prog;
+	struct evsamples_prog evp;	/* --sample-events: writes into prog's rows */
+	bool ev_loaded;
+	const struct event_list *evs;	/* what evp samples */
+	double events_hz;		/* ... at this rate per CPU, all events together */
 	struct symbolizer *sym;
 	struct stack_memo memo;
 	bool loaded;
 	struct sample_result res;	/* sampling_collect() */
 	struct sample_result live;	/* sampling_snapshot() */
 	struct folded folded;
+	bool want_profile;		/* --pprof */
+	struct profile profile;		/* sampling_collect(), when want_profile */
+	bool profile_ok;
+	unsigned long long start_mono_ns;
+	double start_unix_s;
 };
 
 struct sampling_cfg {
-	int hz;
+	int hz;			/* --sample; 0: no stack samples of its own (--sample-events alone) */
 	int max_rows;		/* --max-sample-stacks */
 	bool pmu;		/* host has a hardware PMU: try cycles */
 	const struct spin_set *spin;	/* --per-call: spin functions; NULL: none */
+	double events_hz;	/* --sample-events: every event of evs sampled, this many samples/s per CPU */
+	const struct event_list *evs;
+	bool profile;		/* --pprof: sampling_collect() fills s->profile too */
 };
 
 int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,
@@ -49,6 +64,8 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 int sampling_attach(struct sampling *s, char *err, size_t errlen);
 /* Name the user stacks of new sample rows while their processes live (call often: every poll). */
 void sampling_poll(struct sampling *s);
+/* Periodic work (every poll): --sample-events' periods follow the events' rates. */
+void sampling_tick(struct sampling *s, unsigned long long now_ns);
 /* Stop sampling; the rows stay readable. */
 void sampling_detach(struct sampling *s);
 /* Read, name and aggregate the rows; losses become warnings.  self: the run's stats slots;

@@ -23,13 +23,17 @@
 #include "daemon/daemon_accounting.h"
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_cli.h"
+#include "daemon/daemon_evsampled.h"
 #include "daemon/daemon_http.h"
 #include "daemon/daemon_metrics.h"
 #include "daemon/daemon_sampling.h"
 #include "lib/clock.h"
 #include "lib/outfile.h"
 #include "lib/warn.h"
+#include "model/profile.h"
+#include "model/zero_counts.h"
 #include "model/thread_table.h"
+#include "output/pprof.h"
 #include "pmu/cpu_detect.h"
 #include "run/collector.h"
 #include "tma/tma.h"
@@ -42,10 +46,11 @@ struct daemon {
 	struct daemon_opts *d;
 	struct run_ctx c;		/* c.mode: this daemon */
 	struct run_prep prep;
-	const struct collector *table[3];	/* accounting (spine or tasks), uprobes, the sampler */
+	const struct collector *table[4];	/* accounting (spine or tasks), event sampling, uprobes, the sampler */
 	int ncollectors;
 	struct tasks_prog tasks;	/* tasks mode: the task programs */
 	bool tasks_loaded;
+	struct devs devs;		/* sampled accounting: the events' estimates */
 	struct agg agg;
 	bool agg_ready;
 	struct agg_funcs funcs;
@@ -56,21 +61,28 @@ struct daemon {
 	struct outfile jsonl;		/* --jsonl */
 	bool jsonl_failed;		/* said once */
 	struct daemon_self self;
-	unsigned long long last_bpf_ns, last_up_ns, last_sample_ns, last_t;
+	unsigned long long last_bpf_ns, last_up_ns, last_sample_ns, last_t, last_self_ns;
+	bool cpu_over;			/* BPF + user CPU over --max-overhead: said once */
+	double cpu_smooth;		/* BPF + user CPU, smoothed over ~10 intervals */
 	uint32_t *drop_tids;	/* threads that exited one refresh ago: their function rows go */
 	size_t n_drop_tids;
 	int shed_streak;
 	struct accounting_choice acct;	/* --accounting */
+	bool tma_zero;			/* an event the recipe needs never counted: no TMA exported (zero_counts) */
+	unsigned long long start_ns;
+	unsigned long long profile_end_ns;	/* a /debug/pprof/profile is being taken until then (0: none) */
 };
 
 #define TABLE D->table, D->ncollectors
 
 /* ---- the daemon's own collectors: task accounting and the sampler ---- */
 
+static const struct event_list no_events;
+
 static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct daemon *D = c->mode;
-	int bad = task_acct_underivable(&c->prep->evs);
+	int bad = D->acct.sampled ? -1 : task_acct_underivable(&c->prep->evs);
 
 	if (bad >= 0) {
 		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
@@ -78,7 +90,9 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 		return RUN_BAD_INPUT;
 	}
 	D->tasks_loaded = true;
-	if (tasks_load(&D->tasks, &c->prep->evs, c->o->max_threads, c->on_exit, c->exit_ctx, err, errlen))
+	/* sampled accounting: the task iterator counts no event, event sampling estimates them all */
+	if (tasks_load(&D->tasks, D->acct.sampled ? &no_events : &c->prep->evs, c->o->max_threads, c->on_exit,
+		       c->exit_ctx, err, errlen))
 		return RUN_FAILED;
 	if (!D->tasks.run_stats)
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
@@ -116,6 +130,38 @@ static void tasks_free_op(struct run_ctx *c)
 static const struct collector tasks_collector = {
 	.name = "tasks", .load = tasks_load_op, .attach = tasks_attach_op, .poll = tasks_poll_op,
 	.detach = tasks_detach_op, .free = tasks_free_op,
+};
+
+static int evsampled_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return devs_load(&((struct daemon *)c->mode)->devs, &c->prep->evs, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static int evsampled_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	struct daemon *D = c->mode;
+
+	return devs_attach(&D->devs, D->d->events_hz, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void evsampled_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	devs_tick(&((struct daemon *)c->mode)->devs, mono_ns());
+}
+
+static void evsampled_detach_op(struct run_ctx *c)
+{
+	devs_detach(&((struct daemon *)c->mode)->devs);
+}
+
+static void evsampled_free_op(struct run_ctx *c)
+{
+	devs_free(&((struct daemon *)c->mode)->devs);
+}
+
+static const struct collector evsampled_collector = {
+	.name = "event sampling", .load = evsampled_load_op, .attach = evsampled_attach_op,
+	.poll = evsampled_poll_op, .detach = evsampled_detach_op, .free = evsampled_free_op,
 };
 
 /* The sampler starts once the accounting is attached; it never stops the daemon (dsamp_open says why). */
@@ -227,6 +273,49 @@ static void shed_uprobes(struct daemon *D, double up_ns, double bpf_ns)
 		warn_add("re-attaching after the budget detached a function: %s", err);
 }
 
+#define CPU_CHECK_AFTER 10	/* refreshes */
+
+/* The daemon's own CPU (user space: refreshes, symbolizing, HTTP) over the last wall ns. */
+static void user_cost(struct daemon *D, double wall)
+{
+	unsigned long long self = self_cpu_ns();
+
+	D->self.user_cpu_ratio = wall > 0 ? (double)(self - D->last_self_ns) / wall : 0;
+	D->last_self_ns = self;
+}
+
+/* With the BPF time, the daemon's whole CPU cost against --max-overhead: over it, said once (the
+ * sampling rate does not set the user-space cost: the interval and the number of series do). */
+static void check_cpu_cost(struct daemon *D)
+{
+	double bpf = D->budget.cost, total = D->self.user_cpu_ratio + bpf;
+
+	/* smoothed (start-up, a scrape or a profile are bursts), and past the start-up's symbol loading */
+	D->cpu_smooth = D->self.refreshes > CPU_CHECK_AFTER ? 0.9 * D->cpu_smooth + 0.1 * total : total;
+	total = D->cpu_smooth;
+	if (!D->cpu_over && D->budget.limit > 0 && total > D->budget.limit && D->self.refreshes > 2 * CPU_CHECK_AFTER) {
+		warn_add("budget: tmabpf's CPU is %.2f%% of a CPU (user space %.2f%%, BPF %.2f%%), over --max-overhead %.2f%%: "
+			 "a longer --interval or fewer --top-procs/--top-functions cost less in user space",
+			 100 * total, 100 * D->self.user_cpu_ratio, 100 * bpf, 100 * D->budget.limit);
+		D->cpu_over = true;
+	}
+}
+
+/* Sampled accounting over budget even at the stack sampler's lowest rate: the events' rate halves
+ * (down to DEVS_MIN_HZ), one line each time; estimates stay unbiased (each sample carries its period). */
+static void shed_events_rate(struct daemon *D)
+{
+	double hz = D->devs.ev.hz;
+
+	if (!D->acct.sampled || !D->budget.floor_over || hz <= DEVS_MIN_HZ)
+		return;
+	hz = hz / 2 < DEVS_MIN_HZ ? DEVS_MIN_HZ : hz / 2;
+	evsamples_set_rate(&D->devs.ev, hz);
+	warn_add("budget: tmabpf's BPF time is %.2f%% of a CPU, over --max-overhead %.2f%%: sampled accounting lowered "
+		 "to %.0f samples/s per CPU (its estimates get wider error bars: tmabpf_event_samples_total)",
+		 100 * D->budget.cost, 100 * D->budget.limit, hz);
+}
+
 static void update_budget(struct daemon *D, unsigned long long now)
 {
 	struct daemon_self *s = &D->self;
@@ -236,7 +325,14 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	bool was_over = D->budget.floor_over;
 
 	bpf += samp;
+	if (D->acct.sampled) {
+		unsigned long long ns, cnt;
+
+		devs_run_stats(&D->devs, &ns, &cnt);
+		bpf += ns;
+	}
 	if (!D->last_t) {
+		D->last_self_ns = self_cpu_ns();
 		D->last_bpf_ns = bpf;
 		D->last_up_ns = s->uprobe_run_ns;
 		D->last_sample_ns = samp;
@@ -253,11 +349,13 @@ static void update_budget(struct daemon *D, unsigned long long now)
 	D->last_up_ns = s->uprobe_run_ns;
 	D->last_sample_ns = samp;
 	D->last_t = now;
+	user_cost(D, wall);
 	if (!s->spine.run_stats)
 		return;	/* no measurement: said once at start */
 	double hz = D->budget.hz, next = budget_step(&D->budget, dbpf, dsamp, wall);
 
 	s->bpf_cpu_ratio = D->budget.cost;
+	check_cpu_cost(D);
 	if (D->sampler && next != hz && D->sampler->set_rate(D->sampler->ctx, next))
 		warn_add("budget: could not set the sampling rate to %.1f Hz", next);
 	if (D->budget.floor_over && !was_over)
@@ -266,7 +364,41 @@ static void update_budget(struct daemon *D, unsigned long long now)
 			 D->sampler ? " even at the lowest sampling rate (thread accounting alone)" :
 			 D->acct.tasks ? " (task accounting: a longer --interval costs less)" :
 			 " (context-switch accounting: fewer -e events cost less)");
+	shed_events_rate(D);
 	shed_uprobes(D, dup, dbpf);
+}
+
+/* Kernel memory of the BPF maps this process holds: the memlock of each map fd (fdinfo). */
+static double bpf_maps_memlock(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	double sum = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		char path[300], link[64], line[128];
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0 || (link[n] = 0, strcmp(link, "anon_inode:bpf-map")))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+
+			if (sscanf(line, "memlock: %llu", &v) == 1)
+				sum += (double)v;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return sum;
 }
 
 static void read_self_process(struct daemon_self *s)
@@ -284,6 +416,10 @@ static void read_self_process(struct daemon_self *s)
 		fclose(f);
 	}
 	s->cpu_seconds = self_cpu_ns() / 1e9;
+	/* the maps are sized at load and never resized: read once (reading every map's fdinfo at each
+	 * refresh made the soak test's RSS grow by tens of MB) */
+	if (!s->bpf_map_bytes)
+		s->bpf_map_bytes = bpf_maps_memlock();
 	if ((dir = opendir("/proc/self/fd"))) {
 		int n = 0;
 
@@ -299,8 +435,8 @@ static void publish(struct daemon *D)
 	const struct run_prep *p = &D->prep;
 	struct daemon_view v = {
 		.agg = &D->agg, .funcs = D->c.up.loaded ? &D->funcs : NULL, .uset = &D->c.up.set, .evs = &p->evs,
-		.host = &p->host, .recipe = p->cpu ? tma_cpu_name(p->cpu) : NULL, .tma_level = p->tma_level,
-		.tma_plan = p->tma_level ? &p->plan : NULL, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
+		.host = &p->host, .recipe = p->cpu ? tma_cpu_name(p->cpu) : NULL, .tma_level = D->tma_zero ? 0 : p->tma_level,
+		.tma_plan = p->tma_level && !D->tma_zero ? &p->plan : NULL, .self = &D->self, .samp = D->sampler ? &D->samp : NULL,
 	};
 	char *buf = NULL;
 	size_t len = 0;
@@ -329,6 +465,23 @@ static void publish(struct daemon *D)
 	}
 }
 
+/* The run's rule (zero_counts.h): events of the TMA recipe that have read 0 since the start while
+ * others counted make its ratios a clean, false 0 % or 100 %: none is exported, said once. */
+static void zero_counts_check(struct daemon *D)
+{
+	char why[256];
+	bool zero;
+
+	if (!D->prep.tma_level)
+		return;
+	zero = zero_counts_tma(&D->prep.evs, D->agg.counted, (mono_ns() - D->start_ns) / 1e9, why, sizeof(why)) > 0;
+	if (zero && !D->tma_zero)
+		warn_add("daemon: tmabpf_tma_ratio not exported: %s", why);
+	else if (!zero && D->tma_zero)
+		warn_add("daemon: every event of the TMA recipe counts now: tmabpf_tma_ratio exported again");
+	D->tma_zero = zero;
+}
+
 static void refresh(struct daemon *D)
 {
 	unsigned long long t0 = mono_ns();
@@ -345,10 +498,19 @@ static void refresh(struct daemon *D)
 	}
 	free(live);
 	poll_exits(D, 0);	/* exits up to now: none of the threads not seen can still come */
+	if (snap && D->acct.sampled) {
+		unsigned long long cnt;
+
+		devs_drain(&D->devs, &D->agg);	/* the interval's estimates, as the threads' counts */
+		D->self.event_sampling = true;
+		memcpy(D->self.event_samples, D->devs.samples, sizeof(D->self.event_samples));
+		devs_run_stats(&D->devs, &D->self.evsample_run_ns, &cnt);
+	}
 	if (D->c.up.loaded)
 		refresh_funcs(D);
 	if (snap)
 		agg_end(&D->agg, mono_ns());
+	zero_counts_check(D);
 	if (D->sampler)
 		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
 	if (D->acct.tasks)
@@ -372,6 +534,46 @@ static void refresh(struct daemon *D)
 		malloc_trim(0);	/* churn frees many small records: give the pages back */
 }
 
+/* /debug/pprof/profile: start the one asked for, or answer it once its seconds are over. */
+static void profile_poll(struct daemon *D, unsigned long long now)
+{
+	static const char no_sampler[] = "503 service unavailable: the daemon does not sample (--no-sample, or its "
+					 "sampler could not start: see its log)\n";
+	static const char nomem[] = "503 service unavailable: out of memory for the profile\n";
+	struct profile *p;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char err[256];
+	int secs;
+
+	if (!D->profile_end_ns) {
+		if (!http_profile_wanted(D->http, &secs))
+			return;
+		if (!D->sampler || dsamp_profile_begin(&D->samp, &D->agg, now)) {
+			const char *msg = D->sampler ? nomem : no_sampler;
+
+			http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
+			return;
+		}
+		D->profile_end_ns = now + (unsigned long long)secs * 1000000000ULL;
+		return;
+	}
+	if (now < D->profile_end_ns)
+		return;
+	D->profile_end_ns = 0;
+	p = dsamp_profile_end(&D->samp, &D->agg, now);
+	if (!p || pprof_encode(p, &buf, &len, err, sizeof(err))) {
+		if (p)
+			warn_add("/debug/pprof/profile: %s", err);
+		http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(nomem), strlen(nomem));
+	} else {
+		http_profile_answer(D->http, 200, "application/octet-stream", (char *)buf, len);
+	}
+	if (p)
+		profile_free(p);
+	free(p);
+}
+
 static void loop(struct daemon *D)
 {
 	struct daemon_opts *d = D->d;
@@ -379,7 +581,7 @@ static void loop(struct daemon *D)
 	struct agg_cfg acfg = { .nr_events = evs->n, .top_procs = d->top_procs, .top_threads = d->top_threads,
 				.max_cgroups = d->max_cgroups, .min_share = d->min_share_pct / 100,
 				.expire_ns = (unsigned long long)(d->expire_s * 1e9), .resolve_cgroups = true };
-	unsigned long long start = mono_ns(), next, deadline;
+	unsigned long long start = D->start_ns = mono_ns(), next, deadline;
 	const char *why = "SIGTERM";
 
 	if (agg_init(&D->agg, &acfg))
@@ -409,6 +611,7 @@ static void loop(struct daemon *D)
 			why = "duration";
 			break;
 		}
+		profile_poll(D, t);
 		if (t >= next) {
 			refresh(D);
 			next += d->interval_ms * 1000000ULL;
@@ -440,6 +643,8 @@ static int serve(struct daemon *D)
 	c->tcfg.lru = true;	/* bounded: the least recently used thread goes when full (counted) */
 	c->tcfg.cgroup = true;
 	D->table[D->ncollectors++] = D->acct.tasks ? &tasks_collector : &spine_collector;
+	if (D->acct.sampled)
+		D->table[D->ncollectors++] = &evsampled_collector;
 	D->table[D->ncollectors++] = &uprobes_collector;
 	D->table[D->ncollectors++] = &sampler_collector;
 	if (!(r = collectors_load(TABLE, c)) && !(r = collectors_attach(TABLE, c))) {
@@ -492,7 +697,7 @@ int cmd_daemon(int argc, char **argv)
 		daemon_opts_free(&d);
 		return EXIT_USAGE;
 	}
-	D.self.accounting = D.acct.tasks ? "tasks" : "switch";
+	D.self.accounting = D.acct.sampled ? "sampled" : D.acct.tasks ? "tasks" : "switch";
 	r = serve(&D);
 	http_stop(D.http);
 	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {

@@ -39,6 +39,21 @@ int accounting_choose(const struct daemon_opts *d, const struct run_prep *p, str
 		need = "--tma needs hardware counter deltas at each switch";
 	else if (what[0])
 		need = what;
+	if (d->accounting == DAEMON_ACCT_SAMPLED || (d->accounting == DAEMON_ACCT_AUTO && need && p->host.pmu &&
+						       !o->nr_uprobe_specs)) {
+		if (o->nr_uprobe_specs) {
+			err_print("--accounting=sampled: --uprobe needs exact per-switch deltas (use --accounting=switch "
+				  "or auto)");
+			return EXIT_USAGE;
+		}
+		c->tasks = c->sampled = true;
+		snprintf(c->line, sizeof(c->line), "accounting: sampled (%s; every event sampled with its own period at "
+			 "%d samples/s per CPU in all, task iterator every %d ms, nothing per context switch%s)",
+			 d->accounting == DAEMON_ACCT_SAMPLED ? "--accounting=sampled" : need, d->events_hz,
+			 d->interval_ms, d->accounting == DAEMON_ACCT_SAMPLED ? "" :
+			 "; --accounting=switch for exact per-switch deltas");
+		return 0;
+	}
 	if (d->accounting == DAEMON_ACCT_TASKS) {
 		if (need) {
 			err_print("--accounting=tasks: %s%s; tasks mode derives only %s (use --accounting=switch or auto)",

@@ -247,6 +247,31 @@ void agg_thread_exit(struct agg *a, const struct thread_stats *s)
 	note_exited_tid(a, s->tid);
 }
 
+void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c)
+{
+	struct agg_thread *t = u64map_get(&a->threads, tid);
+	struct agg_proc *p = t && t->s.pid == pid ? t->proc : u64map_get(&a->procs, pid);
+	int ne = a->cfg.nr_events;
+
+	if (!p) {
+		struct thread_stats s = { .pid = pid, .tid = tid };
+
+		memcpy(s.comm, comm, sizeof(s.comm));
+		if (!(p = proc_get(a, &s)))
+			return;
+	}
+	if (t && t->s.pid != pid)
+		t = NULL;
+	counters_add(p->pend.c, c, ne);
+	for (int e = 0; e < ne; e++) {
+		double v = counter_scaled(&c[e]);
+
+		p->pend_scaled[e] += v;
+		if (t)
+			t->scaled[e] += v;
+	}
+}
+
 static void series_route(struct agg_series *dst, const struct thread_stats *d, const double *scaled, int ne,
 			 unsigned long long now)
 {
@@ -425,8 +450,10 @@ static void end_procs(struct agg *a, unsigned long long now, double interval_s)
 	for (size_t i = 0; i < n; i++) {
 		struct agg_proc *p = v[i];
 
-		if (!pend_empty(p, ne))
+		if (!pend_empty(p, ne)) {
 			series_route(p->exported ? &p->s : &p->cg->other, &p->pend, p->pend_scaled, ne, now);
+			counters_add(a->counted, p->pend.c, ne);
+		}
 		memset(&p->pend, 0, sizeof(p->pend));
 		memset(p->pend_scaled, 0, sizeof(p->pend_scaled));
 		/* records with no thread left: dead ones once their series is gone,

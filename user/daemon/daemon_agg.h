@@ -95,6 +95,7 @@ struct agg {
 	unsigned int gen;
 	unsigned long long last_end_ns;
 	uint32_t *exited_tids;		/* exits since the last agg_end */
+	struct counter_val counted[TMABPF_MAX_EVENTS];	/* every delta routed since the start (zero_counts) */
 	size_t n_exited_tids, cap_exited_tids;
 	/* counts, for self metrics */
 	unsigned long long threads_new, threads_exited, threads_lost, procs_exited, exits_unknown;
@@ -108,6 +109,10 @@ void agg_begin(struct agg *a);
 void agg_thread_seen(struct agg *a, const struct thread_stats *s);
 /* Final sums of an exited thread (ring buffer); any time. */
 void agg_thread_exit(struct agg *a, const struct thread_stats *s);
+/* Counter estimates of a thread over the last interval (the sampled accounting: event samples,
+ * not counter deltas): added as its deltas would be, to its record when one is held, and to
+ * its process's (made on first sight, comm as sampled).  Before agg_end. */
+void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c);
 /* After the snapshot and a drain of the ring buffer: threads not seen are
  * lost, deltas are routed, slots assigned, dead series expired. */
 void agg_end(struct agg *a, unsigned long long now_ns);

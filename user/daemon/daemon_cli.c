@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "collect/evsamples_loader.h"
 #include "daemon/daemon_cli.h"
 #include "daemon/daemon_http.h"
 #include "lib/outfile.h"
@@ -18,7 +19,7 @@ enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
 	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
-	OPT_MODE,
+	OPT_MODE, OPT_EVENTS_HZ,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "top-threads", required_argument, NULL, OPT_TOP_THREADS },
 	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
 	{ "accounting", required_argument, NULL, OPT_ACCOUNTING },
+	{ "events-hz", required_argument, NULL, OPT_EVENTS_HZ },
 	{ "max-cgroups", required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "expire", required_argument, NULL, OPT_EXPIRE },
 	{ "jsonl", required_argument, NULL, OPT_JSONL },
@@ -80,10 +82,15 @@ void daemon_usage(FILE *f)
 	      "      --config FILE       read options from FILE: 'key = value' lines, keys are the long\n"
 	      "                          option names (listen, event, uprobe, ...); '#' comments; flags\n"
 	      "                          given on the command line win, uprobe lines add up\n"
-	      "      --accounting MODE   auto (default), tasks or switch: 'tasks' reads the kernel's per-thread\n"
-	      "                          counts once per interval (nothing per context switch; software\n"
-	      "                          events only), 'switch' accounts at every context switch (hardware\n"
-	      "                          events, --uprobe); 'auto' takes tasks when it is exact\n"
+	      "      --accounting MODE   auto (default), tasks, sampled or switch: 'tasks' reads the kernel's\n"
+	      "                          per-thread counts once per interval (nothing per context switch;\n"
+	      "                          software events only), 'sampled' adds every event sampled with its\n"
+	      "                          own period (estimates, any event, nothing per context switch),\n"
+	      "                          'switch' accounts at every context switch (exact hardware deltas,\n"
+	      "                          --uprobe); 'auto' takes tasks when it is exact, else sampled on\n"
+	      "                          PMU hosts (switch with --uprobe)\n"
+	      "      --events-hz HZ      sampled accounting: samples per second per CPU, all events\n"
+	      "                          together (default 100)\n"
 	      "  -e, --event E[,E]       counters (default: the TMA recipe on PMU hosts, else\n"
 	      "                          task-clock,page-faults)\n"
 	      "      --uprobe LIB:GLOB   per-function calls and time (repeatable)\n"
@@ -145,6 +152,7 @@ static void defaults(struct daemon_opts *d)
 		d->run.target.pidfds[i] = -1;
 	d->listen = HTTP_DEFAULT_LISTEN;
 	d->interval_ms = 1000;
+	d->events_hz = EVSAMPLE_DEFAULT_HZ;
 	d->max_overhead_pct = 1.0;
 	d->sample_hz = 49;
 	d->min_sample_hz = 1;
@@ -161,6 +169,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	struct options *o = &d->run;
 
 	switch (c) {
+	case 'l':
 	case OPT_LISTEN: {
 		char err[256];
 		struct sockaddr_storage ss;
@@ -213,9 +222,12 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 			d->accounting = DAEMON_ACCT_TASKS;
 		else if (!strcmp(arg, "switch"))
 			d->accounting = DAEMON_ACCT_SWITCH;
+		else if (!strcmp(arg, "sampled"))
+			d->accounting = DAEMON_ACCT_SAMPLED;
 		else
-			return bad("--accounting", arg, "auto, tasks or switch");
+			return bad("--accounting", arg, "auto, tasks, sampled or switch");
 		return 0;
+	case OPT_EVENTS_HZ: return parse_long(arg, "--events-hz", 1, 100000, &d->events_hz);
 	case OPT_CONFIG: return 0;	/* read before everything else */
 	case 'e': o->events = arg; return 0;
 	case OPT_UPROBE:
@@ -234,6 +246,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_VERBOSE: o->verbose = true; return 0;
 	case 'h': daemon_usage(stdout); return -1;
 	default:
+		err_print("%sunhandled option (see 'tmabpf daemon --help')", where);
 		return EXIT_USAGE;
 	}
 }

@@ -12,6 +12,7 @@ enum daemon_accounting {
 	DAEMON_ACCT_AUTO = 0,	/* tasks when every event is derivable and no --uprobe, else switch */
 	DAEMON_ACCT_TASKS,	/* task iterator + exit hook: nothing per context switch */
 	DAEMON_ACCT_SWITCH,	/* the spine at sched_switch */
+	DAEMON_ACCT_SAMPLED,	/* tasks + every event sampled (daemon_evsampled.h) */
 };
 
 struct daemon_opts {
@@ -26,6 +27,7 @@ struct daemon_opts {
 	double min_share_pct;		/* --min-share */
 	double expire_s;
 	enum daemon_accounting accounting;	/* --accounting */
+	int events_hz;			/* --events-hz: sampled accounting's samples/s per CPU, all events */
 	const char *jsonl_path;
 	const char *config_path;
 	char *config_args[DAEMON_MAX_CONFIG_ARGS];	/* strings from the config file (owned) */

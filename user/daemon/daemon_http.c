@@ -23,6 +23,18 @@ struct conn {
 	int fd;
 	unsigned long long since_ns;	/* opened, or its last answer: the request's deadline runs from here */
 	bool cut;			/* shut down: libmicrohttpd closes it at its next turn */
+	bool profile;			/* suspended for a profile: no deadline (see daemon_http.h) */
+};
+
+/* The one profile request in flight, guarded by the server's lock. */
+struct profile_req {
+	enum { PROF_IDLE, PROF_WAITING, PROF_RUNNING, PROF_DONE } st;
+	struct MHD_Connection *c;
+	int seconds;
+	unsigned int code;
+	const char *type;
+	char *body;
+	size_t len;
 };
 
 struct daemon_http {
@@ -37,11 +49,14 @@ struct daemon_http {
 	char *text;		/* exposition, guarded by lock */
 	size_t len;
 	struct http_counts counts;	/* guarded by lock */
+	struct profile_req prof;	/* guarded by lock */
+	bool stopping;			/* guarded by lock: profiles are refused */
 };
 
 
 static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
-			    "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+			    "<p><a href=\"/metrics\">Metrics</a></p>"
+			    "<p><a href=\"" HTTP_PROFILE_PATH "?seconds=30\">A 30 s CPU profile (pprof)</a></p></body></html>\n";
 
 int http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, size_t errlen)
 {
@@ -113,8 +128,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 
 void http_route(const char *method, const char *url, struct http_answer *a)
 {
-	static const char not_allowed[] = "405 method not allowed: only GET /metrics and GET /\n";
-	static const char not_found[] = "404 not found: tmabpf serves /metrics\n";
+	static const char not_allowed[] = "405 method not allowed: only GET /metrics, GET " HTTP_PROFILE_PATH " and GET /\n";
+	static const char not_found[] = "404 not found: tmabpf serves /metrics and " HTTP_PROFILE_PATH "?seconds=N\n";
 
 	memset(a, 0, sizeof(*a));
 	a->type = "text/plain; charset=utf-8";
@@ -126,6 +141,10 @@ void http_route(const char *method, const char *url, struct http_answer *a)
 		a->code = MHD_HTTP_OK;
 		a->type = PROM_CONTENT_TYPE;
 		a->metrics = true;
+	} else if (!strcmp(url, HTTP_PROFILE_PATH)) {
+		a->code = MHD_HTTP_OK;
+		a->type = "application/octet-stream";
+		a->profile = true;
 	} else if (!strcmp(url, "/")) {
 		a->code = MHD_HTTP_OK;
 		a->type = "text/html; charset=utf-8";
@@ -138,15 +157,139 @@ void http_route(const char *method, const char *url, struct http_answer *a)
 	}
 }
 
+const char *http_profile_seconds(const char *v, int *secs)
+{
+	static const char missing[] = "400 bad request: " HTTP_PROFILE_PATH " needs seconds=N (1 to 3600)\n";
+	static const char bad[] = "400 bad request: seconds= must be a whole number of seconds from 1 to 3600\n";
+	long n = 0;
+
+	_Static_assert(HTTP_PROFILE_MAX_S == 3600, "the messages say 3600");
+	if (!v || !*v)
+		return missing;
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9' || p - v > 6)
+			return bad;
+		n = n * 10 + (*p - '0');
+	}
+	if (n < 1 || n > HTTP_PROFILE_MAX_S)
+		return bad;
+	*secs = (int)n;
+	return NULL;
+}
+
+/* A profile request: refused at once (400, 429, 503), or suspended until the loop answers. */
+static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connection *c, struct conn *k,
+				       void **con_cls)
+{
+	static const char busy[] = "429 too many requests: a profile is being taken; retry when it is done\n";
+	static const char stopping[] = "503 service unavailable: the daemon is stopping\n";
+	const char *msg = NULL;
+	unsigned int code = MHD_HTTP_BAD_REQUEST;
+	int secs = 0;
+
+	msg = http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
+	pthread_mutex_lock(&h->lock);
+	if (!msg && h->stopping) {
+		msg = stopping;
+		code = MHD_HTTP_SERVICE_UNAVAILABLE;
+	} else if (!msg && h->prof.st != PROF_IDLE) {
+		msg = busy;
+		code = MHD_HTTP_TOO_MANY_REQUESTS;
+	}
+	if (msg) {
+		h->counts.profiles_refused++;
+		pthread_mutex_unlock(&h->lock);
+		return reply(c, code, "text/plain; charset=utf-8", msg, strlen(msg), MHD_RESPMEM_PERSISTENT);
+	}
+	h->prof = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs };
+	pthread_mutex_unlock(&h->lock);
+	if (k)
+		k->profile = true;
+	*con_cls = &h->prof;	/* called again once resumed: the answer is in h->prof */
+	MHD_suspend_connection(c);
+	return MHD_YES;
+}
+
+/* The resumed profile request: its answer. */
+static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connection *c, struct conn *k)
+{
+	static const char nomem[] = "503 service unavailable: out of memory for the profile\n";
+	struct profile_req p;
+
+	pthread_mutex_lock(&h->lock);
+	p = h->prof;
+	h->prof = (struct profile_req){ .st = PROF_IDLE };
+	if (p.code == MHD_HTTP_OK && p.body)
+		h->counts.profiles++;
+	else
+		h->counts.profiles_refused++;
+	pthread_mutex_unlock(&h->lock);
+	if (k) {
+		k->profile = false;
+		k->since_ns = mono_ns();
+	}
+	if (!p.body)
+		return reply(c, p.code == MHD_HTTP_OK ? MHD_HTTP_SERVICE_UNAVAILABLE : p.code, "text/plain; charset=utf-8",
+			     nomem, sizeof(nomem) - 1, MHD_RESPMEM_PERSISTENT);
+	return reply(c, p.code, p.type, p.body, p.len, MHD_RESPMEM_MUST_FREE);
+}
+
+bool http_profile_wanted(struct daemon_http *h, int *seconds)
+{
+	bool want;
+
+	pthread_mutex_lock(&h->lock);
+	want = h->prof.st == PROF_WAITING;
+	if (want) {
+		h->prof.st = PROF_RUNNING;
+		*seconds = h->prof.seconds;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return want;
+}
+
+/* Set the answer of the request in flight and resume it; false (body freed) when none is. */
+static bool profile_set_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len,
+			       int from)
+{
+	struct MHD_Connection *c = NULL;
+
+	pthread_mutex_lock(&h->lock);
+	if ((int)h->prof.st == from || (from == PROF_WAITING && h->prof.st == PROF_RUNNING)) {
+		h->prof.st = PROF_DONE;
+		h->prof.code = code;
+		h->prof.type = type;
+		h->prof.body = body;
+		h->prof.len = len;
+		c = h->prof.c;
+		body = NULL;
+	}
+	pthread_mutex_unlock(&h->lock);
+	free(body);
+	if (c)
+		MHD_resume_connection(c);	/* the serving thread calls on_request again */
+	return c != NULL;
+}
+
+void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len)
+{
+	profile_set_answer(h, code, type, body, len, PROF_RUNNING);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct daemon_http *h = cls;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
 	struct http_answer a;
 	char *copy = NULL;
 
+	if (*con_cls == &h->prof)
+		return profile_reply(h, c, k);
 	http_route(method, url, &a);
+	if (a.profile)
+		return profile_request(h, c, k, con_cls);
 	pthread_mutex_lock(&h->lock);
 	if (a.metrics) {
 		copy = malloc(h->len ? h->len : 1);
@@ -236,7 +379,7 @@ static void *serve(void *arg)
 		MHD_run_wait(h->mhd, 100);
 		now = mono_ns();
 		for (struct conn *k = h->oldest; k; k = k->next)
-			if (!k->cut && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
+			if (!k->cut && !k->profile && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
 				cut(h, k, &h->counts.cut_deadline);
 	}
 	return NULL;
@@ -315,7 +458,7 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 		free(h);
 		return r;
 	}
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(HTTP_MAX_CONNECTIONS + 32),
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)(HTTP_REQUEST_DEADLINE_MS / 1000 + 1),
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
@@ -373,10 +516,29 @@ void http_counts(struct daemon_http *h, struct http_counts *c)
 	pthread_mutex_unlock(&h->lock);
 }
 
+#define STOPPING_503 "503 service unavailable: the daemon is stopping; no profile\n"
+
 void http_stop(struct daemon_http *h)
 {
 	if (!h)
 		return;
+	/* a profile in flight is answered (503) and sent before the server stops: libmicrohttpd
+	 * must not be stopped with a suspended connection */
+	pthread_mutex_lock(&h->lock);
+	h->stopping = true;
+	pthread_mutex_unlock(&h->lock);
+	profile_set_answer(h, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", strdup(STOPPING_503),
+			   sizeof(STOPPING_503) - 1, PROF_WAITING);
+	for (int i = 0; i < 20; i++) {	/* until it is sent: at most 1 s */
+		bool idle;
+
+		pthread_mutex_lock(&h->lock);
+		idle = h->prof.st == PROF_IDLE;
+		pthread_mutex_unlock(&h->lock);
+		if (idle)
+			break;
+		usleep(50 * 1000);
+	}
 	h->stop = true;
 	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
 	MHD_stop_daemon(h->mhd);	/* closes the listen socket it was given too, and the connections */

@@ -6,7 +6,14 @@
  * Slow or idle clients cannot keep a scrape out: a request must be answered within
  * HTTP_REQUEST_DEADLINE_MS of its connection opening (or of the previous answer on it),
  * else the connection is cut; and past HTTP_MAX_CONNECTIONS open connections the oldest
- * is cut for each new one, so a short request always gets a slot.  Both are counted. */
+ * is cut for each new one, so a short request always gets a slot.  Both are counted.
+ *
+ * GET /debug/pprof/profile?seconds=N (1 <= N <= HTTP_PROFILE_MAX_S; anything else: 400 with
+ * one line) is the exception: its connection is suspended, exempt from the deadline, until the
+ * daemon's loop answers it (http_profile_wanted(), then http_profile_answer() once N seconds
+ * of samples are in: bounded by N plus one refresh).  One profile at a time: a second request
+ * meanwhile gets 429.  A client gone meanwhile costs only the profile; at http_stop() a
+ * pending one is answered 503. */
 #ifndef TMABPF_DAEMON_HTTP_H
 #define TMABPF_DAEMON_HTTP_H
 #include <stddef.h>
@@ -17,10 +24,13 @@
 #define HTTP_DEFAULT_LISTEN "127.0.0.1:9464"
 #define HTTP_REQUEST_DEADLINE_MS 5000
 #define HTTP_MAX_CONNECTIONS 512
+#define HTTP_PROFILE_MAX_S 3600
+#define HTTP_PROFILE_PATH "/debug/pprof/profile"
 
 struct http_counts {
 	uint64_t ok, not_found, bad_method;
 	uint64_t cut_deadline, cut_limit;	/* connections cut: request too slow, too many open */
+	uint64_t profiles, profiles_refused;	/* /debug/pprof/profile answered 200, refused (400, 429, 503) */
 };
 
 /* The answer to one request: code, content type and body (metrics: the published
@@ -31,10 +41,14 @@ struct http_answer {
 	const char *body;
 	size_t len;
 	bool metrics;
+	bool profile;		/* GET /debug/pprof/profile: the caller checks seconds= (http_profile_seconds) */
 };
 
 /* The handler's logic (no server: the fuzzer drives it too). */
 void http_route(const char *method, const char *url, struct http_answer *a);
+
+/* seconds= of a profile request (NULL: absent): 0 and *secs, or the 400 body (one line). */
+const char *http_profile_seconds(const char *value, int *secs);
 
 struct daemon_http;
 
@@ -48,6 +62,11 @@ const char *http_bound(const struct daemon_http *h);
 /* Replace what /metrics serves (copied). */
 int http_publish(struct daemon_http *h, const char *text, size_t len);
 void http_counts(struct daemon_http *h, struct http_counts *c);
+/* A profile request waiting for the loop: true once per request, with its seconds. */
+bool http_profile_wanted(struct daemon_http *h, int *seconds);
+/* Answer the request taken by http_profile_wanted(): body (malloc'd, taken over; NULL with
+ * len 0 for none) sent with code and type. */
+void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len);
 void http_stop(struct daemon_http *h);
 
 #endif

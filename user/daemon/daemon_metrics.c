@@ -348,10 +348,13 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_bpf_run_seconds_total", "counter",
 		    "tmabpf's own BPF run time (kernel BPF stats), per group of programs.");
 	{
-		const char *sp[] = { "programs", s->accounting && !strcmp(s->accounting, "tasks") ? "tasks" : "spine", NULL },
+		const char *sp[] = { "programs", s->accounting && strcmp(s->accounting, "switch") ? "tasks" : "spine", NULL },
+			   *ev[] = { "programs", "event_sampling", NULL },
 			   *up[] = { "programs", "uprobes", NULL },
 			   *sa[] = { "programs", "sampler", NULL };
 		prom_sample(f, "tmabpf_bpf_run_seconds_total", sp, s->spine.bpf_run_ns / 1e9);
+		if (s->event_sampling)
+			prom_sample(f, "tmabpf_bpf_run_seconds_total", ev, s->evsample_run_ns / 1e9);
 		if (v->funcs)
 			prom_sample(f, "tmabpf_bpf_run_seconds_total", up, s->uprobe_run_ns / 1e9);
 		if (v->samp)
@@ -367,6 +370,20 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	      s->spine.run_stats);
 	gauge(f, "tmabpf_bpf_cpu_ratio", "tmabpf's BPF run time over the last interval, in CPUs (0.01 = 1 % of one).",
 	      s->bpf_cpu_ratio);
+	if (s->event_sampling) {
+		prom_family(f, "tmabpf_event_samples_total", "counter",
+			    "Sampled accounting: samples behind each event's estimates (tmabpf_events_total), all "
+			    "processes; an estimate from n samples is good to about 1.96/sqrt(n) relative at 95 %.");
+		for (int e = 0; e < v->evs->n; e++) {
+			const char *l[] = { "event", v->evs->ev[e].name, NULL };
+
+			prom_sample(f, "tmabpf_event_samples_total", l, s->event_samples[e]);
+		}
+	}
+	gauge(f, "tmabpf_user_cpu_ratio", "The daemon's own CPU time (user and system, all its threads) over the last "
+	      "interval, in CPUs; with tmabpf_bpf_cpu_ratio, its whole CPU cost.", s->user_cpu_ratio);
+	gauge(f, "tmabpf_bpf_map_memory_bytes", "Kernel memory of the BPF maps the daemon holds (their memlock), "
+	      "outside its resident memory; with process_resident_memory_bytes, its whole memory.", s->bpf_map_bytes);
 	gauge(f, "tmabpf_overhead_budget_ratio", "The --max-overhead budget, in CPUs.", b->limit);
 	counter(f, "tmabpf_overhead_budget_exceeded_intervals_total", "Intervals whose BPF run time was over the budget.",
 		b->over_intervals);
@@ -437,6 +454,15 @@ static void self_families(FILE *f, const struct daemon_view *v)
 
 		prom_sample(f, "tmabpf_http_connections_cut_total", dl, s->http.cut_deadline);
 		prom_sample(f, "tmabpf_http_connections_cut_total", lim, s->http.cut_limit);
+	}
+	prom_family(f, "tmabpf_profiles_total", "counter",
+		    "GET /debug/pprof/profile requests: served (a profile), refused (400 bad seconds=, 429 one "
+		    "already in progress, 503 stopping or no sampler).");
+	{
+		const char *ok[] = { "result", "served", NULL }, *no[] = { "result", "refused", NULL };
+
+		prom_sample(f, "tmabpf_profiles_total", ok, s->http.profiles);
+		prom_sample(f, "tmabpf_profiles_total", no, s->http.profiles_refused);
 	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
@@ -553,6 +579,8 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 	json_str(&j, "accounting", s->accounting ? s->accounting : "switch");
 	json_u64(&j, "bpf_run_ns", s->spine.bpf_run_ns + s->uprobe_run_ns + s->sample_run_ns);
 	json_double(&j, "bpf_cpu_ratio", s->bpf_cpu_ratio);
+	json_double(&j, "user_cpu_ratio", s->user_cpu_ratio);
+	json_double(&j, "bpf_map_memory_bytes", s->bpf_map_bytes);
 	json_double(&j, "budget_ratio", s->budget->limit);
 	json_double(&j, "sample_rate_hz", s->sampling ? s->budget->hz : 0);
 	json_double(&j, "sample_weight_ns", s->sampling ? budget_sample_weight_ns(s->budget) : 0);

@@ -23,6 +23,11 @@ struct daemon_self {
 	unsigned long long sample_run_ns, sample_run_cnt;	/* the sampler's program */
 	unsigned long long threads_in_map, max_threads;
 	double bpf_cpu_ratio;		/* last interval: BPF CPU seconds per second */
+	bool event_sampling;		/* sampled accounting */
+	unsigned long long evsample_run_ns;	/* its program's BPF run time */
+	unsigned long long event_samples[TMABPF_MAX_EVENTS];	/* its samples, per event */
+	double user_cpu_ratio;		/* last interval: the daemon's own (user + system) CPU seconds per second */
+	double bpf_map_bytes;		/* memory of the BPF maps the daemon holds (their fdinfo memlock) */
 	const struct budget *budget;
 	bool sampling;			/* a sampler is wired to the budget */
 	unsigned long long funcs_detached;	/* functions the budget detached */

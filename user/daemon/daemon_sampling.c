@@ -12,6 +12,7 @@
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/warn.h"
+#include "model/profile.h"
 #include "pmu/host.h"
 #include "pmu/perf_open.h"
 #include "sym/symbolize.h"
@@ -81,6 +82,78 @@ static void leaf_name(struct dsamp *s, const struct sample_key *k, const char **
 	s->unknown_leaf++;
 	*module = UNKNOWN;
 	*symbol = UNKNOWN;
+}
+
+/* ---- /debug/pprof/profile ---- */
+
+/* One drained row, its stacks named, into the profile being taken. */
+static void profile_row(struct dsamp *s, const struct sample_key *k, const struct sample_stats *v,
+			unsigned long long cnt, double w)
+{
+	struct profile_frame fr[PROFILE_MAX_DEPTH];
+	struct stack_frames f;
+	char comm[TMABPF_COMM_LEN + 1];
+	const struct agg_proc *p = s->agg ? u64map_get(&s->agg->procs, k->pid) : NULL;
+	struct profile_labels l = { .pid = k->pid, .tid = k->tid, .comm = comm,
+				    .cgroup = p ? agg_cgroup_label(p) : NULL };
+	long long val[2] = { (long long)cnt, (long long)(cnt * w + 0.5) };
+	int n = 0;
+
+	if (k->kstack && !samples_stack_lookup(&s->prog, k->kstack, &f))
+		for (unsigned int i = 0; i < f.nr && n < PROFILE_MAX_DEPTH; i++, n++) {
+			fr[n].addr = f.ip[i];
+			symbolizer_kernel(s->ksym, f.ip[i], i > 0, &fr[n].si);
+		}
+	if (k->ustack && !samples_stack_lookup(&s->prog, k->ustack, &f)) {
+		know_pid(s, k->pid, false);
+		for (unsigned int i = 0; i < f.nr && n < PROFILE_MAX_DEPTH; i++, n++) {
+			fr[n].addr = f.ip[i];
+			symbolizer_user(s->usym, (int)k->pid, f.ip[i], i > 0, &fr[n].si);
+		}
+	}
+	memcpy(comm, v->comm, TMABPF_COMM_LEN);
+	comm[TMABPF_COMM_LEN] = 0;
+	profile_add(s->prof, fr, n, val, &l);
+}
+
+int dsamp_profile_begin(struct dsamp *s, const struct agg *a, unsigned long long now)
+{
+	static const char *const type[] = { "samples", "cpu" }, *const unit[] = { "count", "nanoseconds" };
+	struct profile *p = calloc(1, sizeof(*p));
+
+	dsamp_drain(s, a, now);		/* what was sampled before the request is not in it */
+	if (!p || profile_init(p, 2, type, unit, DSAMP_PROFILE_MAX_SAMPLES))
+		goto nomem;
+	/* --top-functions 0 holds no symbols: the profile's time only */
+	if ((!s->ksym && !(s->ksym = symbolizer_new())) || (!s->usym && sym_rebuild(s, now))) {
+		profile_free(p);
+		goto nomem;
+	}
+	p->time_ns = (unsigned long long)(unix_time_s() * 1e9);
+	p->duration_ns = now;	/* the start, until dsamp_profile_end */
+	s->prof = p;
+	return 0;
+nomem:
+	free(p);
+	return -ENOMEM;
+}
+
+struct profile *dsamp_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now)
+{
+	struct profile *p = s->prof;
+
+	if (!p)
+		return NULL;
+	dsamp_drain(s, a, now);
+	s->prof = NULL;
+	p->duration_ns = now - p->duration_ns;
+	if (!s->slots.n) {	/* --top-functions 0: nothing held between profiles */
+		symbolizer_free(s->usym);
+		symbolizer_free(s->ksym);
+		s->usym = s->ksym = NULL;
+		u64map_free(&s->known);
+	}
+	return p;
 }
 
 /* ---- the sampler the budget drives ---- */
@@ -443,6 +516,8 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 
 		if (!cnt)
 			continue;
+		if (s->prof)
+			profile_row(s, k, &s->vals[i], cnt, w);
 		sum->samples += cnt;
 		sum->cpu_ns += cnt * w;
 		s->total.samples += cnt;
@@ -617,4 +692,8 @@ void dsamp_stop(struct dsamp *s)
 	s->vals = NULL;
 	s->rows_cap = 0;
 	u64map_free(&s->stacks_seen);
+	if (s->prof)
+		profile_free(s->prof);
+	free(s->prof);
+	s->prof = NULL;
 }

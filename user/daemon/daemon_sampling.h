@@ -70,6 +70,7 @@ struct dsamp {
 	struct sample_stats *vals;
 	size_t rows_cap;
 	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
+	struct profile *prof;		/* a /debug/pprof/profile being taken: every drained row, its stacks */
 	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
 };
 
@@ -95,6 +96,14 @@ const struct daemon_sampler *dsamp_sampler(struct dsamp *s);
 typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct dsamp_sums *sums);
 void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+/* /debug/pprof/profile: what is sampled from now (rows so far drained first) is also added,
+ * stacks and all, to a profile (samples/count, cpu/nanoseconds; labels pid, thread, comm,
+ * cgroup) until dsamp_profile_end(), which drains and hands it over (the caller frees it:
+ * profile_free(), free()).  Bounded: DSAMP_PROFILE_MAX_SAMPLES distinct stacks (profile.h).
+ * 0, or -ENOMEM. */
+#define DSAMP_PROFILE_MAX_SAMPLES 65536
+int dsamp_profile_begin(struct dsamp *s, const struct agg *a, unsigned long long now);
+struct profile *dsamp_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now);
 void dsamp_stop(struct dsamp *s);
 
 #endif

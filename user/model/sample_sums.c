@@ -48,6 +48,8 @@ size_t sample_funcs_merge(struct sample_func *v, size_t n, int nr_events)
 			d->count += v[i].count;
 			d->period += v[i].period;
 			counters_add(d->c, v[i].c, nr_events);
+			for (int e = 0; e < nr_events; e++)
+				d->ev_samples[e] += v[i].ev_samples[e];
 			continue;
 		}
 		v[out++] = v[i];
@@ -105,7 +107,8 @@ int sample_funcs_since(const struct sample_result *cur, const struct sample_func
 	size_t n = 0;
 	int r;
 
-	*out = (struct sample_result){ .event = cur->event, .hz = cur->hz, .cpu_clock = cur->cpu_clock };
+	*out = (struct sample_result){ .event = cur->event, .hz = cur->hz, .cpu_clock = cur->cpu_clock,
+				       .events = cur->events };
 	if (!d)
 		return -ENOMEM;
 	for (size_t i = 0; i < cur->nfuncs; i++) {
@@ -118,6 +121,9 @@ int sample_funcs_since(const struct sample_result *cur, const struct sample_func
 			d[n].count -= p->count;
 			d[n].period = d[n].period > p->period ? d[n].period - p->period : 0;
 			counters_sub(d[n].c, p->c, nev);
+			for (int e = 0; e < nev; e++)
+				d[n].ev_samples[e] -= p->ev_samples[e] < d[n].ev_samples[e] ? p->ev_samples[e] :
+						      d[n].ev_samples[e];
 		}
 		if (d[n].count)
 			out->samples += d[n++].count;

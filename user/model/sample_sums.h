@@ -16,7 +16,17 @@ struct sample_func {
 	char comm[TMABPF_COMM_LEN];	/* the thread's (the main thread's for a process) */
 	unsigned long long count;
 	unsigned long long period;
-	struct counter_val c[TMABPF_MAX_EVENTS];	/* its threads' deltas since their previous samples */
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* its threads' deltas since their previous samples;
+							 * --sample-events: each event's estimate */
+	unsigned long long ev_samples[TMABPF_MAX_EVENTS];	/* --sample-events: samples of each event */
+};
+
+/* --sample-events: what the estimates rest on, per event. */
+struct sample_event_info {
+	bool open;			/* it sampled (else why) */
+	char why[160];
+	unsigned long long samples;	/* of tracked threads */
+	double running_pct;		/* share of the time it had a counter (100: never multiplexed) */
 };
 
 struct sample_result {
@@ -38,6 +48,11 @@ struct sample_result {
 	bool jit_onednn, jit_v8;	/* a process with JIT samples maps oneDNN / is node (V8) */
 	size_t nr_rows, nr_stacks;
 	unsigned long long bpf_run_ns, bpf_run_cnt;
+	bool events;			/* --sample-events: c[] are estimates from event samples */
+	double events_hz;		/* their rate, all events together, per CPU */
+	int events_freq;		/* each event's */
+	struct sample_event_info ev[TMABPF_MAX_EVENTS];
+	char shared[512];		/* events that shared counters ("" when none) */
 	struct sample_func *funcs;	/* per process (tid -1), then per thread; each by count, descending */
 	size_t nfuncs, nprocs;		/* nprocs: how many of funcs are per-process rows */
 };

@@ -31,6 +31,29 @@ static void tma_of(const struct report *r, struct json *j, const struct sample_f
 	report_tma_json(r, &t, j);
 }
 
+/* --sample-events: the fewest samples any event of a row rests on (a TMA ratio's error is at
+ * least that event's: 1/sqrt(n) relative). */
+static unsigned long long min_samples(const struct report *r, const struct sample_func *f)
+{
+	unsigned long long m = ~0ULL;
+
+	for (int e = 0; e < r->evs->n; e++)
+		if (r->samples->ev[e].open && f->ev_samples[e] < m)
+			m = f->ev_samples[e];
+	return m == ~0ULL ? 0 : m;
+}
+
+static void event_samples_json(const struct report *r, struct json *j, const struct sample_func *f)
+{
+	if (!r->samples->events)
+		return;
+	json_obj_begin(j, "event_samples");
+	for (int e = 0; e < r->evs->n; e++)
+		json_u64(j, r->evs->ev[e].name, f->ev_samples[e]);
+	json_obj_end(j);
+	json_u64(j, "tma_min_samples", min_samples(r, f));
+}
+
 static void row_json(const struct report *r, struct json *j, const struct sample_func *f)
 {
 	json_obj_begin(j, NULL);
@@ -45,8 +68,74 @@ static void row_json(const struct report *r, struct json *j, const struct sample
 	for (int e = 0; e < r->evs->n; e++)
 		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&f->c[e]) + 0.5));
 	json_obj_end(j);
+	event_samples_json(r, j, f);
 	tma_of(r, j, f);
 	json_obj_end(j);
+}
+
+/* --sample-events: each process's estimates (its functions' rows added up), samples and TMA. */
+static void processes_json(const struct report *r, struct json *j)
+{
+	const struct sample_result *s = r->samples;
+	struct sample_func *p = calloc(s->nprocs ? s->nprocs : 1, sizeof(*p));
+	size_t n = 0;
+
+	json_arr_begin(j, "sampled_processes");
+	for (size_t i = 0; p && i < s->nprocs; i++) {
+		const struct sample_func *f = &s->funcs[i];
+		size_t k;
+
+		for (k = 0; k < n && p[k].pid != f->pid; k++)
+			;
+		if (k == n) {
+			p[n] = *f;
+			p[n++].symbol = NULL;
+			continue;
+		}
+		p[k].count += f->count;
+		for (int e = 0; e < r->evs->n; e++) {
+			p[k].ev_samples[e] += f->ev_samples[e];
+			p[k].c[e].value += f->c[e].value;
+			p[k].c[e].enabled += f->c[e].enabled;
+			p[k].c[e].running += f->c[e].running;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_obj_begin(j, NULL);
+		report_json_ids(j, p[k].pid, -1);
+		json_str(j, "comm", p[k].comm);
+		json_u64(j, "count", p[k].count);
+		json_obj_begin(j, "counters");
+		for (int e = 0; e < r->evs->n; e++)
+			json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&p[k].c[e]) + 0.5));
+		json_obj_end(j);
+		event_samples_json(r, j, &p[k]);
+		tma_of(r, j, &p[k]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	free(p);
+}
+
+static void events_json(const struct report *r, struct json *j)
+{
+	const struct sample_result *s = r->samples;
+
+	json_double(j, "events_hz", s->events_hz);
+	json_u64(j, "events_freq", (uint64_t)s->events_freq);
+	json_str(j, "shared_counters", s->shared);
+	json_arr_begin(j, "events");
+	for (int e = 0; e < r->evs->n; e++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "name", r->evs->ev[e].name);
+		json_bool(j, "sampled", s->ev[e].open);
+		if (!s->ev[e].open)
+			json_str(j, "why", s->ev[e].why);
+		json_u64(j, "samples", s->ev[e].samples);
+		json_double(j, "running_pct", s->ev[e].running_pct);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 void report_samples_json(const struct report *r, struct json *j)
@@ -59,6 +148,8 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_arr_end(j);
 	if (!s)
 		return;
+	if (s->events)
+		processes_json(r, j);
 	json_obj_begin(j, "sampling");
 	json_str(j, "event", s->event);
 	json_u64(j, "hz", (uint64_t)s->hz);
@@ -81,6 +172,8 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_u64(j, "bpf_run_ns", s->bpf_run_ns);
 	json_u64(j, "bpf_run_count", s->bpf_run_cnt);
 	json_double(j, "bpf_ns_per_sample", s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
+	if (s->events)
+		events_json(r, j);
 	json_obj_end(j);
 }
 
@@ -91,8 +184,20 @@ void report_samples_text(const struct report *r, FILE *f, int top)
 
 	if (!s)
 		return;
+	if (s->events) {
+		fprintf(f, "sampled events (%.0f samples/s per CPU in all; each event's estimate = its samples x their "
+			"periods, +/- 1.96/sqrt(samples) relative at 95 %%):\n", s->events_hz);
+		for (int e = 0; e < r->evs->n; e++)
+			if (s->ev[e].open)
+				fprintf(f, "  %-32s %10llu samples (+/-%.1f %%)%s\n", r->evs->ev[e].name, s->ev[e].samples,
+					s->ev[e].samples ? 196.0 / sqrt((double)s->ev[e].samples) : 100.0,
+					s->ev[e].running_pct < 99.95 ? " multiplexed" : "");
+			else
+				fprintf(f, "  %-32s not sampled: %s\n", r->evs->ev[e].name, s->ev[e].why);
+	}
 	fprintf(f, "sampled functions (%s at %d Hz per CPU: %llu samples of tracked threads, %.0f ns BPF per sample; "
-		"statistical estimates: SHARE%% is +/-CI95 points):\n", s->event, s->hz, s->samples,
+		"statistical estimates: SHARE%% is +/-CI95 points):\n", s->events ? "event samples" : s->event,
+		s->events ? (int)(s->events_hz + 0.5) : s->hz, s->samples,
 		s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
 	fprintf(f, "%7s %-36s %-20s %8s %7s %6s", "PID", "FUNCTION (leaf)", "MODULE", "SAMPLES", "SHARE%", "CI95");
 	for (int e = 0; e < r->evs->n; e++)

@@ -397,13 +397,15 @@ static const struct collector trace_collector = {
 
 static bool sampling_wanted(const struct run_ctx *c)
 {
-	return c->o->sample_hz > 0;
+	return c->o->sample_hz > 0 || c->o->sample_events_hz > 0;
 }
 
 static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct sampling_cfg cfg = { .hz = c->o->sample_hz, .max_rows = c->o->max_sample_stacks,
-				    .pmu = c->prep->host.pmu, .spin = c->o->per_call ? &c->percall.spin : NULL };
+				    .pmu = c->prep->host.pmu, .spin = c->o->per_call ? &c->percall.spin : NULL,
+				    .events_hz = c->o->sample_events_hz, .evs = &c->prep->evs,
+				    .profile = c->o->pprof_path != NULL };
 
 	c->rep.samples_live = &c->samp.live;
 	return sampling_load(&c->samp, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
@@ -422,6 +424,11 @@ static void sampling_poll_op(struct run_ctx *c, int timeout_ms)
 static void sampling_interval(struct run_ctx *c)
 {
 	sampling_snapshot(&c->samp, &c->prep->evs);	/* the live view's rep.samples_live */
+}
+
+static void sampling_tick_op(struct run_ctx *c, unsigned long long now)
+{
+	sampling_tick(&c->samp, now);
 }
 
 static void sampling_detach_op(struct run_ctx *c)
@@ -446,7 +453,7 @@ static void sampling_free_op(struct run_ctx *c)
 
 static const struct collector sampling_collector = {
 	.name = "sampling", .wanted = sampling_wanted, .load = sampling_load_op, .attach = sampling_attach_op,
-	.poll = sampling_poll_op, .interval = sampling_interval, .detach = sampling_detach_op,
+	.poll = sampling_poll_op, .interval = sampling_interval, .tick = sampling_tick_op, .detach = sampling_detach_op,
 	.finish = sampling_finish, .free = sampling_free_op,
 };
 

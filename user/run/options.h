@@ -33,6 +33,8 @@ struct options {
 	int max_funcs;
 	const char *trace_path;		/* --trace: Perfetto/Chrome trace-event JSON */
 	int sample_hz;			/* --sample[=HZ]; 0 = off */
+	int sample_events_hz;		/* --sample-events[=HZ]: every event sampled, HZ in all per CPU; 0 = off */
+	const char *pprof_path;		/* --pprof FILE: the samples as a pprof profile */
 	const char *folded_path;	/* --folded FILE */
 	int max_sample_stacks;		/* sample rows and stored stacks */
 	bool offcpu_stacks;		/* --offcpu-stacks */

@@ -20,6 +20,7 @@
 #include "lib/warn.h"
 #include "model/zero_counts.h"
 #include "output/dryrun.h"
+#include "output/pprof.h"
 #include "pmu/mem_event.h"
 #include "run/collector.h"
 #include "run/run.h"
@@ -70,6 +71,7 @@ struct run_state {
 	struct view_curses *ui;		/* live view; NULL: plain text */
 	char tma_off[256];		/* why the planned TMA is not shown (zero_counts_tma) */
 	struct outfile json_out, folded_out;	/* --json, --folded: opened before the run */
+	struct outfile pprof_out;		/* --pprof */
 };
 
 #define TABLE run_collectors, run_ncollectors
@@ -176,6 +178,8 @@ static enum run_status open_outputs(struct run_state *st)
 					  err, sizeof(err))) ||
 	    (o->folded_path && outfile_open(&st->folded_out, "--folded", o->folded_path, OUTFILE_AT_END, o->out_mode,
 					    err, sizeof(err))) ||
+	    (o->pprof_path && outfile_open(&st->pprof_out, "--pprof", o->pprof_path, OUTFILE_AT_END, o->out_mode,
+					   err, sizeof(err))) ||
 	    (o->trace_path && trace_run_open(&st->c.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
 	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
 		err_print("%s", err);
@@ -247,6 +251,29 @@ static int write_folded(struct run_state *st)
 	return RUN_OK;
 }
 
+/* --pprof FILE: the samples with their stacks, as a pprof profile. */
+static int write_pprof(struct run_state *st)
+{
+	struct sampling *s = &st->c.samp;
+	char err[512];
+
+	if (!outfile_is_open(&st->pprof_out))
+		return RUN_OK;
+	if (!s->profile_ok) {
+		err_print("--pprof: no profile (the samples could not be read)");
+		return RUN_FAILED;
+	}
+	if (s->profile.nomem)
+		warn_add("--pprof: out of memory: some stacks are missing from the profile");
+	if (pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err)))
+		st->pprof_out.write_errno = EIO;
+	if (outfile_commit(&st->pprof_out, err, sizeof(err))) {
+		err_print("%s", err);
+		return RUN_FAILED;
+	}
+	return RUN_OK;
+}
+
 static int finish(struct run_state *st, const char *why)
 {
 	struct run_ctx *c = &st->c;
@@ -261,6 +288,8 @@ static int finish(struct run_state *st, const char *why)
 	c->rep.stop_reason = why;
 	rc = collectors_finish(TABLE, c);
 	if (write_folded(st) && !rc)
+		rc = RUN_FAILED;
+	if (write_pprof(st) && !rc)
 		rc = RUN_FAILED;
 	if (!c->o->quiet)
 		report_text_final(&c->rep, stdout, c->o->top);
@@ -288,6 +317,7 @@ static void cleanup(struct run_state *st)
 	c->trace = NULL;
 	outfile_abort(&st->json_out);	/* no-op once committed */
 	outfile_abort(&st->folded_out);
+	outfile_abort(&st->pprof_out);
 	thread_table_free(&c->tt);
 	view_curses_close(st->ui);
 	st->ui = NULL;

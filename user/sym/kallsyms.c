@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/sorted.h"
@@ -8,6 +9,43 @@
 #include "sym/kallsyms.h"
 
 #define CORE_KERNEL "[kernel.kallsyms]"
+
+static int sysctl_int(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "r");
+	int v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why /proc/kallsyms reads zero addresses (kernel/kallsyms.c kallsyms_show_value()): kptr_restrict
+ * 2 hides them from all; 1 from those without CAP_SYSLOG; 0 shows them when perf_event_paranoid
+ * <= 1, else again only with CAP_SYSLOG. */
+static void hidden_why(char *err, size_t errlen)
+{
+	int kptr = sysctl_int("/proc/sys/kernel/kptr_restrict", -1);
+	int paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2);
+
+	if (kptr >= 2)
+		err_set(err, errlen, "kernel symbol addresses are hidden from everyone (kernel.kptr_restrict=%d): "
+			"sysctl kernel.kptr_restrict=1, and CAP_SYSLOG (root has it)", kptr);
+	else if (kptr == 1)
+		err_set(err, errlen, "kernel symbol addresses are hidden without CAP_SYSLOG (kernel.kptr_restrict=1): "
+			"run as root or give CAP_SYSLOG");
+	else if (paranoid <= 1)
+		err_set(err, errlen, "kernel symbol addresses are hidden though kernel.kptr_restrict=%d and "
+			"kernel.perf_event_paranoid=%d allow them (a lockdown or a container's /proc?): run as root on the host",
+			kptr, paranoid);
+	else
+		err_set(err, errlen, "kernel symbol addresses are hidden without CAP_SYSLOG: kernel.perf_event_paranoid=%d "
+			"(> 1; kernel.kptr_restrict=%d shows them only when it is <= 1): give CAP_SYSLOG (root has it) "
+			"or sysctl kernel.perf_event_paranoid=1", paranoid, kptr);
+}
 
 static const char *module_name(struct kallsyms *k, const char *mod)
 {
@@ -96,7 +134,7 @@ int kallsyms_parse(struct kallsyms *k, FILE *f, char *err, size_t errlen)
 	free(line);
 	line = NULL;
 	if (n && !nonzero) {
-		err_set(err, errlen, "kernel symbol addresses are hidden (kernel.kptr_restrict): run as root");
+		hidden_why(err, errlen);
 		for (size_t i = 0; i < n; i++)
 			free((char *)v[i].s.name);
 		free(v);

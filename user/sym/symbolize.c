@@ -407,8 +407,17 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 		p->gone = true;
 		return -ESRCH;
 	}
-	if ((r = procmaps_load(p->pid, &m, NULL, 0)))
+	if ((r = procmaps_load(p->pid, &m, NULL, 0))) {
+		static bool said;	/* the cause, once: every process after it fails alike */
+
+		if ((r == -EACCES || r == -EPERM) && !said) {
+			said = true;
+			warn_add("user functions cannot be named: /proc/%d/maps: %s (reading another user's maps needs "
+				 "CAP_SYS_PTRACE, or root): their samples keep only their addresses", p->pid,
+				 strerror(-r));
+		}
 		return r;
+	}
 	if (!exec && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
 		procmaps_free(&m);	/* exited (or its pid reused) while we read */
 		p->gone = true;
@@ -590,6 +599,8 @@ static void file_lookup(struct symbolizer *s, struct sym_module *m, const struct
 	set_unknown(out, m->name, off, SYM_USER);
 	module_load(s, m);
 	m->last_use = ++s->uses;
+	if (m->build_id[0])
+		out->map.build_id = symbolizer_intern(s, m->build_id);
 	if (!m->elf || elfsyms_offset_to_vaddr(m->elf, procmaps_file_offset(e, look), &vlook))
 		return;
 	vaddr = vlook + (addr - look);
@@ -637,6 +648,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	const struct perfmap_sym *j;
 
 	set_unknown(out, symbolizer_intern(s, "[unknown]"), addr, SYM_USER);
+	out->map = (struct sym_map){};
 	out->unmapped = true;
 	if (!p)
 		return;
@@ -653,6 +665,9 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 			e = procmaps_find(&p->maps, look);
 	}
 	out->unmapped = !e;
+	if (e)
+		out->map = (struct sym_map){ .start = e->start, .end = e->end, .pgoff = e->offset,
+					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL };
 	if (e && p->mod[e - p->maps.entries] >= 0) {
 		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
 		return;
@@ -701,6 +716,7 @@ void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct 
 	char err[256];
 
 	set_unknown(out, symbolizer_intern(s, "[kernel.kallsyms]"), addr, SYM_KERNEL);
+	out->map = (struct sym_map){};
 	if (!s->ksyms_state) {
 		s->ksyms_state = kallsyms_load(&s->ksyms, NULL, err, sizeof(err)) == 0 ? 1 : -1;
 		if (s->ksyms_state < 0)

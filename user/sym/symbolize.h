@@ -45,7 +45,16 @@ enum sym_kind {
 				 * the mapping ("[jit] 0xSTART-0xEND r-x 12 MB"), one row per mapping */
 };
 
+/* The mapping an address fell in (pprof's mapping table); zero when none (kernel, unmapped). */
+struct sym_map {
+	uint64_t start, end;	/* its addresses */
+	uint64_t pgoff;		/* file offset of start */
+	const char *path;	/* as the process maps it; interned, NULL when none */
+	const char *build_id;	/* hex NT_GNU_BUILD_ID of the file; interned, NULL when unknown */
+};
+
 struct sym_info {
+	struct sym_map map;
 	const char *module;	/* "libc.so.6", "[kernel.kallsyms]", "[nvme]", "[vdso]", "perf-PID.map",
 				 * "[anon]", "[heap]", "[unknown]", ...; interned, never NULL */
 	const char *name;	/* function (demangled), interned; NULL when unknown */

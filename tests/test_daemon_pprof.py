@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""The daemon's GET /debug/pprof/profile?seconds=N: a profile of the next N seconds read by
+go tool pprof (Debian's golang-go) as it is, its CPU time per process against the kernel's
+own accounting of the workload (/proc/PID/stat), its sample types and labels; bad seconds=,
+concurrent requests, a client gone mid-profile and a request while the daemon stops."""
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import GROUNDTRUTH
+from daemon_util import Daemon
+
+
+def fetch(d, path, timeout=60):
+    """(status, body bytes, seconds it took)."""
+    t0 = time.monotonic()
+    c = http.client.HTTPConnection(d.host, d.port, timeout=timeout)
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        return r.status, r.read(), time.monotonic() - t0
+    finally:
+        c.close()
+
+
+def proc_cpu_s(pid):
+    """utime + stime of a process, in seconds (the kernel's accounting, tick resolution)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def go_pprof(args, tmp):
+    go = shutil.which("go")
+    if not go:
+        pytest.skip("go tool pprof: Debian's golang-go is not installed (make deps installs it)")
+    env = dict(os.environ, HOME=str(tmp), GOCACHE=str(tmp / "gocache"))
+    r = subprocess.run([go, "tool", "pprof", *args], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def parse_raw(raw):
+    """go tool pprof -raw: ({location id: function}, [{values, locs (leaf first), labels}])."""
+    locs, samples, cur, sect = {}, [], None, None
+    for line in raw.splitlines():
+        if line.startswith(("Samples:", "Locations", "Mappings")):
+            sect = line.split(":")[0].split()[0]
+            continue
+        if sect == "Samples":
+            m = re.match(r"\s+(\d+)\s+(\d+): ([\d ]+)$", line)
+            if m:
+                cur = {"values": (int(m.group(1)), int(m.group(2))), "locs": [int(x) for x in m.group(3).split()],
+                       "labels": {}}
+                samples.append(cur)
+            elif cur is not None:
+                cur["labels"].update(re.findall(r"(\w+):\[([^\]]*)\]", line))
+        elif sect == "Locations":
+            m = re.match(r"\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", line)
+            if m:
+                locs[int(m.group(1))] = m.group(2)
+    return locs, samples
+
+
+@pytest.fixture
+def daemon():
+    with Daemon("--sample-hz", "199") as d:
+        yield d
+
+
+def test_profile_read_by_go_tool_pprof(daemon, tmp_path):
+    """A 6 s profile (past the 5 s request deadline) of a spinning workload: go tool pprof -top
+    names gt_spin first within its pid, and the pid's CPU time is the kernel's for that window
+    within the binomial error of its samples; one sample type per value, the four labels."""
+    wl = subprocess.Popen([GROUNDTRUTH, "spin:20000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        cpu0 = proc_cpu_s(wl.pid)
+        status, body, took = fetch(daemon, "/debug/pprof/profile?seconds=6")
+        cpu1 = proc_cpu_s(wl.pid)
+    finally:
+        wl.kill()
+        wl.wait()
+    assert status == 200, body[:200]
+    assert took >= 6, "the profile covers the seconds asked"
+    prof = tmp_path / "d.pb.gz"
+    prof.write_bytes(body)
+    raw = go_pprof(["-raw", str(prof)], tmp_path)
+    assert re.search(r"samples/count cpu/nanoseconds", raw), raw[:300]
+    for label in ("pid:[", "thread:[", "comm:[", "cgroup:["):
+        assert label in raw, label
+    locs, samples = parse_raw(raw)
+    mine = [x for x in samples if x["labels"].get("pid") == str(wl.pid)]
+    n = sum(x["values"][0] for x in mine)
+    est_s = sum(x["values"][1] for x in mine) / 1e9
+    leaf = {}
+    for x in mine:
+        leaf[locs[x["locs"][0]]] = leaf.get(locs[x["locs"][0]], 0) + x["values"][1]
+    assert max(leaf, key=leaf.get) == "gt_spin", leaf
+    truth = cpu1 - cpu0		# over a window a little wider than the profile's (the request's round trip)
+    assert n >= 300
+    rel = 3 / n ** 0.5 + 0.03
+    assert truth * (1 - rel) - 0.05 <= est_s <= truth * (1 + rel) + 0.05, (est_s, truth, n)
+    # -top: the same share of gt_spin in the whole profile as its samples say
+    total = sum(x["values"][1] for x in samples)
+    top = go_pprof(["-top", "-sample_index=cpu", str(prof)], tmp_path)
+    line = next(l for l in top.splitlines() if l.split()[-1:] == ["gt_spin"])
+    assert float(line.split()[1].rstrip("%")) == pytest.approx(100.0 * leaf["gt_spin"] / total, abs=0.01), top
+
+
+@pytest.mark.parametrize("query", ["", "?seconds=", "?seconds=0", "?seconds=-1", "?seconds=99999999999",
+                                   "?seconds=nan", "?seconds=1.5", "?seconds=abc", "?seconds=3601"])
+def test_bad_seconds(daemon, query):
+    status, body, _ = fetch(daemon, "/debug/pprof/profile" + query)
+    assert status == 400
+    text = body.decode()
+    assert text.startswith("400 ") and text.endswith("\n") and text.count("\n") == 1, text
+
+
+def test_concurrent_requests_and_scrapes(daemon):
+    """Two profiles at once: both served, or the second refused with 429; /metrics is served
+    meanwhile, at once."""
+    res = []
+
+    def one():
+        res.append(fetch(daemon, "/debug/pprof/profile?seconds=2")[0])
+
+    ts = [threading.Thread(target=one) for _ in range(2)]
+    for t in ts:
+        t.start()
+    time.sleep(0.5)
+    status, _, took = fetch(daemon, "/metrics")
+    assert status == 200 and took < 2
+    for t in ts:
+        t.join(30)
+    assert sorted(res) in ([200, 200], [200, 429]), res
+    assert daemon.alive()
+
+
+def test_client_gone_mid_profile(daemon):
+    """A client that disconnects during its profile costs nothing: the next profile is served."""
+    s = socket.create_connection((daemon.host, daemon.port))
+    s.sendall(b"GET /debug/pprof/profile?seconds=2 HTTP/1.1\r\nHost: x\r\n\r\n")
+    time.sleep(0.5)
+    s.close()
+    time.sleep(2.5)
+    status, body, _ = fetch(daemon, "/debug/pprof/profile?seconds=1")
+    assert status == 200 and body[:2] == b"\x1f\x8b"
+    assert daemon.alive()
+
+
+def test_profile_while_stopping():
+    """SIGTERM during a profile: the request gets a one-line 503 and the daemon exits cleanly."""
+    with Daemon() as d:
+        res = []
+        t = threading.Thread(target=lambda: res.append(fetch(d, "/debug/pprof/profile?seconds=60")))
+        t.start()
+        time.sleep(1.5)
+        d.p.send_signal(signal.SIGTERM)
+        t.join(30)
+        assert d.stop() == 0, d.stderr()
+    status, body, took = res[0]
+    assert status == 503 and took < 20
+    assert body.decode().startswith("503 ") and body.decode().count("\n") == 1

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""The daemon's sampled accounting (--accounting=sampled; auto's choice on PMU hosts whose events
+need hardware counters): every event sampled with its own period, nothing at context switches.
+On this host the events are software events whose truth the ground-truth workload measures
+itself: its page faults (one per page it writes) and its CPU time."""
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import GROUNDTRUTH, TMABPF, load_json
+from daemon_util import Daemon, select
+
+REPEAT = 30
+PAGES = 20000
+
+
+def value(samples, name, **labels):
+    ((_, v),) = select(samples, name, **labels)
+    return v
+
+
+def test_estimates_match_ground_truth(tmp_path):
+    with Daemon("--accounting=sampled", "-e", "page-faults,task-clock", "--min-share", "0", "-I", "500") as d:
+        assert "accounting: sampled (--accounting=sampled;" in d.stderr()
+        assert "sampled accounting: 2 events at 50 samples/s each per CPU" in d.stderr()
+        out = tmp_path / "gt.json"
+        wl = subprocess.run([GROUNDTRUTH, "--delay-ms", "300", "--out", str(out), "--repeat", str(REPEAT),
+                             f"fault:{PAGES}", "spin:150"], capture_output=True, text=True, timeout=120)
+        assert wl.returncode == 0, wl.stderr
+        time.sleep(1.5)	# two refreshes: the exits folded
+        m = d.metrics()
+        assert d.stop() == 0
+    truth = load_json(str(out))
+    pid = str(truth["pid"])
+    faults = value(m, "tmabpf_events_total", pid=pid, event="page-faults")
+    cpu = value(m, "tmabpf_events_total", pid=pid, event="task-clock") / 1e9
+    n = value(m, "tmabpf_event_samples_total", event="page-faults")
+    assert n >= 300, n
+    # the process's own accounting (getrusage, setup and exec included) within the sampling error:
+    # ~1000 samples of its faults (3/sqrt(1000) = 10 %)
+    assert faults == pytest.approx(truth["process_minflt"], rel=0.10), (faults, truth["process_minflt"])
+    assert cpu == pytest.approx(truth["process_cpu_ns"] / 1e9, rel=0.10, abs=0.05)
+    info = select(m, "tmabpf_build_info")[0][0]
+    assert info["accounting"] == "sampled"
+    assert select(m, "tmabpf_bpf_run_seconds_total", programs="event_sampling")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--accounting=sampled", "--uprobe", "/usr/lib/x86_64-linux-gnu/libc.so.6:malloc"],
+     "--accounting=sampled: --uprobe needs exact per-switch deltas"),
+    (["--events-hz", "0"], "--events-hz"),
+    (["--accounting=bogus"], "auto, tasks, sampled or switch"),
+])
+def test_bad_sampled_options(args, needle):
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "1", *args], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and len(r.stderr.strip().splitlines()) <= 2, r.stderr
+
+
+def test_budget_lowers_the_events_rate():
+    """Over --max-overhead even at the stack sampler's lowest rate: the events' rate halves, one line
+    each time, never below 10 samples/s per CPU."""
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "6", "--accounting=sampled",
+                        "-e", "page-faults,task-clock", "--max-overhead", "0.001", "--events-hz", "1000"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rates = [float(x) for x in re.findall(r"sampled accounting lowered to (\d+) samples/s per CPU", r.stderr)]
+    assert rates and rates == sorted(rates, reverse=True) and rates[0] == 500 and rates[-1] >= 10, r.stderr

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Event sampling (--sample-events): every event sampled with its own period, each sample
+weighted by it.  On this host (no PMU) the events are software events whose truth the
+ground-truth workload measures itself: its page faults per function (exact: one per page it
+writes) and its threads' CPU time.  Estimates must fall within the binomial error of their
+sample counts.  --pprof: the same samples as a pprof profile, read by go tool pprof (Debian's
+golang-go) as it is."""
+import math
+import re
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import load_json, run_tmabpf, start_groundtruth, gt_thread
+
+REPEAT = 30
+FAULT_PAGES = 20000
+SPIN_MS = 150
+
+
+def rel_err(samples):
+    """Relative error bound of an estimate from `samples` samples: 3 sigma of a binomial/Poisson
+    count (1/sqrt(n)), plus 1 % for the periods' first interval (set before the rate is known)."""
+    return 3.0 / math.sqrt(max(samples, 1)) + 0.01
+
+
+@pytest.fixture(scope="module")
+def ev_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("evsamples")
+    out, prof = str(tmp / "tm.json"), str(tmp / "tm.pb.gz")
+    wl = start_groundtruth([f"fault:{FAULT_PAGES}", f"spin:{SPIN_MS}"], str(tmp / "truth.json"), delay_ms=1500,
+                           extra=("--repeat", str(REPEAT)))
+    tm = run_tmabpf(["-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events", "--quiet",
+                     "--json", out, "--pprof", prof], timeout=300)
+    _, wl_err = wl.communicate(timeout=300)
+    assert wl.returncode == 0, wl_err
+    assert tm.returncode == 0, tm.stderr
+    return {"pid": wl.pid, "tm": load_json(out), "truth": load_json(str(tmp / "truth.json")), "pprof": prof,
+            "stderr": tm.stderr, "tmp": tmp}
+
+
+def rows(tm, symbol, tid=None):
+    return [r for r in tm["samples"] if r["symbol"] == symbol and r["tid"] == tid]
+
+
+def test_page_faults_per_function_within_binomial_error(ev_run):
+    """gt_fault_pages' estimated page faults = the pages it wrote (exact truth), within the
+    binomial error of its samples; gt_spin, which faults nothing, gets no fault samples."""
+    tm, truth = ev_run["tm"], ev_run["truth"]
+    true_faults = gt_thread(truth, "gt-fault")["functions"]["gt_fault_pages"]["minflt"]
+    assert true_faults == REPEAT * FAULT_PAGES
+    (row,) = rows(tm, "gt_fault_pages")
+    n = row["event_samples"]["page-faults"]
+    assert n >= 100, f"too few page-fault samples ({n}) for a meaningful check"
+    est = row["counters"]["page-faults"]
+    assert abs(est - true_faults) <= rel_err(n) * true_faults, (est, true_faults, n)
+    for r in rows(tm, "gt_spin"):
+        assert r["event_samples"]["page-faults"] == 0
+
+
+def test_task_clock_per_thread_within_binomial_error(ev_run):
+    """The spinning thread's estimated task-clock (all its rows: the samples whose leaf is in
+    the kernel's timer path too) = its own CLOCK_THREAD_CPUTIME_ID of the work, within the
+    binomial error (the work window is all it did while tmabpf watched, but for its setup
+    before the barrier, which is microseconds)."""
+    tm, truth = ev_run["tm"], ev_run["truth"]
+    spin = gt_thread(truth, "gt-spin")
+    thr = [r for r in tm["samples"] if r["tid"] == spin["tid"]]
+    n = sum(r["event_samples"]["task-clock"] for r in thr)
+    est = sum(r["counters"]["task-clock"] for r in thr)
+    assert n >= 100
+    assert abs(est - spin["cpu_ns"]) <= rel_err(n) * spin["cpu_ns"], (est, spin["cpu_ns"], n)
+    gt_spin = sum(r["counters"]["task-clock"] for r in rows(tm, "gt_spin", spin["tid"]))
+    assert gt_spin >= 0.5 * spin["cpu_ns"], "most of the spinning thread's samples name gt_spin"
+
+
+def test_samples_per_event_reported(ev_run):
+    """Each event's samples are counted (its error bar) and add up to the process's samples; the
+    per-CPU rate is split between the events; no event shares a counter (software events)."""
+    tm = ev_run["tm"]
+    s = tm["sampling"]
+    assert s["events_hz"] == 100 and s["events_freq"] == 50
+    by_name = {e["name"]: e for e in s["events"]}
+    assert set(by_name) == {"page-faults", "task-clock"}
+    assert all(e["sampled"] and e["running_pct"] == 100 for e in by_name.values())
+    assert s["shared_counters"] == ""
+    (proc,) = [p for p in tm["sampled_processes"] if p["pid"] == ev_run["pid"]]
+    for name, e in by_name.items():
+        assert proc["event_samples"][name] == e["samples"] > 0
+    assert proc["count"] == sum(proc["event_samples"].values())
+    assert "sample-events: 2 events at 50 samples/s each per CPU" in ev_run["stderr"]
+
+
+def go_pprof(args, tmp):
+    go = shutil.which("go")
+    if not go:
+        pytest.skip("go tool pprof: Debian's golang-go is not installed (make deps installs it)")
+    env = dict(os.environ, HOME=str(tmp), GOCACHE=str(tmp / "gocache"), GOFLAGS="")
+    r = subprocess.run([go, "tool", "pprof", *args], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def top_flat(out):
+    """{function: flat %} from go tool pprof -top."""
+    shares = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[1].endswith("%") and f[0][0].isdigit():
+            shares[" ".join(f[5:])] = float(f[1].rstrip("%"))
+    return shares
+
+
+def test_go_tool_pprof_reads_the_profile(ev_run):
+    """go tool pprof -top lists the hot functions with the shares of the JSON report, for each
+    sample type; -raw shows one sample type per event, the labels and build ids."""
+    tm, tmp, prof = ev_run["tm"], ev_run["tmp"], ev_run["pprof"]
+    raw = go_pprof(["-raw", prof], tmp)
+    assert re.search(r"samples/count page-faults/count(\[dflt\])? task-clock/nanoseconds", raw), raw[:300]
+    for label in ("pid:[", "thread:[", "comm:["):
+        assert label in raw
+    exe = [line for line in raw.splitlines() if line.rstrip().endswith("[FN]") and "groundtruth" in line]
+    assert exe and re.search(r" [0-9a-f]{40} \[FN\]$", exe[0].rstrip()), "the workload's mapping carries its build id"
+    procs = {p["pid"]: p for p in tm["sampled_processes"]}
+    for event, hot in (("page-faults", "gt_fault_pages"), ("task-clock", "gt_spin")):
+        top = go_pprof(["-top", f"-sample_index={event}", prof], tmp)
+        assert f"Type: {event}" in top
+        shares = top_flat(top)
+        (row,) = rows(tm, hot)
+        want = 100.0 * row["counters"][event] / procs[ev_run["pid"]]["counters"][event]
+        assert max(shares, key=shares.get) == hot, top
+        assert shares[hot] == pytest.approx(want, abs=0.5), top
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--sample-events=0"], "--sample-events rate (Hz)"),
+    (["--sample-events=x"], "--sample-events rate (Hz)"),
+    (["--pprof", "/tmp/i20-unused.pb.gz"], "--pprof FILE needs --sample or --sample-events"),
+])
+def test_bad_sample_events_options(args, needle):
+    r = run_tmabpf([*args, "-d", "1"])
+    assert r.returncode == 2
+    assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

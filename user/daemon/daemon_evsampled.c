@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The daemon's sampled accounting: event estimates per thread.  See daemon_evsampled.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "daemon/daemon_evsampled.h"
+#include "lib/warn.h"
+
+int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen)
+{
+	struct samples_cfg cfg = { .hz = 0, .max_rows = DEVS_MAX_ROWS, .no_deltas = true };
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->evs = evs;
+	s->keys = calloc(DEVS_MAX_ROWS, sizeof(*s->keys));
+	s->vals = calloc(DEVS_MAX_ROWS, sizeof(*s->vals));
+	if (!s->keys || !s->vals) {
+		err_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = samples_load(&s->rows, NULL, &cfg, err, errlen);
+	s->rows_loaded = true;	/* samples_destroy cleans up a partial load */
+	if (r)
+		return r;
+	s->ev_loaded = true;
+	return evsamples_load(&s->ev, &s->rows, false, err, errlen);
+}
+
+int devs_attach(struct devs *s, double hz, char *err, size_t errlen)
+{
+	int r = samples_attach(&s->rows, err, errlen);
+
+	if (!r)
+		r = evsamples_attach(&s->ev, s->evs, hz, err, errlen);
+	if (r)
+		return r;
+	for (int e = 0; e < s->evs->n; e++)
+		if (!s->ev.open[e])
+			warn_add("sampled accounting: %s cannot sample: %s; it reads 0", s->evs->ev[e].name, s->ev.why[e]);
+	fprintf(stderr, "tmabpf: sampled accounting: %d events at %d samples/s each per CPU (%.0f in all), each "
+		"sample weighted by its period\n", s->evs->n, s->ev.freq, s->ev.hz);
+	return 0;
+}
+
+void devs_tick(struct devs *s, unsigned long long now)
+{
+	if (s->ev_loaded)
+		evsamples_adapt(&s->ev, now);
+}
+
+/* Every row out of the map (key by key, lookup-and-delete: a sample that lands meanwhile is in
+ * the next interval, never lost). */
+static size_t take_rows(struct devs *s)
+{
+	int fd = samples_rows_fd(&s->rows);
+	struct sample_key k, next;
+	size_t n = 0;
+	bool first = true;
+
+	while (n < DEVS_MAX_ROWS && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		first = false;
+		k = next;
+		if (!bpf_map_lookup_and_delete_elem(fd, &k, &s->vals[n]))
+			s->keys[n++] = k;
+		else
+			first = true;	/* deleted meanwhile: start over (rows already taken are gone) */
+	}
+	return n;
+}
+
+void devs_drain(struct devs *s, struct agg *a)
+{
+	size_t n;
+	char shared[256];
+
+	if (!s->ev_loaded || !s->ev.pfds)
+		return;
+	samples_poll(&s->rows);
+	n = take_rows(s);
+	for (size_t i = 0; i < n; i++) {
+		char comm[TMABPF_COMM_LEN];
+
+		memcpy(comm, s->vals[i].comm, sizeof(comm));
+		agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c);
+		for (int e = 0; e < s->evs->n; e++)
+			s->samples[e] += s->vals[i].ev_samples[e];
+	}
+	if (!s->shared_said) {
+		evsamples_shared(&s->ev, s->evs, shared, sizeof(shared));
+		if (shared[0]) {
+			warn_add("sampled accounting: more events than counters: %s share counters; their estimates are "
+				 "scaled by the time each ran", shared);
+			s->shared_said = true;
+		}
+	}
+}
+
+void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt)
+{
+	evsamples_run_stats(&s->ev, ns, cnt);
+}
+
+void devs_detach(struct devs *s)
+{
+	if (s->ev_loaded)
+		evsamples_detach(&s->ev);
+	if (s->rows_loaded)
+		samples_detach(&s->rows);
+}
+
+void devs_free(struct devs *s)
+{
+	if (s->ev_loaded)
+		evsamples_destroy(&s->ev);
+	if (s->rows_loaded)
+		samples_destroy(&s->rows);
+	s->ev_loaded = s->rows_loaded = false;
+	free(s->keys);
+	free(s->vals);
+	s->keys = NULL;
+	s->vals = NULL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The daemon's sampled accounting (--accounting=sampled; auto on PMU hosts whose events need
+ * hardware counters): thread times and switches from the task iterator (tasks mode: nothing
+ * at context switches), and every event estimated by event sampling (collect/evsamples_loader.h:
+ * each event its own period, each sample weighted by it) into rows per thread, drained every
+ * interval (lookup-and-delete, so rows hold one interval) and handed to the aggregation as the
+ * threads' counts (agg_thread_counts), with the samples behind each estimate.
+ */
+#ifndef TMABPF_DAEMON_EVSAMPLED_H
+#define TMABPF_DAEMON_EVSAMPLED_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "collect/evsamples_loader.h"
+#include "collect/samples_loader.h"
+#include "daemon/daemon_agg.h"
+
+#define DEVS_MAX_ROWS 16384	/* threads sampled per interval */
+#define DEVS_MIN_HZ 10		/* the budget lowers the events' rate no further */
+
+struct devs {
+	struct samples_prog rows;	/* the row maps (no sampling event of its own) */
+	struct evsamples_prog ev;
+	bool rows_loaded, ev_loaded;
+	const struct event_list *evs;
+	struct sample_key *keys;	/* drain buffers */
+	struct sample_stats *vals;
+	unsigned long long samples[TMABPF_MAX_EVENTS];	/* samples of each event so far */
+	bool shared_said;
+};
+
+/* Load the row maps and the event-sampling program (system-wide, no stacks). */
+int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen);
+/* Every event sampling at hz samples per second per CPU, all events together; says on stderr
+ * what samples (and in warnings what cannot). */
+int devs_attach(struct devs *s, double hz, char *err, size_t errlen);
+/* Periods from each event's rate (call often). */
+void devs_tick(struct devs *s, unsigned long long now_ns);
+/* The interval's estimates of every thread into a (after agg_begin/agg_thread_seen, before
+ * agg_end); events sharing counters said once. */
+void devs_drain(struct devs *s, struct agg *a);
+void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt);
+void devs_detach(struct devs *s);
+void devs_free(struct devs *s);
+
+#endif
