@@ -76,6 +76,23 @@ static int per_event_freq(double hz, int nev)
 }
 
 /* Open event e on every CPU and attach; 0 when at least one CPU samples it, else why in p->why[e]. */
+/* Undo a partly attached event: its CPUs must not go on adding samples to an event reported as
+ * not sampled.  Returns -1. */
+static int detach_event(struct evsamples_prog *p, int e)
+{
+	for (int cpu = 0; cpu < p->nr_cpus; cpu++) {
+		int i = e * p->nr_cpus + cpu;
+
+		if (p->links[i])
+			bpf_link__destroy(p->links[i]);	/* closes the event too */
+		else if (p->pfds[i] >= 0)
+			close(p->pfds[i]);
+		p->links[i] = NULL;
+		p->pfds[i] = -1;
+	}
+	return -1;
+}
+
 static int attach_event(struct evsamples_prog *p, int e, const struct event_desc *d)
 {
 	struct perf_event_attr a;
@@ -93,13 +110,13 @@ static int attach_event(struct evsamples_prog *p, int e, const struct event_desc
 			snprintf(p->why[e], sizeof(p->why[e]), "%s (%s)", strerror(errno),
 				 errno == EINVAL ? "it cannot sample, or the rate is above kernel.perf_event_max_sample_rate"
 				 : perf_open_hint(errno, &a));
-			return -1;
+			return detach_event(p, e);
 		}
 		p->pfds[i] = fd;
 		p->links[i] = bpf_program__attach_perf_event_opts(p->skel->progs.tmabpf_evsample, fd, &opts);
 		if (!p->links[i]) {
 			snprintf(p->why[e], sizeof(p->why[e]), "attaching the program on CPU %d: %s", cpu, strerror(errno));
-			return -1;
+			return detach_event(p, e);
 		}
 		attached++;
 	}
@@ -168,6 +185,10 @@ void evsamples_adapt(struct evsamples_prog *p, unsigned long long now)
 		if (!p->open[e])
 			continue;
 		c = event_count(p, e);
+		if (c < p->count[e]) {	/* a CPU's read failed this time: no rate, keep the period */
+			p->count[e] = c;
+			continue;
+		}
 		rate = (double)(c - p->count[e]) / dt / (p->ncpus_open ? p->ncpus_open : 1);	/* per CPU */
 		p->count[e] = c;
 		if (c == 0 || rate <= 0)

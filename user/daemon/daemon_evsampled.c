@@ -59,12 +59,15 @@ static size_t take_rows(struct devs *s)
 	struct sample_key k, next;
 	size_t n = 0;
 	bool first = true;
+	int restarts = 0;
 
 	while (n < DEVS_MAX_ROWS && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
 		first = false;
 		k = next;
 		if (!bpf_map_lookup_and_delete_elem(fd, &k, &s->vals[n]))
 			s->keys[n++] = k;
+		else if (++restarts > 64)
+			break;		/* a persistent error: the rest waits for the next interval */
 		else
 			first = true;	/* deleted meanwhile: start over (rows already taken are gone) */
 	}

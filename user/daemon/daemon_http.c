@@ -347,7 +347,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		h->open++;
 		*socket_context = k;
 		for (struct conn *o = h->oldest; o && h->open > HTTP_MAX_CONNECTIONS; o = o->next)
-			if (!o->cut && o != k)
+			if (!o->cut && o != k && !o->profile)	/* a profile in progress is the oldest by design */
 				cut(h, o, &h->counts.cut_limit);
 		return;
 	}

@@ -599,6 +599,9 @@ static void file_lookup(struct symbolizer *s, struct sym_module *m, const struct
 	set_unknown(out, m->name, off, SYM_USER);
 	module_load(s, m);
 	m->last_use = ++s->uses;
+	for (size_t i = 0; !m->owns && m->elf && i < s->nr_mods; i++)	/* the table's owner is in use too */
+		if (s->mods[i]->owns && s->mods[i]->elf == m->elf)
+			s->mods[i]->last_use = s->uses;
 	if (m->build_id[0])
 		out->map.build_id = symbolizer_intern(s, m->build_id);
 	if (!m->elf || elfsyms_offset_to_vaddr(m->elf, procmaps_file_offset(e, look), &vlook))
