@@ -34,6 +34,7 @@
 #include "cmd/perf_csv.h"
 #include "cmd/report_read.h"
 #include "collect/uprobes_loader.h"
+#include "lib/kernel_file.h"
 #include "model/zero_counts.h"
 #include "pmu/cpu_detect.h"
 #include "pmu/events.h"
@@ -511,7 +512,7 @@ int cmd_check(int argc, char **argv)
 		line(&c, "FAIL", "privileges: %s", err);
 	else
 		line(&c, "OK", "privileges: may load BPF and open system-wide perf events");
-	v = host_read_int("/proc/sys/kernel/perf_event_paranoid", 99);
+	v = kernel_file_int("/proc/sys/kernel/perf_event_paranoid", 99);
 	line(&c, "OK", "perf_event_paranoid: %d (%s)", v,
 	     geteuid() == 0 ? "root is not limited by it" : v <= 0 ? "CAP_PERFMON suffices" : "needs CAP_PERFMON");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
@@ -528,7 +529,7 @@ int cmd_check(int argc, char **argv)
 		     "(fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host); software events still work",
 		     h.pmu_why);
 	}
-	v = host_read_int("/proc/sys/kernel/nmi_watchdog", -1);
+	v = kernel_file_int("/proc/sys/kernel/nmi_watchdog", -1);
 	if (v > 0 && hw && free < hw)
 		line(&c, "WARN", "NMI watchdog: on: it may be what holds a counter on every CPU (fix: sysctl "
 		     "kernel.nmi_watchdog=0)");

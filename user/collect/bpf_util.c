@@ -9,8 +9,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
+#include "lib/kernel_file.h"
 #include "lib/warn.h"
-#include "pmu/host.h"
 
 static bool log_verbose;
 
@@ -54,7 +54,7 @@ struct ring_buffer *ringbuf_open(int map_fd, int (*fn)(void *ctx, void *data, si
  * stats on for everyone instead (sysctl kernel.bpf_stats_enabled=1). */
 bool bpf_stats_sysctl_on(void)
 {
-	return host_read_int("/proc/sys/kernel/bpf_stats_enabled", 0) == 1;
+	return kernel_file_int("/proc/sys/kernel/bpf_stats_enabled", 0) == 1;
 }
 
 int bpf_stats_enable(bool *on)

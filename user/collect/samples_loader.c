@@ -14,15 +14,15 @@
 #include "collect/map_batch.h"
 #include "collect/samples_loader.h"
 #include "collect/spin.h"
+#include "lib/kernel_file.h"
 #include "lib/warn.h"
-#include "pmu/host.h"
 #include "pmu/perf_open.h"
 #include "threads.skel.h"
 #include "samples.skel.h"
 
 int samples_max_rate(void)
 {
-	return host_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+	return kernel_file_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
 }
 
 static int on_notice(void *ctx, void *data, size_t size)

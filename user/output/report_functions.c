@@ -6,14 +6,6 @@
 #include "model/func_sums.h"
 #include "output/report_sections.h"
 
-static void counters_json(const struct report *r, struct json *j, const char *key, const struct counter_val *c)
-{
-	json_obj_begin(j, key);
-	for (int e = 0; e < r->evs->n; e++)
-		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&c[e]) + 0.5));
-	json_obj_end(j);
-}
-
 static void tma_json(const struct report *r, struct json *j, const struct func_sum *f)
 {
 	struct thread_stats t = {};
@@ -42,8 +34,8 @@ static void row_json(const struct report *r, struct json *j, const struct func_s
 	json_u64(j, "offcpu_runqueue_ns", f->s.offcpu_runqueue_ns);
 	json_double(j, "calls_per_s", r->duration_ns ? f->s.calls * 1e9 / r->duration_ns : 0.0);
 	json_bool(j, "detached", uf->detached);
-	counters_json(r, j, "counters", f->s.c);
-	counters_json(r, j, "self_counters", f->s.self);
+	report_counters_json(r, j, "counters", f->s.c);
+	report_counters_json(r, j, "self_counters", f->s.self);
 	tma_json(r, j, f);
 	json_obj_end(j);
 }

@@ -43,10 +43,7 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	json_obj_begin(j, "counters");
-	for (int e = 0; e < r->evs->n; e++)
-		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&it->c[e]) + 0.5));
-	json_obj_end(j);
+	report_counters_json(r, j, "counters", it->c);
 	json_obj_begin(j, "calls");
 	for (int f = 0; f < it->nfns; f++) {
 		char key[600];

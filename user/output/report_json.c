@@ -61,10 +61,7 @@ static void write_sums(const struct report *r, const struct thread_stats *s, str
 	json_u64(j, "switches_voluntary", s->switches_voluntary);
 	json_u64(j, "switches_involuntary", s->switches_involuntary);
 	json_u64(j, "migrations", s->migrations);
-	json_obj_begin(j, "counters");
-	for (int e = 0; e < r->evs->n; e++)
-		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&s->c[e]) + 0.5));
-	json_obj_end(j);
+	report_counters_json(r, j, "counters", s->c);
 	json_obj_begin(j, "counters_running_pct");
 	for (int e = 0; e < r->evs->n; e++)
 		json_double(j, r->evs->ev[e].name, 100.0 * counter_running_share(&s->c[e]));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* What every report row writes: its ids, and its TMA as JSON or as a bottleneck path.  See report_sections.h. */
+/* What every report row writes: its ids, its counters, and its TMA as JSON or as a bottleneck path.  See report_sections.h. */
 #include "output/report_sections.h"
 #include "output/tma_output.h"
 
@@ -10,6 +10,14 @@ void report_json_ids(struct json *j, unsigned int pid, long long tid)
 		json_null(j, "tid");
 	else
 		json_u64(j, "tid", (uint64_t)tid);
+}
+
+void report_counters_json(const struct report *r, struct json *j, const char *key, const struct counter_val *c)
+{
+	json_obj_begin(j, key);
+	for (int e = 0; e < r->evs->n; e++)
+		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&c[e]) + 0.5));
+	json_obj_end(j);
 }
 
 void report_tma_json(const struct report *r, const struct thread_stats *s, struct json *j)

@@ -64,10 +64,7 @@ static void row_json(const struct report *r, struct json *j, const struct sample
 	json_u64(j, "count", f->count);
 	json_double(j, "share_pct", share_pct(r->samples, f->count));
 	json_u64(j, "period", f->period);
-	json_obj_begin(j, "counters");
-	for (int e = 0; e < r->evs->n; e++)
-		json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&f->c[e]) + 0.5));
-	json_obj_end(j);
+	report_counters_json(r, j, "counters", f->c);
 	event_samples_json(r, j, f);
 	tma_of(r, j, f);
 	json_obj_end(j);
@@ -105,10 +102,7 @@ static void processes_json(const struct report *r, struct json *j)
 		report_json_ids(j, p[k].pid, -1);
 		json_str(j, "comm", p[k].comm);
 		json_u64(j, "count", p[k].count);
-		json_obj_begin(j, "counters");
-		for (int e = 0; e < r->evs->n; e++)
-			json_u64(j, r->evs->ev[e].name, (uint64_t)(counter_scaled(&p[k].c[e]) + 0.5));
-		json_obj_end(j);
+		report_counters_json(r, j, "counters", p[k].c);
 		event_samples_json(r, j, &p[k]);
 		tma_of(r, j, &p[k]);
 		json_obj_end(j);

@@ -13,6 +13,8 @@ void report_json_write(const struct report *r, FILE *f);
 
 /* "pid" and "tid" of a row: tid null on a per-process row (tid < 0). */
 void report_json_ids(struct json *j, unsigned int pid, long long tid);
+/* {key: {event: scaled count, ...}}: counter values by event name, rounded. */
+void report_counters_json(const struct report *r, struct json *j, const char *key, const struct counter_val *c);
 /* {"tma": {...}} of one set of sums; an empty object when TMA is not shown or has no value. */
 void report_tma_json(const struct report *r, const struct thread_stats *s, struct json *j);
 /* The TMA bottleneck path of one set of sums into buf: 0, or -1 when there is none. */

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "lib/kernel_file.h"
 #include "lib/warn.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
@@ -36,19 +37,6 @@ static void read_cpu_model(char *buf, size_t len)
 		}
 	}
 	fclose(f);
-}
-
-int host_read_int(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "r");
-	int v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
 }
 
 void host_pmu_reason(char *buf, size_t len)

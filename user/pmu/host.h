@@ -17,8 +17,6 @@ struct host_info {
 void host_info_read(struct host_info *h);
 /* 0 when we may load BPF and open system-wide perf events; else -EPERM and a one-line reason. */
 int host_check_privilege(char *err, size_t errlen);
-/* The integer in a /proc or /sys file (its first number), dflt when unreadable. */
-int host_read_int(const char *path, int dflt);
 /* Reason from dmesg-style sources for a missing PMU, best effort (e.g. "no PMU driver for family 6 model 167"). */
 void host_pmu_reason(char *buf, size_t len);
 

@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/kernel_file.h"
 #include "pmu/events.h"
-#include "pmu/host.h"
 #include "pmu/mem_event.h"
 #include "pmu/tma_recipes.h"
 
@@ -44,7 +44,7 @@ static int intel_encode(const char *spec, const struct tma_cpu *cpu, struct perf
 
 static int ibs_op_type(void)
 {
-	return host_read_int("/sys/bus/event_source/devices/ibs_op/type", -1);
+	return kernel_file_int("/sys/bus/event_source/devices/ibs_op/type", -1);
 }
 
 int mem_event_choose(const char *source, const struct tma_cpu *cpu, bool host, struct mem_event *ev, char *why,

@@ -4,32 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/kernel_file.h"
 #include "lib/sorted.h"
 #include "lib/warn.h"
 #include "sym/kallsyms.h"
 
 #define CORE_KERNEL "[kernel.kallsyms]"
 
-static int sysctl_int(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "r");
-	int v = dflt;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
-}
-
 /* Why /proc/kallsyms reads zero addresses (kernel/kallsyms.c kallsyms_show_value()): kptr_restrict
  * 2 hides them from all; 1 from those without CAP_SYSLOG; 0 shows them when perf_event_paranoid
  * <= 1, else again only with CAP_SYSLOG. */
 static void hidden_why(char *err, size_t errlen)
 {
-	int kptr = sysctl_int("/proc/sys/kernel/kptr_restrict", -1);
-	int paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2);
+	int kptr = kernel_file_int("/proc/sys/kernel/kptr_restrict", -1);
+	int paranoid = kernel_file_int("/proc/sys/kernel/perf_event_paranoid", 2);
 
 	if (kptr >= 2)
 		err_set(err, errlen, "kernel symbol addresses are hidden from everyone (kernel.kptr_restrict=%d): "

@@ -2,13 +2,13 @@
 /* Host facts for the TMA engine; see tma_env.h. */
 #include <stdio.h>
 #include <string.h>
-#include "pmu/host.h"
+#include "lib/kernel_file.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
 
 void tma_env_host(struct tma_env *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->smt_on = host_read_int("/sys/devices/system/cpu/smt/active", 0) > 0;
-	e->nmi_watchdog = host_read_int("/proc/sys/kernel/nmi_watchdog", 0) > 0;
+	e->smt_on = kernel_file_int("/sys/devices/system/cpu/smt/active", 0) > 0;
+	e->nmi_watchdog = kernel_file_int("/proc/sys/kernel/nmi_watchdog", 0) > 0;
 }
