@@ -304,28 +304,28 @@ static __always_inline __u64 task_exec_remote_now(struct task_struct *task, __u6
 static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool runnable)
 {
 	__u32 tid = task->pid;
-	struct thread_stats *tmpl;
-	bool running = task->on_cpu;
+	struct thread_stats *tmpl, *t;
+	bool running = task->on_cpu, created;
 
 	if (!tid || (task->flags & PF_EXITING) || !task_tracked(task->tgid, tid) || bpf_map_lookup_elem(&threads, &tid))
 		return;
 	tmpl = thread_template(task, ts);
 	if (!tmpl)
 		return;
+	/* The seed goes into the new entry, never into the per-CPU template: a switch
+	 * that preempts this program on its CPU inserts through the same template. */
+	t = map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, &created);
+	if (!t || !created)
+		return;
 	if (running) {
-		tmpl->last_in_ns = ts;
-		tmpl->last_cpu = task_cpu(task);
-		tmpl->exec_base = tmpl->exec_in = task_exec_remote_now(task, ts);
+		t->last_in_ns = ts;
+		t->last_cpu = task_cpu(task);
+		t->exec_base = t->exec_in = task_exec_remote_now(task, ts);
 	} else {
-		tmpl->last_out_ns = ts;
-		tmpl->out_blocked = !runnable && task_state(task) != 0;
-		tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = task->se.sum_exec_runtime;
+		t->last_out_ns = ts;
+		t->out_blocked = !runnable && task_state(task) != 0;
+		t->exec_base = t->exec_in = t->exec_out = task->se.sum_exec_runtime;
 	}
-	map_insert(&threads, &tid, tmpl, &stats, STAT_THREADS_FULL, NULL);
-	/* the template is reused: leave it as thread_get() expects it */
-	tmpl->last_in_ns = tmpl->last_out_ns = 0;
-	tmpl->last_cpu = tmpl->out_blocked = 0;
-	tmpl->exec_base = tmpl->exec_in = tmpl->exec_out = 0;
 }
 
 /* The switch bookkeeping of t (last_in_ns, last_out_ns, out_blocked, the
