@@ -199,21 +199,53 @@ static __always_inline __u64 scale_share(__u64 x, __u64 num, __u64 den)
 }
 
 /*
+ * What a thread gets of a counter delta it does not own: a slice whose
+ * switch-in the kernel never traced (account_catch_up) ran `num` of the `den`
+ * ns since the CPU's snapshot, so it takes that time-share; except of the
+ * page-fault events, where the kernel's own per-task counts (min_flt,
+ * maj_flt since the thread's last switch-out: `flt`, when flt_ok) say
+ * exactly how many were its own.  A time-share of those is badly wrong: the
+ * untraced task before the slice (an agent's poll loop, idle) seldom faults
+ * at the rate the thread does.  num == 0: no share.
+ */
+struct fold_share {
+	__u64 num, den;
+	__u64 flt[2];	/* minor, major faults of the task in the slice */
+	bool flt_ok;
+};
+
+/* The share of event e's delta d (value, enabled and running) that goes to the
+ * thread: see struct fold_share. */
+static __always_inline void share_delta(struct counter_val *d, __u32 e, const struct fold_share *sh)
+{
+	__u64 bit = 1ULL << e, flt = 0;
+	bool fault = sh->flt_ok && ((account_cfg.fault_min_mask | account_cfg.fault_maj_mask) & bit);
+
+	if (fault) {
+		if (account_cfg.fault_min_mask & bit)
+			flt += sh->flt[0];
+		if (account_cfg.fault_maj_mask & bit)
+			flt += sh->flt[1];
+	}
+	d->value = fault ? (flt < d->value ? flt : d->value) : scale_share(d->value, sh->num, sh->den);
+	d->enabled = scale_share(d->enabled, sh->num, sh->den);
+	d->running = scale_share(d->running, sh->num, sh->den);
+}
+
+/*
  * THE accounting routine.  Fold the delta between reading `now` and this CPU's
  * snapshot into thread t when the snapshot belongs to t, store the delta in
  * `delta` when non-NULL (zeros when nothing was folded), then make `now` the
- * snapshot, owned by `next_owner` (0: nobody).
- *
- * share_num/share_den: when t does not own the snapshot but is known to have
- * run share_num ns of the share_den ns since it (a switch-in the kernel never
- * traced), t receives that share of the delta.  0/0 otherwise.
+ * snapshot, owned by `next_owner` (0: nobody).  When t does not own the
+ * snapshot but ran part of the time since it (a switch-in the kernel never
+ * traced), sh says its share (NULL, or sh->num 0: none).
  */
 static __always_inline void account_fold_share(struct thread_stats *t, struct cpu_snap *snap,
 					       const struct reading *now, struct reading *delta,
-					       __u32 next_owner, __u64 share_num, __u64 share_den, __u64 ts)
+					       __u32 next_owner, const struct fold_share *sh, __u64 ts)
 {
 	bool own = t && snap->tid != 0 && (snap->tid == t->tid || snap->tid == SNAP_ATTACH);
-	bool share = t && !own && share_den;
+	bool share = t && !own && sh && sh->num && sh->den;
 
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		struct counter_val d = {};
@@ -222,11 +254,8 @@ static __always_inline void account_fold_share(struct thread_stats *t, struct cp
 			break;
 		if (own || share) {
 			cv_delta(&d, &now->c[e], &snap->c[e]);
-			if (share) {
-				d.value = scale_share(d.value, share_num, share_den);
-				d.enabled = scale_share(d.enabled, share_num, share_den);
-				d.running = scale_share(d.running, share_num, share_den);
-			}
+			if (share)
+				share_delta(&d, e, sh);
 			cv_add(&t->c[e], &d);
 		}
 		if (delta)
@@ -236,12 +265,6 @@ static __always_inline void account_fold_share(struct thread_stats *t, struct cp
 	snap->tid = next_owner;
 	snap->ts = ts;
 	snap->gen++;
-}
-
-static __always_inline void account_fold(struct thread_stats *t, struct cpu_snap *snap,
-					 const struct reading *now, struct reading *delta, __u32 next_owner, __u64 ts)
-{
-	account_fold_share(t, snap, now, delta, next_owner, 0, 0, ts);
 }
 
 /* Hold this CPU's fold (see "Reentrancy" above); returns the previous state,
@@ -325,6 +348,8 @@ static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool
 		t->last_out_ns = ts;
 		t->out_blocked = !runnable && task_state(task) != 0;
 		t->exec_base = t->exec_in = t->exec_out = task->se.sum_exec_runtime;
+		t->flt_out[0] = task->min_flt;
+		t->flt_out[1] = task->maj_flt;
 	}
 }
 
@@ -376,41 +401,47 @@ static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec
  * threads.bpf.c), or t is seen for the first time.  Infer the switch-in, as
  * sched_switch would have recorded it: the slice began its own exec time ago,
  * and not before this CPU's last accounting point (no traced switch came
- * between; a new thread is taken to have run since then).  Returns the inferred slice length, t's
- * share of the CPU's counter delta since that point; 0 when nothing was
- * missed.
+ * between; a new thread is taken to have run since then).  Fills *sh with
+ * t's share of the CPU's counter delta since that point (the inferred slice
+ * of the time since it, and its faults in the slice when it had a traced
+ * switch-out); sh->num 0 when nothing was missed.
  */
-static __always_inline __u64 account_catch_up(struct thread_stats *t, struct task_struct *task,
-					      const struct cpu_snap *snap, __u64 now)
+static __always_inline void account_catch_up(struct thread_stats *t, struct task_struct *task,
+					     const struct cpu_snap *snap, __u64 now, struct fold_share *sh)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 exec, start, lo;
 	bool w;
 
+	sh->num = 0;
 	if (t->last_in_ns)
-		return 0;
+		return;
 	exec = task_exec_now(task, snap, now);
+	sh->den = sub_clamped(now, snap->ts);
 	if (!t->last_out_ns) {
 		/* first sight: running since at most this CPU's last accounting
-		 * point (attach, or a traced switch before the missed one) */
-		__u64 ran = sub_clamped(now, snap->ts);
-
-		bool w = thread_write_begin(t);
-
-		account_switch_in(t, sub_clamped(exec, ran), snap->ts, cpu);
+		 * point (attach, or a traced switch before the missed one); its
+		 * faults before that point are not the slice's */
+		sh->num = sh->den;
+		sh->flt_ok = false;
+		w = thread_write_begin(t);
+		account_switch_in(t, sub_clamped(exec, sh->num), snap->ts, cpu);
 		thread_write_end(t, w);
-		return ran;
+		return;
 	}
 	lo = snap->ts > t->last_out_ns ? snap->ts : t->last_out_ns;
 	start = sub_clamped(now, sub_clamped(exec, t->exec_out));
 	if (start < lo)
 		start = lo;
 	t->missed_switch_in++;
+	sh->num = now - start;
+	sh->flt[0] = task->min_flt - t->flt_out[0];
+	sh->flt[1] = task->maj_flt - t->flt_out[1];
+	sh->flt_ok = true;
 	/* exec time at the slice's start: where the last switch-out left it */
 	w = thread_write_begin(t);
 	account_switch_in(t, t->exec_out, start, cpu);
 	thread_write_end(t, w);
-	return now - start;
 }
 
 /* Fold reading `now` (taken at ts) into t as account_current() does. */
@@ -420,11 +451,11 @@ static __always_inline struct reading *account_current_at(struct thread_stats *t
 {
 	__u32 one = 1;
 	struct reading *delta = want_delta ? bpf_map_lookup_elem(&scratch, &one) : NULL;
-	__u64 share = 0;
+	struct fold_share sh = {};
 
 	if (t)
-		share = account_catch_up(t, task, snap, ts);
-	account_fold_share(t, snap, now, delta, t ? t->tid : 0, share, share ? sub_clamped(ts, snap->ts) : 0, ts);
+		account_catch_up(t, task, snap, ts, &sh);
+	account_fold_share(t, snap, now, delta, t ? t->tid : 0, &sh, ts);
 	return delta;
 }
 

@@ -37,6 +37,8 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 	if (t->last_in_ns)
 		t->slices_ns += sub_clamped(now, t->last_in_ns);
 	t->exec_out = exec;
+	t->flt_out[0] = prev->min_flt;
+	t->flt_out[1] = prev->maj_flt;
 	__builtin_memcpy(t->comm, prev->comm, sizeof(t->comm));	/* exec and prctl rename threads */
 	if (account_cfg.cgroup)
 		t->cgroup_id = task_cgroup_id(prev);	/* tasks move between cgroups */
@@ -51,7 +53,9 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 }
 
 /* Test hook: ignore about 1 in N switch-ins of tracked threads, as hosts
- * that miss them do (TMABPF_TEST_DROP_SWITCH_IN=N); 0 = off. */
+ * that miss them do (TMABPF_TEST_DROP_SWITCH_IN=N); 0 = off.  A switch from an
+ * untracked task (idle included) is then ignored whole, as those hosts never
+ * trace it: the CPU's delta since its snapshot holds that task's counts too. */
 const volatile __u32 cfg_test_drop_switch_in = 0;
 
 static __always_inline bool test_drop_switch_in(void)
@@ -81,7 +85,8 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	__u32 zero = 0, cpu, was;
 	struct cpu_snap *snap;
 	struct reading *now;
-	__u64 ts, since, slice = 0, prev_exec = 0;
+	struct fold_share sh = {};
+	__u64 ts, prev_exec = 0;
 	bool pw = false, nw = false;
 
 	/* separate tests: clang would otherwise OR the two pointers, which the verifier refuses */
@@ -90,8 +95,11 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		if (!nt)
 			return 0;
 	}
-	if (nt && test_drop_switch_in())
+	if (nt && test_drop_switch_in()) {
+		if (!pt)
+			return 0;
 		nt = NULL;
+	}
 	snap = bpf_map_lookup_elem(&snaps, &zero);
 	if (!snap)
 		return 0;
@@ -101,7 +109,6 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		account_unguard(snap, was);
 		return 0;
 	}
-	since = snap->ts;
 	/* from the switch's time on, until its bookkeeping is written: a reader
 	 * on another CPU must not take the threads' state before it as now's */
 	if (pt)
@@ -111,9 +118,9 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	ts = bpf_ktime_get_ns();
 	if (pt) {
 		prev_exec = task_exec_ns(prev);
-		slice = account_catch_up(pt, prev, snap, ts);	/* its switch-in untraced */
+		account_catch_up(pt, prev, snap, ts, &sh);	/* its switch-in untraced */
 	}
-	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, slice, slice ? sub_clamped(ts, since) : 0, ts);
+	account_fold_share(pt, snap, now, NULL, nt ? nt->tid : 0, &sh, ts);
 	cpu = bpf_get_smp_processor_id();
 	calibrate_clock(snap, prev, next, ts);
 	if (pt) {

@@ -31,6 +31,8 @@ struct account_cfg {
 	__u8 cgroup;		/* keep thread_stats.cgroup_id (daemon) */
 	__u8 seqlock;		/* keep thread_stats.seq (--per-call reads threads on other CPUs) */
 	__u8 pad[5];
+	__u32 fault_min_mask;	/* bit e: event e counts minor page faults (page-faults, minor-faults) ... */
+	__u32 fault_maj_mask;	/* ... major ones (page-faults, major-faults); no exclude_* modifier */
 };
 
 /* One counter reading or delta: value plus perf's enabled/running times. */
@@ -98,6 +100,7 @@ struct thread_stats {
 	__u64 exec_base;		/* se.sum_exec_runtime when accounting started */
 	__u64 exec_in;			/* se.sum_exec_runtime at the last switch-in */
 	__u64 exec_out;			/* se.sum_exec_runtime at the last switch-out */
+	__u64 flt_out[2];		/* the task's min_flt, maj_flt at the last switch-out */
 	__u64 cgroup_id;		/* cgroup v2 id (kernfs node id) at the last switch-out; 0 unless
 					 * account_cfg.cgroup (the daemon) */
 	__u64 slices_ns;		/* on-CPU time by CLOCK_MONOTONIC: its slices, switch-in to switch-out

@@ -13,6 +13,11 @@
  *            hf_run -> hf_c                               2 units
  *            one unit is about 0.1 ms of a dependent multiply-add chain, so
  *            a round is about 1 ms; hf_leaf, hf_b and hf_c do the work.
+ *            Each round scales its units by a random 0.5-1.5: rounds of a
+ *            fixed length beside a sampler of the same period (999 Hz) hit
+ *            the same place of each round for seconds, which moved shares
+ *            by up to 4.5 points from the ground truth, differently in each
+ *            of two samplers running at once.
  *   sys      hf_sys: read() 64 KiB from /dev/zero: time in the kernel
  *   memset   hf_memset: memset() 256 KiB: libc's memset implementation,
  *            an IFUNC target with a local symbol (named from libc's debug
@@ -74,9 +79,12 @@ static long long now_ns(clockid_t c)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* this round's scale of a unit, in thousandths (spin mode: random, see above) */
+static __thread long unit_milli = 1000;
+
 static uint64_t spin_units(int units, uint64_t x)
 {
-	for (long i = 0; i < (long)units * UNIT_ITERS; i++) {
+	for (long i = 0; i < (long)units * UNIT_ITERS * unit_milli / 1000; i++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		__asm__ volatile("" : "+r"(x));
 	}
@@ -136,6 +144,7 @@ __attribute__((noinline)) void hf_run(struct worker *w)
 	char *buf = malloc(len);
 	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	uint64_t x = (uint64_t)w->idx + 1;
+	unsigned int seed = (unsigned int)w->idx * 2654435761u + 1;
 	int round = 0;
 
 	if (!buf || fd < 0)
@@ -144,12 +153,13 @@ __attribute__((noinline)) void hf_run(struct worker *w)
 	while (now_ns(CLOCK_MONOTONIC) < end) {
 		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		if (!strcmp(mode, "spin")) {
+			unit_milli = 500 + (long)(rand_r(&seed) % 1001);
 			x = hf_outer(w, x);
 			t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			x = hf_c(2, x);
 			t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			w->fn_ns[F_C] += t1 - t0;
-			w->units += 10;
+			w->units += 10 * unit_milli / 1000;
 			continue;
 		}
 		if (!strcmp(mode, "sys")) {

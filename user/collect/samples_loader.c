@@ -54,7 +54,7 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 	if (tp)
 		s->skel->rodata->account_cfg = tp->acfg;
 	else
-		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, s->nr_cpus);
+		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, NULL, s->nr_cpus);
 	s->skel->rodata->cfg_no_account = !tp || cfg->no_deltas;
 	s->skel->rodata->cfg_nr_spin = tp && cfg->spin ? cfg->spin->n : 0;
 	s->standalone = !tp;

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
 #include "collect/map_batch.h"
+#include "collect/task_acct.h"
 #include "collect/threads_loader.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
@@ -40,8 +41,22 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The events whose share of an inferred slice is the task's own fault count
+ * (account.bpf.h: struct fold_share): those the task_struct counts as one. */
+static void fault_masks(struct account_cfg *a, const struct event_list *evs)
+{
+	for (int e = 0; evs && e < evs->n && e < TMABPF_MAX_EVENTS; e++) {
+		enum task_field f = task_acct_event_field(&evs->ev[e]);
+
+		if (f == TF_FAULTS || f == TF_MIN_FLT)
+			a->fault_min_mask |= 1u << e;
+		if (f == TF_FAULTS || f == TF_MAJ_FLT)
+			a->fault_maj_mask |= 1u << e;
+	}
+}
+
 void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		      int nr_cpus)
+		      const struct event_list *evs, int nr_cpus)
 {
 	*a = (struct account_cfg){
 		.nr_events = pc ? pc->nr_events : 0,
@@ -52,10 +67,12 @@ void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, cons
 		.cgroup = cfg && cfg->cgroup,
 		.seqlock = cfg && cfg->seqlock,
 	};
+	if (pc)
+		fault_masks(a, evs);
 }
 
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		 thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
+		 const struct event_list *evs, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
 {
 	int r;
 
@@ -70,7 +87,7 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel = threads_bpf__open();
 	if (!p->skel)
 		return load_error(-errno, err, errlen, "opening BPF object");
-	account_cfg_fill(&p->acfg, cfg, pc, pc->nr_cpus);
+	account_cfg_fill(&p->acfg, cfg, pc, evs, pc->nr_cpus);
 	p->skel->rodata->account_cfg = p->acfg;
 	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;

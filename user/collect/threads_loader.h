@@ -44,9 +44,10 @@ struct threads_prog {
 /* The accounting's configuration (tmabpf.h) of a run: cfg and pc NULL for a program that folds
  * nothing (the daemon's standalone sampler): every thread, no counters.  The one place it is filled. */
 void account_cfg_fill(struct account_cfg *a, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		      int nr_cpus);
+		      const struct event_list *evs, int nr_cpus);
+/* evs: the events pc counts, in its order */
 int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const struct perf_counters *pc,
-		 thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
+		 const struct event_list *evs, thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* Make obj (a later feature's BPF object, opened, not yet loaded) use the
  * spine's accounting maps (account.bpf.h), found by name: the accounting
  * routine's state is one.  0 or a negative errno. */

@@ -146,7 +146,7 @@ static int spine_load(struct run_ctx *c, char *err, size_t errlen)
 	thread_table_init(&c->tt, c->prep->evs.n);
 	thread_table_set_limits(&c->tt, c->o->max_exited, THREAD_TABLE_MAX_FOLDED);
 	c->spine_loaded = true;
-	if (threads_load(&c->spine, &c->tcfg, &c->pc, c->on_exit, c->exit_ctx, err, errlen))
+	if (threads_load(&c->spine, &c->tcfg, &c->pc, &c->prep->evs, c->on_exit, c->exit_ctx, err, errlen))
 		return RUN_FAILED;
 	if (c->o->target.child && threads_track(&c->spine, c->o->target.child, err, errlen))
 		return RUN_FAILED;
