@@ -34,6 +34,9 @@ const volatile bool cfg_percall = false;
 
 /* Marker function ids (bits), set by user space as it attaches them. */
 __u64 percall_marker[PERCALL_MARKER_WORDS];
+/* Spin function ids (bits, user/collect/spin.h): a probed spin function's
+ * on-CPU time is spin, samples or not. */
+__u64 percall_spin_fns[PERCALL_MARKER_WORDS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -48,16 +51,21 @@ struct {
 	__type(value, struct percall_fn);
 } percall_fns SEC(".maps");
 
-static __always_inline bool percall_is_marker(__u32 fn)
+static __always_inline bool percall_bit(const __u64 *bits, __u32 fn)
 {
 	__u32 w = fn / 64;
 
 	if (!cfg_percall || w >= PERCALL_MARKER_WORDS)
 		return false;
-	return percall_marker[w] & (1ULL << (fn % 64));
+	return bits[w] & (1ULL << (fn % 64));
 }
 
-/* A matched return of fn (outermost: its inclusive times count). */
+static __always_inline bool percall_is_marker(__u32 fn)
+{
+	return percall_bit(percall_marker, fn);
+}
+
+/* A matched return of fn on thread tid (outermost: its inclusive times count). */
 static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wall, __u64 oncpu)
 {
 	struct percall_fn *f;
@@ -74,13 +82,49 @@ static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wa
 	}
 }
 
+/*
+ * Probed spin functions: the running thread's time in them, by its runtime
+ * (the snapshot's clock), entry to return of the outermost one; a snapshot
+ * taken while a thread spins counts the spin so far (a barrier's spin ends
+ * after the window that holds it, when the marker's thread leaves first).
+ * Written under the thread's seq, which the snapshot's reader checks.  exec:
+ * the task's runtime now (task_exec_now).  A global function: verified once.
+ */
+__noinline int percall_spin_edge(struct task_struct *task __arg_trusted, __u64 exec, int enter)
+{
+	struct thread_stats *t;
+	__u32 tid = task->pid;
+	bool w;
+
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t || (!enter && !t->spin_nest))
+		return 0;
+	w = thread_write_begin(t);
+	if (enter) {
+		if (t->spin_nest++ == 0)
+			t->spin_in = exec;
+	} else if (--t->spin_nest == 0) {
+		t->spin_probe_ns += sub_clamped(exec, t->spin_in);
+	}
+	thread_write_end(t, w);
+	return 0;
+}
+
+/* An entry (enter) or return of probed function fn on the running thread. */
+static __always_inline void percall_spin(struct task_struct *task, const struct cpu_snap *snap, __u32 fn, __u64 now,
+					 bool enter)
+{
+	if (percall_bit(percall_spin_fns, fn))
+		percall_spin_edge(task, task_exec_now(task, snap, now), enter);
+}
+
 #define PERCALL_READ_TRIES 32768	/* a switch writes in well under a microsecond; a vCPU preempted mid-write takes longer */
 
 struct seq_read {
 	struct thread_stats *t;
 	__u64 now, exec_now;	/* the task's runtime now (on a CPU: brought forward) */
 	bool on_cpu;		/* the kernel has it on a CPU */
-	__u64 oncpu, blocked, runq, last_in;
+	__u64 oncpu, blocked, runq, last_in, spin;
 	bool ok;
 };
 
@@ -94,6 +138,7 @@ static long seq_read_once(__u64 i, void *data)
 		return 1;
 	seq = READ_ONCE(t->seq);
 	barrier();
+	rd->spin = t->spin_probe_ns + (t->spin_nest ? sub_clamped(rd->exec_now, t->spin_in) : 0);
 	rd->last_in = READ_ONCE(t->last_in_ns);
 	if (!rd->last_in && rd->on_cpu && t->last_out_ns && rd->exec_now > t->exec_out) {
 		/* running, but its switch-in was never traced (some hosts skip
@@ -140,7 +185,7 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	o->running = rd.on_cpu;
 	o->runtime_ns = rd.exec_now;
 	o->oncpu_ns = rd.exec_now;	/* untracked (map full): the kernel's runtime */
-	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = 0;
+	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = o->spin_probe_ns = 0;
 	o->torn = 0;
 	if (!t)
 		return 0;
@@ -155,6 +200,7 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	o->torn = !rd.ok;
 	o->samples = t->samples;
 	o->spin_samples = t->spin_samples;
+	o->spin_probe_ns = rd.spin;
 	return 0;
 }
 

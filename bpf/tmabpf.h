@@ -109,6 +109,11 @@ struct thread_stats {
 					 * for readers on other CPUs: the per-call snapshot) */
 	__u64 samples;			/* --sample: samples taken of the thread ... */
 	__u64 spin_samples;		/* ... whose user frame was in a spin function (samples.bpf.c) */
+	__u64 spin_probe_ns;		/* --per-call: on-CPU time in probed spin functions, added as
+					 * their outermost call returns (percall.bpf.h) ... */
+	__u64 spin_in;			/* ... and, while in one (spin_nest), its runtime at the entry */
+	__u32 spin_nest;
+	__u32 pad_spin;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* sums of deltas */
 };
 

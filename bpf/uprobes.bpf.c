@@ -476,6 +476,7 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	if (h.st) {
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
+		percall_spin(h.task, h.snap, fn, h.now, true);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
 			percall_emit(PERCALL_BEGIN, fn, bpf_ktime_get_ns());
@@ -515,6 +516,7 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 			/* deeper than the returning call: its return never came */
 			count_call(st, st->ent[top].fn, tid, st->pid, true);
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
+			percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
 			st->depth = d - 1;
 			if (st->marker >= d)
 				st->marker = 0;	/* its iteration never ends: dropped */
@@ -525,6 +527,7 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 
 			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
 			frame_pop(st, d, h.snap, now, tid);
+			percall_spin(h.task, h.snap, ret_fn, now, false);
 			if (cfg_percall && st->marker == d) {
 				st->marker = 0;
 				percall_emit(PERCALL_END, ret_fn, bpf_ktime_get_ns());

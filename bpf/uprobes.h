@@ -141,6 +141,7 @@ struct percall_thread {
 	__u64 runq_ns;
 	__u64 samples;		/* --sample: samples of the thread so far ... */
 	__u64 spin_samples;	/* ... of which in a spin function (thread_stats) */
+	__u64 spin_probe_ns;	/* on-CPU time in probed spin functions so far (thread_stats) */
 };
 
 /* A probed function's totals over every thread of every process (matched returns). */

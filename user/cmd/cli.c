@@ -122,7 +122,7 @@ void cli_usage(FILE *f)
 	      "      --max-rate N       detach a function called more than N times a second\n"
 	      "Per call (a decode loop's tokens):\n"
 	      "      --per-call LIB:FUNC  per token (each outermost call of FUNC): time split, counters, calls\n"
-	      "      --spin LIB:GLOB    more spin-wait functions for --sample's compute vs spin; repeatable\n"
+	      "      --spin LIB:GLOB    more spin-wait functions (sampled or probed) for compute vs spin\n"
 	      "Sampling:\n"
 	      "      --sample[=HZ]      stack samples per CPU (default 49 Hz): every function, no uprobes\n"
 	      "      --sample-events[=HZ]  every counter sampled, own period (100/s per CPU): per-function TMA\n"
@@ -351,8 +351,9 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
-	if (o->nr_spin_specs && !o->sample_hz) {
-		err_print("--spin needs --sample (spin time is the share of a thread's samples in spin functions)");
+	if (o->nr_spin_specs && !o->sample_hz && !o->nr_uprobe_specs) {
+		err_print("--spin needs --sample or --uprobe (spin time is the share of a thread's samples in spin "
+			  "functions, or the on-CPU time of probed ones)");
 		return EXIT_USAGE;
 	}
 	if (o->folded_path && !o->sample_hz && !o->offcpu_stacks) {

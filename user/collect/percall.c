@@ -19,13 +19,15 @@ static const struct percall_thread *thread_in(const struct percall_rec *r, unsig
 }
 
 /* A thread's share of the window between snapshots a and b: b's times minus a's (a NULL: the
- * thread began in the window, all its times are in it).  Its on-CPU time is split by the share
- * of its samples in the window that were in spin functions. */
+ * thread began in the window, all its times are in it).  Its on-CPU time is split into compute
+ * and spin: spin is the share of its samples in the window that were in spin functions, or its
+ * on-CPU time in probed spin functions (counted at their returns), whichever is more (the two
+ * measure the same time: a probed spin function's samples are spin samples). */
 static void thread_window(const struct percall_thread *a, const struct percall_thread *b, unsigned long long wall,
 			  struct iter_time *t)
 {
 	static const struct percall_thread none;
-	unsigned long long oncpu, samples, spin, known;
+	unsigned long long oncpu, samples, spin, known, probed;
 
 	if (!a)
 		a = &none;
@@ -33,6 +35,9 @@ static void thread_window(const struct percall_thread *a, const struct percall_t
 	samples = sub0(b->samples, a->samples);
 	spin = sub0(b->spin_samples, a->spin_samples);
 	t->spin_ns = samples ? (unsigned long long)((double)oncpu * (spin < samples ? spin : samples) / samples) : 0;
+	probed = sub0(b->spin_probe_ns, a->spin_probe_ns);
+	if (probed > t->spin_ns)
+		t->spin_ns = probed < oncpu ? probed : oncpu;
 	t->compute_ns = oncpu - t->spin_ns;
 	t->blocked_ns = sub0(b->blocked_ns, a->blocked_ns);
 	t->runq_ns = sub0(b->runq_ns, a->runq_ns);

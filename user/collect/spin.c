@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "collect/spin.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
 #include "sym/libresolve.h"
+#include "sym/uprobe_targets.h"
 
 /* Where runtimes spin-wait.  Stripped libraries keep only their exported
  * names: internal wait loops (libgomp's do_spin, OpenBLAS's
@@ -65,6 +67,37 @@ static int add_spec(struct spin_set *s, const char *spec, int pid, const char *e
 	elfsyms_free(&syms);
 	free(res);
 	return n < 0 ? n : added;
+}
+
+static bool spin_set_has(const struct spin_set *s, __u64 dev, __u64 ino, __u64 off)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->r[i].ino == ino && s->r[i].dev == dev && off >= s->r[i].start && off < s->r[i].end)
+			return true;
+	return false;
+}
+
+int spin_set_mark(const struct spin_set *s, struct uprobe_set *u)
+{
+	int marked = 0;
+
+	for (int lib = 0; lib < u->nr_libs; lib++) {
+		struct stat st;
+		__u64 dev;
+
+		if (stat(u->libs[lib].attach_path, &st))
+			continue;
+		dev = ((__u64)major(st.st_dev) << 20) | minor(st.st_dev);
+		for (int i = 0; i < u->nr_funcs; i++) {
+			struct uprobe_func *f = &u->funcs[i];
+
+			if (f->lib == lib && spin_set_has(s, dev, st.st_ino, f->offset)) {
+				f->spin = true;
+				marked++;
+			}
+		}
+	}
+	return marked;
 }
 
 int spin_set_resolve(struct spin_set *s, const char *const *specs, int nspecs, int pid, const char *exe, char *err,

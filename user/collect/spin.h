@@ -25,4 +25,9 @@ struct spin_set {
 int spin_set_resolve(struct spin_set *s, const char *const *specs, int nspecs, int pid, const char *exe, char *err,
 		     size_t errlen);
 
+struct uprobe_set;
+/* Mark the probed functions of u that are in s (uprobe_func.spin): the uprobes then count their
+ * on-CPU time as spin, with or without samples.  How many were marked. */
+int spin_set_mark(const struct spin_set *s, struct uprobe_set *u);
+
 #endif

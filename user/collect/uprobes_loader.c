@@ -247,12 +247,15 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 	return 0;
 }
 
-/* --per-call: the marker functions' bits, before their links exist. */
+/* --per-call: the marker and spin functions' bits, before their links exist. */
 static void set_markers(struct uprobes_prog *u, const struct uprobe_set *set)
 {
-	for (int i = 0; i < set->nr_funcs && i / 64 < PERCALL_MARKER_WORDS; i++)
+	for (int i = 0; i < set->nr_funcs && i / 64 < PERCALL_MARKER_WORDS; i++) {
 		if (set->funcs[i].marker)
 			u->skel->bss->percall_marker[i / 64] |= 1ULL << (i % 64);
+		if (set->funcs[i].spin)
+			u->skel->bss->percall_spin_fns[i / 64] |= 1ULL << (i % 64);
+	}
 }
 
 int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *err, size_t errlen)

@@ -13,6 +13,15 @@ static const char *fn_name(const struct report *r, unsigned int fn)
 	return r->uset && (int)fn < r->uset->nr_funcs ? r->uset->funcs[fn].symbol : "?";
 }
 
+/* "library file name:symbol" of probed function fn into buf */
+static const char *lib_fn_key(const struct report *r, unsigned int fn, char *buf, size_t len)
+{
+	const char *mod = r->uset->libs[r->uset->funcs[fn].lib].module, *base = strrchr(mod, '/');
+
+	snprintf(buf, len, "%s:%s", base ? base + 1 : mod, fn_name(r, fn));
+	return buf;
+}
+
 static void time_json(struct json *j, const struct iter_time *t)
 {
 	json_u64(j, "oncpu_ns", t->compute_ns + t->spin_ns);
@@ -100,18 +109,34 @@ void report_iterations_json(const struct report *r, struct json *j)
 	json_obj_begin(j, "calls");
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
 	for (int k = 0; k < nids && st.n; k++) {
-		const char *mod = r->uset->libs[r->uset->funcs[ids[k]].lib].module, *base = strrchr(mod, '/');
 		char key[600];
 
-		snprintf(key, sizeof(key), "%s:%s", base ? base + 1 : mod, fn_name(r, ids[k]));
-		json_double(j, key, (double)total_calls(s, ids[k]) / st.n);
+		json_double(j, lib_fn_key(r, ids[k], key, sizeof(key)), (double)total_calls(s, ids[k]) / st.n);
 	}
 	json_obj_end(j);
+	json_arr_begin(j, "spin_probes");
+	for (int i = 0; r->uset && i < r->uset->nr_funcs; i++)
+		if (r->uset->funcs[i].spin) {
+			char key[600];
+
+			json_str(j, NULL, lib_fn_key(r, (unsigned int)i, key, sizeof(key)));
+		}
+	json_arr_end(j);
 	json_obj_end(j);
 	json_arr_begin(j, "iterations");
 	for (size_t k = 0; k < s->n; k++)
 		iteration_json(r, j, &s->v[k], k);
 	json_arr_end(j);
+}
+
+/* probed functions in the spin set */
+static int spin_probes(const struct report *r)
+{
+	int n = 0;
+
+	for (int i = 0; r->uset && i < r->uset->nr_funcs; i++)
+		n += r->uset->funcs[i].spin;
+	return n;
 }
 
 static double ms(unsigned long long ns)
@@ -194,7 +219,7 @@ void report_iterations_text(const struct report *r, FILE *f)
 		fprintf(f, " (%llu still open at the end, %llu never returned)", s->open, s->dropped);
 	fprintf(f, "\n  process time in them (wall x threads): compute %.1f%%, spin %.1f%%%s, blocked %.1f%%, "
 		"runqueue %.1f%%, absent %.1f%%\n", pct(sum.compute_ns, all), pct(sum.spin_ns, all),
-		r->samples ? "" : " (no --sample: not measured)", pct(sum.blocked_ns, all), pct(sum.runq_ns, all),
+		r->samples || spin_probes(r) ? "" : " (no --sample or probed spin function: not measured)", pct(sum.blocked_ns, all), pct(sum.runq_ns, all),
 		pct(sum.absent_ns, all));
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
 	if (nids) {

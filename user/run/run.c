@@ -137,6 +137,8 @@ static enum run_status resolve_uprobes(struct run_state *st)
 		err_print("%s", err);
 		return RUN_BAD_INPUT;
 	}
+	if (o->per_call)
+		spin_set_mark(&st->c.percall.spin, &st->c.up.set);
 	return RUN_OK;
 }
 

@@ -19,6 +19,7 @@ struct uprobe_func {
 					 * (UINSN_REFUSED: never attached, listed as unprobeable) */
 	bool never_called;		/* set at the end of a run: attached, zero calls */
 	bool marker;			/* --per-call: its outermost calls are iterations */
+	bool spin;			/* --per-call: in the spin set (collect/spin.h): its on-CPU time is spin */
 };
 
 struct uprobe_lib {
