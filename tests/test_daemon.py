@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import time
 
@@ -388,19 +389,21 @@ def test_soak_bounded_memory_and_maps(accounting):
     # The plateau (tables at their caps, malloc arenas warm) comes within
     # seconds on a quiet machine but later under load, so compare the second
     # quarter with the last one: a leak that grows with the churn shows there.
-    early = max(kb for t, _, kb in samples if SOAK_SECONDS / 4 <= t <= SOAK_SECONDS / 2)
-    late = max(kb for t, _, kb in samples if t >= 3 * SOAK_SECONDS / 4)
+    # Medians: a burst of other processes on the host (the daemon watches them
+    # all) raised one sample by 8 MB, which malloc gave back by the next one.
+    early = statistics.median(kb for t, _, kb in samples if SOAK_SECONDS / 4 <= t <= SOAK_SECONDS / 2)
+    late = statistics.median(kb for t, _, kb in samples if t >= 3 * SOAK_SECONDS / 4)
     series = " ".join(f"{t:.0f}s:{kb // 1024}M({net // 1024}M)" for t, kb, net in samples[::4])
     exited = select(m, "tmabpf_threads_exited_total")[0][1]
-    print(f"soak ({accounting}): {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS second quarter "
-          f"{early} kB, last quarter {late} kB (without symbol tables), peak {peak} kB ({series}); map entries max {max(entries):.0f}/{max_threads}; "
+    print(f"soak ({accounting}): {out['threads']} threads, {out['processes']} processes in {out['seconds']:.0f} s; RSS median second quarter "
+          f"{early:.0f} kB, last quarter {late:.0f} kB (without symbol tables), peak {peak} kB ({series}); map entries max {max(entries):.0f}/{max_threads}; "
           f"exits folded {exited:.0f}; evicted/lost "
           f"{select(m, 'tmabpf_drops_total', reason='threads_evicted_or_lost')[0][1]:.0f}; exit records lost "
           f"{select(m, 'tmabpf_drops_total', reason='exit_records_lost')[0][1]:.0f}; left out (table full) "
           f"{select(m, 'tmabpf_drops_total', reason='threads_map_full')[0][1]:.0f}")
     assert peak <= 64 * 1024, f"RSS peak {peak} kB > 64 MB"
-    assert late - early <= 4 * 1024, (f"RSS without the symbol tables grew from {early} kB (second quarter) to "
-                                      f"{late} kB (last quarter): {series}")
+    assert late - early <= 4 * 1024, (f"RSS without the symbol tables grew from {early:.0f} kB (second quarter's median) to "
+                                      f"{late:.0f} kB (last quarter's): {series}")
     assert max(entries) <= max_threads
     assert max(t["threads"] for t in tracked) <= max_threads
     assert max(t["processes"] for t in tracked) <= max_threads + 100  # live ones + top-procs lingering
