@@ -358,11 +358,16 @@ static __always_inline void thread_seed(struct task_struct *task, __u64 ts, bool
  * leaves; a reader on another CPU (percall.bpf.h) retries when t->seq moved. */
 static __always_inline bool thread_write_begin(struct thread_stats *t)
 {
+	__u64 old;
+
 	if (!account_cfg.seqlock || (t->seq & 1))
 		return false;	/* not asked for; or within a write already (sched_switch's catch-up) */
-	/* an atomic add: a full barrier (x86: lock add), so that the odd seq is
-	 * seen before the switch's time is taken */
-	__sync_fetch_and_add(&t->seq, 1);
+	/* an atomic add: a full barrier, so that the odd seq is seen before the
+	 * switch's time is taken.  Its result is used: the fetching form is
+	 * fully ordered on every JIT (x86 lock xadd, arm64 ldaddal), where a
+	 * plain add is not on arm64 (stadd, no ordering) */
+	old = __sync_fetch_and_add(&t->seq, 1);
+	barrier_var(old);
 	return true;
 }
 
