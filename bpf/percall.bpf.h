@@ -165,7 +165,10 @@ PERCPU_VAR(percall_scratch, struct percall_thread);
 /* One thread's times as of now into percall_scratch (a global function:
  * verified once, on its own): the spine's sums brought forward to now.  On-CPU and off-CPU intervals come from the same switch times, so
  * that they tile the thread's life; a thread met for the first time is
- * seeded at now (thread_seed) so that both snapshots have the same base. */
+ * seeded at now (thread_seed) so that both snapshots have the same base.
+ * Returns 1 for a thread that has exited (sched_process_exit took its
+ * entry; the task lingers in its process' list until reaped): left out of
+ * the snapshot, as if gone. */
 __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 now)
 {
 	__u32 tid = task->pid, zero = 0;
@@ -174,6 +177,8 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 
 	if (!o)
 		return 0;
+	if (!t && (task->flags & PF_EXITING))
+		return 1;
 	if (!t) {
 		thread_seed(task, now, false);
 		t = bpf_map_lookup_elem(&threads, &tid);
@@ -207,7 +212,7 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 /* The snapshot of the calling thread's process at now: the uprobe hit has
  * just refreshed this CPU's cache (snaps' uc[]) for it, so its counter sums
  * are reading + offset.  A global function: verified once, on its own. */
-__noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
+__noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf(), *task;
 	struct percall_thread *o;
@@ -228,6 +233,8 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
 	r->tid = cur->pid;
 	r->kind = kind;
 	r->fn = fn;
+	r->seq = seq;
+	r->pad = 0;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		if (e >= account_cfg.nr_events)
 			break;
@@ -254,7 +261,8 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u64 now)
 			r->more_threads++;
 			continue;
 		}
-		percall_thread_now(task, now);
+		if (percall_thread_now(task, now))
+			continue;
 		o = bpf_map_lookup_elem(&percall_scratch, &zero);
 		if (!o)
 			break;

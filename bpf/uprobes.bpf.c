@@ -479,7 +479,7 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		percall_spin(h.task, h.snap, fn, h.now, true);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
-			percall_emit(PERCALL_BEGIN, fn, bpf_ktime_get_ns());
+			percall_emit(PERCALL_BEGIN, fn, ++h.st->iter_seq, bpf_ktime_get_ns());
 		}
 		return 0;
 	}
@@ -530,7 +530,7 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 			percall_spin(h.task, h.snap, ret_fn, now, false);
 			if (cfg_percall && st->marker == d) {
 				st->marker = 0;
-				percall_emit(PERCALL_END, ret_fn, bpf_ktime_get_ns());
+				percall_emit(PERCALL_END, ret_fn, st->iter_seq, bpf_ktime_get_ns());
 			}
 		} else
 			stat_inc(STAT_RET_NO_ENTRY);	/* entered before we attached, or past max depth */

@@ -29,7 +29,7 @@ struct ustack {
 	__u32 depth;
 	__u32 overflow;		/* calls not tracked because the stack was full */
 	__u32 marker;		/* --per-call: index + 1 of the outermost marker frame; 0 = none open */
-	__u32 pad;
+	__u32 iter_seq;		/* --per-call: the slot's iterations begun (percall_rec.seq) */
 	struct ustack_ent ent[TMABPF_MAX_DEPTH];
 };
 
@@ -157,6 +157,9 @@ struct percall_rec {
 	__u32 tid;		/* the calling thread */
 	__u32 kind;		/* enum percall_kind */
 	__u32 fn;		/* the marker's function id */
+	__u32 seq;		/* the iteration's number on its thread's slot: an entry and a return pair
+				 * only when equal (snapshots between them may have been lost) */
+	__u32 pad;
 	__u32 nthreads;		/* th[] filled */
 	__u32 more_threads;	/* threads past PERCALL_MAX_THREADS, not in th[] */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter sums */

@@ -62,10 +62,10 @@ def test_spin_barrier_share_and_decomposition(tmp_path):
     the reported spin share is within 3 points of it, and every window tiles into compute + spin +
     blocked + runqueue (+ absent) = wall x threads within 1 %."""
     rep, r = per_call(["--sample=999", "--per-call", ":step", "--spin", ":spin_wait", "--", PERSTEP,
-                       "--mode", "barrier", "--steps", "500", "--work-us", "2000", "--worker-us", "500"], tmp_path)
+                       "--mode", "barrier", "--steps", "800", "--work-us", "2000", "--worker-us", "500"], tmp_path)
     truth = __import__("json").loads(r.stdout.strip().splitlines()[-1])
     its = rep["iterations"]
-    assert len(its) == 500
+    assert len(its) == 800
     spin = sum(it["spin_ns"] for it in its)
     oncpu = sum(it["compute_ns"] + it["spin_ns"] for it in its)
     assert abs(spin / oncpu - truth["spin_share"]) <= 0.03, (spin / oncpu, truth)

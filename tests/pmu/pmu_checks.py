@@ -144,6 +144,7 @@ STEPS_SMP1 = "".join([
     tm("reentrancy", f"-e {REENT_EVENTS} --sample={REENT_HZ} --quiet {UPROBES}", gt_cmd(*P_REENT)),
     tm("evsample", f"-e cycles:u,instructions:u --sample-events={EVSAMPLE_HZ} --quiet", gt_cmd(*P_SAMPLE)),
     tm("tma", "--cpu neoverse-n2", gt_cmd(*P_MUX)),
+    tm("percall", "-e instructions:u --quiet --per-call :gt_mid --uprobe :gt_leaf", gt_cmd(*P_UPROBES)),
     DAEMON,
     "step check tmabpf check\n",
     "step check_n2 tmabpf check --cpu neoverse-n2\n",
@@ -231,6 +232,47 @@ def check_uprobes(o, res, step="uprobes"):
 
 def check_uprobes_classic(o, res):
     check_uprobes(o, res, "uprobes_classic")
+
+
+def iteration_tiles(it):
+    return it["compute_ns"] + it["spin_ns"] + it["blocked_ns"] + it["runqueue_ns"] + it["absent_ns"]
+
+
+def check_percall(o, res, step="percall", exact=True):
+    """--per-call :gt_mid on arm64: one iteration per gt_mid call on every thread, M gt_leaf calls in each,
+    also when snapshots were lost (2 CPUs: a call every ~10 us of guest time fills the ring buffer),
+    the calling thread's instructions over each window exact (gt_mid's inclusive count with the per-hit
+    constants; at least it with 2 CPUs), and every window tiles into wall x threads within 1 % (the
+    snapshots read the switch bookkeeping under its seq, whose add must be ordered on arm64)."""
+    if not o.ran(step, res):
+        return
+    t, r, m, n = P_UPROBES if exact else P_SMP2
+    rep = o.json(step + ".json")
+    its = rep["iterations"]
+    pc = rep["per_call"]
+    if exact:
+        res.check(f"{step}: one iteration per gt_mid call", len(its) == (t + 1) * r and pc["open"] == 0 and
+                  pc["lost"] == 0, f"expected {(t + 1) * r}, got {len(its)} ({pc})")
+    else:
+        # a call every ~10 us of guest time outruns the ring buffer between two 50 ms drains: snapshots are
+        # lost (counted), and an entry pairs only with its own return (their seq), never across a loss
+        res.check(f"{step}: iterations of gt_mid calls, snapshots lost counted", 0 < len(its) <= (t + 1) * r and
+                  (len(its) == (t + 1) * r or pc["lost"] > 0), f"expected {(t + 1) * r} less losses, got {pc}")
+    leaf_calls = sorted({c["calls"] for it in its for k, c in it["calls"].items() if k.endswith(":gt_leaf")})
+    res.check(f"{step}: gt_leaf calls per iteration exact", leaf_calls == [m], f"expected [{m}], got {leaf_calls}")
+    want = uprobe_truth(t, r, m, n)["gt_mid"][0]
+    got = sorted({it["counters"]["instructions:u"] for it in its})
+    ok = got == [want] if exact else bool(got) and got[0] >= want
+    res.check(f"{step}: the calling thread's instructions:u per window {'exact' if exact else 'at least the truth'}",
+              ok, f"expected {want}, got {got[:5]}")
+    bad = [(it["index"], it["wall_ns"], it["threads"], iteration_tiles(it)) for it in its
+           if abs(iteration_tiles(it) - it["wall_ns"] * it["threads"]) > 0.01 * it["wall_ns"] * it["threads"]]
+    res.check(f"{step}: every window tiles into wall x threads within 1 %", not bad and its,
+              f"{len(bad)} of {len(its)} do not: {bad[:3]}; torn reads {sum(it['torn_reads'] for it in its)}")
+
+
+def check_percall2(o, res):
+    check_percall(o, res, "percall2", exact=False)
 
 
 def check_mux(o, res):
@@ -416,7 +458,7 @@ def check_reports_follow_the_schema(o, res):
 
 
 CHECKS_SMP1 = [check_perf_peer, check_threads, check_uprobes, check_uprobes_classic, check_mux, check_group,
-               check_sample, check_evsample, check_reentrancy, check_tma, check_daemon, check_check,
+               check_sample, check_evsample, check_reentrancy, check_tma, check_percall, check_daemon, check_check,
                check_reports_follow_the_schema, check_nothing_left]
 
 # ---- -smp 2: migrations and per-CPU behaviour (QEMU's vCPUs share one instruction count: no exact values) ----
@@ -424,6 +466,7 @@ CHECKS_SMP1 = [check_perf_peer, check_threads, check_uprobes, check_uprobes_clas
 P_SMP2 = (3, 2000, 2, 200)	# with "migrate": every thread moves itself to the other CPU 2000 times
 STEPS_SMP2 = "".join([
     tm("smp2", f"-e instructions:u,cycles:u --quiet {UPROBES}", gt_cmd(*P_SMP2) + " migrate"),
+    tm("percall2", "-e instructions:u --quiet --per-call :gt_mid --uprobe :gt_leaf", gt_cmd(*P_SMP2) + " migrate"),
     "cat /proc/cpuinfo | grep -c ^processor >/out/ncpus.txt\n",
     LEFTOVERS,
 ])
@@ -453,4 +496,5 @@ def check_smp2(o, res):
               f"model {want}, got {got}; read errors {rep['self']['counter_read_errors']}")
 
 
-BOOTS = [(1, STEPS_SMP1, CHECKS_SMP1), (2, STEPS_SMP2, [check_smp2, check_reports_follow_the_schema, check_nothing_left])]
+BOOTS = [(1, STEPS_SMP1, CHECKS_SMP1),
+         (2, STEPS_SMP2, [check_smp2, check_percall2, check_reports_follow_the_schema, check_nothing_left])]

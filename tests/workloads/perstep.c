@@ -7,7 +7,11 @@
  *            between main computes --work-us of CPU time, the worker
  *            --worker-us, then waits spinning in spin_wait() for main.  Both
  *            measure their CPU time in spin_wait() and in total over the
- *            steps (CLOCK_THREAD_CPUTIME_ID): the true spin share.
+ *            steps (CLOCK_THREAD_CPUTIME_ID): the true spin share.  Each
+ *            step scales both computes by a random 0.5-1.5: steps of a
+ *            fixed 2.5 ms beside a 999 Hz sampler put its samples at the
+ *            same two places of every step (the sampled share was off by
+ *            4 points in 1 run of 9).
  *   nested   step() calls itself --depth times (outermost counts).
  *   threads  --threads threads each call step() --steps times.
  *   driver   step() calls the driver library (--driver PATH, dlopen'd):
@@ -85,13 +89,20 @@ static void barrier(int self)
 	}
 }
 
+/* us scaled by a random 0.5-1.5 (the barrier mode's jitter) */
+static long jitter(long us, unsigned int *seed)
+{
+	return us / 2 + (long)(rand_r(seed) % (unsigned int)(us + 1));
+}
+
 static void *barrier_worker(void *arg)
 {
 	unsigned long long t0 = cpu_ns();
+	unsigned int seed = 2;
 
 	for (int i = 0; i < steps; i++) {
 		barrier(1);
-		compute(worker_us);
+		compute(jitter(worker_us, &seed));
 		barrier(1);
 	}
 	cpu_total[1] = cpu_ns() - t0;
@@ -101,8 +112,10 @@ static void *barrier_worker(void *arg)
 __attribute__((noinline, noipa)) void step(int level)
 {
 	if (!strcmp(mode, "barrier")) {
+		static unsigned int seed = 1;
+
 		barrier(0);
-		compute(work_us);
+		compute(jitter(work_us, &seed));
 		barrier(0);
 	} else if (!strcmp(mode, "nested")) {
 		if (level + 1 < depth)

@@ -129,7 +129,9 @@ static int on_snapshot(void *ctx, void *data, size_t size)
 	a = u64map_del(&p->open, r->tid);
 	if (!a)
 		return 0;	/* its entry was lost */
-	iteration_of(p, a, r);
+	/* another iteration's entry: this one's entry and that one's return were lost (counted) */
+	if (a->seq == r->seq)
+		iteration_of(p, a, r);
 	free(a);
 	return 0;
 }
