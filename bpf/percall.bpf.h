@@ -192,6 +192,7 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	o->oncpu_ns = rd.exec_now;	/* untracked (map full): the kernel's runtime */
 	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = o->spin_probe_ns = 0;
 	o->torn = 0;
+	o->untracked = !t;
 	if (!t)
 		return 0;
 

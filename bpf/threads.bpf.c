@@ -52,15 +52,17 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
 		t->switches_involuntary++;
 }
 
-/* Test hook: ignore about 1 in N switch-ins of tracked threads, as hosts
- * that miss them do (TMABPF_TEST_DROP_SWITCH_IN=N); 0 = off.  A switch from an
- * untracked task (idle included) is then ignored whole, as those hosts never
- * trace it: the CPU's delta since its snapshot holds that task's counts too. */
+/* Test hooks, 0 = off.  TMABPF_TEST_DROP_SWITCH_IN=N: ignore about 1 in N
+ * switch-ins of tracked threads.  TMABPF_TEST_HIDE_SWITCH=N: ignore about 1 in
+ * N switches from an untracked task (idle included) to a tracked one whole, as
+ * hosts that never trace switches away from some tasks do: the CPU's delta
+ * since its snapshot then holds that task's counts too. */
 const volatile __u32 cfg_test_drop_switch_in = 0;
+const volatile __u32 cfg_test_hide_switch = 0;
 
-static __always_inline bool test_drop_switch_in(void)
+static __always_inline bool test_one_in(__u32 n)
 {
-	return cfg_test_drop_switch_in && bpf_get_prandom_u32() % cfg_test_drop_switch_in == 0;
+	return n && bpf_get_prandom_u32() % n == 0;
 }
 
 /* Measure this CPU's ktime - clock_task offset: the task switched to had its
@@ -95,11 +97,10 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		if (!nt)
 			return 0;
 	}
-	if (nt && test_drop_switch_in()) {
-		if (!pt)
-			return 0;
+	if (!pt && nt && test_one_in(cfg_test_hide_switch))
+		return 0;
+	if (nt && test_one_in(cfg_test_drop_switch_in))
 		nt = NULL;
-	}
 	snap = bpf_map_lookup_elem(&snaps, &zero);
 	if (!snap)
 		return 0;

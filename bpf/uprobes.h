@@ -134,7 +134,8 @@ enum percall_kind {
 struct percall_thread {
 	__u32 tid;
 	__u16 running;		/* on a CPU at the snapshot */
-	__u16 torn;		/* its switch bookkeeping kept changing while read: times unsure */
+	__u8 torn;		/* its switch bookkeeping kept changing while read: times unsure */
+	__u8 untracked;		/* not in the threads map (full: --max-threads): runtime only, no off-CPU split */
 	__u64 oncpu_ns;		/* its slices by the clock, the one running now up to the snapshot */
 	__u64 runtime_ns;	/* the kernel's runtime (se.sum_exec_runtime, brought forward when running) */
 	__u64 blocked_ns;	/* the spine's off-CPU sums as of the snapshot (thread_offcpu_now) */

@@ -138,6 +138,21 @@ def test_marker_never_called(tmp_path):
 
 
 @needs_perstep
+def test_threads_left_out_by_a_full_map_are_flagged(tmp_path):
+    """--max-threads 16 and 24 threads calling step(): the threads the map left out are counted in
+    each window (their off-CPU time is unknown: absent), the windows still tile, and one line says
+    how to fix it."""
+    rep, r = per_call(["--max-threads", "16", "--per-call", ":step", "--", PERSTEP, "--mode", "threads",
+                       "--threads", "24", "--steps", "5", "--work-us", "2000"], tmp_path)
+    its = rep["iterations"]
+    assert its and max(it["untracked_threads"] for it in its) > 0, [it["untracked_threads"] for it in its]
+    for it in its:
+        assert abs(tiles(it) - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
+    lines = [l for l in r.stderr.splitlines() if "threads map left out" in l]
+    assert len(lines) == 1 and "--max-threads" in lines[0], r.stderr
+
+
+@needs_perstep
 def test_nested_marker_counts_outermost(tmp_path):
     """step() calls itself twice more: one iteration per outermost call, the inner ones are calls."""
     rep, _ = per_call(["--per-call", ":step", "--", PERSTEP, "--mode", "nested", "--depth", "3", "--steps", "30",

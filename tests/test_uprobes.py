@@ -114,11 +114,11 @@ def test_missed_switch_ins_are_inferred(tmp_path):
 
 def test_missed_switch_ins_keep_faults_exact(tmp_path):
     """A slice whose switch-in went untraced follows an untracked task's run (CI's sandbox agent;
-    here busy loops and idle, with the hook ignoring 1 in 2 switches from them whole).  Its
+    here busy loops and idle, with TMABPF_TEST_HIDE_SWITCH ignoring 1 in 2 switches from them whole).  Its
     counter delta is time-shared, except page faults: the task's own min_flt/maj_flt say exactly
     how many were its.  A time-share lost 12-25 % of them (CI once: 369 of 400)."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
-    env = dict(os.environ, TMABPF_TEST_DROP_SWITCH_IN="2")
+    env = dict(os.environ, TMABPF_TEST_HIDE_SWITCH="2")
     hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(2)]
     try:
         r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_fault_pages", "--", GROUNDTRUTH,

@@ -43,8 +43,9 @@ static void thread_window(const struct percall_thread *a, const struct percall_t
 	t->runq_ns = sub0(b->runq_ns, a->runq_ns);
 	t->runtime_ns = sub0(b->runtime_ns, a->runtime_ns);
 	known = oncpu + t->blocked_ns + t->runq_ns;
-	/* a thread that began in the window was absent for the rest of it */
-	t->absent_ns = a == &none && wall > known ? wall - known : 0;
+	/* a thread that began in the window was absent for the rest of it; one the threads map left out
+	 * has its on-CPU time only (its off-CPU time is not known, and counted as absent) */
+	t->absent_ns = (a == &none || a->untracked || b->untracked) && wall > known ? wall - known : 0;
 }
 
 /* The iteration between entry snapshot a and return snapshot b of the same thread. */
@@ -69,6 +70,7 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 
 		t->tid = b->th[i].tid;
 		it.torn += b->th[i].torn || (at && at->torn);
+		it.untracked += b->th[i].untracked || (at && at->untracked);
 		thread_window(at, &b->th[i], it.wall_ns, &t->t);
 		iter_time_add(&it.sum, &t->t);
 	}
@@ -151,11 +153,18 @@ void percall_poll(struct percall *p)
 
 void percall_finish(struct percall *p, unsigned long long lost)
 {
+	size_t untracked = 0;
+
 	percall_poll(p);
 	p->res.open = p->open.n;
 	p->res.lost = lost;
 	if (lost)
 		warn_add("--per-call: %llu snapshots lost (ring buffer full): their iterations are missing", lost);
+	for (size_t k = 0; k < p->res.n; k++)
+		untracked += p->res.v[k].untracked > 0;
+	if (untracked)
+		warn_add("--per-call: %zu iterations had threads the full threads map left out: their blocked and "
+			 "runqueue time is missing (fix: raise --max-threads)", untracked);
 	if (!p->res.n && !p->res.open && !p->res.dropped)
 		warn_add("--per-call %s: the marker was never called: no iterations (check that the target calls "
 			 "it, e.g. with --uprobe and the functions' calls)", p->spec);

@@ -15,8 +15,9 @@
 #include "lib/warn.h"
 #include "threads.skel.h"
 
-/* TMABPF_TEST_DROP_SWITCH_IN=N: tests make the BPF side ignore about 1 in N
- * switch-ins, to exercise the inference hosts that miss them depend on. */
+/* TMABPF_TEST_DROP_SWITCH_IN=N, TMABPF_TEST_HIDE_SWITCH=N: tests make the BPF
+ * side ignore about 1 in N switch-ins (threads.bpf.c), to exercise the
+ * inference hosts that miss them depend on. */
 static const struct bpf_hints hints = { .lacks = "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint",
 					.size_opt = "--max-threads" };
 
@@ -25,9 +26,9 @@ static int load_error(int err, char *buf, size_t len, const char *what)
 	return bpf_load_error(err, buf, len, what, &hints);
 }
 
-static unsigned int test_drop_switch_in(void)
+static unsigned int test_hook(const char *name)
 {
-	const char *v = getenv("TMABPF_TEST_DROP_SWITCH_IN");
+	const char *v = getenv(name);
 
 	return v ? (unsigned int)strtoul(v, NULL, 10) : 0;
 }
@@ -89,7 +90,8 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 		return load_error(-errno, err, errlen, "opening BPF object");
 	account_cfg_fill(&p->acfg, cfg, pc, evs, pc->nr_cpus);
 	p->skel->rodata->account_cfg = p->acfg;
-	p->skel->rodata->cfg_test_drop_switch_in = test_drop_switch_in();
+	p->skel->rodata->cfg_test_drop_switch_in = test_hook("TMABPF_TEST_DROP_SWITCH_IN");
+	p->skel->rodata->cfg_test_hide_switch = test_hook("TMABPF_TEST_HIDE_SWITCH");
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0);
 	p->seed = cfg->filter != FILTER_ALL && cfg->nr_ids > 0;

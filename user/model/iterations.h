@@ -49,6 +49,8 @@ struct iteration {
 	struct iter_thread *th;
 	bool threads_truncated;		/* the process had more threads than a snapshot holds */
 	int torn;			/* threads whose times were read while a switch kept writing them */
+	int untracked;			/* threads the full threads map left out: on-CPU only, blocked and
+					 * runqueue time missing (counted as absent) */
 	int nfns;
 	struct iter_fn *fns;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */
