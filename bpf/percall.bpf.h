@@ -65,7 +65,7 @@ static __always_inline bool percall_is_marker(__u32 fn)
 	return percall_bit(percall_marker, fn);
 }
 
-/* A matched return of fn on thread tid (outermost: its inclusive times count). */
+/* A matched return of fn (outermost: its inclusive times count). */
 static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wall, __u64 oncpu)
 {
 	struct percall_fn *f;

@@ -21,17 +21,20 @@ static const struct percall_thread *thread_in(const struct percall_rec *r, unsig
 /* A thread's share of the window between snapshots a and b: b's times minus a's (a NULL: the
  * thread began in the window, all its times are in it).  Its on-CPU time is split into compute
  * and spin: spin is the share of its samples in the window that were in spin functions, or its
- * on-CPU time in probed spin functions (counted at their returns), whichever is more (the two
+ * on-CPU time in probed spin functions (a spin in progress at a snapshot included), whichever is more (the two
  * measure the same time: a probed spin function's samples are spin samples). */
 static void thread_window(const struct percall_thread *a, const struct percall_thread *b, unsigned long long wall,
 			  struct iter_time *t)
 {
 	static const struct percall_thread none;
 	unsigned long long oncpu, samples, spin, known, probed;
+	bool untracked = b->untracked || (a && a->untracked);
 
 	if (!a)
 		a = &none;
-	oncpu = sub0(b->oncpu_ns, a->oncpu_ns);
+	/* a thread the threads map left out in either snapshot: the kernel's runtime, the one measure
+	 * both snapshots have (its slices and off-CPU sums start only when it got an entry) */
+	oncpu = untracked ? sub0(b->runtime_ns, a->runtime_ns) : sub0(b->oncpu_ns, a->oncpu_ns);
 	samples = sub0(b->samples, a->samples);
 	spin = sub0(b->spin_samples, a->spin_samples);
 	t->spin_ns = samples ? (unsigned long long)((double)oncpu * (spin < samples ? spin : samples) / samples) : 0;
@@ -39,13 +42,13 @@ static void thread_window(const struct percall_thread *a, const struct percall_t
 	if (probed > t->spin_ns)
 		t->spin_ns = probed < oncpu ? probed : oncpu;
 	t->compute_ns = oncpu - t->spin_ns;
-	t->blocked_ns = sub0(b->blocked_ns, a->blocked_ns);
-	t->runq_ns = sub0(b->runq_ns, a->runq_ns);
+	t->blocked_ns = untracked ? 0 : sub0(b->blocked_ns, a->blocked_ns);
+	t->runq_ns = untracked ? 0 : sub0(b->runq_ns, a->runq_ns);
 	t->runtime_ns = sub0(b->runtime_ns, a->runtime_ns);
 	known = oncpu + t->blocked_ns + t->runq_ns;
 	/* a thread that began in the window was absent for the rest of it; one the threads map left out
 	 * has its on-CPU time only (its off-CPU time is not known, and counted as absent) */
-	t->absent_ns = (a == &none || a->untracked || b->untracked) && wall > known ? wall - known : 0;
+	t->absent_ns = (a == &none || untracked) && wall > known ? wall - known : 0;
 }
 
 /* The iteration between entry snapshot a and return snapshot b of the same thread. */

@@ -27,6 +27,12 @@ static const char *const builtin[] = {
 };
 
 /* The ranges of spec's functions; how many, or -errno with err. */
+/* A device number as the sample program compares it (bpf/samples.h: struct spin_range) */
+static __u64 dev_key(dev_t d)
+{
+	return ((__u64)major(d) << 20) | minor(d);
+}
+
 static int add_spec(struct spin_set *s, const char *spec, int pid, const char *exe, char *err, size_t errlen)
 {
 	char lib[LIBRESOLVE_PATH_MAX], glob[1024];
@@ -57,7 +63,7 @@ static int add_spec(struct spin_set *s, const char *spec, int pid, const char *e
 			continue;
 		}
 		s->r[s->n++] = (struct spin_range){ .ino = res->inode,
-						    .dev = ((__u64)major(res->dev) << 20) | minor(res->dev),
+						    .dev = dev_key(res->dev),
 						    .start = m[i]->offset, .end = m[i]->offset + m[i]->size };
 		added++;
 	}
@@ -77,27 +83,22 @@ static bool spin_set_has(const struct spin_set *s, __u64 dev, __u64 ino, __u64 o
 	return false;
 }
 
-int spin_set_mark(const struct spin_set *s, struct uprobe_set *u)
+void spin_set_mark(const struct spin_set *s, struct uprobe_set *u)
 {
-	int marked = 0;
-
 	for (int lib = 0; lib < u->nr_libs; lib++) {
 		struct stat st;
 		__u64 dev;
 
 		if (stat(u->libs[lib].attach_path, &st))
 			continue;
-		dev = ((__u64)major(st.st_dev) << 20) | minor(st.st_dev);
+		dev = dev_key(st.st_dev);
 		for (int i = 0; i < u->nr_funcs; i++) {
 			struct uprobe_func *f = &u->funcs[i];
 
-			if (f->lib == lib && spin_set_has(s, dev, st.st_ino, f->offset)) {
+			if (f->lib == lib && spin_set_has(s, dev, st.st_ino, f->offset))
 				f->spin = true;
-				marked++;
-			}
 		}
 	}
-	return marked;
 }
 
 int spin_set_resolve(struct spin_set *s, const char *const *specs, int nspecs, int pid, const char *exe, char *err,

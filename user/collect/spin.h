@@ -27,7 +27,7 @@ int spin_set_resolve(struct spin_set *s, const char *const *specs, int nspecs, i
 
 struct uprobe_set;
 /* Mark the probed functions of u that are in s (uprobe_func.spin): the uprobes then count their
- * on-CPU time as spin, with or without samples.  How many were marked. */
-int spin_set_mark(const struct spin_set *s, struct uprobe_set *u);
+ * on-CPU time as spin, with or without samples. */
+void spin_set_mark(const struct spin_set *s, struct uprobe_set *u);
 
 #endif

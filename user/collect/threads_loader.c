@@ -15,9 +15,6 @@
 #include "lib/warn.h"
 #include "threads.skel.h"
 
-/* TMABPF_TEST_DROP_SWITCH_IN=N, TMABPF_TEST_HIDE_SWITCH=N: tests make the BPF
- * side ignore about 1 in N switch-ins (threads.bpf.c), to exercise the
- * inference hosts that miss them depend on. */
 static const struct bpf_hints hints = { .lacks = "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint",
 					.size_opt = "--max-threads" };
 
@@ -26,6 +23,9 @@ static int load_error(int err, char *buf, size_t len, const char *what)
 	return bpf_load_error(err, buf, len, what, &hints);
 }
 
+/* TMABPF_TEST_DROP_SWITCH_IN=N, TMABPF_TEST_HIDE_SWITCH=N: tests make the BPF
+ * side ignore about 1 in N switch-ins (threads.bpf.c), to exercise the
+ * inference hosts that miss them depend on. */
 static unsigned int test_hook(const char *name)
 {
 	const char *v = getenv(name);
