@@ -33,11 +33,12 @@ int tmabpf_evsample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 e = bpf_get_attach_cookie(ctx), period = ctx->sample_period, enabled = period;
 	struct bpf_perf_event_value v;
+	struct sample_key key;
 	struct sample_stats *s;
 
 	if (e >= TMABPF_MAX_EVENTS || !task_tracked(task->tgid, task->pid))
 		return 0;
-	s = row_of(ctx, task, task->tgid, task->pid, cfg_stacks);
+	s = row_of(ctx, task, task->tgid, task->pid, cfg_stacks, &key);
 	if (!s)
 		return 0;
 	/* multiplexed: this event counted running / enabled of the time; 10 fractional bits */

@@ -102,18 +102,20 @@ static __always_inline struct sample_stats *row_get(const struct sample_key *key
 	return s;
 }
 
-/* The row of the thread (pid, tid) and, with stacks, of the kernel and user stacks interrupted. */
+/* The row of the thread (pid, tid) and, with stacks, of the kernel and user stacks interrupted;
+ * its key into *key. */
 static __always_inline struct sample_stats *row_of(void *ctx, struct task_struct *task, __u32 pid, __u32 tid,
-						   bool stacks)
+						   bool stacks, struct sample_key *key)
 {
-	struct sample_key key = { .pid = pid, .tid = tid };
-
+	key->pid = pid;
+	key->tid = tid;
+	key->ustack = key->kstack = 0;
 	if (stacks) {
-		key.kstack = take_stack(ctx, 0);
+		key->kstack = take_stack(ctx, 0);
 		if (!(task->flags & PF_KTHREAD))
-			key.ustack = take_stack(ctx, BPF_F_USER_STACK);
+			key->ustack = take_stack(ctx, BPF_F_USER_STACK);
 	}
-	return row_get(&key);
+	return row_get(key);
 }
 
 #endif

@@ -82,6 +82,15 @@ static __always_inline void add_since_last_sample(struct sample_stats *s, const 
  * thread records and no counter deltas. */
 const volatile bool cfg_no_account = false;
 
+/* --per-call: each sample into percall_samples (sized by the loader), whose
+ * windows user space bins them into. */
+const volatile bool cfg_percall_samples = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} percall_samples SEC(".maps");
+
 /* --per-call: spin functions (spin_ranges[0, cfg_nr_spin)). */
 const volatile __u32 cfg_nr_spin = 0;
 
@@ -142,6 +151,8 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct thread_stats *t = NULL;
+	__u64 now = bpf_ktime_get_ns();
+	struct sample_key key;
 	__u32 pid, tid;
 	struct sample_stats *s;
 	bool folded = false;
@@ -160,14 +171,25 @@ int tmabpf_sample(struct bpf_perf_event_data *ctx)
 		stat_inc(STAT_SAMPLES_TARGET);
 		/* NULL: the sample interrupted a fold (account_current_irq): the
 		 * delta stays with the thread and goes to its next sample */
-		folded = account_current_irq(t, task, bpf_ktime_get_ns(), true) != NULL;
+		folded = account_current_irq(t, task, now, true) != NULL;
 		pid = t->pid;
 		tid = t->tid;
 		t->samples++;
 		if (cfg_nr_spin && !(task->flags & PF_KTHREAD) && user_ip_spins(task))
 			t->spin_samples++;
 	}
-	s = row_of(ctx, task, pid, tid, true);
+	s = row_of(ctx, task, pid, tid, true, &key);
+	if (cfg_percall_samples) {
+		struct percall_sample *p = bpf_ringbuf_reserve(&percall_samples, sizeof(*p), 0);
+
+		if (p) {
+			p->ts = now;
+			p->key = key;
+			bpf_ringbuf_submit(p, BPF_RB_NO_WAKEUP);
+		} else {
+			stat_inc(STAT_PERCALL_SAMPLES_LOST);
+		}
+	}
 	if (!s)
 		return 0;
 	s->count++;

@@ -33,6 +33,13 @@ struct sample_stats {
 	__u64 ev_samples[TMABPF_MAX_EVENTS];	/* --sample-events: samples of event e (in count too) */
 };
 
+/* --per-call with --sample: each sample of a tracked thread, in time order
+ * per CPU (percall_samples ring), for the iterations' top functions. */
+struct percall_sample {
+	__u64 ts;		/* bpf_ktime_get_ns() */
+	struct sample_key key;	/* its row */
+};
+
 /* --per-call's spin time: code whose samples are spin-waiting, as a range of
  * file offsets of one file (inode, device as the kernel encodes it), so that
  * it holds in every process that maps the file (collect/spin.c). */

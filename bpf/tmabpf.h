@@ -156,6 +156,8 @@ enum tmabpf_stat {
 	STAT_SAMPLE_NOTICES_LOST,	/* new-row or exec notice lost (ring buffer full): named at the end */
 	STAT_FOLD_INTERRUPTED,	/* a sample interrupted a fold on its CPU: recorded without a counter delta */
 	STAT_PERCALL_DROPS,	/* --per-call: a snapshot lost (ring buffer full): its iteration dropped */
+	STAT_PERCALL_SAMPLES_LOST,	/* --per-call --sample: a sample's time lost (ring buffer full): in no
+					 * iteration's top functions */
 	STAT_MAX,
 };
 

@@ -75,6 +75,43 @@ def test_spin_barrier_share_and_decomposition(tmp_path):
         assert sum(tiles(t) for t in it["per_thread"]) == tiles(it)
     # the worker exists in every window but the last (it may exit before main's step returns)
     assert all(it["absent_ns"] == 0 for it in its[:-1])
+    # the windows' top functions (--sample): spin_wait's share of the windows' samples is the spin
+    # share too, counted from the samples' times alone (no per-thread sums)
+    win = sum(it["samples"] for it in its)
+    in_spin = sum(f["samples"] for it in its for f in it["top_functions"] if f["function"] == "spin_wait")
+    assert rep["per_call"]["samples_lost"] == 0
+    assert abs(in_spin / win - truth["spin_share"]) <= 0.03, (in_spin, win, truth)
+
+
+@needs_perstep
+def test_sampled_top_functions_per_token(tmp_path):
+    """--sample with --per-call: each window gets its process' samples and their top leaf functions.
+    perstep's alternate mode computes in work_even() on even steps (10 ms) and in work_odd() on odd
+    ones (30 ms), with no system call in the loop: every window's top function is known, its sample
+    count is its on-CPU time over the 999 Hz period, and the slowest tokens say work_odd."""
+    steps = 40
+    out = str(tmp_path / "pc.json")
+    r = run_tmabpf(["--json", out, "--sample=999", "--per-call", ":step", "--", PERSTEP, "--mode", "alternate",
+                    "--steps", str(steps), "--work-us", "10000"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    its = rep["iterations"]
+    assert len(its) == steps and rep["per_call"]["samples_lost"] == 0
+    period = 1e9 / 999
+    for k, it in enumerate(its):
+        want = "work_even" if k % 2 == 0 else "work_odd"
+        top = it["top_functions"]
+        assert top and top[0]["function"] == want and top[0]["module"] == "perstep", (k, top)
+        assert top[0]["samples"] >= 0.9 * it["samples"], (k, top)
+        expect = it["oncpu_ns"] / period
+        assert abs(it["samples"] - expect) <= 2 + 0.05 * expect, (k, it["samples"], expect)
+        assert it["samples"] == sum(f["samples"] for f in top) or len(top) == 5
+    # no window holds more than the process' samples
+    total = sum(f["count"] for f in rep["samples"] if f["pid"] == its[0]["pid"])
+    assert sum(it["samples"] for it in its) <= total
+    slow = r.stdout[r.stdout.index("slowest:"):].splitlines()[1:6]
+    assert all("top: work_odd" in line for line in slow), slow
+    assert "top functions in them" in r.stdout
 
 
 @needs_perstep
@@ -89,6 +126,7 @@ def test_probed_spin_function_share_without_samples(tmp_path):
     its = rep["iterations"]
     assert len(its) == 300
     assert rep["per_call"]["spin_probes"] == ["perstep:spin_wait"]
+    assert all(it["samples"] is None and it["top_functions"] is None for it in its)  # no --sample
     spin = sum(it["spin_ns"] for it in its)
     oncpu = sum(it["compute_ns"] + it["spin_ns"] for it in its)
     assert abs(spin / oncpu - truth["spin_share"]) <= 0.03, (spin / oncpu, truth)

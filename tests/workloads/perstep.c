@@ -19,6 +19,10 @@
  *            cuStreamSynchronize once.
  *   sleep    step() sleeps --sleep-ms; "done N" on stdout after each.
  *   never    computes without calling step().
+ *   alternate step() computes in work_even() on even steps (--work-us of
+ *            wall time) and in work_odd() on odd ones (three times as
+ *            long), with no system call in the loop: a sampled window's
+ *            top function is known.
  *
  * Output: one JSON line: mode, steps, threads, per-thread spin_ns and
  * cpu_ns (barrier), spin_share.
@@ -95,6 +99,36 @@ static long jitter(long us, unsigned int *seed)
 	return us / 2 + (long)(rand_r(seed) % (unsigned int)(us + 1));
 }
 
+static unsigned long long mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);	/* vDSO: no system call */
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* Compute for us of wall time, reading the clock every ~100 us only. */
+static inline __attribute__((always_inline)) void compute_wall(long us)
+{
+	unsigned long long end = mono_ns() + us * 1000ull;
+	double x = 1.0;
+
+	while (mono_ns() < end)
+		for (int i = 0; i < 50000; i++)
+			x = x * 1.0000001 + 0.5;
+	sink = x;
+}
+
+__attribute__((noinline, noipa)) void work_even(long us)
+{
+	compute_wall(us);
+}
+
+__attribute__((noinline, noipa)) void work_odd(long us)
+{
+	compute_wall(3 * us);
+}
+
 static void *barrier_worker(void *arg)
 {
 	unsigned long long t0 = cpu_ns();
@@ -132,6 +166,13 @@ __attribute__((noinline, noipa)) void step(int level)
 		compute(work_us);
 	} else if (!strcmp(mode, "sleep")) {
 		usleep(sleep_ms * 1000);
+	} else if (!strcmp(mode, "alternate")) {
+		static int n;
+
+		if (n++ % 2 == 0)
+			work_even(work_us);
+		else
+			work_odd(work_us);
 	} else {
 		compute(work_us);
 	}

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "bpf/samples.h"
 #include "bpf/uprobes.h"
 #include "collect/bpf_util.h"
 #include "collect/percall.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
 #include "model/counters.h"
 
@@ -148,21 +150,157 @@ int percall_open(struct percall *p, int map_fd, int nr_events, char *err, size_t
 	return p->rb ? 0 : -EINVAL;
 }
 
-void percall_poll(struct percall *p)
+/* ---- --sample: the windows' top functions ---- */
+
+#define SAMPLES_MAX (1u << 21)		/* samples kept at most (64 MiB): a window open that long loses the rest */
+#define HORIZON_SLACK_NS 20000000ULL	/* a sample committed this long after its time is still binned */
+
+static int on_sample(void *ctx, void *data, size_t size)
 {
-	if (p->rb)
-		ring_buffer__consume(p->rb);
+	struct percall *p = ctx;
+	const struct percall_sample *x = data;
+	size_t i;
+
+	if (size < sizeof(*x))
+		return 0;
+	if (p->sn == p->scap) {
+		size_t cap = p->scap ? 2 * p->scap : 4096;
+		struct percall_sample *v = cap <= SAMPLES_MAX ? realloc(p->smp, cap * sizeof(*v)) : NULL;
+
+		if (!v) {
+			p->samples_over++;
+			return 0;
+		}
+		p->smp = v;
+		p->scap = cap;
+	}
+	/* per CPU the ring holds them in time order; across CPUs nearly: insert from the end */
+	for (i = p->sn; i > 0 && p->smp[i - 1].ts > x->ts; i--)
+		;
+	memmove(&p->smp[i + 1], &p->smp[i], (p->sn - i) * sizeof(*p->smp));
+	p->smp[i] = *x;
+	p->sn++;
+	return 0;
 }
 
-void percall_finish(struct percall *p, unsigned long long lost)
+int percall_samples_open(struct percall *p, int map_fd, percall_leaf_fn leaf, void *ctx, char *err,
+			 size_t errlen)
+{
+	p->leaf = leaf;
+	p->leaf_ctx = ctx;
+	p->srb = ringbuf_open(map_fd, on_sample, p, "per-call samples", err, errlen);
+	return p->srb ? 0 : -EINVAL;
+}
+
+/* The first sample at or after ts. */
+static size_t sample_at(const struct percall *p, unsigned long long ts)
+{
+	size_t lo = 0, hi = p->sn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->smp[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* it's process' samples in its window, added up per leaf function; the ITER_TOP most sampled
+ * (distinct functions past TOP_DISTINCT count in it->samples only). */
+#define TOP_DISTINCT 256
+static void window_top(struct percall *p, struct iteration *it)
+{
+	struct iter_top fns[TOP_DISTINCT];
+	int n = 0;
+
+	it->sampled = true;
+	for (size_t i = sample_at(p, it->start_ns); i < p->sn && p->smp[i].ts <= it->start_ns + it->wall_ns; i++) {
+		const char *module = "[unknown]", *sym;
+		int k;
+
+		if (p->smp[i].key.pid != it->pid)
+			continue;
+		it->samples++;
+		sym = p->leaf(p->leaf_ctx, &p->smp[i].key, &module);
+		if (!sym) {
+			sym = "[no stack]";
+			module = "[unknown]";
+		}
+		for (k = 0; k < n && (fns[k].symbol != sym || fns[k].module != module); k++)
+			;
+		if (k == n && n < TOP_DISTINCT)
+			fns[n++] = (struct iter_top){ .module = module, .symbol = sym };
+		if (k < n)
+			fns[k].samples++;
+	}
+	for (it->ntop = 0; it->ntop < ITER_TOP; it->ntop++) {
+		int best = -1;
+
+		for (int k = 0; k < n; k++)
+			if (fns[k].samples && (best < 0 || fns[k].samples > fns[best].samples))
+				best = k;
+		if (best < 0)
+			break;
+		it->top[it->ntop] = fns[best];
+		fns[best].samples = 0;
+	}
+}
+
+/* Give the iterations whose window ended before upto their top functions, then drop the samples
+ * no window can still want: before upto, before every open entry and every window not binned. */
+static void bin_samples(struct percall *p, unsigned long long upto)
+{
+	unsigned long long keep = upto;
+	size_t k, drop;
+
+	for (k = p->binned; k < p->res.n && p->res.v[k].start_ns + p->res.v[k].wall_ns <= upto; k++)
+		window_top(p, &p->res.v[k]);
+	p->binned = k;
+	for (; k < p->res.n; k++)
+		keep = p->res.v[k].start_ns < keep ? p->res.v[k].start_ns : keep;
+	for (size_t i = 0; i < p->open.cap; i++)
+		if (p->open.vals && p->open.vals[i]) {
+			const struct percall_rec *a = p->open.vals[i];
+
+			keep = a->ts < keep ? a->ts : keep;
+		}
+	drop = sample_at(p, keep);
+	memmove(p->smp, p->smp + drop, (p->sn - drop) * sizeof(*p->smp));
+	p->sn -= drop;
+}
+
+void percall_poll(struct percall *p)
+{
+	unsigned long long horizon = mono_ns();
+
+	/* the samples first: a window that ended before horizon then has all of its samples (up to
+	 * the slack of a commit after its time) */
+	if (p->srb)
+		ring_buffer__consume(p->srb);
+	if (p->rb)
+		ring_buffer__consume(p->rb);
+	if (p->srb && horizon > HORIZON_SLACK_NS)
+		bin_samples(p, horizon - HORIZON_SLACK_NS);
+}
+
+void percall_finish(struct percall *p, unsigned long long lost, unsigned long long samples_lost)
 {
 	size_t untracked = 0;
 
 	percall_poll(p);
+	if (p->srb)
+		bin_samples(p, ~0ULL);	/* sampling has stopped: every sample is in */
 	p->res.open = p->open.n;
 	p->res.lost = lost;
+	p->res.samples_lost = samples_lost + p->samples_over;
 	if (lost)
 		warn_add("--per-call: %llu snapshots lost (ring buffer full): their iterations are missing", lost);
+	if (p->res.samples_lost)
+		warn_add("--per-call: %llu samples lost (ring buffer full, or a window open too long): the iterations' "
+			 "top functions miss them", p->res.samples_lost);
 	for (size_t k = 0; k < p->res.n; k++)
 		untracked += p->res.v[k].untracked > 0;
 	if (untracked)
@@ -182,5 +320,11 @@ void percall_free(struct percall *p)
 	if (p->rb)
 		ring_buffer__free(p->rb);
 	p->rb = NULL;
+	if (p->srb)
+		ring_buffer__free(p->srb);
+	p->srb = NULL;
+	free(p->smp);
+	p->smp = NULL;
+	p->sn = p->scap = p->binned = 0;
 	iterations_free(&p->res);
 }

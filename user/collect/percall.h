@@ -17,6 +17,12 @@
 #include "model/iterations.h"
 
 struct ring_buffer;
+struct percall_sample;
+struct sample_key;
+
+/* The leaf function of a sample row (sampling_leaf): its label, its module into *module; NULL when
+ * unnamed. */
+typedef const char *(*percall_leaf_fn)(void *ctx, const struct sample_key *k, const char **module);
 
 struct percall {
 	const char *spec;		/* --per-call LIB:FUNC */
@@ -25,15 +31,28 @@ struct percall {
 	int nr_events;
 	struct spin_set spin;		/* resolved before the run (with --sample: compute vs spin) */
 	struct iterations res;
+	/* --sample: each sample's time and row (percall_samples_open), kept in time order while a
+	 * window may still hold it; iterations before res.v[binned] have their top functions */
+	struct ring_buffer *srb;
+	percall_leaf_fn leaf;
+	void *leaf_ctx;
+	struct percall_sample *smp;
+	size_t sn, scap, binned;
+	unsigned long long samples_over;	/* past the buffer's bound (counted as lost) */
 };
 
 /* Read the snapshots of ring buffer map_fd (the uprobes' percall_rb).  0 or -errno with err. */
 int percall_open(struct percall *p, int map_fd, int nr_events, char *err, size_t errlen);
-/* Drain what the ring buffer holds (every poll, and once at the end). */
+/* --sample too: read the samples' ring (sampling_percall_fd) and give each iteration the top
+ * functions of its process' samples in its window, named by leaf.  0 or -errno with err. */
+int percall_samples_open(struct percall *p, int map_fd, percall_leaf_fn leaf, void *ctx, char *err,
+			 size_t errlen);
+/* Drain what the ring buffers hold (every poll, and once at the end). */
 void percall_poll(struct percall *p);
 /* After the last poll: iterations still open are counted, the marker never called is said in one
- * line; lost: snapshots the ring buffer dropped (STAT_PERCALL_DROPS). */
-void percall_finish(struct percall *p, unsigned long long lost);
+ * line; lost: snapshots the ring buffer dropped (STAT_PERCALL_DROPS); samples_lost: samples the
+ * samples' ring dropped (STAT_PERCALL_SAMPLES_LOST). */
+void percall_finish(struct percall *p, unsigned long long lost, unsigned long long samples_lost);
 void percall_free(struct percall *p);
 
 #endif

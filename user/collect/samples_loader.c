@@ -57,6 +57,9 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 		account_cfg_fill(&s->skel->rodata->account_cfg, NULL, NULL, NULL, s->nr_cpus);
 	s->skel->rodata->cfg_no_account = !tp || cfg->no_deltas;
 	s->skel->rodata->cfg_nr_spin = tp && cfg->spin ? cfg->spin->n : 0;
+	s->skel->rodata->cfg_percall_samples = tp && cfg->percall_ring;
+	if (tp && cfg->percall_ring)
+		bpf_map__set_max_entries(s->skel->maps.percall_samples, (__u32)cfg->percall_ring);
 	s->standalone = !tp;
 	bpf_map__set_max_entries(s->skel->maps.samples, cfg->max_rows);
 	bpf_map__set_max_entries(s->skel->maps.sample_stacks, cfg->max_rows);
@@ -82,6 +85,11 @@ int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct s
 		return -errno;
 	s->try_cycles = cfg->try_cycles;
 	return 0;
+}
+
+int samples_percall_fd(const struct samples_prog *s)
+{
+	return bpf_map__fd(s->skel->maps.percall_samples);
 }
 
 static int sys_perf_event_open(struct perf_event_attr *a, int cpu)

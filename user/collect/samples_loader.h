@@ -28,6 +28,8 @@ struct samples_cfg {
 	bool try_cycles;	/* host has a PMU: sample on cycles when it can */
 	const struct spin_set *spin;	/* --per-call: count samples in these spin functions; NULL: none */
 	bool no_deltas;		/* rows without the threads' counter deltas (--sample-events writes c[]) */
+	size_t percall_ring;	/* --per-call: bytes of the ring of each sample's time and row
+				 * (struct percall_sample); 0: off */
 	sample_notice_fn on_notice;
 	void *ctx;
 };
@@ -62,6 +64,8 @@ struct sample_row {
  * accounting). */
 int samples_load(struct samples_prog *s, struct threads_prog *tp, const struct samples_cfg *cfg, char *err,
 		 size_t errlen);
+/* The ring of struct percall_sample (samples_cfg.percall_ring). */
+int samples_percall_fd(const struct samples_prog *s);
 /* Open the sampling event on every CPU and attach the program to each. */
 int samples_attach(struct samples_prog *s, char *err, size_t errlen);
 /* Change the rate of the open events in place (PERF_EVENT_IOC_PERIOD on each

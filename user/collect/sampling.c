@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collect/bpf_util.h"
 #include "collect/sampling.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
@@ -18,7 +19,8 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 {
 	struct samples_cfg scfg = { .hz = cfg->hz, .max_rows = cfg->max_rows, .try_cycles = cfg->pmu,
 				    .spin = cfg->spin, .no_deltas = cfg->events_hz > 0,
-				    .on_notice = on_notice, .ctx = s };
+				    .on_notice = on_notice, .ctx = s,
+				    .percall_ring = cfg->percall ? ringbuf_bytes(4u << 20) : 0 };
 	int r;
 
 	memset(s, 0, sizeof(*s));
@@ -418,6 +420,23 @@ static const struct named_stack *row_stack(struct sampling *s, const struct stac
 	if (st)
 		return name_stack(s, pid, id, kernel, samples_stack_find(st, nst, id));
 	return name_stack(s, pid, id, kernel, samples_stack_lookup(&s->prog, id, &f) ? NULL : &f);
+}
+
+const char *sampling_leaf(struct sampling *s, const struct sample_key *k, const char **module)
+{
+	const struct named_stack *ns = row_stack(s, NULL, 0, k->pid, k->kstack, true);
+
+	if (!ns)
+		ns = row_stack(s, NULL, 0, k->pid, k->ustack, false);
+	if (!ns || ns->n < 1)
+		return NULL;
+	*module = ns->leaf.module;
+	return ns->labels[0];
+}
+
+int sampling_percall_fd(const struct sampling *s)
+{
+	return s->loaded ? samples_percall_fd(&s->prog) : -1;
 }
 
 /*

@@ -57,6 +57,7 @@ struct sampling_cfg {
 	double events_hz;	/* --sample-events: every event of evs sampled, this many samples/s per CPU */
 	const struct event_list *evs;
 	bool profile;		/* --pprof: sampling_collect() fills s->profile too */
+	bool percall;		/* --per-call: each sample's time and row into a ring (sampling_percall_fd) */
 };
 
 int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,
@@ -79,5 +80,10 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
  * until the next call; NULL when sampling is off or the maps cannot be read. */
 const struct sample_result *sampling_snapshot(struct sampling *s, const struct event_list *evs);
 void sampling_free(struct sampling *s);
+/* --per-call: the ring of struct percall_sample (each sample's time and row); -1 when off. */
+int sampling_percall_fd(const struct sampling *s);
+/* The leaf function of row key k, as the table names it (the kernel stack's leaf, else the user
+ * stack's): its label, and its module into *module; NULL when neither stack can be named. */
+const char *sampling_leaf(struct sampling *s, const struct sample_key *k, const char **module);
 
 #endif

@@ -39,6 +39,14 @@ struct iter_fn {
 	unsigned long long oncpu_ns;
 };
 
+/* One of a window's top functions by samples (--sample): leaf functions as the sample table names
+ * them, interned by the symbolizer. */
+#define ITER_TOP 5
+struct iter_top {
+	const char *module, *symbol;
+	unsigned int samples;
+};
+
 struct iteration {
 	unsigned int pid, tid;		/* the calling thread */
 	unsigned int marker;		/* the marker's function id */
@@ -54,6 +62,12 @@ struct iteration {
 	int nfns;
 	struct iter_fn *fns;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */
+	/* --sample: the process' samples in the window, every thread, and their top leaf functions
+	 * (sampled: false when --sample is off) */
+	bool sampled;
+	unsigned int samples;
+	int ntop;
+	struct iter_top top[ITER_TOP];
 };
 
 struct iterations {
@@ -62,6 +76,8 @@ struct iterations {
 	unsigned long long dropped;	/* entries whose return never came (longjmp, thread exit) */
 	unsigned long long open;	/* iterations still running at the end (not counted) */
 	unsigned long long lost;	/* snapshots lost (ring buffer full) */
+	unsigned long long samples_lost;	/* --sample: samples in no window's top functions (their
+						 * ring full, or past the buffer's bound) */
 };
 
 /* Statistics of the iterations' wall times. */

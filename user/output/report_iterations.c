@@ -54,6 +54,27 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 	}
 	json_arr_end(j);
 	report_counters_json(r, j, "counters", it->c);
+	{
+		struct thread_stats sums = {};
+
+		memcpy(sums.c, it->c, sizeof(sums.c));
+		report_tma_json(r, &sums, j);	/* the calling thread's */
+	}
+	if (it->sampled) {
+		json_u64(j, "samples", it->samples);
+		json_arr_begin(j, "top_functions");
+		for (int k = 0; k < it->ntop; k++) {
+			json_obj_begin(j, NULL);
+			json_str(j, "module", it->top[k].module);
+			json_str(j, "function", it->top[k].symbol);
+			json_u64(j, "samples", it->top[k].samples);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	} else {
+		json_null(j, "samples");
+		json_null(j, "top_functions");
+	}
 	json_obj_begin(j, "calls");
 	for (int f = 0; f < it->nfns; f++) {
 		char key[600];
@@ -100,6 +121,7 @@ void report_iterations_json(const struct report *r, struct json *j)
 	json_u64(j, "open", s->open);
 	json_u64(j, "dropped", s->dropped);
 	json_u64(j, "lost", s->lost);
+	json_u64(j, "samples_lost", s->samples_lost);
 	json_u64(j, "wall_ns", st.sum_ns);
 	json_u64(j, "p50_ns", st.p50_ns);
 	json_u64(j, "p90_ns", st.p90_ns);
@@ -189,8 +211,60 @@ static void print_slowest(const struct report *r, FILE *f, const unsigned int *i
 				fprintf(f, "%s %s %llu (median %llu)", shown++ ? "," : "; calls:", fn_name(r, ids[k]), c,
 					median[k]);
 		}
+		if (it->sampled && it->samples) {
+			fprintf(f, "; top:");
+			for (int k = 0; k < it->ntop && k < 3; k++)
+				fprintf(f, "%s %s %.0f%%", k ? "," : "", it->top[k].symbol,
+					pct(it->top[k].samples, it->samples));
+		}
+		{
+			struct thread_stats sums = {};
+			char path[256];
+
+			memcpy(sums.c, it->c, sizeof(sums.c));
+			if (!report_tma_path(r, &sums, path, sizeof(path)))
+				fprintf(f, "; TMA %s", path);
+		}
 		fputc('\n', f);
 	}
+}
+
+/* The top functions over every window (--sample), from the windows' own top lists. */
+static void print_top(const struct iterations *s, FILE *f)
+{
+	struct iter_top all[64];
+	unsigned long long samples = 0;
+	int n = 0;
+
+	for (size_t k = 0; k < s->n; k++) {
+		samples += s->v[k].samples;
+		for (int t = 0; t < s->v[k].ntop; t++) {
+			const struct iter_top *x = &s->v[k].top[t];
+			int i;
+
+			for (i = 0; i < n && (all[i].symbol != x->symbol || all[i].module != x->module); i++)
+				;
+			if (i == n && n < 64)
+				all[n++] = (struct iter_top){ .module = x->module, .symbol = x->symbol };
+			if (i < n)
+				all[i].samples += x->samples;
+		}
+	}
+	if (!samples)
+		return;
+	fprintf(f, "  top functions in them (%llu samples):", samples);
+	for (int shown = 0; shown < ITER_TOP; shown++) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++)
+			if (all[i].samples && (best < 0 || all[i].samples > all[best].samples))
+				best = i;
+		if (best < 0)
+			break;
+		fprintf(f, "%s %s %.1f%%", shown ? "," : "", all[best].symbol, pct(all[best].samples, samples));
+		all[best].samples = 0;
+	}
+	fputc('\n', f);
 }
 
 void report_iterations_text(const struct report *r, FILE *f)
@@ -222,6 +296,7 @@ void report_iterations_text(const struct report *r, FILE *f)
 		"runqueue %.1f%%, absent %.1f%%\n", pct(sum.compute_ns, all), pct(sum.spin_ns, all),
 		r->samples || spin_probes(r) ? "" : " (no --sample or probed spin function: not measured)", pct(sum.blocked_ns, all), pct(sum.runq_ns, all),
 		pct(sum.absent_ns, all));
+	print_top(s, f);
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
 	if (nids) {
 		fprintf(f, "  per iteration:%-28s %12s %12s %12s\n", "", "calls", "wall ms", "on-CPU ms");

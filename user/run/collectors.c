@@ -323,7 +323,7 @@ static void percall_poll_op(struct run_ctx *c, int timeout_ms)
 
 static int percall_finish_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	percall_finish(&c->percall, c->rep.self.stat[STAT_PERCALL_DROPS]);
+	percall_finish(&c->percall, c->rep.self.stat[STAT_PERCALL_DROPS], c->rep.self.stat[STAT_PERCALL_SAMPLES_LOST]);
 	c->rep.iters = &c->percall.res;
 	c->rep.per_call = c->percall.spec;
 	return RUN_OK;
@@ -400,15 +400,27 @@ static bool sampling_wanted(const struct run_ctx *c)
 	return c->o->sample_hz > 0 || c->o->sample_events_hz > 0;
 }
 
+static const char *sampling_leaf_of(void *ctx, const struct sample_key *k, const char **module)
+{
+	return sampling_leaf(ctx, k, module);
+}
+
 static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	struct sampling_cfg cfg = { .hz = c->o->sample_hz, .max_rows = c->o->max_sample_stacks,
 				    .pmu = c->prep->host.pmu, .spin = c->o->per_call ? &c->percall.spin : NULL,
 				    .events_hz = c->o->sample_events_hz, .evs = &c->prep->evs,
-				    .profile = c->o->pprof_path != NULL };
+				    .profile = c->o->pprof_path != NULL,
+				    .percall = c->o->per_call && c->o->sample_hz > 0 };
 
 	c->rep.samples_live = &c->samp.live;
-	return sampling_load(&c->samp, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
+	if (sampling_load(&c->samp, &c->spine, &cfg, err, errlen))
+		return RUN_FAILED;
+	/* --per-call: the iterations' top functions (percall loaded before) */
+	if (cfg.percall && percall_samples_open(&c->percall, sampling_percall_fd(&c->samp), sampling_leaf_of, &c->samp,
+						err, errlen))
+		return RUN_FAILED;
+	return RUN_OK;
 }
 
 static int sampling_attach_op(struct run_ctx *c, char *err, size_t errlen)
