@@ -42,6 +42,13 @@ def test_estimates_match_ground_truth(tmp_path):
     # ~1000 samples of its faults (3/sqrt(1000) = 10 %)
     assert faults == pytest.approx(truth["process_minflt"], rel=0.10), (faults, truth["process_minflt"])
     assert cpu == pytest.approx(truth["process_cpu_ns"] / 1e9, rel=0.10, abs=0.05)
+    # the samples behind the process' own estimate: its error follows from them, and every process'
+    # (and the [other] rows') add up to the host's
+    ps = value(m, "tmabpf_process_event_samples_total", pid=pid, event="page-faults")
+    assert 100 <= ps <= n, (ps, n)
+    assert abs(faults - truth["process_minflt"]) <= 3 * truth["process_minflt"] / ps ** 0.5, (faults, ps)
+    every = sum(v for _, v in select(m, "tmabpf_process_event_samples_total", event="page-faults"))
+    assert every == n, (every, n)
     info = select(m, "tmabpf_build_info")[0][0]
     assert info["accounting"] == "sampled"
     assert select(m, "tmabpf_bpf_run_seconds_total", programs="event_sampling")

@@ -247,7 +247,8 @@ void agg_thread_exit(struct agg *a, const struct thread_stats *s)
 	note_exited_tid(a, s->tid);
 }
 
-void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c)
+void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
+		       const __u64 *samples)
 {
 	struct agg_thread *t = u64map_get(&a->threads, tid);
 	struct agg_proc *p = t && t->s.pid == pid ? t->proc : u64map_get(&a->procs, pid);
@@ -267,13 +268,14 @@ void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *co
 		double v = counter_scaled(&c[e]);
 
 		p->pend_scaled[e] += v;
+		p->pend_samples[e] += (double)samples[e];
 		if (t)
 			t->scaled[e] += v;
 	}
 }
 
-static void series_route(struct agg_series *dst, const struct thread_stats *d, const double *scaled, int ne,
-			 unsigned long long now)
+static void series_route(struct agg_series *dst, const struct thread_stats *d, const double *scaled,
+			 const double *samples, int ne, unsigned long long now)
 {
 	dst->total.oncpu_ns += d->oncpu_ns;
 	dst->total.blocked_ns += d->offcpu_blocked_ns;
@@ -281,8 +283,10 @@ static void series_route(struct agg_series *dst, const struct thread_stats *d, c
 	dst->total.sw_vol += d->switches_voluntary;
 	dst->total.sw_invol += d->switches_involuntary;
 	dst->total.migrations += d->migrations;
-	for (int e = 0; e < ne; e++)
+	for (int e = 0; e < ne; e++) {
 		dst->total.counters[e] += scaled[e];
+		dst->total.samples[e] += samples[e];
+	}
 	thread_stats_add(&dst->last, d, ne);
 	dst->active_ns = now;
 }
@@ -451,11 +455,13 @@ static void end_procs(struct agg *a, unsigned long long now, double interval_s)
 		struct agg_proc *p = v[i];
 
 		if (!pend_empty(p, ne)) {
-			series_route(p->exported ? &p->s : &p->cg->other, &p->pend, p->pend_scaled, ne, now);
+			series_route(p->exported ? &p->s : &p->cg->other, &p->pend, p->pend_scaled, p->pend_samples, ne,
+				     now);
 			counters_add(a->counted, p->pend.c, ne);
 		}
 		memset(&p->pend, 0, sizeof(p->pend));
 		memset(p->pend_scaled, 0, sizeof(p->pend_scaled));
+		memset(p->pend_samples, 0, sizeof(p->pend_samples));
 		/* records with no thread left: dead ones once their series is gone,
 		 * idle ones (threads evicted, exits lost) after expire */
 		if (p->nthreads <= 0 && !p->exported && (p->dead || now - p->active_ns >= a->cfg.expire_ns)) {

@@ -41,6 +41,7 @@ struct agg_sums {
 	double oncpu_ns, blocked_ns, runq_ns;
 	double sw_vol, sw_invol, migrations;
 	double counters[TMABPF_MAX_EVENTS];	/* multiplex-scaled */
+	double samples[TMABPF_MAX_EVENTS];	/* sampled accounting: the samples behind counters[] */
 };
 
 struct agg_series {
@@ -71,6 +72,7 @@ struct agg_proc {
 	double score;			/* smoothed on-CPU seconds per second */
 	struct thread_stats pend;	/* raw deltas not yet routed */
 	double pend_scaled[TMABPF_MAX_EVENTS];
+	double pend_samples[TMABPF_MAX_EVENTS];	/* sampled accounting: samples behind pend's counts */
 	struct agg_series s;		/* its own series, shown while exported */
 };
 
@@ -111,8 +113,10 @@ void agg_thread_seen(struct agg *a, const struct thread_stats *s);
 void agg_thread_exit(struct agg *a, const struct thread_stats *s);
 /* Counter estimates of a thread over the last interval (the sampled accounting: event samples,
  * not counter deltas): added as its deltas would be, to its record when one is held, and to
- * its process's (made on first sight, comm as sampled).  Before agg_end. */
-void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c);
+ * its process's (made on first sight, comm as sampled); samples: the samples behind each
+ * estimate.  Before agg_end. */
+void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
+		       const __u64 *samples);
 /* After the snapshot and a drain of the ring buffer: threads not seen are
  * lost, deltas are routed, slots assigned, dead series expired. */
 void agg_end(struct agg *a, unsigned long long now_ns);

@@ -87,7 +87,7 @@ void devs_drain(struct devs *s, struct agg *a)
 		char comm[TMABPF_COMM_LEN];
 
 		memcpy(comm, s->vals[i].comm, sizeof(comm));
-		agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c);
+		agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c, s->vals[i].ev_samples);
 		for (int e = 0; e < s->evs->n; e++)
 			s->samples[e] += s->vals[i].ev_samples[e];
 	}

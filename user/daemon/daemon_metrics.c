@@ -117,6 +117,16 @@ static void emit_counters(FILE *f, const struct daemon_view *v, const char *cons
 		prom_sample(f, "tmabpf_events_total", with(buf, labels, "event", v->evs->ev[e].name), s->total.counters[e]);
 }
 
+static void emit_samples(FILE *f, const struct daemon_view *v, const char *const *labels, const struct agg_series *s,
+			 void *arg)
+{
+	const char *buf[16];
+
+	for (int e = 0; e < v->evs->n; e++)
+		prom_sample(f, "tmabpf_process_event_samples_total", with(buf, labels, "event", v->evs->ev[e].name),
+			    s->total.samples[e]);
+}
+
 static void emit_tma(FILE *f, const struct daemon_view *v, const char *const *labels, const struct agg_series *s,
 		     void *arg)
 {
@@ -155,6 +165,13 @@ static void process_families(FILE *f, const struct daemon_view *v)
 	prom_family(f, "tmabpf_events_total", "counter",
 		    "Perf counter deltas virtualised per thread (multiplex-scaled), summed per process.");
 	for_each_series(f, v, emit_counters, NULL);
+	if (v->self && v->self->event_sampling) {
+		prom_family(f, "tmabpf_process_event_samples_total", "counter",
+			    "Sampled accounting: the samples behind each process' estimate (tmabpf_events_total); "
+			    "from n samples it is good to about 1.96/sqrt(n) relative at 95 %, and a TMA node to "
+			    "that of the fewest samples among its events.");
+		for_each_series(f, v, emit_samples, NULL);
+	}
 	if (v->tma_level && (v->tma_plan || v->tma)) {
 		prom_family(f, "tmabpf_tma_ratio", "gauge",
 			    "Top-down (TMA) breakdown of the last interval, as a ratio of pipeline slots.");
