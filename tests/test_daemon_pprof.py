@@ -147,15 +147,29 @@ def test_concurrent_requests_and_scrapes(daemon):
     assert daemon.alive()
 
 
+def profiles_total(d, result, want):
+    """tmabpf_profiles_total{result=...}, once it reads want (the exposition is published at each
+    refresh), or what it reads after 5 s."""
+    for _ in range(50):
+        m = re.search(r'^tmabpf_profiles_total\{result="%s"\} (\S+)$' % result, fetch(d, "/metrics")[1].decode(), re.M)
+        if float(m.group(1)) == want:
+            break
+        time.sleep(0.1)
+    return float(m.group(1))
+
+
 def test_client_gone_mid_profile(daemon):
-    """A client that disconnects during its profile costs nothing: the next profile is served."""
+    """A client that disconnects during a long profile is noticed: the profile is dropped (counted
+    as abandoned) and the next request is served at once, not refused with 429 until the first
+    one's 60 s are over."""
     s = socket.create_connection((daemon.host, daemon.port))
-    s.sendall(b"GET /debug/pprof/profile?seconds=2 HTTP/1.1\r\nHost: x\r\n\r\n")
-    time.sleep(0.5)
+    s.sendall(b"GET /debug/pprof/profile?seconds=60 HTTP/1.1\r\nHost: x\r\n\r\n")
+    time.sleep(1.0)
     s.close()
-    time.sleep(2.5)
-    status, body, _ = fetch(daemon, "/debug/pprof/profile?seconds=1")
-    assert status == 200 and body[:2] == b"\x1f\x8b"
+    assert profiles_total(daemon, "abandoned", 1) == 1
+    status, body, took = fetch(daemon, "/debug/pprof/profile?seconds=1")
+    assert status == 200 and body[:2] == b"\x1f\x8b" and took < 10, (status, took)
+    assert profiles_total(daemon, "served", 1) == 1 and profiles_total(daemon, "refused", 0) == 0
     assert daemon.alive()
 
 

@@ -546,6 +546,14 @@ static void profile_poll(struct daemon *D, unsigned long long now)
 	char err[256];
 	int secs;
 
+	if (D->profile_end_ns && http_profile_abandoned(D->http)) {
+		D->profile_end_ns = 0;	/* its client went away: dropped, the next request is taken now */
+		p = dsamp_profile_end(&D->samp, &D->agg, now);
+		if (p)
+			profile_free(p);
+		free(p);
+		return;
+	}
 	if (!D->profile_end_ns) {
 		if (!http_profile_wanted(D->http, &secs))
 			return;
@@ -562,6 +570,8 @@ static void profile_poll(struct daemon *D, unsigned long long now)
 		return;
 	D->profile_end_ns = 0;
 	p = dsamp_profile_end(&D->samp, &D->agg, now);
+	if (p && p->nomem)
+		warn_add("/debug/pprof/profile: out of memory: some stacks are missing from the profile served");
 	if (!p || pprof_encode(p, &buf, &len, err, sizeof(err))) {
 		if (p)
 			warn_add("/debug/pprof/profile: %s", err);

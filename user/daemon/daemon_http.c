@@ -50,6 +50,7 @@ struct daemon_http {
 	size_t len;
 	struct http_counts counts;	/* guarded by lock */
 	struct profile_req prof;	/* guarded by lock */
+	bool abandoned;			/* guarded by lock: the running profile's client went away */
 	bool stopping;			/* guarded by lock: profiles are refused */
 };
 
@@ -217,6 +218,14 @@ static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connectio
 	struct profile_req p;
 
 	pthread_mutex_lock(&h->lock);
+	if (h->prof.c != c || h->prof.st != PROF_DONE) {
+		/* its client went away (profile_gone; the request in flight may be another's by now):
+		 * close, no answer */
+		pthread_mutex_unlock(&h->lock);
+		if (k)
+			k->profile = false;
+		return MHD_NO;
+	}
 	p = h->prof;
 	h->prof = (struct profile_req){ .st = PROF_IDLE };
 	if (p.code == MHD_HTTP_OK && p.body)
@@ -242,6 +251,7 @@ bool http_profile_wanted(struct daemon_http *h, int *seconds)
 	want = h->prof.st == PROF_WAITING;
 	if (want) {
 		h->prof.st = PROF_RUNNING;
+		h->abandoned = false;
 		*seconds = h->prof.seconds;
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -274,6 +284,48 @@ static bool profile_set_answer(struct daemon_http *h, unsigned int code, const c
 void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len)
 {
 	profile_set_answer(h, code, type, body, len, PROF_RUNNING);
+}
+
+bool http_profile_abandoned(struct daemon_http *h)
+{
+	bool r;
+
+	pthread_mutex_lock(&h->lock);
+	r = h->abandoned;
+	h->abandoned = false;
+	pthread_mutex_unlock(&h->lock);
+	return r;
+}
+
+/* The suspended profile connection's client has closed its end (or reset it): libmicrohttpd
+ * reads nothing while suspended, so peek. */
+static bool peer_gone(int fd)
+{
+	char b;
+	ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Its client gone: the request in flight is over at once (the next one can come), its
+ * connection resumed only to be closed (libmicrohttpd may close it without calling on_request,
+ * or profile_reply closes it), and a profile being taken is dropped by the loop
+ * (http_profile_abandoned). */
+static void profile_gone(struct daemon_http *h, struct conn *k)
+{
+	struct MHD_Connection *c = NULL;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->prof.st == PROF_WAITING || h->prof.st == PROF_RUNNING) {
+		h->abandoned = h->prof.st == PROF_RUNNING;
+		c = h->prof.c;
+		h->prof = (struct profile_req){ .st = PROF_IDLE };
+		h->counts.profiles_abandoned++;
+	}
+	pthread_mutex_unlock(&h->lock);
+	k->profile = false;
+	if (c)
+		MHD_resume_connection(c);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -353,6 +405,21 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	}
 	if (!k)
 		return;	/* MHD_CONNECTION_NOTIFY_CLOSED (the fd is closed after this returns) */
+	if (k->profile) {
+		/* closed with its profile's answer unsent (its client went away after the answer was
+		 * set, and libmicrohttpd closed it without calling on_request): free the slot */
+		char *body = NULL;
+
+		pthread_mutex_lock(&h->lock);
+		if (h->prof.c == c && h->prof.st != PROF_IDLE) {
+			h->abandoned = h->prof.st == PROF_RUNNING;
+			body = h->prof.body;
+			h->prof = (struct profile_req){ .st = PROF_IDLE };
+			h->counts.profiles_abandoned++;
+		}
+		pthread_mutex_unlock(&h->lock);
+		free(body);
+	}
 	if (!k->cut)
 		h->open--;
 	if (k->prev)
@@ -381,6 +448,8 @@ static void *serve(void *arg)
 		for (struct conn *k = h->oldest; k; k = k->next)
 			if (!k->cut && !k->profile && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
 				cut(h, k, &h->counts.cut_deadline);
+			else if (!k->cut && k->profile && peer_gone(k->fd))
+				profile_gone(h, k);
 	}
 	return NULL;
 }

@@ -12,7 +12,9 @@
  * one line) is the exception: its connection is suspended, exempt from the deadline, until the
  * daemon's loop answers it (http_profile_wanted(), then http_profile_answer() once N seconds
  * of samples are in: bounded by N plus one refresh).  One profile at a time: a second request
- * meanwhile gets 429.  A client gone meanwhile costs only the profile; at http_stop() a
+ * meanwhile gets 429.  A client gone meanwhile (its end of the connection closed, seen within
+ * one turn of the server, ~100 ms) is noticed: its connection closes, the loop drops the
+ * profile (http_profile_abandoned()) and the next request is taken at once; at http_stop() a
  * pending one is answered 503. */
 #ifndef TMABPF_DAEMON_HTTP_H
 #define TMABPF_DAEMON_HTTP_H
@@ -31,6 +33,7 @@ struct http_counts {
 	uint64_t ok, not_found, bad_method;
 	uint64_t cut_deadline, cut_limit;	/* connections cut: request too slow, too many open */
 	uint64_t profiles, profiles_refused;	/* /debug/pprof/profile answered 200, refused (400, 429, 503) */
+	uint64_t profiles_abandoned;		/* ... whose client went away before its answer */
 };
 
 /* The answer to one request: code, content type and body (metrics: the published
@@ -67,6 +70,9 @@ bool http_profile_wanted(struct daemon_http *h, int *seconds);
 /* Answer the request taken by http_profile_wanted(): body (malloc'd, taken over; NULL with
  * len 0 for none) sent with code and type. */
 void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len);
+/* The client of the profile taken by http_profile_wanted() went away: true once; the loop stops
+ * taking it (an answer given anyway is dropped). */
+bool http_profile_abandoned(struct daemon_http *h);
 void http_stop(struct daemon_http *h);
 
 #endif

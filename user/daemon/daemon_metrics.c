@@ -474,12 +474,14 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	}
 	prom_family(f, "tmabpf_profiles_total", "counter",
 		    "GET /debug/pprof/profile requests: served (a profile), refused (400 bad seconds=, 429 one "
-		    "already in progress, 503 stopping or no sampler).");
+		    "already in progress, 503 stopping or no sampler), abandoned (the client went away first).");
 	{
-		const char *ok[] = { "result", "served", NULL }, *no[] = { "result", "refused", NULL };
+		const char *ok[] = { "result", "served", NULL }, *no[] = { "result", "refused", NULL },
+			   *gone[] = { "result", "abandoned", NULL };
 
 		prom_sample(f, "tmabpf_profiles_total", ok, s->http.profiles);
 		prom_sample(f, "tmabpf_profiles_total", no, s->http.profiles_refused);
+		prom_sample(f, "tmabpf_profiles_total", gone, s->http.profiles_abandoned);
 	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
