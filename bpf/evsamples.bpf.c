@@ -25,7 +25,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile bool cfg_stacks = true;	/* take user and kernel stacks (else rows per thread only) */
+/* take user and kernel stacks (else rows per thread only); written by user space while it runs
+ * (the daemon's sampled accounting takes stacks only while a profile is being taken) */
+bool cfg_stacks = true;
 
 SEC("perf_event")
 int tmabpf_evsample(struct bpf_perf_event_data *ctx)

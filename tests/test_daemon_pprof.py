@@ -56,10 +56,10 @@ def parse_raw(raw):
             sect = line.split(":")[0].split()[0]
             continue
         if sect == "Samples":
-            m = re.match(r"\s+(\d+)\s+(\d+): ([\d ]+)$", line)
+            m = re.match(r"\s+(\d+(?:\s+\d+)*): ([\d ]+)$", line)
             if m:
-                cur = {"values": (int(m.group(1)), int(m.group(2))), "locs": [int(x) for x in m.group(3).split()],
-                       "labels": {}}
+                cur = {"values": tuple(int(x) for x in m.group(1).split()),
+                       "locs": [int(x) for x in m.group(2).split()], "labels": {}}
                 samples.append(cur)
             elif cur is not None:
                 cur["labels"].update(re.findall(r"(\w+):\[([^\]]*)\]", line))

@@ -76,3 +76,46 @@ def test_budget_lowers_the_events_rate():
     assert r.returncode == 0, r.stderr
     rates = [float(x) for x in re.findall(r"sampled accounting lowered to (\d+) samples/s per CPU", r.stderr)]
     assert rates and rates == sorted(rates, reverse=True) and rates[0] == 500 and rates[-1] >= 10, r.stderr
+
+
+def test_profile_has_the_events_sample_types(tmp_path):
+    """Sampled accounting: a /debug/pprof/profile carries one sample type per event after samples
+    and cpu, its event samples with stacks (taken only while the profile is).  The ground-truth
+    workload faults PAGES pages per round inside the profile's window: the page-fault estimates of
+    the stacks through gt_fault_pages add up to that within the error of the process' samples,
+    and go tool pprof reads the type."""
+    import threading
+    from test_daemon_pprof import fetch, go_pprof, parse_raw
+    repeat = 10
+    with Daemon("--accounting=sampled", "-e", "page-faults,task-clock", "--events-hz", "400", "--max-overhead", "5",
+                "--min-share", "0", "-I", "500") as d:
+        res = []
+        t = threading.Thread(target=lambda: res.append(fetch(d, "/debug/pprof/profile?seconds=6")))
+        t.start()
+        time.sleep(0.5)
+        out = tmp_path / "gt.json"
+        wl = subprocess.run([GROUNDTRUTH, "--delay-ms", "200", "--out", str(out), "--repeat", str(repeat),
+                             f"fault:{PAGES}"], capture_output=True, text=True, timeout=120)
+        assert wl.returncode == 0, wl.stderr
+        t.join(60)
+        time.sleep(1.2)
+        m = d.metrics()
+        assert d.stop() == 0
+    status, body, _ = res[0]
+    assert status == 200, body[:200]
+    truth = load_json(str(out))
+    pid = str(truth["pid"])
+    prof = tmp_path / "s.pb.gz"
+    prof.write_bytes(body)
+    raw = go_pprof(["-raw", str(prof)], tmp_path)
+    assert re.search(r"samples/count cpu/nanoseconds(\[dflt\])? page-faults/count task-clock/nanoseconds", raw), raw[:300]
+    locs, samples = parse_raw(raw)
+    mine = [x for x in samples if x["labels"].get("pid") == pid]
+    faults = sum(x["values"][2] for x in mine if any(locs.get(l) == "gt_fault_pages" for l in x["locs"]))
+    ps = value(m, "tmabpf_process_event_samples_total", pid=pid, event="page-faults")
+    assert ps >= 100, ps
+    want = PAGES * repeat
+    print(f"page faults through gt_fault_pages: {faults} of {want}, {ps:.0f} samples")
+    assert abs(faults - want) <= (3 / ps ** 0.5 + 0.02) * want, (faults, want, ps)
+    top = go_pprof(["-top", "-sample_index=page-faults", str(prof)], tmp_path)
+    assert "Type: page-faults" in top, top[:300]

@@ -28,13 +28,18 @@ int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks
 		return -errno;
 	}
 	p->skel->rodata->account_cfg = *samples_account_cfg(s);
-	p->skel->rodata->cfg_stacks = stacks;
+	p->skel->data->cfg_stacks = stacks;
 	r = samples_share_maps(s, p->skel->obj);
 	if (!r)
 		r = evsamples_bpf__load(p->skel);
 	if (r)
 		return bpf_load_error(r, err, errlen, "loading the event-sampling program", &stacks_hints);
 	return 0;
+}
+
+void evsamples_set_stacks(struct evsamples_prog *p, bool on)
+{
+	__atomic_store_n(&p->skel->data->cfg_stacks, on, __ATOMIC_RELEASE);
 }
 
 static int sys_perf_event_open(struct perf_event_attr *a, int cpu)

@@ -45,6 +45,8 @@ struct evsamples_prog {
 
 /* Load the program into the rows of a loaded sample program (s).  stacks: take stacks. */
 int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks, char *err, size_t errlen);
+/* Take stacks from now on, or not (rows per thread only). */
+void evsamples_set_stacks(struct evsamples_prog *p, bool on);
 /* Open every event of evs as a sampling event on every CPU, at hz / evs->n samples per second
  * each, and attach.  An event that cannot sample is said in p->why[e] (the caller warns) and
  * the others go on; -errno with err set when none can. */

@@ -548,6 +548,8 @@ static void profile_poll(struct daemon *D, unsigned long long now)
 
 	if (D->profile_end_ns && http_profile_abandoned(D->http)) {
 		D->profile_end_ns = 0;	/* its client went away: dropped, the next request is taken now */
+		if (D->acct.sampled)
+			devs_profile_end(&D->devs);
 		p = dsamp_profile_end(&D->samp, &D->agg, now);
 		if (p)
 			profile_free(p);
@@ -557,18 +559,23 @@ static void profile_poll(struct daemon *D, unsigned long long now)
 	if (!D->profile_end_ns) {
 		if (!http_profile_wanted(D->http, &secs))
 			return;
-		if (!D->sampler || dsamp_profile_begin(&D->samp, &D->agg, now)) {
+		/* sampled accounting: the events' estimates too, one sample type each */
+		if (!D->sampler || dsamp_profile_begin(&D->samp, &D->agg, D->acct.sampled ? &D->prep.evs : NULL, now)) {
 			const char *msg = D->sampler ? nomem : no_sampler;
 
 			http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
 			return;
 		}
+		if (D->acct.sampled)
+			devs_profile_begin(&D->devs, &D->samp);
 		D->profile_end_ns = now + (unsigned long long)secs * 1000000000ULL;
 		return;
 	}
 	if (now < D->profile_end_ns)
 		return;
 	D->profile_end_ns = 0;
+	if (D->acct.sampled)
+		devs_profile_end(&D->devs);
 	p = dsamp_profile_end(&D->samp, &D->agg, now);
 	if (p && p->nomem)
 		warn_add("/debug/pprof/profile: out of memory: some stacks are missing from the profile served");

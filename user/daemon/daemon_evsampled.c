@@ -88,6 +88,8 @@ void devs_drain(struct devs *s, struct agg *a)
 
 		memcpy(comm, s->vals[i].comm, sizeof(comm));
 		agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c, s->vals[i].ev_samples);
+		if (s->prof)
+			dsamp_profile_event_row(s->prof, &s->rows, &s->keys[i], &s->vals[i]);
 		for (int e = 0; e < s->evs->n; e++)
 			s->samples[e] += s->vals[i].ev_samples[e];
 	}
@@ -99,6 +101,47 @@ void devs_drain(struct devs *s, struct agg *a)
 			s->shared_said = true;
 		}
 	}
+}
+
+/* Every stored stack deleted (none of the rows left refers to one: rows with stacks are taken
+ * only while a profile is, and drained before the next). */
+static void stacks_clear(struct devs *s)
+{
+	int fd = samples_stacks_fd(&s->rows);
+	__u64 k;
+
+	while (!bpf_map_get_next_key(fd, NULL, &k))
+		if (bpf_map_delete_elem(fd, &k))
+			break;
+}
+
+void devs_profile_begin(struct devs *s, struct dsamp *prof)
+{
+	if (!s->ev_loaded)
+		return;
+	stacks_clear(s);
+	s->prof = prof;
+	evsamples_set_stacks(&s->ev, true);
+}
+
+void devs_profile_end(struct devs *s)
+{
+	int fd = samples_rows_fd(&s->rows);
+	struct sample_key k, next;
+	struct sample_stats v;
+	bool first = true;
+
+	if (!s->prof)
+		return;
+	evsamples_set_stacks(&s->ev, false);
+	/* read, not taken: the next drain gives their counts to the aggregation (no profile then) */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		first = false;
+		k = next;
+		if (!bpf_map_lookup_elem(fd, &k, &v))
+			dsamp_profile_event_row(s->prof, &s->rows, &k, &v);
+	}
+	s->prof = NULL;
 }
 
 void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt)

@@ -14,6 +14,7 @@
 #include "collect/evsamples_loader.h"
 #include "collect/samples_loader.h"
 #include "daemon/daemon_agg.h"
+#include "daemon/daemon_sampling.h"
 
 #define DEVS_MAX_ROWS 16384	/* threads sampled per interval */
 #define DEVS_MIN_HZ 10		/* the budget lowers the events' rate no further */
@@ -27,6 +28,7 @@ struct devs {
 	struct sample_stats *vals;
 	unsigned long long samples[TMABPF_MAX_EVENTS];	/* samples of each event so far */
 	bool shared_said;
+	struct dsamp *prof;		/* a profile being taken (devs_profile_begin), else NULL */
 };
 
 /* Load the row maps and the event-sampling program (system-wide, no stacks). */
@@ -39,6 +41,13 @@ void devs_tick(struct devs *s, unsigned long long now_ns);
 /* The interval's estimates of every thread into a (after agg_begin/agg_thread_seen, before
  * agg_end); events sharing counters said once. */
 void devs_drain(struct devs *s, struct agg *a);
+/* A /debug/pprof/profile (dsamp_profile_begin with the events) is being taken from now: the
+ * events' samples take stacks (the store emptied first), and each drain adds its rows with
+ * stacks to prof's profile too. */
+void devs_profile_begin(struct devs *s, struct dsamp *prof);
+/* ... until now: no more stacks; the rows with stacks not drained yet go into the profile as
+ * well (and to the aggregation at the next drain).  Before dsamp_profile_end. */
+void devs_profile_end(struct devs *s);
 void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt);
 void devs_detach(struct devs *s);
 void devs_free(struct devs *s);

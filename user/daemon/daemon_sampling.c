@@ -12,6 +12,7 @@
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/warn.h"
+#include "model/counters.h"
 #include "model/profile.h"
 #include "pmu/host.h"
 #include "pmu/perf_open.h"
@@ -86,9 +87,10 @@ static void leaf_name(struct dsamp *s, const struct sample_key *k, const char **
 
 /* ---- /debug/pprof/profile ---- */
 
-/* One drained row, its stacks named, into the profile being taken. */
-static void profile_row(struct dsamp *s, const struct sample_key *k, const struct sample_stats *v,
-			unsigned long long cnt, double w)
+/* One row, its stacks (stored in from's maps) named, with values val into the profile being
+ * taken. */
+static void profile_add_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+			    const struct sample_stats *v, const long long *val)
 {
 	struct profile_frame fr[PROFILE_MAX_DEPTH];
 	struct stack_frames f;
@@ -96,15 +98,14 @@ static void profile_row(struct dsamp *s, const struct sample_key *k, const struc
 	const struct agg_proc *p = s->agg ? u64map_get(&s->agg->procs, k->pid) : NULL;
 	struct profile_labels l = { .pid = k->pid, .tid = k->tid, .comm = comm,
 				    .cgroup = p ? agg_cgroup_label(p) : NULL };
-	long long val[2] = { (long long)cnt, (long long)(cnt * w + 0.5) };
 	int n = 0;
 
-	if (k->kstack && !samples_stack_lookup(&s->prog, k->kstack, &f))
+	if (k->kstack && !samples_stack_lookup(from, k->kstack, &f))
 		for (unsigned int i = 0; i < f.nr && n < PROFILE_MAX_DEPTH; i++, n++) {
 			fr[n].addr = f.ip[i];
 			symbolizer_kernel(s->ksym, f.ip[i], i > 0, &fr[n].si);
 		}
-	if (k->ustack && !samples_stack_lookup(&s->prog, k->ustack, &f)) {
+	if (k->ustack && !samples_stack_lookup(from, k->ustack, &f)) {
 		know_pid(s, k->pid, false);
 		for (unsigned int i = 0; i < f.nr && n < PROFILE_MAX_DEPTH; i++, n++) {
 			fr[n].addr = f.ip[i];
@@ -116,13 +117,40 @@ static void profile_row(struct dsamp *s, const struct sample_key *k, const struc
 	profile_add(s->prof, fr, n, val, &l);
 }
 
-int dsamp_profile_begin(struct dsamp *s, const struct agg *a, unsigned long long now)
+/* One drained row of the sampler: its samples and CPU time. */
+static void profile_row(struct dsamp *s, const struct sample_key *k, const struct sample_stats *v,
+			unsigned long long cnt, double w)
 {
-	static const char *const type[] = { "samples", "cpu" }, *const unit[] = { "count", "nanoseconds" };
+	long long val[PROFILE_MAX_TYPES] = { (long long)cnt, (long long)(cnt * w + 0.5) };
+
+	profile_add_row(s, &s->prog, k, v, val);
+}
+
+void dsamp_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+			     const struct sample_stats *v)
+{
+	long long val[PROFILE_MAX_TYPES] = { 0 };
+
+	if (!s->prof || (!k->kstack && !k->ustack))
+		return;
+	for (int e = 0; e < s->prof_nev; e++)
+		val[2 + e] = (long long)(counter_scaled(&v->c[e]) + 0.5);
+	profile_add_row(s, from, k, v, val);
+}
+
+int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now)
+{
+	const char *type[PROFILE_MAX_TYPES] = { "samples", "cpu" }, *unit[PROFILE_MAX_TYPES] = { "count", "nanoseconds" };
 	struct profile *p = calloc(1, sizeof(*p));
+	int n = 2;
 
 	dsamp_drain(s, a, now);		/* what was sampled before the request is not in it */
-	if (!p || profile_init(p, 2, type, unit, DSAMP_PROFILE_MAX_SAMPLES))
+	s->prof_nev = 0;
+	for (int e = 0; evs && e < evs->n && n < PROFILE_MAX_TYPES; e++, s->prof_nev++) {
+		type[n] = evs->ev[e].name;
+		unit[n++] = profile_event_unit(evs->ev[e].name);
+	}
+	if (!p || profile_init(p, n, type, unit, DSAMP_PROFILE_MAX_SAMPLES))
 		goto nomem;
 	/* --top-functions 0 holds no symbols: the profile's time only */
 	if ((!s->ksym && !(s->ksym = symbolizer_new())) || (!s->usym && sym_rebuild(s, now))) {

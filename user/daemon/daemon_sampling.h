@@ -71,6 +71,7 @@ struct dsamp {
 	size_t rows_cap;
 	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
 	struct profile *prof;		/* a /debug/pprof/profile being taken: every drained row, its stacks */
+	int prof_nev;			/* ... with these sampled events' types after samples and cpu */
 	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
 };
 
@@ -97,12 +98,17 @@ typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct
 void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 /* /debug/pprof/profile: what is sampled from now (rows so far drained first) is also added,
- * stacks and all, to a profile (samples/count, cpu/nanoseconds; labels pid, thread, comm,
- * cgroup) until dsamp_profile_end(), which drains and hands it over (the caller frees it:
+ * stacks and all, to a profile (samples/count, cpu/nanoseconds, then one type per event of evs
+ * when not NULL: the sampled accounting's; labels pid, thread, comm, cgroup) until dsamp_profile_end(), which drains and hands it over (the caller frees it:
  * profile_free(), free()).  Bounded: DSAMP_PROFILE_MAX_SAMPLES distinct stacks (profile.h).
  * 0, or -ENOMEM. */
 #define DSAMP_PROFILE_MAX_SAMPLES 65536
-int dsamp_profile_begin(struct dsamp *s, const struct agg *a, unsigned long long now);
+int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now);
+/* Sampled accounting: a row of event estimates (their stacks stored in from's maps) into the
+ * profile being taken, under the event sample types dsamp_profile_begin() made from evs;
+ * rows without stacks (sampled before it began) are left out. */
+void dsamp_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+			     const struct sample_stats *v);
 struct profile *dsamp_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now);
 void dsamp_stop(struct dsamp *s);
 
