@@ -115,6 +115,28 @@ def test_sampled_top_functions_per_token(tmp_path):
 
 
 @needs_perstep
+def test_thread_exiting_mid_window_keeps_its_time(tmp_path):
+    """A worker that exits inside a window keeps its on-CPU time up to its exit (from its exit
+    record), absent after: started before the step (in the entry snapshot, gone at the return) on
+    even steps, inside it (in neither snapshot) on odd ones.  The workers' on-CPU time in the windows
+    is their own CPU time (CLOCK_THREAD_CPUTIME_ID) within 5 %; every window tiles."""
+    steps = 60
+    rep, r = per_call(["--per-call", ":step", "--", PERSTEP, "--mode", "exit", "--steps", str(steps), "--work-us",
+                       "3000", "--worker-us", "1500"], tmp_path)
+    truth = __import__("json").loads(r.stdout.strip().splitlines()[-1])
+    its = rep["iterations"]
+    assert len(its) == steps
+    worker = 0
+    for it in its:
+        assert it["exited_threads"] == 1, it
+        assert abs(tiles(it) - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
+        others = [t for t in it["per_thread"] if t["tid"] != it["tid"]]
+        assert len(others) == 1 and others[0]["absent_ns"] > 0, it
+        worker += others[0]["oncpu_ns"]
+    assert abs(worker - truth["worker_cpu_ns"]) <= 0.05 * truth["worker_cpu_ns"], (worker, truth)
+
+
+@needs_perstep
 def test_probed_spin_function_share_without_samples(tmp_path):
     """A probed function in the spin set (--uprobe :spin_wait --spin :spin_wait) counts its on-CPU
     time as spin with no --sample: the share is within 3 points of the workload's own measure, the

@@ -19,6 +19,11 @@
  *            cuStreamSynchronize once.
  *   sleep    step() sleeps --sleep-ms; "done N" on stdout after each.
  *   never    computes without calling step().
+ *   exit     a worker thread computes --worker-us of CPU time and exits inside
+ *            each step: on even steps it is started before step() (it is in
+ *            the entry's snapshot, gone at the return), on odd ones inside it
+ *            (in neither); step() computes --work-us and joins it.  Prints
+ *            the workers' CPU time (CLOCK_THREAD_CPUTIME_ID at their end).
  *   alternate step() computes in work_even() on even steps (--work-us of
  *            wall time) and in work_odd() on odd ones (three times as
  *            long), with no system call in the loop: a sampled window's
@@ -129,6 +134,17 @@ __attribute__((noinline, noipa)) void work_odd(long us)
 	compute_wall(3 * us);
 }
 
+/* The exit mode's worker. */
+static pthread_t exit_th;
+static unsigned long long exit_cpu_total;
+
+static void *exit_worker(void *arg)
+{
+	compute(worker_us);
+	__atomic_add_fetch(&exit_cpu_total, cpu_ns(), __ATOMIC_RELAXED);
+	return NULL;
+}
+
 static void *barrier_worker(void *arg)
 {
 	unsigned long long t0 = cpu_ns();
@@ -166,6 +182,13 @@ __attribute__((noinline, noipa)) void step(int level)
 		compute(work_us);
 	} else if (!strcmp(mode, "sleep")) {
 		usleep(sleep_ms * 1000);
+	} else if (!strcmp(mode, "exit")) {
+		static int n;
+
+		if (n++ % 2 == 1)
+			pthread_create(&exit_th, NULL, exit_worker, NULL);
+		compute(work_us);
+		pthread_join(exit_th, NULL);
 	} else if (!strcmp(mode, "alternate")) {
 		static int n;
 
@@ -251,6 +274,8 @@ int main(int argc, char **argv)
 		if (!strcmp(mode, "driver"))
 			load_driver();
 		for (int i = 0; i < steps; i++) {
+			if (!strcmp(mode, "exit") && i % 2 == 0)
+				pthread_create(&exit_th, NULL, exit_worker, NULL);
 			step(0);
 			if (!strcmp(mode, "sleep")) {
 				printf("done %d\n", i + 1);
@@ -258,6 +283,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("{\"mode\": \"%s\", \"steps\": %d, \"threads\": %d}\n", mode, steps, nthreads);
+	printf("{\"mode\": \"%s\", \"steps\": %d, \"threads\": %d, \"worker_cpu_ns\": %llu}\n", mode, steps, nthreads,
+	       exit_cpu_total);
 	return 0;
 }

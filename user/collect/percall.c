@@ -53,6 +53,71 @@ static void thread_window(const struct percall_thread *a, const struct percall_t
 	t->absent_ns = (a == &none || untracked) && wall > known ? wall - known : 0;
 }
 
+#define EXITS_KEEP_NS 2000000000ULL	/* exit records older than this and than every open entry go */
+
+void percall_thread_exit(struct percall *p, const struct thread_stats *s)
+{
+	struct percall_exit *x;
+
+	if (!p->rb)
+		return;
+	if (p->nex == p->capex) {
+		size_t cap = p->capex ? 2 * p->capex : 64;
+		struct percall_exit *v = realloc(p->ex, cap * sizeof(*v));
+
+		if (!v)
+			return;		/* the thread counts as absent in its window */
+		p->ex = v;
+		p->capex = cap;
+	}
+	x = &p->ex[p->nex++];
+	*x = (struct percall_exit){ .pid = s->pid, .exit_ns = s->exit_ns, .first_seen_ns = s->first_seen_ns };
+	x->th = (struct percall_thread){ .tid = s->tid, .oncpu_ns = s->slices_ns, .blocked_ns = s->offcpu_blocked_ns,
+					 .runq_ns = s->offcpu_runqueue_ns, .runtime_ns = s->exec_base + s->oncpu_ns,
+					 .samples = s->samples, .spin_samples = s->spin_samples,
+					 .spin_probe_ns = s->spin_probe_ns };
+}
+
+/* The exit of thread tid of pid in (from, to]; NULL when none is known. */
+static const struct percall_exit *exit_in(const struct percall *p, unsigned int pid, unsigned int tid,
+					  unsigned long long from, unsigned long long to)
+{
+	for (size_t i = 0; i < p->nex; i++)
+		if (p->ex[i].pid == pid && p->ex[i].th.tid == tid && p->ex[i].exit_ns > from && p->ex[i].exit_ns <= to)
+			return &p->ex[i];
+	return NULL;
+}
+
+/* Exit records no window can still want: older than EXITS_KEEP_NS and than every open entry. */
+static void exits_prune(struct percall *p, unsigned long long now)
+{
+	unsigned long long keep = now > EXITS_KEEP_NS ? now - EXITS_KEEP_NS : 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->open.cap; i++)
+		if (p->open.vals && p->open.vals[i]) {
+			const struct percall_rec *a = p->open.vals[i];
+
+			keep = a->ts < keep ? a->ts : keep;
+		}
+	for (size_t i = 0; i < p->nex; i++)
+		if (p->ex[i].exit_ns >= keep)
+			p->ex[n++] = p->ex[i];
+	p->nex = n;
+}
+
+/* A thread that exited in the window: its times up to its exit (x; a NULL: it began in the window
+ * too), absent for the rest. */
+static void exited_window(const struct percall_thread *a, const struct percall_exit *x, unsigned long long wall,
+			  struct iter_time *t)
+{
+	unsigned long long known;
+
+	thread_window(a, &x->th, wall, t);
+	known = t->compute_ns + t->spin_ns + t->blocked_ns + t->runq_ns;
+	t->absent_ns = wall > known ? wall - known : 0;
+}
+
 /* The iteration between entry snapshot a and return snapshot b of the same thread. */
 static int iteration_of(struct percall *p, const struct percall_rec *a, const struct percall_rec *b)
 {
@@ -79,15 +144,42 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		thread_window(at, &b->th[i], it.wall_ns, &t->t);
 		iter_time_add(&it.sum, &t->t);
 	}
-	/* threads of the entry snapshot gone at the return: exited in the window */
+	/* threads of the entry snapshot gone at the return: exited in the window, their times up to
+	 * the exit from their exit record (drained now: it was written before the return's snapshot
+	 * left them out), else absent throughout (record lost, or never tracked) */
 	for (__u32 i = 0; i < a->nthreads && i < PERCALL_MAX_THREADS; i++) {
+		const struct percall_exit *x;
 		struct iter_thread *t;
 
 		if (thread_in(b, a->th[i].tid))
 			continue;
+		if (!exit_in(p, b->pid, a->th[i].tid, a->ts, b->ts) && p->drain_exits)
+			p->drain_exits(p->drain_ctx);
+		x = exit_in(p, b->pid, a->th[i].tid, a->ts, b->ts);
 		t = &it.th[it.nthreads++];
 		t->tid = a->th[i].tid;
-		t->t.absent_ns = it.wall_ns;
+		if (x && !a->th[i].untracked) {
+			exited_window(&a->th[i], x, it.wall_ns, &t->t);
+			it.exited++;
+		} else {
+			t->t.absent_ns = it.wall_ns;
+		}
+		iter_time_add(&it.sum, &t->t);
+	}
+	/* threads that began and exited in the window: in neither snapshot */
+	if (p->drain_exits)
+		p->drain_exits(p->drain_ctx);
+	for (size_t i = 0; i < p->nex && it.nthreads < PERCALL_MAX_THREADS * 2; i++) {
+		const struct percall_exit *x = &p->ex[i];
+		struct iter_thread *t;
+
+		if (x->pid != b->pid || x->exit_ns <= a->ts || x->exit_ns > b->ts || x->first_seen_ns <= a->ts ||
+		    thread_in(a, x->th.tid) || thread_in(b, x->th.tid))
+			continue;
+		t = &it.th[it.nthreads++];
+		t->tid = x->th.tid;
+		exited_window(NULL, x, it.wall_ns, &t->t);
+		it.exited++;
 		iter_time_add(&it.sum, &t->t);
 	}
 	for (__u32 f = 0; f < PERCALL_MAX_FUNCS; f++) {
@@ -284,6 +376,7 @@ void percall_poll(struct percall *p)
 		ring_buffer__consume(p->rb);
 	if (p->srb && horizon > HORIZON_SLACK_NS)
 		bin_samples(p, horizon - HORIZON_SLACK_NS);
+	exits_prune(p, horizon);
 }
 
 void percall_finish(struct percall *p, unsigned long long lost, unsigned long long samples_lost)
@@ -325,6 +418,9 @@ void percall_free(struct percall *p)
 	p->srb = NULL;
 	free(p->smp);
 	p->smp = NULL;
+	free(p->ex);
+	p->ex = NULL;
+	p->nex = p->capex = 0;
 	p->sn = p->scap = p->binned = 0;
 	iterations_free(&p->res);
 }

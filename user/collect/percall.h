@@ -23,6 +23,15 @@ struct sample_key;
 /* The leaf function of a sample row (sampling_leaf): its label, its module into *module; NULL when
  * unnamed. */
 typedef const char *(*percall_leaf_fn)(void *ctx, const struct sample_key *k, const char **module);
+/* Deliver the exited threads' final sums now (the spine's exit ring: percall_thread_exit). */
+typedef void (*percall_drain_fn)(void *ctx);
+
+/* A thread's times at its exit, as a snapshot would have taken them then. */
+struct percall_exit {
+	unsigned int pid;
+	unsigned long long exit_ns, first_seen_ns;
+	struct percall_thread th;
+};
 
 struct percall {
 	const char *spec;		/* --per-call LIB:FUNC */
@@ -39,6 +48,11 @@ struct percall {
 	struct percall_sample *smp;
 	size_t sn, scap, binned;
 	unsigned long long samples_over;	/* past the buffer's bound (counted as lost) */
+	/* threads that exited lately (percall_thread_exit), for the windows they exited in */
+	percall_drain_fn drain_exits;
+	void *drain_ctx;
+	struct percall_exit *ex;
+	size_t nex, capex;
 };
 
 /* Read the snapshots of ring buffer map_fd (the uprobes' percall_rb).  0 or -errno with err. */
@@ -47,6 +61,10 @@ int percall_open(struct percall *p, int map_fd, int nr_events, char *err, size_t
  * functions of its process' samples in its window, named by leaf.  0 or -errno with err. */
 int percall_samples_open(struct percall *p, int map_fd, percall_leaf_fn leaf, void *ctx, char *err,
 			 size_t errlen);
+/* A thread's final sums (the spine's exit record): a window it exited in gets its times up to
+ * the exit instead of counting it absent throughout.  drain, when set, delivers the exits so far
+ * (called when a window's thread is gone at its return). */
+void percall_thread_exit(struct percall *p, const struct thread_stats *s);
 /* Drain what the ring buffers hold (every poll, and once at the end). */
 void percall_poll(struct percall *p);
 /* After the last poll: iterations still open are counted, the marker never called is said in one

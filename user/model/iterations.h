@@ -59,6 +59,8 @@ struct iteration {
 	int torn;			/* threads whose times were read while a switch kept writing them */
 	int untracked;			/* threads the full threads map left out: on-CPU only, blocked and
 					 * runqueue time missing (counted as absent) */
+	int exited;			/* threads that exited in the window: their times up to the exit
+					 * (from their exit record), absent after it */
 	int nfns;
 	struct iter_fn *fns;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */

@@ -44,6 +44,7 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 	json_bool(j, "threads_truncated", it->threads_truncated);
 	json_u64(j, "torn_reads", (uint64_t)it->torn);
 	json_u64(j, "untracked_threads", (uint64_t)it->untracked);
+	json_u64(j, "exited_threads", (uint64_t)it->exited);
 	time_json(j, &it->sum);
 	json_arr_begin(j, "per_thread");
 	for (int i = 0; i < it->nthreads; i++) {

@@ -308,9 +308,19 @@ static bool percall_wanted(const struct run_ctx *c)
 	return c->o->per_call && c->up.loaded;
 }
 
+/* The spine's exit records so far (percall: a window whose thread is gone at its return). */
+static void percall_drain_exits(void *ctx)
+{
+	struct run_ctx *c = ctx;
+
+	threads_poll(&c->spine, 0);
+}
+
 static int percall_load(struct run_ctx *c, char *err, size_t errlen)
 {
 	c->percall.spec = c->o->per_call;
+	c->percall.drain_exits = percall_drain_exits;
+	c->percall.drain_ctx = c;
 	c->rep.iters = &c->percall.res;	/* the live views read them as they come */
 	c->rep.per_call = c->percall.spec;
 	return percall_open(&c->percall, uprobes_percall_fd(&c->up.prog), c->prep->evs.n, err, errlen) ? RUN_FAILED : RUN_OK;

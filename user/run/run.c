@@ -82,6 +82,8 @@ static void on_thread_exit(void *ctx, const struct thread_stats *s)
 
 	if (thread_table_add_exited(&c->tt, s))
 		warn_add("out of memory keeping an exited thread's sums");
+	if (c->o->per_call)
+		percall_thread_exit(&c->percall, s);	/* its window's share up to the exit */
 }
 
 /* TMA only where its events counted: an event the PMU opens but does not
