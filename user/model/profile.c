@@ -165,6 +165,7 @@ void profile_add(struct profile *p, const struct profile_frame *f, int nframes, 
 	int64_t comm = str_index(p, l->comm), cgroup = str_index(p, l->cgroup);
 	struct profile_sample *s;
 	struct profile_frame more = {};
+	struct profile_labels ml;
 	int n = 0;
 	void *v;
 
@@ -175,6 +176,12 @@ void profile_add(struct profile *p, const struct profile_frame *f, int nframes, 
 		f = &more;
 		nframes = 1;
 		p->truncated++;
+		ml = (struct profile_labels){ .pid = l->pid, .comm = l->comm, .cgroup = l->cgroup };
+		if (p->nsamples >= p->max_samples + PROFILE_MORE(p->max_samples))
+			ml = (struct profile_labels){ .comm = "[more processes]" };	/* ... and past those, one */
+		l = &ml;
+		comm = str_index(p, l->comm);
+		cgroup = str_index(p, l->cgroup);
 	}
 	for (int i = 0; i < nframes; i++) {
 		char label[64];

@@ -8,8 +8,11 @@
  *
  * Bounded: at most max_samples distinct samples (and the locations, functions
  * and mappings they use); past that, a process's further samples add up in one
- * sample of its own whose stack is one frame "[more stacks]", so that every
- * value is still counted (truncated says how many samples went there).
+ * sample of its own (no thread label) whose stack is one frame "[more stacks]",
+ * and once PROFILE_MORE(max_samples) such samples exist, every further one adds
+ * up in a single "[more stacks]" sample labelled pid 0, comm "[more processes]"
+ * (a fork-heavy host cannot grow it), so that every value is still counted
+ * (truncated says how many samples went to either).
  */
 #ifndef TMABPF_PROFILE_H
 #define TMABPF_PROFILE_H
@@ -20,6 +23,7 @@
 #include "sym/symbolize.h"
 
 #define PROFILE_MAX_TYPES 32
+#define PROFILE_MORE(max) ((max) / 16 + 1)	/* per-process "[more stacks]" samples past max_samples */
 #define PROFILE_MAX_DEPTH 128	/* frames kept per sample (user and kernel together) */
 
 /* One frame: its address and what the symbolizer made of it. */
