@@ -9,6 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -298,9 +299,89 @@ static void test_symbol_limit(void)
 	symbolizer_free(s);
 }
 
+/* Build a one-function library: 0, or -1 when cc fails. */
+static int build_lib(const char *dir, const char *name, const char *fn)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "printf 'int %s(int x) { return x * 3 + 1; }\\nint %s_2(int x) { return x - 7; }\\n' "
+		 "> %s/%s.c && cc -shared -fPIC -O1 -Wl,--build-id -o %s/%s.so %s/%s.c", fn, fn, dir, name, dir, name,
+		 dir, name);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Map dir/lib.so (a copy of dir/name.so), name fn in it, drop its table for the bound (libc's
+ * loaded after it), then, replaced on disk by dir/other.so when replace, name fn again. */
+static void reload_after(const char *dir, const char *name, bool replace, char *got, size_t len,
+			 struct symbolizer_stats *st)
+{
+	struct sym_info one, *si = &one;
+	char lib[512], cmd[2048];
+	struct symbolizer *s;
+	struct symbolizer_stats st0;
+	void *h, *fn;
+
+	snprintf(lib, sizeof(lib), "%s/%s-mapped-%d.so", dir, name, replace);	/* a file of its own each */
+	snprintf(cmd, sizeof(cmd), "cp %s/%s.so %s", dir, name, lib);
+	if (system(cmd) || !(h = dlopen(lib, RTLD_NOW)) || !(fn = dlsym(h, "tmabpf_reload_a"))) {
+		check(0, "reload: mapping %s", lib);
+		got[0] = 0;
+		return;
+	}
+	/* the library's table alone, to set the bound: 4x it, under libc's */
+	s = symbolizer_new();
+	symbolizer_add_pid(s, getpid());
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)fn, false, si);
+	symbolizer_get_stats(s, &st0);
+	symbolizer_free(s);
+	s = symbolizer_new();
+	symbolizer_set_limit(s, 4 * st0.table_bytes);
+	symbolizer_add_pid(s, getpid());
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)fn, false, si);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, si);	/* drops the library's */
+	if (replace) {
+		snprintf(cmd, sizeof(cmd), "cp %s/other.so %s.new && mv %s.new %s", dir, lib, lib, lib);
+		if (system(cmd))
+			check(0, "reload: replacing %s", lib);
+	}
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)fn, false, si);
+	snprintf(got, len, "%s", si->name ? si->name : "");	/* the name dies with the symbolizer */
+	symbolizer_get_stats(s, st);
+	symbolizer_free(s);
+}
+
+/* A dropped table is reloaded by path: the file there must be the one first loaded (its build
+ * id), else its frames stay unnamed (counted) instead of taking another file's symbols. */
+static void test_reload_checks_the_file(void)
+{
+	char dir[] = "/tmp/tmabpf-reload-XXXXXX";
+	struct symbolizer_stats st;
+	char got[256];
+
+	if (!mkdtemp(dir) || build_lib(dir, "a", "tmabpf_reload_a") || build_lib(dir, "other", "tmabpf_reload_b")) {
+		skip("reload checks the file", "cc could not build the test libraries");
+		return;
+	}
+	reload_after(dir, "a", false, got, sizeof(got), &st);
+	check(!strcmp(got, "tmabpf_reload_a") && st.dropped >= 1 && st.reloads_refused == 0,
+	      "reload: the same file's dropped table comes back (%s, %llu dropped)", got, st.dropped);
+	reload_after(dir, "a", true, got, sizeof(got), &st);
+	check(!got[0] && st.dropped >= 1 && st.reloads_refused == 1,
+	      "reload: a file replaced on disk is not read for the mapped one: %s, %llu refused",
+	      got[0] ? got : "unnamed", st.reloads_refused);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			check(0, "reload: removing %s", dir);
+	}
+}
+
 int main(void)
 {
 	test_symbol_limit();
+	test_reload_checks_the_file();
 	test_maps_merge();
 	test_symbolizer_after_exit();
 	test_kallsyms();

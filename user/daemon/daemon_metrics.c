@@ -306,6 +306,12 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 	prom_family(f, "tmabpf_sampler_symbol_unnamed_total", "counter",
 		    "Addresses left module+0xOFF because their file's dropped table waited to be loaded again.");
 	prom_sample(f, "tmabpf_sampler_symbol_unnamed_total", NULL, s->sym_past.unnamed + st.unnamed);
+	prom_family(f, "tmabpf_sampler_symbol_reloads_refused_total", "counter",
+		    "Dropped symbol tables not loaded again because another file is at the path now (its build "
+		    "id, or size and time, differ: replaced on disk, or the pid reused): their frames stay "
+		    "module+0xOFF.");
+	prom_sample(f, "tmabpf_sampler_symbol_reloads_refused_total", NULL,
+		    s->sym_past.reloads_refused + st.reloads_refused);
 	prom_family(f, "tmabpf_sampler_unknown_leaf_samples_total", "counter",
 		    "Samples whose leaf could not be named (no stack stored).");
 	prom_sample(f, "tmabpf_sampler_unknown_leaf_samples_total", NULL, s->unknown_leaf);

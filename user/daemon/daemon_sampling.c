@@ -53,6 +53,7 @@ static int sym_rebuild(struct dsamp *s, unsigned long long now)
 		symbolizer_get_stats(s->usym, &st);
 		s->sym_past.dropped += st.dropped;
 		s->sym_past.unnamed += st.unnamed;
+		s->sym_past.reloads_refused += st.reloads_refused;
 	}
 	symbolizer_free(s->usym);
 	s->usym = n;

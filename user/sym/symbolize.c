@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
@@ -38,6 +39,7 @@ struct sym_module {
 	size_t bytes;		/* elfsyms_bytes of elf and debug, when owned */
 	unsigned long long last_use;	/* symbolizer.uses when last named from */
 	size_t dropped_bytes;	/* its tables' bytes when they were dropped for the bound; 0: never dropped */
+	long long size, mtime_ns;	/* the file's when first loaded (a reload checks it is the same) */
 };
 
 struct sym_proc {
@@ -297,10 +299,26 @@ static void keep_under_limit(struct symbolizer *s, const struct sym_module *keep
 	}
 }
 
+/* The file at path is the one first loaded for m: the same build id (which holds under
+ * overlayfs, where the maps' device and inode are not stat's), or with none, the same size and
+ * modification time.  A dropped table is reloaded by path, where another file may be now (the
+ * library replaced on disk, or the pid reused). */
+static bool same_file(const struct sym_module *m, const char *path, const char *build_id)
+{
+	char now[sizeof(m->build_id)];
+	struct stat st;
+
+	if (build_id[0])
+		return debugfile_build_id(path, now, sizeof(now)) == 0 && !strcmp(now, build_id);
+	return stat(path, &st) == 0 && st.st_size == m->size &&
+	       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == m->mtime_ns;
+}
+
 /* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
 static void module_load(struct symbolizer *s, struct sym_module *m)
 {
 	char path[4096 + 64], dbg[4096 + 512];
+	struct stat st;
 
 	if (m->loaded)
 		return;
@@ -322,6 +340,14 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
 	else if (procmaps_root_path(m->pid, m->path, path, sizeof(path)))
 		return;
+	if (m->dropped_bytes && !same_file(m, path, m->build_id)) {
+		s->stats.reloads_refused++;	/* another file there now: its frames stay module+0xOFF */
+		return;
+	}
+	if (!m->dropped_bytes && stat(path, &st) == 0) {
+		m->size = st.st_size;
+		m->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	}
 	/* the same file under another (device, inode), e.g. another container layer */
 	if (debugfile_build_id(path, m->build_id, sizeof(m->build_id)) == 0) {
 		for (size_t i = 0; i < s->nr_mods; i++) {

@@ -75,7 +75,9 @@ void symbolizer_free(struct symbolizer *s);
  * loaded again when one of its addresses is next named, as long as the tables loaded again in the
  * last SYMBOLIZER_RELOAD_S seconds stay under a quarter of the bound (small tables come back at
  * once; big ones cannot thrash: until then their frames are "module+0xOFF", counted).  A table
- * bigger than the bound alone stays.
+ * bigger than the bound alone stays.  A reload reads the file by path, so it must be the one first
+ * loaded (its build id, or without one its size and modification time; not its device and inode,
+ * which overlayfs shows differently in the maps): else it is refused, counted in reloads_refused.
  */
 #define SYMBOLIZER_RELOAD_S 10
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
@@ -84,6 +86,9 @@ struct symbolizer_stats {
 	size_t table_bytes;		/* symbol tables in memory now (elfsyms_bytes) */
 	unsigned long long dropped;	/* tables dropped for the bound */
 	unsigned long long unnamed;	/* addresses left "module+0xOFF" while their table waited to reload */
+	unsigned long long reloads_refused;	/* dropped tables not reloaded: another file is at the path
+						 * now (build id, or size and time, differ); their frames stay
+						 * "module+0xOFF" */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
