@@ -160,20 +160,30 @@ static long seq_read_once(__u64 i, void *data)
 	return rd->ok;
 }
 
-PERCPU_VAR(percall_scratch, struct percall_thread);
+/* One thread's times, on its way into a snapshot: a slot per nesting depth on this CPU (on a
+ * preemptible kernel a marker program can be preempted by another task's on the same CPU, which
+ * must not write over the first one's slot). */
+#define PERCALL_NEST 4
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PERCALL_NEST);
+	__type(key, __u32);
+	__type(value, struct percall_thread);
+} percall_scratch SEC(".maps");
+PERCPU_VAR(percall_depth, __u32);	/* snapshots being taken on this CPU */
 
-/* One thread's times as of now into percall_scratch (a global function:
+/* One thread's times as of now into percall_scratch[slot] (a global function:
  * verified once, on its own): the spine's sums brought forward to now.  On-CPU and off-CPU intervals come from the same switch times, so
  * that they tile the thread's life; a thread met for the first time is
  * seeded at now (thread_seed) so that both snapshots have the same base.
  * Returns 1 for a thread that has exited (sched_process_exit took its
  * entry; the task lingers in its process' list until reaped): left out of
  * the snapshot, as if gone. */
-__noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 now)
+__noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 now, __u32 slot)
 {
-	__u32 tid = task->pid, zero = 0;
+	__u32 tid = task->pid;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
-	struct percall_thread *o = bpf_map_lookup_elem(&percall_scratch, &zero);
+	struct percall_thread *o = bpf_map_lookup_elem(&percall_scratch, &slot);
 
 	if (!o)
 		return 0;
@@ -217,15 +227,25 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf(), *task;
 	struct percall_thread *o;
-	__u32 zero = 0;
+	__u32 zero = 0, slot;
 	struct bpf_iter_task it;
 	struct percall_rec *r;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
+	__u32 *depth = bpf_map_lookup_elem(&percall_depth, &zero);
 
-	if (!snap)
+	if (!snap || !depth)
 		return 0;
+	/* a program preempting this one on this CPU runs whole before this one goes on: its slot is
+	 * the next one while this one's is taken */
+	slot = (*depth)++;
+	if (slot >= PERCALL_NEST) {
+		(*depth)--;
+		stat_inc(STAT_PERCALL_DROPS);
+		return 0;
+	}
 	r = bpf_ringbuf_reserve(&percall_rb, sizeof(*r), 0);
 	if (!r) {
+		(*depth)--;
 		stat_inc(STAT_PERCALL_DROPS);
 		return 0;
 	}
@@ -262,9 +282,9 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 			r->more_threads++;
 			continue;
 		}
-		if (percall_thread_now(task, now))
+		if (percall_thread_now(task, now, slot))
 			continue;
-		o = bpf_map_lookup_elem(&percall_scratch, &zero);
+		o = bpf_map_lookup_elem(&percall_scratch, &slot);
 		if (!o)
 			break;
 		r->th[i] = *o;
@@ -279,6 +299,7 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 			r->fns[f] = *v;
 	}
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	(*depth)--;
 	return 0;
 }
 
