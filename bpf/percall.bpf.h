@@ -126,6 +126,7 @@ struct seq_read {
 	bool on_cpu;		/* the kernel has it on a CPU */
 	__u64 oncpu, blocked, runq, last_in, spin;
 	bool ok;
+	bool future;		/* switched more than once since now: its times unsure */
 };
 
 static long seq_read_once(__u64 i, void *data)
@@ -152,11 +153,36 @@ static long seq_read_once(__u64 i, void *data)
 		rd->oncpu = t->slices_ns + sub_clamped(rd->now, start);
 		thread_offcpu_now(t, start, &rd->blocked, &rd->runq);
 	} else {
+		__u64 last_out = READ_ONCE(t->last_out_ns);
+
 		rd->oncpu = t->slices_ns + (rd->last_in ? sub_clamped(rd->now, rd->last_in) : 0);
 		thread_offcpu_now(t, rd->now, &rd->blocked, &rd->runq);
+		/* read after now, the snapshot's time (the walk takes microseconds): a switch since
+		 * then has folded time past now; take it back, so that both edges of a window are at
+		 * their snapshot's time (a window 18.9 us long read a thread's 66 us) */
+		if (rd->last_in > rd->now && last_out <= rd->now) {
+			/* switched in after now: off-CPU until now only */
+			__u64 over = rd->last_in - (last_out > rd->now ? last_out : rd->now);
+
+			if (t->out_blocked)
+				rd->blocked = sub_clamped(rd->blocked, over);
+			else
+				rd->runq = sub_clamped(rd->runq, over);
+			rd->last_in = 0;
+		} else if (!rd->last_in && last_out > rd->now &&
+			   sub_clamped(last_out, sub_clamped(t->exec_out, t->exec_in)) <= rd->now) {
+			/* switched out after now, its slice (by its runtime) begun before: on-CPU until
+			 * now only, and running then */
+			rd->oncpu = sub_clamped(rd->oncpu, last_out - rd->now);
+			rd->last_in = rd->now;
+		} else if (rd->last_in > rd->now || (!rd->last_in && last_out > rd->now)) {
+			rd->future = true;	/* more than one switch since now: unsure, counted as torn */
+		}
 	}
 	barrier();
 	rd->ok = !(seq & 1) && READ_ONCE(t->seq) == seq;
+	if (!rd->ok)
+		rd->future = false;	/* read again */
 	return rd->ok;
 }
 
@@ -164,11 +190,17 @@ static long seq_read_once(__u64 i, void *data)
  * preemptible kernel a marker program can be preempted by another task's on the same CPU, which
  * must not write over the first one's slot). */
 #define PERCALL_NEST 4
+struct percall_one {
+	struct percall_thread th;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* its counter sums (thread_stats), as last folded */
+	__u64 unfolded_ns;	/* running: its time since its switch-in (counts maybe not folded yet) */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PERCALL_NEST);
 	__type(key, __u32);
-	__type(value, struct percall_thread);
+	__type(value, struct percall_one);
 } percall_scratch SEC(".maps");
 PERCPU_VAR(percall_depth, __u32);	/* snapshots being taken on this CPU */
 
@@ -183,10 +215,15 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 {
 	__u32 tid = task->pid;
 	struct thread_stats *t = bpf_map_lookup_elem(&threads, &tid);
-	struct percall_thread *o = bpf_map_lookup_elem(&percall_scratch, &slot);
+	struct percall_one *one = bpf_map_lookup_elem(&percall_scratch, &slot);
+	struct percall_thread *o;
 
-	if (!o)
+	if (!one)
 		return 0;
+	o = &one->th;
+	one->unfolded_ns = 0;
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++)
+		one->c[e] = (struct counter_val){};
 	if (!t && (task->flags & PF_EXITING))
 		return 1;
 	if (!t) {
@@ -213,10 +250,16 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	o->blocked_ns = rd.blocked;
 	o->runq_ns = rd.runq;
 	o->running = rd.last_in != 0;
-	o->torn = !rd.ok;
+	o->torn = !rd.ok || rd.future;
 	o->samples = t->samples;
 	o->spin_samples = t->spin_samples;
 	o->spin_probe_ns = rd.spin;
+	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		if (e >= account_cfg.nr_events)
+			break;
+		one->c[e] = t->c[e];
+	}
+	one->unfolded_ns = rd.last_in ? sub_clamped(now, rd.last_in) : 0;
 	return 0;
 }
 
@@ -226,7 +269,7 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf(), *task;
-	struct percall_thread *o;
+	struct percall_one *o;
 	__u32 zero = 0, slot;
 	struct bpf_iter_task it;
 	struct percall_rec *r;
@@ -257,10 +300,12 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	r->seq = seq;
 	r->pad = 0;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+		r->pc[e] = (struct counter_val){};
 		if (e >= account_cfg.nr_events)
 			break;
 		cv_sum(&r->c[e], &snap->uc[e].read, &snap->uc[e].off);
 	}
+	r->unfolded_ns = 0;
 	/* the count lives in the record: loaded back each time, it is a bounded
 	 * unknown to the verifier, whose walk of the loop then converges */
 	r->nthreads = 0;
@@ -287,8 +332,16 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 		o = bpf_map_lookup_elem(&percall_scratch, &slot);
 		if (!o)
 			break;
-		r->th[i] = *o;
+		r->th[i] = o->th;
 		r->nthreads = i + 1;
+		/* the process' sums: the calling thread's exact as of now (c), the others' folded */
+		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
+			if (e >= account_cfg.nr_events)
+				break;
+			cv_add(&r->pc[e], task->pid == cur->pid ? &r->c[e] : &o->c[e]);
+		}
+		if (task->pid != cur->pid)
+			r->unfolded_ns += o->unfolded_ns;
 	}
 	bpf_iter_task_destroy(&it);
 	for (__u32 f = 0; f < PERCALL_MAX_FUNCS; f++) {

@@ -118,8 +118,9 @@ struct trace_rec {
  * on a thread is an iteration.  At its entry and at its return the uprobe
  * programs put a snapshot of the whole process into the percall_rb ring
  * buffer: each thread's cumulative on-CPU, blocked and runqueue time as of
- * that instant, the calling thread's counter sums, and the probed functions'
- * cumulative calls and times; user space (collect/percall.c) subtracts them.
+ * that instant, the calling thread's counter sums, the process' counter sums,
+ * and the probed functions' cumulative calls and times; user space
+ * (collect/percall.c) subtracts them.
  */
 #define PERCALL_MAX_THREADS 64	/* threads of the process walked per snapshot */
 #define PERCALL_MAX_FUNCS 64	/* function ids whose totals a snapshot carries */
@@ -164,6 +165,11 @@ struct percall_rec {
 	__u32 nthreads;		/* th[] filled */
 	__u32 more_threads;	/* threads past PERCALL_MAX_THREADS, not in th[] */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter sums */
+	/* the process' counter sums over th[]: the calling thread's as of now (c), the others' as of
+	 * their last accounting point (a switch, a sample, a probe hit) */
+	struct counter_val pc[TMABPF_MAX_EVENTS];
+	__u64 unfolded_ns;	/* the other threads on a CPU now: their time since their switch-in, whose
+				 * counts pc may lack (a bound: a sample or probe hit may have folded some) */
 	struct percall_thread th[PERCALL_MAX_THREADS];
 	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by function id */
 };

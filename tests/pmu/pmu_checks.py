@@ -268,6 +268,21 @@ def check_percall(o, res, step="percall", exact=True, params=P_UPROBES):
     ok = got == [want] if exact else bool(got) and got[0] >= want
     res.check(f"{step}: the calling thread's instructions:u per window {'exact' if exact else 'at least the truth'}",
               ok, f"expected {want}, got {got[:5]}")
+    # the process' counters: every thread's; with one thread they are the calling thread's, and on one CPU
+    # no other thread runs at a snapshot (nothing unfolded at an edge)
+    if t == 0:
+        diff = [it["index"] for it in its if it["process_counters"] != it["counters"]]
+        res.check(f"{step}: one thread: the process' counters per window are the thread's", not diff and its,
+                  f"{len(diff)} windows differ, e.g. {diff[:3]}")
+    else:
+        low = [it["index"] for it in its
+               if it["process_counters"]["instructions:u"] < it["counters"]["instructions:u"]]
+        res.check(f"{step}: the process' instructions:u per window at least the calling thread's", not low and its,
+                  f"{len(low)} windows below")
+    if exact:
+        lag = [it["process_counters_unfolded_ns"] for it in its if it["process_counters_unfolded_ns"]]
+        res.check(f"{step}: one CPU: no other thread on a CPU at a snapshot, nothing unfolded", not lag,
+                  f"{len(lag)} windows with unfolded time, e.g. {lag[:3]}")
     bad = [(it["index"], it["wall_ns"], it["threads"], iteration_tiles(it)) for it in its
            if abs(iteration_tiles(it) - it["wall_ns"] * it["threads"]) > 0.01 * it["wall_ns"] * it["threads"]]
     res.check(f"{step}: every window tiles into wall x threads within 1 %", not bad and its,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The --per-call report sections from iterations built here: each
- * iteration's TMA is the tree of the calling thread's counter deltas over its
- * window (the skylakex recipe on a known memory-bound profile, as in
- * test_view.c: this host has no PMU, so no live run shows TMA), in JSON and
- * as the slowest tokens' bottleneck path; no TMA plan gives an empty object;
+ * iteration's TMA is the tree of the process' counter deltas over its window,
+ * not the calling thread's (the skylakex recipe on a known memory-bound
+ * profile, as in test_view.c: this host has no PMU, so no live run shows
+ * TMA), in JSON and as the slowest tokens' bottleneck path; no TMA plan gives an empty object;
  * the windows' top functions (--sample) are written as given, null without
  * --sample, and added up over the windows in the text.
  */
@@ -80,9 +80,13 @@ static void fill(struct iterations *s, bool sampled)
 		th[k][0] = (struct iter_thread){ .tid = 100, .t = { .compute_ns = it->wall_ns } };
 		it->sum = th[k][0].t;
 		fn[k][0] = (struct iter_fn){ .fn = 0, .calls = 1, .wall_ns = it->wall_ns, .oncpu_ns = it->wall_ns };
-		for (int e = 0; e < evs.n; e++)
-			it->c[e] = (struct counter_val){ .value = (unsigned long long)(value_of(e) / (k + 1)),
+		for (int e = 0; e < evs.n; e++) {
+			/* the calling thread did a tenth of it: the TMA is the process' */
+			it->pc[e] = (struct counter_val){ .value = (unsigned long long)(value_of(e) / (k + 1)),
+							  .enabled = 1000, .running = 1000 };
+			it->c[e] = (struct counter_val){ .value = it->pc[e].value / 10 + (e == 0 ? 12345 : 0),
 							 .enabled = 1000, .running = 1000 };
+		}
 		if (sampled) {
 			it->sampled = true;
 			it->samples = 10 * (k + 1);
@@ -145,7 +149,7 @@ static void test_tma_per_iteration(void)
 	fill(&s, true);
 	rep = (struct report){ .host = &host, .recipe = "skylakex", .evs = &evs, .tma_plan = &plan, .tma_level = 3,
 			       .uset = &uset, .iters = &s, .per_call = "libtest.so:decode_step" };
-	memcpy(sums.c, s.v[0].c, sizeof(sums.c));
+	memcpy(sums.c, s.v[0].pc, sizeof(sums.c));
 	{
 		int r = report_tma(&rep, &sums, &want);
 

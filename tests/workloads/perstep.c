@@ -24,6 +24,10 @@
  *            the entry's snapshot, gone at the return), on odd ones inside it
  *            (in neither); step() computes --work-us and joins it.  Prints
  *            the workers' CPU time (CLOCK_THREAD_CPUTIME_ID at their end).
+ *   pool     step() hands the work to a worker thread through a pipe and waits
+ *            (blocked) for it: the worker writes --pages fresh pages (one
+ *            page fault each, no huge pages) per step.  The window's faults
+ *            are the worker's, none the calling thread's.
  *   alternate step() computes in work_even() on even steps (--work-us of
  *            wall time) and in work_odd() on odd ones (three times as
  *            long), with no system call in the loop: a sampled window's
@@ -33,6 +37,7 @@
  * cpu_ns (barrier), spin_share.
  */
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -42,7 +47,7 @@
 #include <unistd.h>
 
 static const char *mode = "barrier";
-static int steps = 200, nthreads = 2, depth = 3, launches = 7, sleep_ms = 100;
+static int steps = 200, nthreads = 2, depth = 3, launches = 7, sleep_ms = 100, pages = 256;
 static long work_us = 2000, worker_us = 500;
 static const char *driver;
 
@@ -134,6 +139,33 @@ __attribute__((noinline, noipa)) void work_odd(long us)
 	compute_wall(3 * us);
 }
 
+/* The pool mode's worker: --pages page faults per request. */
+static int pool_go[2], pool_done[2];
+
+__attribute__((noinline)) void fault_pages(long n)
+{
+	char *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	madvise(p, n * 4096, MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++)
+		((volatile char *)p)[i * 4096] = 1;
+	munmap(p, n * 4096);
+}
+
+static void *pool_worker(void *arg)
+{
+	char c;
+
+	while (read(pool_go[0], &c, 1) == 1 && c == 'g') {
+		fault_pages(pages);
+		if (write(pool_done[1], "d", 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
 /* The exit mode's worker. */
 static pthread_t exit_th;
 static unsigned long long exit_cpu_total;
@@ -182,6 +214,11 @@ __attribute__((noinline, noipa)) void step(int level)
 		compute(work_us);
 	} else if (!strcmp(mode, "sleep")) {
 		usleep(sleep_ms * 1000);
+	} else if (!strcmp(mode, "pool")) {
+		char c;
+
+		if (write(pool_go[1], "g", 1) != 1 || read(pool_done[0], &c, 1) != 1)
+			exit(1);
 	} else if (!strcmp(mode, "exit")) {
 		static int n;
 
@@ -241,6 +278,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(k, "--driver")) driver = v;
 		else if (!strcmp(k, "--launches")) launches = atoi(v);
 		else if (!strcmp(k, "--sleep-ms")) sleep_ms = atoi(v);
+		else if (!strcmp(k, "--pages")) pages = atoi(v);
 		else {
 			fprintf(stderr, "perstep: unknown option %s\n", k);
 			return 2;
@@ -267,6 +305,15 @@ int main(int argc, char **argv)
 			pthread_create(&th[t], NULL, step_thread, NULL);
 		for (int t = 0; t < nthreads; t++)
 			pthread_join(th[t], NULL);
+	} else if (!strcmp(mode, "pool")) {
+		if (pipe(pool_go) || pipe(pool_done))
+			return 1;
+		pthread_create(&th[0], NULL, pool_worker, NULL);
+		for (int i = 0; i < steps; i++)
+			step(0);
+		if (write(pool_go[1], "q", 1) != 1)
+			return 1;
+		pthread_join(th[0], NULL);
 	} else if (!strcmp(mode, "never")) {
 		for (int i = 0; i < steps; i++)
 			compute(work_us);

@@ -76,6 +76,7 @@ void percall_thread_exit(struct percall *p, const struct thread_stats *s)
 					 .runq_ns = s->offcpu_runqueue_ns, .runtime_ns = s->exec_base + s->oncpu_ns,
 					 .samples = s->samples, .spin_samples = s->spin_samples,
 					 .spin_probe_ns = s->spin_probe_ns };
+	memcpy(x->c, s->c, sizeof(x->c));
 }
 
 /* The exit of thread tid of pid in (from, to]; NULL when none is known. */
@@ -160,6 +161,7 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		t->tid = a->th[i].tid;
 		if (x && !a->th[i].untracked) {
 			exited_window(&a->th[i], x, it.wall_ns, &t->t);
+			counters_add(it.pc, x->c, p->nr_events);	/* its counts up to the exit */
 			it.exited++;
 		} else {
 			t->t.absent_ns = it.wall_ns;
@@ -179,6 +181,7 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		t = &it.th[it.nthreads++];
 		t->tid = x->th.tid;
 		exited_window(NULL, x, it.wall_ns, &t->t);
+		counters_add(it.pc, x->c, p->nr_events);
 		it.exited++;
 		iter_time_add(&it.sum, &t->t);
 	}
@@ -194,6 +197,10 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 	it.nfns = nfn;
 	memcpy(it.c, b->c, sizeof(it.c));
 	counters_sub(it.c, a->c, p->nr_events);
+	/* the process': b's sums and the exited threads' (added above), less a's */
+	counters_add(it.pc, b->pc, p->nr_events);
+	counters_sub(it.pc, a->pc, p->nr_events);
+	it.pc_unfolded_ns = a->unfolded_ns + b->unfolded_ns;
 	if (iterations_add(&p->res, &it)) {
 		free(it.th);
 		free(it.fns);

@@ -31,6 +31,7 @@ struct percall_exit {
 	unsigned int pid;
 	unsigned long long exit_ns, first_seen_ns;
 	struct percall_thread th;
+	struct counter_val c[TMABPF_MAX_EVENTS];	/* its final counter sums */
 };
 
 struct percall {

@@ -64,6 +64,11 @@ struct iteration {
 	int nfns;
 	struct iter_fn *fns;
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter deltas */
+	/* the process' counter deltas: every thread's (an exited one's up to its exit); a thread on a
+	 * CPU at either snapshot may have counts of the window's edge not folded yet, at most
+	 * pc_unfolded_ns of its time */
+	struct counter_val pc[TMABPF_MAX_EVENTS];
+	unsigned long long pc_unfolded_ns;
 	/* --sample: the process' samples in the window, every thread, and their top leaf functions
 	 * (sampled: false when --sample is off) */
 	bool sampled;

@@ -55,11 +55,13 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 	}
 	json_arr_end(j);
 	report_counters_json(r, j, "counters", it->c);
+	report_counters_json(r, j, "process_counters", it->pc);
+	json_u64(j, "process_counters_unfolded_ns", it->pc_unfolded_ns);
 	{
 		struct thread_stats sums = {};
 
-		memcpy(sums.c, it->c, sizeof(sums.c));
-		report_tma_json(r, &sums, j);	/* the calling thread's */
+		memcpy(sums.c, it->pc, sizeof(sums.c));
+		report_tma_json(r, &sums, j);	/* the process' */
 	}
 	if (it->sampled) {
 		json_u64(j, "samples", it->samples);
@@ -222,7 +224,7 @@ static void print_slowest(const struct report *r, FILE *f, const unsigned int *i
 			struct thread_stats sums = {};
 			char path[256];
 
-			memcpy(sums.c, it->c, sizeof(sums.c));
+			memcpy(sums.c, it->pc, sizeof(sums.c));
 			if (!report_tma_path(r, &sums, path, sizeof(path)))
 				fprintf(f, "; TMA %s", path);
 		}
