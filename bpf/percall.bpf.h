@@ -221,9 +221,6 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	if (!one)
 		return 0;
 	o = &one->th;
-	one->unfolded_ns = 0;
-	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++)
-		one->c[e] = (struct counter_val){};
 	if (!t && (task->flags & PF_EXITING))
 		return 1;
 	if (!t) {
@@ -240,8 +237,13 @@ __noinline int percall_thread_now(struct task_struct *task __arg_trusted, __u64 
 	o->blocked_ns = o->runq_ns = o->samples = o->spin_samples = o->spin_probe_ns = 0;
 	o->torn = 0;
 	o->untracked = !t;
-	if (!t)
+	if (!t) {
+		/* no sums of its own: nothing for the process' counters */
+		one->unfolded_ns = 0;
+		for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++)
+			one->c[e] = (struct counter_val){};
 		return 0;
+	}
 
 	/* its CPU may be switching it now: read its bookkeeping whole (seq),
 	 * retrying while a switch writes it (bpf_loop: verified once) */

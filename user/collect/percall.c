@@ -145,17 +145,18 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		thread_window(at, &b->th[i], it.wall_ns, &t->t);
 		iter_time_add(&it.sum, &t->t);
 	}
+	/* the exit records so far: a thread gone at the return wrote its own before the return's
+	 * snapshot left it out */
+	if (p->drain_exits)
+		p->drain_exits(p->drain_ctx);
 	/* threads of the entry snapshot gone at the return: exited in the window, their times up to
-	 * the exit from their exit record (drained now: it was written before the return's snapshot
-	 * left them out), else absent throughout (record lost, or never tracked) */
+	 * the exit from their exit record, else absent throughout (record lost, or never tracked) */
 	for (__u32 i = 0; i < a->nthreads && i < PERCALL_MAX_THREADS; i++) {
 		const struct percall_exit *x;
 		struct iter_thread *t;
 
 		if (thread_in(b, a->th[i].tid))
 			continue;
-		if (!exit_in(p, b->pid, a->th[i].tid, a->ts, b->ts) && p->drain_exits)
-			p->drain_exits(p->drain_ctx);
 		x = exit_in(p, b->pid, a->th[i].tid, a->ts, b->ts);
 		t = &it.th[it.nthreads++];
 		t->tid = a->th[i].tid;
@@ -169,8 +170,6 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		iter_time_add(&it.sum, &t->t);
 	}
 	/* threads that began and exited in the window: in neither snapshot */
-	if (p->drain_exits)
-		p->drain_exits(p->drain_ctx);
 	for (size_t i = 0; i < p->nex && it.nthreads < PERCALL_MAX_THREADS * 2; i++) {
 		const struct percall_exit *x = &p->ex[i];
 		struct iter_thread *t;
@@ -318,7 +317,6 @@ static void window_top(struct percall *p, struct iteration *it)
 	it->sampled = true;
 	for (size_t i = sample_at(p, it->start_ns); i < p->sn && p->smp[i].ts <= it->start_ns + it->wall_ns; i++) {
 		const char *module = "[unknown]", *sym;
-		int k;
 
 		if (p->smp[i].key.pid != it->pid)
 			continue;
@@ -328,24 +326,9 @@ static void window_top(struct percall *p, struct iteration *it)
 			sym = "[no stack]";
 			module = "[unknown]";
 		}
-		for (k = 0; k < n && (fns[k].symbol != sym || fns[k].module != module); k++)
-			;
-		if (k == n && n < TOP_DISTINCT)
-			fns[n++] = (struct iter_top){ .module = module, .symbol = sym };
-		if (k < n)
-			fns[k].samples++;
+		n = iter_top_add(fns, n, TOP_DISTINCT, module, sym, 1);
 	}
-	for (it->ntop = 0; it->ntop < ITER_TOP; it->ntop++) {
-		int best = -1;
-
-		for (int k = 0; k < n; k++)
-			if (fns[k].samples && (best < 0 || fns[k].samples > fns[best].samples))
-				best = k;
-		if (best < 0)
-			break;
-		it->top[it->ntop] = fns[best];
-		fns[best].samples = 0;
-	}
+	it->ntop = iter_top_pick(fns, n, it->top, ITER_TOP);
 }
 
 /* Give the iterations whose window ended before upto their top functions, then drop the samples

@@ -17,6 +17,37 @@ int iterations_add(struct iterations *s, struct iteration *it)
 	return 0;
 }
 
+int iter_top_add(struct iter_top *v, int n, int max, const char *module, const char *symbol, unsigned int samples)
+{
+	int i;
+
+	for (i = 0; i < n && (v[i].symbol != symbol || v[i].module != module); i++)
+		;
+	if (i == n && n < max)
+		v[n++] = (struct iter_top){ .module = module, .symbol = symbol };
+	if (i < n)
+		v[i].samples += samples;
+	return n;
+}
+
+int iter_top_pick(struct iter_top *v, int n, struct iter_top *out, int want)
+{
+	int got;
+
+	for (got = 0; got < want; got++) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++)
+			if (v[i].samples && (best < 0 || v[i].samples > v[best].samples))
+				best = i;
+		if (best < 0)
+			break;
+		out[got] = v[best];
+		v[best].samples = 0;
+	}
+	return got;
+}
+
 void iterations_free(struct iterations *s)
 {
 	for (size_t i = 0; i < s->n; i++) {

@@ -94,6 +94,11 @@ struct iter_stats {
 	double per_s;			/* iterations per second of iteration wall time: n / sum */
 };
 
+/* Add samples to (module, symbol) in v[0, n) (at most max entries; past that, nothing); the new n. */
+int iter_top_add(struct iter_top *v, int n, int max, const char *module, const char *symbol, unsigned int samples);
+/* Move the most sampled entries of v[0, n) into out[0, want), most first (taken ones read 0 samples
+ * after); how many. */
+int iter_top_pick(struct iter_top *v, int n, struct iter_top *out, int want);
 /* Append a copy of it (its arrays are taken over).  0 or -ENOMEM. */
 int iterations_add(struct iterations *s, struct iteration *it);
 void iterations_free(struct iterations *s);

@@ -235,38 +235,22 @@ static void print_slowest(const struct report *r, FILE *f, const unsigned int *i
 /* The top functions over every window (--sample), from the windows' own top lists. */
 static void print_top(const struct iterations *s, FILE *f)
 {
-	struct iter_top all[64];
+	struct iter_top all[64], top[ITER_TOP];
 	unsigned long long samples = 0;
-	int n = 0;
+	int n = 0, nt;
 
 	for (size_t k = 0; k < s->n; k++) {
 		samples += s->v[k].samples;
-		for (int t = 0; t < s->v[k].ntop; t++) {
-			const struct iter_top *x = &s->v[k].top[t];
-			int i;
-
-			for (i = 0; i < n && (all[i].symbol != x->symbol || all[i].module != x->module); i++)
-				;
-			if (i == n && n < 64)
-				all[n++] = (struct iter_top){ .module = x->module, .symbol = x->symbol };
-			if (i < n)
-				all[i].samples += x->samples;
-		}
+		for (int t = 0; t < s->v[k].ntop; t++)
+			n = iter_top_add(all, n, 64, s->v[k].top[t].module, s->v[k].top[t].symbol,
+					 s->v[k].top[t].samples);
 	}
 	if (!samples)
 		return;
 	fprintf(f, "  top functions in them (%llu samples):", samples);
-	for (int shown = 0; shown < ITER_TOP; shown++) {
-		int best = -1;
-
-		for (int i = 0; i < n; i++)
-			if (all[i].samples && (best < 0 || all[i].samples > all[best].samples))
-				best = i;
-		if (best < 0)
-			break;
-		fprintf(f, "%s %s %.1f%%", shown ? "," : "", all[best].symbol, pct(all[best].samples, samples));
-		all[best].samples = 0;
-	}
+	nt = iter_top_pick(all, n, top, ITER_TOP);
+	for (int k = 0; k < nt; k++)
+		fprintf(f, "%s %s %.1f%%", k ? "," : "", top[k].symbol, pct(top[k].samples, samples));
 	fputc('\n', f);
 }
 
