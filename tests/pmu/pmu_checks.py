@@ -283,10 +283,14 @@ def check_percall(o, res, step="percall", exact=True, params=P_UPROBES):
         lag = [it["process_counters_unfolded_ns"] for it in its if it["process_counters_unfolded_ns"]]
         res.check(f"{step}: one CPU: no other thread on a CPU at a snapshot, nothing unfolded", not lag,
                   f"{len(lag)} windows with unfolded time, e.g. {lag[:3]}")
-    bad = [(it["index"], it["wall_ns"], it["threads"], iteration_tiles(it)) for it in its
-           if abs(iteration_tiles(it) - it["wall_ns"] * it["threads"]) > 0.01 * it["wall_ns"] * it["threads"]]
-    res.check(f"{step}: every window tiles into wall x threads within 1 %", not bad and its,
-              f"{len(bad)} of {len(its)} do not: {bad[:3]}; torn reads {sum(it['torn_reads'] for it in its)}")
+    # a window with a torn read is flagged unsure (a thread switched twice between the snapshot's time
+    # and its read, or kept being written): exactness is for the others, and torn ones must stay rare
+    torn = [it["index"] for it in its if it["torn_reads"]]
+    bad = [(it["index"], it["wall_ns"], it["threads"], iteration_tiles(it)) for it in its if not it["torn_reads"] and
+           abs(iteration_tiles(it) - it["wall_ns"] * it["threads"]) > 0.01 * it["wall_ns"] * it["threads"]]
+    res.check(f"{step}: every window without a torn read tiles into wall x threads within 1 %, torn ones "
+              f"at most 1 in 1000", not bad and its and len(torn) <= max(1, len(its) // 1000),
+              f"{len(bad)} of {len(its)} do not: {bad[:3]}; windows with torn reads {len(torn)}: {torn[:3]}")
 
 
 def check_percall2(o, res):
