@@ -19,6 +19,8 @@ echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 
 build/bench/live_cost build/tmabpf 20 1000
 echo "== fleet daemon overhead (issue: fleet mode)"
 bench/bench-daemon-overhead.sh
+echo "== the CLI's --sample-events on a switch-bound load (issue: fleet mode)"
+bench/bench-cli-accounting.sh
 if [ "${SOAK:-0}" = 1 ]; then
 	echo "== fleet daemon soak, long (SOAK=1)"
 	bench/bench-daemon-soak.sh

@@ -15,19 +15,38 @@
  * enabled / running time, read at the overflow (bpf_perf_prog_read_value),
  * into the estimate's enabled field, as a count's multiplex scaling is.
  *
- * Nothing runs at context switches; nothing is folded into thread sums.
+ * Nothing runs at context switches; nothing is folded into the spine's thread
+ * sums.  With cfg_thread_est (the CLI's --sample-events, whose thread times
+ * come from the task iterator), the sample is also added to the thread's own
+ * estimate in its task storage (thread_est.bpf.h), which the iterator reads.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
 #include "sample_rows.bpf.h"
+#include "thread_est.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* take user and kernel stacks (else rows per thread only); written by user space while it runs
  * (the daemon's sampled accounting takes stacks only while a profile is being taken) */
 bool cfg_stacks = true;
+const volatile bool cfg_thread_est = false;
+
+/* The thread's estimate of event e (its storage created at its first sample). */
+static __always_inline void thread_est_add(struct task_struct *task, __u64 e, __u64 period, __u64 enabled)
+{
+	struct thread_est *t = bpf_task_storage_get(&thread_est, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!t) {
+		stat_inc(STAT_THREAD_EST_LOST);
+		return;
+	}
+	__sync_fetch_and_add(&t->c[e].value, period);
+	__sync_fetch_and_add(&t->c[e].enabled, enabled);
+	__sync_fetch_and_add(&t->c[e].running, period);
+}
 
 SEC("perf_event")
 int tmabpf_evsample(struct bpf_perf_event_data *ctx)
@@ -40,13 +59,15 @@ int tmabpf_evsample(struct bpf_perf_event_data *ctx)
 
 	if (e >= TMABPF_MAX_EVENTS || !task_tracked(task->tgid, task->pid))
 		return 0;
-	s = row_of(ctx, task, task->tgid, task->pid, cfg_stacks, &key);
-	if (!s)
-		return 0;
 	/* multiplexed: this event counted running / enabled of the time; 10 fractional bits */
 	if (!bpf_perf_prog_read_value(ctx, &v, sizeof(v)) && v.running && v.enabled > v.running &&
 	    v.enabled < (1ULL << 53))
 		enabled = period * ((v.enabled << 10) / v.running) >> 10;
+	if (cfg_thread_est)
+		thread_est_add(task, e, period, enabled);
+	s = row_of(ctx, task, task->tgid, task->pid, cfg_stacks, &key);
+	if (!s)
+		return 0;
 	__sync_fetch_and_add(&s->count, 1);
 	__sync_fetch_and_add(&s->ev_samples[e], 1);
 	__sync_fetch_and_add(&s->c[e].value, period);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Per-thread accounting with no per-switch hook (daemon --accounting=tasks).
+ * Per-thread accounting with no per-switch hook (daemon --accounting=tasks and
+ * sampled, the CLI's --sample-events).
  *
  * The kernel already keeps, in every task_struct, the cumulative counts the
  * spine would otherwise add up at each sched_switch: on-CPU time
@@ -21,6 +22,10 @@
  * for the spine's threads map).  A thread between the two may show in an
  * iteration after its exit record: user space keeps a tombstone for it
  * (task_acct.c), so nothing is counted twice.
+ *
+ * With cfg_est (the CLI's --sample-events) each record is a task_rec_est: the
+ * thread's event estimates, which the event sampler keeps in its task storage
+ * (thread_est.bpf.h), come with it, an exiting thread's with its final counts.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -28,6 +33,7 @@
 #include <bpf/bpf_tracing.h>
 #include "maps.bpf.h"
 #include "tasks.h"
+#include "thread_est.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -37,6 +43,17 @@ struct {
 } task_exits SEC(".maps");
 
 STAT_MAP(task_stats, TASK_STAT_MAX);
+
+/* records with the threads' event estimates (struct task_rec_est): the CLI's --sample-events */
+const volatile bool cfg_est = false;
+
+/* the iterator's record with estimates: too big for the stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct task_rec_est);
+} iter_rec SEC(".maps");
 
 /* task is a trusted BTF pointer: plain loads (the verifier guards faults). */
 static __always_inline void task_fill(struct task_rec *r, struct task_struct *task, __u64 now)
@@ -57,36 +74,68 @@ static __always_inline void task_fill(struct task_rec *r, struct task_struct *ta
 	r->nr_migrations = task->se.nr_migrations;
 }
 
+/* r: zeroed, its task_rec filled */
+static __always_inline void est_fill(struct task_rec_est *r, struct task_struct *task)
+{
+	struct thread_est *est = bpf_task_storage_get(&thread_est, task, 0, 0);
+
+	if (!est)
+		return;
+	for (int e = 0; e < TMABPF_MAX_EVENTS; e++)
+		r->est[e] = est->c[e];
+}
+
 SEC("iter/task")
 int tmabpf_task_iter(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct task_rec r = {};
+	struct task_rec_est *re;
+	__u32 zero = 0;
 
 	if (!task)
 		return 0;
 	/* past exit_notify(): its exit record is in the ring buffer already */
 	if (task->exit_state)
 		return 0;
-	task_fill(&r, task, bpf_ktime_get_ns());
-	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	if (!cfg_est) {
+		task_fill(&r, task, bpf_ktime_get_ns());
+		bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+		return 0;
+	}
+	re = bpf_map_lookup_elem(&iter_rec, &zero);
+	if (!re)
+		return 0;
+	__builtin_memset(re, 0, sizeof(*re));
+	task_fill(&re->r, task, bpf_ktime_get_ns());
+	est_fill(re, task);
+	bpf_seq_write(ctx->meta->seq, re, sizeof(*re));
 	return 0;
 }
 
 static __always_inline void task_end(struct task_struct *task, __u32 kind)
 {
+	struct task_rec_est *re = NULL;
 	struct task_rec *r;
 
 	if (!task->pid)
 		return;
-	r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
+	if (cfg_est)
+		r = (re = bpf_ringbuf_reserve(&task_exits, sizeof(*re), 0)) ? &re->r : NULL;
+	else
+		r = bpf_ringbuf_reserve(&task_exits, sizeof(*r), 0);
 	if (!r) {
 		pcpu_inc(&task_stats, TASK_STAT_EXIT_DROPS);
 		return;
 	}
-	__builtin_memset(r, 0, sizeof(*r));
+	if (re)
+		__builtin_memset(re, 0, sizeof(*re));
+	else
+		__builtin_memset(r, 0, sizeof(*r));
 	task_fill(r, task, bpf_ktime_get_ns());
 	r->exited = kind;
+	if (re)
+		est_fill(re, task);
 	/* no wakeup: its irq_work (a self-IPI, a VM exit on virtual machines)
 	 * cost ~20 us per record here; user space drains on a timer instead */
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);

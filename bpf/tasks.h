@@ -24,6 +24,13 @@ struct task_rec {
 	__u32 pad;
 };
 
+/* The records of the CLI's task accounting (--sample-events): a task_rec and the thread's event
+ * estimates so far, from its task storage (thread_est.bpf.h; zeros before its first sample). */
+struct task_rec_est {
+	struct task_rec r;
+	struct counter_val est[TMABPF_MAX_EVENTS];
+};
+
 /* Self-accounting slots of the task programs (their own per-CPU array). */
 enum task_stat {
 	TASK_STAT_EXIT_DROPS = 0,	/* exit ring buffer full: a thread's last interval lost */

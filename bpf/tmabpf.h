@@ -158,6 +158,7 @@ enum tmabpf_stat {
 	STAT_PERCALL_DROPS,	/* --per-call: a snapshot lost (ring buffer full): its iteration dropped */
 	STAT_PERCALL_SAMPLES_LOST,	/* --per-call --sample: a sample's time lost (ring buffer full): in no
 					 * iteration's top functions */
+	STAT_THREAD_EST_LOST,	/* --sample-events: a sample not in its thread's estimate (no task storage) */
 	STAT_MAX,
 };
 

@@ -6,14 +6,18 @@
 #          directory under $CACHE: non-free is never enabled system-wide
 #   llama  node-llama-cpp and its prebuilt linux-x64 llama.cpp from the npm registry,
 #          pinned, installed into $CACHE/npm (outside the repository)
+#   pprof  pprof-format from the npm registry, pinned, into $CACHE/npm-pprof: the pprof
+#          reader and writer of Pyroscope's Node.js SDK, a second reader of tmabpf's profiles
+#          beside go tool pprof (no Pyroscope, Parca or Alloy server is in Debian or npm)
 # Idempotent and offline once installed: a stack already present costs a dpkg query or a
-# stat.  Usage: scripts/install-realstacks.sh [torch|mkl|llama]...   (default: all three)
+# stat.  Usage: scripts/install-realstacks.sh [torch|mkl|llama|pprof]...   (default: all four)
 # Prints one line per stack: "realstacks: NAME ok|installed|unavailable: REASON".
 # Exit status 0 even when a stack is unavailable (the tests skip, naming the reason).
 set -u
 
 CACHE=${TMABPF_REALSTACKS_CACHE:-/var/cache/tmabpf-realstacks}
 NODE_LLAMA_CPP_VERSION=3.22.1
+PPROF_FORMAT_VERSION=2.3.2
 export DEBIAN_FRONTEND=noninteractive
 APT_LOCK="-o DPkg::Lock::Timeout=600"
 
@@ -111,14 +115,35 @@ install_llama() {
 	fi
 }
 
+install_pprof() {
+	dir="$CACHE/npm-pprof"
+	pkg="$dir/node_modules/pprof-format/package.json"
+	if [ -f "$pkg" ] && grep -q "\"version\": \"$PPROF_FORMAT_VERSION\"" "$pkg"; then
+		echo "realstacks: pprof ok (pprof-format $PPROF_FORMAT_VERSION)"
+		return
+	fi
+	if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+		echo "realstacks: pprof unavailable: npm or node not found (apt-get install npm)"
+		return
+	fi
+	mkdir -p "$dir"
+	if (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts --cache "$CACHE/npm-cache" \
+		"pprof-format@$PPROF_FORMAT_VERSION") >"$CACHE/pprof.log" 2>&1; then
+		echo "realstacks: pprof installed (pprof-format $PPROF_FORMAT_VERSION)"
+	else
+		echo "realstacks: pprof unavailable: npm install failed: $(grep -i 'err' "$CACHE/pprof.log" | head -n 1)"
+	fi
+}
+
 mkdir -p "$CACHE" 2>/dev/null || { echo "realstacks: cannot create $CACHE (run as root)"; exit 0; }
-[ $# = 0 ] && set -- torch mkl llama
+[ $# = 0 ] && set -- torch mkl llama pprof
 for s in "$@"; do
 	case $s in
 	torch) install_torch ;;
 	mkl) install_mkl ;;
 	llama) install_llama ;;
-	*) echo "realstacks: unknown stack '$s' (torch, mkl, llama)" >&2; exit 2 ;;
+	pprof) install_pprof ;;
+	*) echo "realstacks: unknown stack '$s' (torch, mkl, llama, pprof)" >&2; exit 2 ;;
 	esac
 done
 exit 0

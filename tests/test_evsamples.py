@@ -4,16 +4,22 @@ weighted by it.  On this host (no PMU) the events are software events whose trut
 ground-truth workload measures itself: its page faults per function (exact: one per page it
 writes) and its threads' CPU time.  Estimates must fall within the binomial error of their
 sample counts.  --pprof: the same samples as a pprof profile, read by go tool pprof (Debian's
-golang-go) as it is."""
+golang-go) as it is.
+
+Nothing runs at context switches: the threads' times and switches come from the task iterator
+and their exits, their counts are the estimates of their own event samples (kept in each
+thread's task storage), unless a feature that needs per-switch deltas is asked for too."""
+import json
 import math
 import re
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
-from conftest import load_json, run_tmabpf, start_groundtruth, gt_thread
+from conftest import GROUNDTRUTH, ROOT, TMABPF, load_json, run_tmabpf, start_groundtruth, gt_thread, threads_by_tid
 
 REPEAT = 30
 FAULT_PAGES = 20000
@@ -39,6 +45,11 @@ def ev_run(tmp_path_factory):
     assert tm.returncode == 0, tm.stderr
     return {"pid": wl.pid, "tm": load_json(out), "truth": load_json(str(tmp / "truth.json")), "pprof": prof,
             "stderr": tm.stderr, "tmp": tmp}
+
+
+def thread_samples(tm, tid, event):
+    """The samples of event behind a thread's estimate: its sample rows' (the same samples)."""
+    return sum(r["event_samples"][event] for r in tm["samples"] if r["tid"] == tid)
 
 
 def rows(tm, symbol, tid=None):
@@ -134,6 +145,35 @@ def test_go_tool_pprof_reads_the_profile(ev_run):
         assert shares[hot] == pytest.approx(want, abs=0.5), top
 
 
+def test_pprof_format_reads_the_profile(ev_run):
+    """pprof-format (the pprof reader of Pyroscope's Node.js SDK, from npm) reads the same profile:
+    one sample type per event, each type's total equal to the report's estimate for the process,
+    the hot function of each event, the pid/thread/comm labels and the workload's build id."""
+    r = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "pprof"], capture_output=True,
+                       text=True, timeout=600)
+    m = re.search(r"realstacks: pprof (ok|installed|unavailable)(?:: (.*))?", r.stdout)
+    if not m or m.group(1) == "unavailable":
+        pytest.skip(f"pprof-format: {m.group(2) if m else r.stdout.strip()}")
+    cache = os.environ.get("TMABPF_REALSTACKS_CACHE", "/var/cache/tmabpf-realstacks")
+    got = subprocess.run(["node", os.path.join(ROOT, "tests", "pprof_format_read.mjs"),
+                          os.path.join(cache, "npm-pprof", "node_modules"), ev_run["pprof"]],
+                         capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    prof = json.loads(got.stdout)
+    tm = ev_run["tm"]
+    assert prof["types"] == ["samples/count", "page-faults/count", "task-clock/nanoseconds"]
+    assert prof["labels"] == ["comm", "pid", "thread"]
+    procs = tm["sampled_processes"]
+    assert prof["totals"][0] == sum(p["count"] for p in procs)
+    for i, event in ((1, "page-faults"), (2, "task-clock")):
+        assert prof["totals"][i] == sum(p["counters"][event] for p in procs), (event, prof["totals"])
+    leaves = prof["leaves"]
+    assert max(leaves, key=lambda f: leaves[f][1]) == "gt_fault_pages"
+    assert max(leaves, key=lambda f: leaves[f][2]) == "gt_spin"
+    assert any(m["file"].endswith("groundtruth") and re.fullmatch(r"[0-9a-f]{40}", m["build_id"])
+               for m in prof["mappings"]), prof["mappings"]
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--sample-events=0"], "--sample-events rate (Hz)"),
     (["--sample-events=x"], "--sample-events rate (Hz)"),
@@ -143,3 +183,94 @@ def test_bad_sample_events_options(args, needle):
     r = run_tmabpf([*args, "-d", "1"])
     assert r.returncode == 2
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def link_tracepoints(pid):
+    """The tracepoints the BPF links held by process pid attach to (from /proc/PID/fdinfo)."""
+    tps = []
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                info = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        except OSError:
+            continue
+        if "link_type" in info and "tp_name" in info:
+            tps.append(info["tp_name"])
+    return tps
+
+
+def test_nothing_runs_at_context_switches(tmp_path):
+    """While --sample-events runs, the links tmabpf holds are the task programs' (exit, free),
+    the fork follower, exec notices, the iterator and the sampling events: none on sched_switch;
+    the report says accounting "sampled" and no switch program ran."""
+    out = str(tmp_path / "tm.json")
+    wl = start_groundtruth(["spin:300"], str(tmp_path / "truth.json"), delay_ms=800)
+    tm = subprocess.Popen([TMABPF, "-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events",
+                           "--quiet", "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    tps = []
+    for _ in range(100):
+        time.sleep(0.05)
+        tps = link_tracepoints(tm.pid)
+        if "sched_process_free" in tps:
+            break
+    _, err = tm.communicate(timeout=120)
+    wl.communicate(timeout=120)
+    assert tm.returncode == 0, err
+    assert "sched_process_free" in tps and "sched_process_fork" in tps, tps
+    assert "sched_switch" not in tps, tps
+    assert "accounting: sampled" in err and "nothing runs at context switches" in err, err
+    rep = load_json(out)
+    assert rep["accounting"] == "sampled"
+    assert rep["self"]["switch_run_count"] == 0
+
+
+def test_thread_counts_are_their_estimates(ev_run):
+    """Each thread's counters are its own samples' estimate: the faulting thread's page faults
+    and the spinning thread's task-clock equal their truth within the binomial error of their
+    samples; the same thread's on-CPU time (task iterator) is its CLOCK_THREAD_CPUTIME_ID."""
+    tm, truth = ev_run["tm"], ev_run["truth"]
+    assert tm["accounting"] == "sampled" and tm["self"]["thread_estimate_samples_lost"] == 0
+    thr = threads_by_tid(tm)
+    fault, spin = gt_thread(truth, "gt-fault"), gt_thread(truth, "gt-spin")
+    for t, event, want in ((fault, "page-faults", REPEAT * FAULT_PAGES), (spin, "task-clock", spin["cpu_ns"])):
+        n = thread_samples(tm, t["tid"], event)
+        got = thr[t["tid"]]["counters"][event]
+        assert n >= 20, (event, n)
+        assert abs(got - want) <= rel_err(n) * want, (t["comm"], event, got, want, n)
+    for t in (fault, spin):
+        assert abs(thr[t["tid"]]["oncpu_ns"] - t["cpu_ns"]) <= 0.01 * t["cpu_ns"] + 5e6, (thr[t["tid"]], t)
+
+
+def test_children_followed_and_exits_kept(tmp_path):
+    """-- sh -c CMD: the shell's child is followed through the fork program (no switch program),
+    and its threads, all exited before the run ends, keep their times and estimates: the
+    faulting thread's page faults within the binomial error of the pages it wrote."""
+    out, truth_path = str(tmp_path / "tm.json"), str(tmp_path / "truth.json")
+    pages = 40000
+    r = run_tmabpf(["-e", "page-faults", "--sample-events", "--quiet", "--json", out, "--", "sh", "-c",
+                    f"{GROUNDTRUTH} --delay-ms 10 --out {truth_path} fault:{pages}; true"], timeout=120)
+    assert r.returncode == 0, r.stderr
+    tm, truth = load_json(out), load_json(truth_path)
+    assert tm["accounting"] == "sampled"
+    fault = gt_thread(truth, "gt-fault")
+    (row,) = [t for t in tm["threads"] if t["tid"] == fault["tid"]]
+    assert row["exited"], row
+    n = thread_samples(tm, fault["tid"], "page-faults")
+    assert n >= 100
+    assert abs(row["counters"]["page-faults"] - pages) <= rel_err(n) * pages, (row, n)
+    assert abs(row["oncpu_ns"] - fault["cpu_ns"]) <= 0.01 * fault["cpu_ns"] + 5e6, (row, fault)
+
+
+def test_switch_program_kept_when_a_feature_needs_it(tmp_path):
+    """--offcpu-stacks (and --uprobe, --per-call, --mem-samples) need per-switch data: the spine
+    stays, said in one line, and the threads' counts are exact."""
+    out = str(tmp_path / "tm.json")
+    r = run_tmabpf(["-e", "page-faults", "--sample-events", "--offcpu-stacks", "--quiet", "--json", out, "--",
+                    GROUNDTRUTH, "--delay-ms", "10", "--out", str(tmp_path / "truth.json"), "fault:5000"])
+    assert r.returncode == 0, r.stderr
+    assert "accounting: per-switch (--offcpu-stacks needs the per-switch program" in r.stderr, r.stderr
+    tm, truth = load_json(out), load_json(str(tmp_path / "truth.json"))
+    assert tm["accounting"] == "switch" and tm["self"]["switch_run_count"] > 0
+    fault = gt_thread(truth, "gt-fault")
+    exact = threads_by_tid(tm)[fault["tid"]]["counters"]["page-faults"]
+    assert abs(exact - (fault["minflt"] + fault["majflt"])) <= 20, (exact, fault)

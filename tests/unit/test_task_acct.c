@@ -5,7 +5,9 @@
  * blocked = lifetime - on-CPU - runqueue never goes down; a thread's end (exit
  * record held as the live thread, then the final record) gives its final
  * counts once, never twice, whatever the order of iterations and records;
- * state stays bounded; only derivable events are accepted.
+ * state stays bounded; only derivable events are accepted.  Estimated
+ * (--sample-events): any event, each thread's counts its own estimates, less
+ * those at its first sighting, an ended thread's from its final record.
  */
 #include <string.h>
 #include "check.h"
@@ -44,12 +46,12 @@ int main(void)
 
 	check(events_parse_list("task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations", NULL, &evs,
 				err, sizeof(err)) == 0 && evs.n == 6, "the six derivable events parse");
-	check(task_acct_init(&a, &evs, 4, err, sizeof(err)) == 0, "derivable events accepted");
+	check(task_acct_init(&a, &evs, false, 4, err, sizeof(err)) == 0, "derivable events accepted");
 	check(events_parse_list("task-clock,cpu-clock", NULL, &bad, err, sizeof(err)) == 0, "cpu-clock parses");
 	{
 		struct task_acct b;
 
-		check(task_acct_init(&b, &bad, 4, err, sizeof(err)) != 0 && strstr(err, "'cpu-clock'"),
+		check(task_acct_init(&b, &bad, false, 4, err, sizeof(err)) != 0 && strstr(err, "'cpu-clock'"),
 		      "cpu-clock refused, named: %s", err);
 		task_acct_free(&b);
 	}
@@ -142,5 +144,34 @@ int main(void)
 	task_acct_begin(&a, 2200 * MS);
 	check(a.seen.n == 0, "threads gone from the iteration are forgotten (%zu left)", a.seen.n);
 	task_acct_free(&a);
+
+	/* estimated: cpu-clock is fine; counts are the records' estimates */
+	{
+		struct task_rec_est e = { 0 };
+
+		check(task_acct_init(&a, &bad, true, 4, err, sizeof(err)) == 0, "estimated: any event accepted");
+		task_acct_begin(&a, 1000 * MS);
+		e.r = rec(1, 10, 100 * MS, 1000 * MS, 400 * MS, 0, 0);	/* older: counts from now */
+		e.est[1] = (struct counter_val){ .value = 500, .enabled = 600, .running = 500 };
+		check(task_acct_live(&a, &e.r, &s) == 0 && s.c[1].value == 0 && s.c[1].enabled == 0,
+		      "an older thread's estimate counts from its first sighting");
+		task_acct_begin(&a, 1100 * MS);
+		e.r.now_ns = 1100 * MS;
+		e.est[1] = (struct counter_val){ .value = 1500, .enabled = 1800, .running = 1500 };
+		check(task_acct_live(&a, &e.r, &s) == 0 && s.c[1].value == 1000 && s.c[1].enabled == 1200 &&
+		      s.c[1].running == 1000 && s.c[0].value == 0, "its estimate since then");
+		e.r.exited = TASK_REC_EXIT;
+		e.est[1].value = 1700;
+		check(task_acct_exit(&a, &e.r, &s) == -1, "estimated: the exit record is held");
+		e.r.exited = TASK_REC_FINAL;
+		e.est[1] = (struct counter_val){ .value = 1900, .enabled = 1900, .running = 1900 };
+		check(task_acct_exit(&a, &e.r, &s) == 0 && s.exited && s.c[1].value == 1400,
+		      "the final record's estimate, less the base");
+		e.r = rec(1, 11, 1150 * MS, 1200 * MS, 5 * MS, 0, 0);	/* born after the start: from birth */
+		e.r.exited = TASK_REC_FINAL;
+		e.est[0] = (struct counter_val){ .value = 42, .enabled = 42, .running = 42 };
+		check(task_acct_exit(&a, &e.r, &s) == 0 && s.c[0].value == 42, "a young thread's whole estimate");
+		task_acct_free(&a);
+	}
 	return check_exit();
 }

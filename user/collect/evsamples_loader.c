@@ -16,7 +16,8 @@
 #include "pmu/perf_open.h"
 #include "evsamples.skel.h"
 
-int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks, char *err, size_t errlen)
+int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks, int thread_est_fd, char *err,
+		   size_t errlen)
 {
 	int r;
 
@@ -29,7 +30,10 @@ int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks
 	}
 	p->skel->rodata->account_cfg = *samples_account_cfg(s);
 	p->skel->data->cfg_stacks = stacks;
+	p->skel->rodata->cfg_thread_est = thread_est_fd >= 0;
 	r = samples_share_maps(s, p->skel->obj);
+	if (!r && thread_est_fd >= 0)
+		r = bpf_map__reuse_fd(p->skel->maps.thread_est, thread_est_fd);
 	if (!r)
 		r = evsamples_bpf__load(p->skel);
 	if (r)

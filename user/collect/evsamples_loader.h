@@ -43,8 +43,11 @@ struct evsamples_prog {
 	} times[TMABPF_MAX_EVENTS];
 };
 
-/* Load the program into the rows of a loaded sample program (s).  stacks: take stacks. */
-int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks, char *err, size_t errlen);
+/* Load the program into the rows of a loaded sample program (s).  stacks: take stacks.
+ * thread_est_fd: the task programs' thread_est map (tasks_thread_est_fd), into which each sample
+ * is also added as its thread's estimate; -1: rows only. */
+int evsamples_load(struct evsamples_prog *p, struct samples_prog *s, bool stacks, int thread_est_fd, char *err,
+		   size_t errlen);
 /* Take stacks from now on, or not (rows per thread only). */
 void evsamples_set_stacks(struct evsamples_prog *p, bool on);
 /* Open every event of evs as a sampling event on every CPU, at hz / evs->n samples per second

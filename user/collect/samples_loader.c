@@ -322,7 +322,7 @@ int samples_share_maps(const struct samples_prog *s, struct bpf_object *obj)
 			continue;
 		theirs = bpf_object__find_map_by_name(s->skel->obj, bpf_map__name(mine));
 		if (!theirs)
-			return -ENOENT;
+			continue;	/* its own (evsamples' thread_est: the task programs' or none) */
 		if ((r = bpf_map__reuse_fd(mine, bpf_map__fd(theirs))))
 			return r;
 	}

@@ -88,7 +88,8 @@ int samples_stack_lookup(struct samples_prog *s, __u64 id, struct stack_frames *
 /* The stack with this id in a sorted array, or NULL. */
 const struct stack_frames *samples_stack_find(const struct stack_entry *v, size_t n, __u64 id);
 /* Another program that records rows (evsamples.bpf.c) writes into these: every map of obj
- * named as one of the sample program's reuses it (its own .rodata and .bss apart).  0 or -errno. */
+ * named as one of the sample program's reuses it (its own .rodata and .bss apart; a map the
+ * sample program lacks stays obj's own).  0 or -errno. */
 struct bpf_object;
 int samples_share_maps(const struct samples_prog *s, struct bpf_object *obj);
 /* The account configuration the sample program was loaded with (copied by those programs). */

@@ -41,7 +41,7 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 		s->evs = cfg->evs;
 		s->events_hz = cfg->events_hz;
 		s->ev_loaded = true;	/* evsamples_destroy cleans up a partial load */
-		return evsamples_load(&s->evp, &s->prog, true, err, errlen);
+		return evsamples_load(&s->evp, &s->prog, true, cfg->thread_est_fd, err, errlen);
 	}
 	return 0;
 }

@@ -58,6 +58,8 @@ struct sampling_cfg {
 	const struct event_list *evs;
 	bool profile;		/* --pprof: sampling_collect() fills s->profile too */
 	bool percall;		/* --per-call: each sample's time and row into a ring (sampling_percall_fd) */
+	int thread_est_fd;	/* --sample-events with task accounting: each event sample into its thread's
+				 * estimate too (tasks_thread_est_fd); -1: rows only */
 };
 
 int sampling_load(struct sampling *s, struct threads_prog *tp, const struct sampling_cfg *cfg, char *err,

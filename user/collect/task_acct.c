@@ -15,7 +15,22 @@ struct task_seen {
 	unsigned int exit_gen;	/* iteration in which its exit record came */
 	bool exiting;		/* exit record held: shown as live until its final record */
 	bool done;		/* final sums given (held too long): a late final record is ignored */
+	struct counter_val *est;	/* estimated: the base's estimates (nr_events), then the held exit
+					 * record's (nr_events); NULL otherwise */
 };
+
+static void seen_free(struct task_seen *s)
+{
+	if (s)
+		free(s->est);
+	free(s);
+}
+
+/* The estimates of record r (the task_rec of a struct task_rec_est), or NULL when not estimated. */
+static const struct counter_val *rec_est(const struct task_acct *a, const struct task_rec *r)
+{
+	return a->estimated ? ((const struct task_rec_est *)r)->est : NULL;
+}
 
 static const struct {
 	__u64 config;
@@ -56,11 +71,13 @@ int task_acct_underivable(const struct event_list *evs)
 	return -1;
 }
 
-int task_acct_init(struct task_acct *a, const struct event_list *evs, size_t max_threads, char *err, size_t errlen)
+int task_acct_init(struct task_acct *a, const struct event_list *evs, bool estimated, size_t max_threads, char *err,
+		   size_t errlen)
 {
-	int bad = task_acct_underivable(evs);
+	int bad = estimated ? -1 : task_acct_underivable(evs);
 
 	memset(a, 0, sizeof(*a));
+	a->estimated = estimated;
 	if (bad >= 0) {
 		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)", evs->ev[bad].name,
 			task_acct_derivable());
@@ -76,7 +93,7 @@ int task_acct_init(struct task_acct *a, const struct event_list *evs, size_t max
 void task_acct_free(struct task_acct *a)
 {
 	for (size_t i = 0; i < a->seen.cap; i++)
-		free(a->seen.vals[i]);
+		seen_free(a->seen.vals[i]);
 	u64map_free(&a->seen);
 }
 
@@ -97,7 +114,7 @@ void task_acct_begin(struct task_acct *a, uint64_t now)
 				gone[n++] = a->seen.keys[i];
 		}
 		for (size_t i = 0; i < n; i++)	/* collect first: deleting rehashes */
-			free(u64map_del(&a->seen, gone[i]));
+			seen_free(u64map_del(&a->seen, gone[i]));
 		free(gone);
 	}
 	a->gen++;
@@ -121,11 +138,14 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* Sums since base (NULL: since birth); blocked kept >= *blocked. */
-static void convert(const struct task_acct *a, const struct task_rec *r, const struct task_rec *base,
-		    uint64_t *blocked, struct thread_stats *out)
+/* Sums since base (NULL: since birth); blocked kept >= *blocked.  Estimated: est, r's estimates,
+ * less base_est, the base's (NULL: zeros). */
+static void convert(const struct task_acct *a, const struct task_rec *r, const struct counter_val *est,
+		    const struct task_rec *base, const struct counter_val *base_est, uint64_t *blocked,
+		    struct thread_stats *out)
 {
 	static const struct task_rec zero;
+	static const struct counter_val zero_est[TMABPF_MAX_EVENTS];
 	uint64_t life, busy;
 
 	if (!base)
@@ -150,6 +170,14 @@ static void convert(const struct task_acct *a, const struct task_rec *r, const s
 		*blocked = out->offcpu_blocked_ns;
 	}
 	for (int e = 0; e < a->nr_events; e++) {
+		if (a->estimated) {	/* the sampled periods, scaled as the samples were */
+			const struct counter_val *b = base_est ? &base_est[e] : &zero_est[e];
+
+			out->c[e].value = est ? sub0(est[e].value, b->value) : 0;
+			out->c[e].enabled = est ? sub0(est[e].enabled, b->enabled) : 0;
+			out->c[e].running = est ? sub0(est[e].running, b->running) : 0;
+			continue;
+		}
 		out->c[e].value = sub0(field(r, a->field[e]), field(base, a->field[e]));
 		out->c[e].enabled = out->c[e].running = out->oncpu_ns;	/* counted whenever it ran: no scaling */
 	}
@@ -166,18 +194,25 @@ static struct task_seen *seen_get(struct task_acct *a, const struct task_rec *r,
 	struct task_seen *s = u64map_get(&a->seen, r->tid);
 
 	if (s && s->start_ns != r->start_ns) {	/* tid reused: the old thread is gone */
-		free(u64map_del(&a->seen, r->tid));
+		seen_free(u64map_del(&a->seen, r->tid));
 		s = NULL;
 	}
 	if (s || !create)
 		return s;
 	if (a->seen.n >= a->max_threads || !(s = calloc(1, sizeof(*s))))
 		return NULL;
-	s->start_ns = r->start_ns;
-	if (r->start_ns < a->t0)
-		s->base = *r;	/* older than accounting: counts from now */
-	if (u64map_put(&a->seen, r->tid, s)) {
+	if (a->estimated && !(s->est = calloc(2 * (size_t)a->nr_events + 1, sizeof(*s->est)))) {
 		free(s);
+		return NULL;
+	}
+	s->start_ns = r->start_ns;
+	if (r->start_ns < a->t0) {	/* older than accounting: counts from now */
+		s->base = *r;
+		if (s->est)
+			memcpy(s->est, rec_est(a, r), a->nr_events * sizeof(*s->est));
+	}
+	if (u64map_put(&a->seen, r->tid, s)) {
+		seen_free(s);
 		return NULL;
 	}
 	return s;
@@ -199,13 +234,20 @@ int task_acct_live(struct task_acct *a, const struct task_rec *r, struct thread_
 	s->gen = a->gen;
 	if (s->exiting || s->done)
 		return -1;	/* read between its exit record and exit_notify(): the held record stands */
-	convert(a, r, base_of(a, s, r), &s->blocked, out);
+	convert(a, r, rec_est(a, r), base_of(a, s, r), s->est, &s->blocked, out);
 	return 0;
 }
 
-/* Final sums from the exit record e and the final record f (NULL: none):
+/* The held exit record's estimates. */
+static const struct counter_val *exit_est(const struct task_acct *a, const struct task_seen *s)
+{
+	return s && s->est ? s->est + a->nr_events : NULL;
+}
+
+/* Final sums from the exit record e and the final record f (NULL: none), with their estimates:
  * f's counts, e's time plus what ran after it. */
-static void final_sums(struct task_acct *a, struct task_seen *s, const struct task_rec *e, const struct task_rec *f,
+static void final_sums(struct task_acct *a, struct task_seen *s, const struct task_rec *e,
+		       const struct counter_val *e_est, const struct task_rec *f, const struct counter_val *f_est,
 		       struct thread_stats *out)
 {
 	struct task_rec m = f ? *f : *e;
@@ -216,7 +258,7 @@ static void final_sums(struct task_acct *a, struct task_seen *s, const struct ta
 		m.cgroup_id = e->cgroup_id;
 	}
 	m.exited = 1;
-	convert(a, &m, base_of(a, s, &m), s ? &s->blocked : NULL, out);
+	convert(a, &m, f ? f_est : e_est, base_of(a, s, &m), s ? s->est : NULL, s ? &s->blocked : NULL, out);
 }
 
 int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_stats *out)
@@ -230,7 +272,7 @@ int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_
 	}
 	if (s && s->done) {
 		if (final)
-			free(u64map_del(&a->seen, r->tid));	/* the late final record: it is all over */
+			seen_free(u64map_del(&a->seen, r->tid));	/* the late final record: it is all over */
 		return -1;
 	}
 	if (!final) {
@@ -238,16 +280,19 @@ int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_
 			return -1;	/* full: its final record counts it from birth */
 		if (!s->exiting) {
 			s->exit = *r;
+			if (s->est)
+				memcpy(s->est + a->nr_events, rec_est(a, r), a->nr_events * sizeof(*s->est));
 			s->exiting = true;
 			s->exit_gen = a->gen;
 			a->held++;
 		}
 		return -1;
 	}
-	final_sums(a, s, s && s->exiting ? &s->exit : NULL, r, out);
+	final_sums(a, s, s && s->exiting ? &s->exit : NULL, s && s->exiting ? exit_est(a, s) : NULL, r, rec_est(a, r),
+		   out);
 	if (s) {
 		a->held -= s->exiting;
-		free(u64map_del(&a->seen, r->tid));
+		seen_free(u64map_del(&a->seen, r->tid));
 	}
 	return 0;
 }
@@ -265,7 +310,7 @@ size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
 		if (a->gen - s->exit_gen >= TASK_ACCT_HOLD_ITERS || k >= cap) {
 			struct thread_stats f;
 
-			final_sums(a, s, &s->exit, NULL, &f);	/* no final record in time: the exit's sums */
+			final_sums(a, s, &s->exit, exit_est(a, s), NULL, NULL, &f);	/* no final record in time: the exit's */
 			s->exiting = false;
 			s->done = true;
 			a->held--;
@@ -275,7 +320,7 @@ size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
 			continue;
 		}
 		s->gen = a->gen;
-		convert(a, &s->exit, base_of(a, s, &s->exit), &s->blocked, &out[k]);
+		convert(a, &s->exit, exit_est(a, s), base_of(a, s, &s->exit), s->est, &s->blocked, &out[k]);
 		out[k].exited = 0;	/* live as far as the aggregation knows, until the final record */
 		out[k].exit_ns = 0;
 		k++;

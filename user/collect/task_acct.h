@@ -11,7 +11,9 @@
  *   blocked until the kernel folds it in: the error is at most the current
  *   slice or wait, never accumulated);
  * - switches = nvcsw / nivcsw, migrations = se.nr_migrations;
- * - events: the software events that are such counts (task_acct_event_field).
+ * - events: the software events that are such counts (task_acct_event_field);
+ *   or, with --sample-events, any event: the thread's estimate from its event
+ *   samples, which the sampler keeps in the thread's task storage.
  *
  * Threads that existed before the first iteration count from their first
  * sighting (as the spine counts from attach); threads started later count
@@ -61,6 +63,7 @@ int task_acct_underivable(const struct event_list *evs);
 
 struct task_acct {
 	int nr_events;
+	bool estimated;			/* counts are the event sampler's estimates (struct task_rec_est) */
 	enum task_field field[TMABPF_MAX_EVENTS];
 	size_t max_threads;
 	uint64_t t0;			/* first iteration (CLOCK_MONOTONIC ns); 0 before it */
@@ -72,8 +75,11 @@ struct task_acct {
 	size_t held;			/* exit records waiting for their final record */
 };
 
-/* 0, or -EINVAL with err naming the first event that is not derivable. */
-int task_acct_init(struct task_acct *a, const struct event_list *evs, size_t max_threads, char *err, size_t errlen);
+/* 0, or -EINVAL with err naming the first event that is not derivable.  estimated: every event
+ * is sampled instead (--sample-events), and each thread's counts are its estimates (its records are
+ * struct task_rec_est). */
+int task_acct_init(struct task_acct *a, const struct event_list *evs, bool estimated, size_t max_threads, char *err,
+		   size_t errlen);
 void task_acct_free(struct task_acct *a);
 /* Before an iteration's records (now: CLOCK_MONOTONIC ns); forgets threads
  * missing from the previous one (their exit records were drained since). */

@@ -28,13 +28,13 @@ static int on_exit_rec(void *ctx, void *data, size_t size)
 	struct tasks_prog *p = ctx;
 	struct thread_stats s;
 
-	if (size >= sizeof(struct task_rec) && task_acct_exit(&p->acct, data, &s) == 0 && p->on_exit)
+	if (size >= p->rec_size && task_acct_exit(&p->acct, data, &s) == 0 && p->on_exit)
 		p->on_exit(p->ctx, &s);
 	return 0;
 }
 
-int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threads, thread_exit_fn on_exit, void *ctx,
-	       char *err, size_t errlen)
+int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimated, int max_threads,
+	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
 {
 	int r;
 
@@ -43,16 +43,18 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threa
 	p->on_exit = on_exit;
 	p->ctx = ctx;
 	p->nr_cpus = libbpf_num_possible_cpus();
-	if ((r = task_acct_init(&p->acct, evs, max_threads, err, errlen)))
+	if ((r = task_acct_init(&p->acct, evs, estimated, max_threads, err, errlen)))
 		return r;
 	if ((r = bpf_need_btf(err, errlen)))
 		return r;
 	/* /proc/PID/schedstat exists exactly when the kernel keeps sched_info (CONFIG_SCHED_INFO) */
 	p->run_delay = access("/proc/self/schedstat", R_OK) == 0;
+	p->rec_size = estimated ? sizeof(struct task_rec_est) : sizeof(struct task_rec);
 	p->skel = tasks_bpf__open();
 	if (!p->skel)
 		return hint(-errno, err, errlen, "opening the task accounting BPF object");
-	bpf_map__set_max_entries(p->skel->maps.task_exits, ringbuf_bytes((unsigned long)max_threads * (sizeof(struct task_rec) + 8)));
+	p->skel->rodata->cfg_est = estimated;
+	bpf_map__set_max_entries(p->skel->maps.task_exits, ringbuf_bytes((unsigned long)max_threads * (p->rec_size + 8)));
 	r = tasks_bpf__load(p->skel);
 	if (r)
 		return hint(r, err, errlen, "loading the task accounting BPF programs");
@@ -81,11 +83,11 @@ int tasks_attach(struct tasks_prog *p, char *err, size_t errlen)
 }
 
 
-/* The iterator's whole output: fixed-size records. */
-static int iterate(struct tasks_prog *p, struct task_rec **out, size_t *n)
+/* The iterator's whole output: records of p->rec_size bytes (*n of them in *out). */
+static int iterate(struct tasks_prog *p, char **out, size_t *n)
 {
-	size_t cap = 1024, len = 0;
-	char *buf = malloc(cap * sizeof(struct task_rec));
+	size_t rec = p->rec_size, cap = 1024, len = 0;
+	char *buf = malloc(cap * rec);
 	int fd = bpf_iter_create(bpf_link__fd(p->iter)), r = 0;
 
 	if (fd < 0 || !buf) {
@@ -95,8 +97,8 @@ static int iterate(struct tasks_prog *p, struct task_rec **out, size_t *n)
 	for (;;) {
 		ssize_t got;
 
-		if (len + 64 * sizeof(struct task_rec) > cap * sizeof(struct task_rec)) {
-			char *nb = realloc(buf, 2 * cap * sizeof(struct task_rec));
+		if (len + 64 * rec > cap * rec) {
+			char *nb = realloc(buf, 2 * cap * rec);
 
 			if (!nb) {
 				r = -ENOMEM;
@@ -105,7 +107,7 @@ static int iterate(struct tasks_prog *p, struct task_rec **out, size_t *n)
 			buf = nb;
 			cap *= 2;
 		}
-		got = read(fd, buf + len, cap * sizeof(struct task_rec) - len);
+		got = read(fd, buf + len, cap * rec - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -116,8 +118,8 @@ static int iterate(struct tasks_prog *p, struct task_rec **out, size_t *n)
 			break;
 		len += got;
 	}
-	*out = (struct task_rec *)buf;
-	*n = len / sizeof(struct task_rec);
+	*out = buf;
+	*n = len / rec;
 	buf = NULL;
 out:
 	free(buf);
@@ -128,7 +130,7 @@ out:
 
 int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n)
 {
-	struct task_rec *recs = NULL;
+	char *recs = NULL;
 	struct thread_stats *vals;
 	size_t nrec = 0, k = 0, room;
 	int r;
@@ -145,7 +147,7 @@ int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nrec; i++)
-		if (task_acct_live(&p->acct, &recs[i], &vals[k]) == 0)
+		if (task_acct_live(&p->acct, (const struct task_rec *)(recs + i * p->rec_size), &vals[k]) == 0)
 			k++;
 	free(recs);
 	k += task_acct_held(&p->acct, vals + k, room - k, p->on_exit, p->ctx);
@@ -164,6 +166,11 @@ int tasks_poll(struct tasks_prog *p, int timeout_ms)
 		nanosleep(&ts, NULL);	/* a signal ends it early */
 	}
 	return ring_buffer__consume(p->rb);
+}
+
+int tasks_thread_est_fd(const struct tasks_prog *p)
+{
+	return bpf_map__fd(p->skel->maps.thread_est);
 }
 
 void tasks_self_stats(struct tasks_prog *p, struct self_stats *s)

@@ -19,6 +19,7 @@ struct tasks_prog {
 	struct ring_buffer *rb;
 	struct bpf_link *iter;	/* the iterator's link: each read opens an iterator from it */
 	struct task_acct acct;
+	size_t rec_size;	/* sizeof(struct task_rec), or of struct task_rec_est (estimated) */
 	int stats_fd;
 	bool run_stats;		/* kernel BPF run-time stats on */
 	bool run_delay;		/* the kernel keeps sched_info.run_delay (CONFIG_SCHED_INFO) */
@@ -29,9 +30,12 @@ struct tasks_prog {
 };
 
 /* Open and load; err says what failed.  0 or a negative errno (-EINVAL: an
- * event that is not derivable). */
-int tasks_load(struct tasks_prog *p, const struct event_list *evs, int max_threads, thread_exit_fn on_exit, void *ctx,
-	       char *err, size_t errlen);
+ * event that is not derivable).  estimated: the events are sampled, and each
+ * thread's counts are its estimates from the event sampler (task_acct.h). */
+int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimated, int max_threads,
+	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
+/* The map of each thread's estimates (bpf/thread_est.bpf.h), for the event sampler. */
+int tasks_thread_est_fd(const struct tasks_prog *p);
 /* Attach the exit program and create the iterator's link. */
 int tasks_attach(struct tasks_prog *p, char *err, size_t errlen);
 /* One iteration over every thread: current sums of live threads (*out malloc'd). */

@@ -93,8 +93,10 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->cfg_test_drop_switch_in = test_hook("TMABPF_TEST_DROP_SWITCH_IN");
 	p->skel->rodata->cfg_test_hide_switch = test_hook("TMABPF_TEST_HIDE_SWITCH");
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;
-	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0);
-	p->seed = cfg->filter != FILTER_ALL && cfg->nr_ids > 0;
+	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0 && !cfg->filter_only);
+	bpf_program__set_autoload(p->skel->progs.tmabpf_switch, !cfg->filter_only);
+	bpf_program__set_autoload(p->skel->progs.tmabpf_exit, !cfg->filter_only);
+	p->seed = cfg->filter != FILTER_ALL && cfg->nr_ids > 0 && !cfg->filter_only;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_seed, p->seed);
 	bpf_program__set_autoattach(p->skel->progs.tmabpf_seed, false);
 	if (cfg->lru)
@@ -121,6 +123,19 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 		return -errno;
 	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
+}
+
+bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid)
+{
+	const struct account_cfg *a = &p->acfg;
+	unsigned int id = a->filter == FILTER_TGID ? pid : tid;
+	__u8 v;
+
+	if (!tid)
+		return false;
+	if (a->filter == FILTER_ALL || id == a->main_id)
+		return true;
+	return bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.pids), &id, &v) == 0;
 }
 
 int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen)

@@ -21,6 +21,8 @@ struct threads_cfg {
 	unsigned int exec_start;	/* -- CMD: its pid, whose counts start at its exec; 0: none */
 	const pid_t *ids;	/* in the filter from the start: -p tgids (FILTER_TGID) or -t tids (FILTER_TID) */
 	int nr_ids;
+	bool filter_only;	/* the filter and the forks it follows only: nothing at context switches, no
+				 * thread sums (task accounting has them: --sample-events) */
 };
 
 typedef void (*thread_exit_fn)(void *ctx, const struct thread_stats *s);
@@ -55,6 +57,8 @@ struct bpf_object;
 int threads_share_maps(struct threads_prog *p, struct bpf_object *obj);
 /* Seed the per-CPU snapshots (see SNAP_ATTACH) and attach. */
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen);
+/* Is the thread in the filter (as the BPF side's task_tracked)? */
+bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid);
 /* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */
 int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen);
 /* Deliver exited threads to on_exit; returns the count or -errno. */

@@ -48,8 +48,6 @@ struct daemon {
 	struct run_prep prep;
 	const struct collector *table[4];	/* accounting (spine or tasks), event sampling, uprobes, the sampler */
 	int ncollectors;
-	struct tasks_prog tasks;	/* tasks mode: the task programs */
-	bool tasks_loaded;
 	struct devs devs;		/* sampled accounting: the events' estimates */
 	struct agg agg;
 	bool agg_ready;
@@ -76,61 +74,6 @@ struct daemon {
 #define TABLE D->table, D->ncollectors
 
 /* ---- the daemon's own collectors: task accounting and the sampler ---- */
-
-static const struct event_list no_events;
-
-static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
-{
-	struct daemon *D = c->mode;
-	int bad = D->acct.sampled ? -1 : task_acct_underivable(&c->prep->evs);
-
-	if (bad >= 0) {
-		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
-			c->prep->evs.ev[bad].name, task_acct_derivable());
-		return RUN_BAD_INPUT;
-	}
-	D->tasks_loaded = true;
-	/* sampled accounting: the task iterator counts no event, event sampling estimates them all */
-	if (tasks_load(&D->tasks, D->acct.sampled ? &no_events : &c->prep->evs, c->o->max_threads, c->on_exit,
-		       c->exit_ctx, err, errlen))
-		return RUN_FAILED;
-	if (!D->tasks.run_stats)
-		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
-			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
-	if (!D->tasks.run_delay)
-		warn_add("runqueue wait unavailable: kernel without CONFIG_SCHED_INFO (no /proc/PID/schedstat); "
-			 "runqueue time reads 0 and counts as blocked");
-	return RUN_OK;
-}
-
-static int tasks_attach_op(struct run_ctx *c, char *err, size_t errlen)
-{
-	return tasks_attach(&((struct daemon *)c->mode)->tasks, err, errlen) ? RUN_FAILED : RUN_OK;
-}
-
-static void tasks_poll_op(struct run_ctx *c, int timeout_ms)
-{
-	tasks_poll(&((struct daemon *)c->mode)->tasks, timeout_ms);
-}
-
-static void tasks_detach_op(struct run_ctx *c)
-{
-	tasks_detach(&((struct daemon *)c->mode)->tasks);
-}
-
-static void tasks_free_op(struct run_ctx *c)
-{
-	struct daemon *D = c->mode;
-
-	if (D->tasks_loaded)
-		tasks_destroy(&D->tasks);
-	D->tasks_loaded = false;
-}
-
-static const struct collector tasks_collector = {
-	.name = "tasks", .load = tasks_load_op, .attach = tasks_attach_op, .poll = tasks_poll_op,
-	.detach = tasks_detach_op, .free = tasks_free_op,
-};
 
 static int evsampled_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
@@ -489,7 +432,7 @@ static void refresh(struct daemon *D)
 	size_t n = 0;
 	bool snap;
 
-	snap = (D->acct.tasks ? tasks_read(&D->tasks, &live, &n) : threads_read(&D->c.spine, &live, &n)) == 0;
+	snap = (D->acct.tasks ? tasks_read(&D->c.tasks, &live, &n) : threads_read(&D->c.spine, &live, &n)) == 0;
 	if (snap) {
 		agg_begin(&D->agg);
 		for (size_t i = 0; i < n; i++)
@@ -514,7 +457,7 @@ static void refresh(struct daemon *D)
 	if (D->sampler)
 		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
 	if (D->acct.tasks)
-		tasks_self_stats(&D->tasks, &D->self.spine);
+		tasks_self_stats(&D->c.tasks, &D->self.spine);
 	else
 		threads_self_stats(&D->c.spine, &D->self.spine);
 	if (D->sampler)
@@ -659,6 +602,8 @@ static int serve(struct daemon *D)
 	run_threads_cfg(c->o, &c->tcfg);
 	c->tcfg.lru = true;	/* bounded: the least recently used thread goes when full (counted) */
 	c->tcfg.cgroup = true;
+	c->use_tasks = D->acct.tasks;
+	c->tasks_counts = D->acct.sampled ? TASKS_NO_COUNTS : TASKS_KERNEL_COUNTS;
 	D->table[D->ncollectors++] = D->acct.tasks ? &tasks_collector : &spine_collector;
 	if (D->acct.sampled)
 		D->table[D->ncollectors++] = &evsampled_collector;

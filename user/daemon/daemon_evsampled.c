@@ -26,7 +26,7 @@ int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t er
 	if (r)
 		return r;
 	s->ev_loaded = true;
-	return evsamples_load(&s->ev, &s->rows, false, err, errlen);
+	return evsamples_load(&s->ev, &s->rows, false, -1, err, errlen);
 }
 
 int devs_attach(struct devs *s, double hz, char *err, size_t errlen)

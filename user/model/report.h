@@ -30,6 +30,8 @@ struct report {
 	const struct tma_plan *tma_plan;	/* NULL when TMA is off */
 	int tma_level;
 	const char *tma_off;		/* why TMA is not shown although planned; NULL: it is, or not planned */
+	bool estimated;			/* --sample-events' task accounting: the threads' counters are estimates
+					 * from event samples, their times from the task iterator */
 	/* per-function deltas (--uprobe); NULL/0 when none */
 	const struct uprobe_set *uset;
 	const struct func_row *frows;

@@ -30,6 +30,7 @@ static void write_header(const struct report *r, struct json *j)
 	json_obj_end(j);
 	json_str(j, "target", r->target);
 	json_str(j, "stop_reason", r->stop_reason);
+	json_str(j, "accounting", r->estimated ? "sampled" : "switch");
 	json_u64(j, "duration_ns", r->duration_ns);
 	report_events_scaled(r, scaled);
 	json_arr_begin(j, "events");
@@ -148,6 +149,7 @@ static void write_self(const struct report *r, struct json *j)
 	json_u64(j, "pids_map_full", s->stat[STAT_PIDS_FULL]);
 	json_u64(j, "exit_records_lost", s->stat[STAT_EXIT_DROPS]);
 	json_u64(j, "counter_read_errors", s->stat[STAT_READ_ERRORS]);
+	json_u64(j, "thread_estimate_samples_lost", s->stat[STAT_THREAD_EST_LOST]);
 	json_u64(j, "max_threads", s->max_threads);
 	/* tmabpf's own user+system time: before the run (load, attach), then over it
 	 * to its stop (draining and writing reports come after) */

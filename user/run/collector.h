@@ -28,6 +28,7 @@
 #include "collect/offcpu.h"
 #include "collect/percall.h"
 #include "collect/sampling.h"
+#include "collect/tasks_loader.h"
 #include "collect/threads_loader.h"
 #include "collect/uprobe_run.h"
 #include "model/folded.h"
@@ -48,6 +49,18 @@ struct run_ctx {
 	struct threads_cfg tcfg;	/* the spine's filter and sizes (run_threads_cfg; the daemon adds its own) */
 	struct threads_prog spine;
 	bool spine_loaded;		/* threads_load ran (threads_destroy then cleans up) */
+	/* task accounting: thread times and switches from the task iterator and thread exits, nothing at
+	 * context switches (the daemon's tasks and sampled modes; the CLI's --sample-events, whose
+	 * spine is then its filter only: tcfg.filter_only) */
+	bool use_tasks;
+	enum tasks_counts {
+		TASKS_KERNEL_COUNTS,	/* the events are task_struct counts (task_acct_event_field) */
+		TASKS_NO_COUNTS,	/* the events are sampled, and estimated elsewhere (the daemon's rows) */
+		TASKS_ESTIMATES,	/* the events are sampled, and each thread's estimate is its count */
+	} tasks_counts;
+	struct tasks_prog tasks;
+	bool tasks_loaded;
+	bool tasks_final;		/* the CLI's last iteration is in the table (at detach) */
 	thread_exit_fn on_exit;		/* exited threads' final sums */
 	void *exit_ctx;
 	struct uprobe_run up;		/* --uprobe: resolved before anything loads */
@@ -85,7 +98,10 @@ struct collector {
 extern const struct collector *const run_collectors[];
 extern const int run_ncollectors;
 /* Entries the daemon shares. */
-extern const struct collector spine_collector, uprobes_collector;
+extern const struct collector spine_collector, tasks_collector, uprobes_collector;
+/* --sample-events in the CLI: what keeps the per-switch program (a feature that needs per-switch
+ * deltas: "--uprobe", ...), or NULL when task accounting can replace it. */
+const char *run_switch_needed(const struct options *o);
 
 /* The spine's filter and map sizes from the options. */
 void run_threads_cfg(const struct options *o, struct threads_cfg *cfg);

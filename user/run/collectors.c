@@ -4,6 +4,7 @@
 #include <string.h>
 #include "collect/bpf_util.h"
 #include "collect/target_edges.h"
+#include "collect/task_acct.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
 #include "pmu/mem_event.h"
@@ -138,9 +139,12 @@ void run_threads_cfg(const struct options *o, struct threads_cfg *cfg)
 
 static int spine_load(struct run_ctx *c, char *err, size_t errlen)
 {
-	int r = perf_counters_open(&c->pc, &c->prep->evs, c->prep->host.ncpus, err, errlen);
+	int r;
 
-	if (r)
+	c->tcfg.filter_only = c->use_tasks;	/* the task programs have the threads' sums: no counters */
+	if (c->use_tasks)
+		c->pc = (struct perf_counters){ .nr_cpus = c->prep->host.ncpus };
+	else if ((r = perf_counters_open(&c->pc, &c->prep->evs, c->prep->host.ncpus, err, errlen)))
 		return r == -E2BIG ? RUN_BAD_INPUT : RUN_FAILED;	/* a group that cannot fit: bad -e for this host */
 	/* after the open: it drops the events this host cannot count */
 	thread_table_init(&c->tt, c->prep->evs.n);
@@ -163,7 +167,7 @@ static int spine_attach(struct run_ctx *c, char *err, size_t errlen)
 
 static void spine_poll(struct run_ctx *c, int timeout_ms)
 {
-	threads_poll(&c->spine, timeout_ms);
+	threads_poll(&c->spine, c->tcfg.filter_only ? 0 : timeout_ms);	/* the task programs wait */
 }
 
 static void spine_read(struct run_ctx *c)
@@ -171,10 +175,12 @@ static void spine_read(struct run_ctx *c)
 	struct thread_stats *live = NULL;
 	size_t n = 0;
 
-	threads_poll(&c->spine, 0);	/* exits up to now: a thread missing from the map is in the table */
-	if (threads_read(&c->spine, &live, &n) == 0)
-		thread_table_set_live(&c->tt, live, n);
-	threads_self_stats(&c->spine, &c->rep.self);
+	if (!c->tcfg.filter_only) {
+		threads_poll(&c->spine, 0);	/* exits up to now: a thread missing from the map is in the table */
+		if (threads_read(&c->spine, &live, &n) == 0)
+			thread_table_set_live(&c->tt, live, n);
+	}
+	threads_self_stats(&c->spine, &c->rep.self);	/* the filter-only spine's stats hold the samplers' */
 }
 
 static bool has_targets(const struct run_ctx *c)
@@ -184,9 +190,11 @@ static bool has_targets(const struct run_ctx *c)
 
 static void spine_detach(struct run_ctx *c)
 {
-	if (has_targets(c))
-		edges_switch_every_cpu(c->prep->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
-	c->stop_ns = mono_ns();		/* what is accounted ends here, not when the links are gone */
+	if (!c->tcfg.filter_only) {	/* else the task programs' detach did */
+		if (has_targets(c))
+			edges_switch_every_cpu(c->prep->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
+		c->stop_ns = mono_ns();		/* what is accounted ends here, not when the links are gone */
+	}
 	threads_detach(&c->spine);	/* links only: programs and maps stay readable */
 }
 
@@ -208,6 +216,9 @@ static int spine_finish(struct run_ctx *c, char *err, size_t errlen)
 			 ", and the oldest processes' into per-comm sums (JSON \"folded\")" : "");
 	if (s->stat[STAT_PIDS_FULL])
 		warn_add("pid filter full: %llu forked processes not followed (raise --max-pids)", s->stat[STAT_PIDS_FULL]);
+	if (s->stat[STAT_THREAD_EST_LOST])
+		warn_add("%llu event samples not in their thread's estimate (no task storage for the thread); the "
+			 "functions' and processes' estimates have them", s->stat[STAT_THREAD_EST_LOST]);
 	return RUN_OK;
 }
 
@@ -222,6 +233,133 @@ static void spine_free(struct run_ctx *c)
 const struct collector spine_collector = {
 	.name = "spine", .load = spine_load, .attach = spine_attach, .poll = spine_poll, .read = spine_read,
 	.detach = spine_detach, .finish = spine_finish, .free = spine_free,
+};
+
+/* ---- task accounting: thread sums from the task iterator and thread exits (tasks_loader.c) ---- */
+
+const char *run_switch_needed(const struct options *o)
+{
+	if (o->nr_uprobe_specs || o->per_call)
+		return o->per_call ? "--per-call" : "--uprobe";
+	if (o->mem_source)
+		return "--mem-samples";
+	if (o->offcpu_stacks)
+		return "--offcpu-stacks";
+	return NULL;
+}
+
+static const struct event_list no_events;
+
+/* An exited thread's final sums: the CLI's task programs see every thread, the filter says whose. */
+static void tasks_exit_filtered(void *ctx, const struct thread_stats *s)
+{
+	struct run_ctx *c = ctx;
+
+	if (threads_tracked(&c->spine, s->pid, s->tid))
+		c->on_exit(c->exit_ctx, s);
+}
+
+static bool tasks_wanted(const struct run_ctx *c)
+{
+	return c->use_tasks;
+}
+
+static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	int bad = c->tasks_counts == TASKS_KERNEL_COUNTS ? task_acct_underivable(&c->prep->evs) : -1;
+	bool cli = c->tcfg.filter_only;
+
+	if (bad >= 0) {
+		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
+			c->prep->evs.ev[bad].name, task_acct_derivable());
+		return RUN_BAD_INPUT;
+	}
+	c->tasks_loaded = true;
+	if (tasks_load(&c->tasks, c->tasks_counts == TASKS_NO_COUNTS ? &no_events : &c->prep->evs,
+		       c->tasks_counts == TASKS_ESTIMATES, c->o->max_threads, cli ? tasks_exit_filtered : c->on_exit,
+		       cli ? (void *)c : c->exit_ctx, err, errlen))
+		return RUN_FAILED;
+	if (!c->tasks.run_stats && !cli)	/* the CLI's spine said it */
+		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
+			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
+	if (!c->tasks.run_delay)
+		warn_add("runqueue wait unavailable: kernel without CONFIG_SCHED_INFO (no /proc/PID/schedstat); "
+			 "runqueue time reads 0 and counts as blocked");
+	return RUN_OK;
+}
+
+static int tasks_attach_op(struct run_ctx *c, char *err, size_t errlen)
+{
+	return tasks_attach(&c->tasks, err, errlen) ? RUN_FAILED : RUN_OK;
+}
+
+static void tasks_poll_op(struct run_ctx *c, int timeout_ms)
+{
+	tasks_poll(&c->tasks, timeout_ms);
+}
+
+/* The CLI: one iteration, the filter's threads into the table. */
+static void tasks_iterate(struct run_ctx *c)
+{
+	struct thread_stats *live = NULL;
+	size_t n = 0, k = 0;
+
+	if (tasks_read(&c->tasks, &live, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (threads_tracked(&c->spine, live[i].pid, live[i].tid))
+			live[k++] = live[i];
+	thread_table_set_live(&c->tt, live, k);
+}
+
+/* The daemon reads on its own (daemon.c); the CLI at each refresh, until its last iteration. */
+static void tasks_start(struct run_ctx *c)
+{
+	if (c->tcfg.filter_only)
+		tasks_iterate(c);	/* threads older than the run count from here */
+}
+
+static void tasks_read_op(struct run_ctx *c)
+{
+	struct self_stats t;
+
+	if (!c->tcfg.filter_only)
+		return;
+	if (!c->tasks_final)
+		tasks_iterate(c);
+	tasks_self_stats(&c->tasks, &t);	/* after the spine's: add to them */
+	c->rep.self.bpf_run_ns += t.bpf_run_ns;
+	c->rep.self.bpf_run_cnt += t.bpf_run_cnt;
+	c->rep.self.stat[STAT_EXIT_DROPS] += t.stat[STAT_EXIT_DROPS];
+	c->rep.self.stat[STAT_THREADS_FULL] += t.stat[STAT_THREADS_FULL];
+	c->rep.self.threads_in_map = t.threads_in_map;
+	c->rep.self.max_threads = t.max_threads;
+}
+
+static void tasks_detach_op(struct run_ctx *c)
+{
+	if (c->tcfg.filter_only) {	/* accounting ends with one last iteration, the running slices folded */
+		if (has_targets(c))
+			edges_switch_every_cpu(c->prep->host.ncpus);
+		c->stop_ns = mono_ns();
+		tasks_poll(&c->tasks, 0);
+		tasks_iterate(c);
+		c->tasks_final = true;
+	}
+	tasks_detach(&c->tasks);
+}
+
+static void tasks_free_op(struct run_ctx *c)
+{
+	if (c->tasks_loaded)
+		tasks_destroy(&c->tasks);
+	c->tasks_loaded = false;
+}
+
+const struct collector tasks_collector = {
+	.name = "tasks", .wanted = tasks_wanted, .load = tasks_load_op, .attach = tasks_attach_op,
+	.start = tasks_start, .poll = tasks_poll_op, .read = tasks_read_op, .detach = tasks_detach_op,
+	.free = tasks_free_op,
 };
 
 /* ---- --uprobe: per-function deltas (uprobe_run.c) ---- */
@@ -421,7 +559,8 @@ static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 				    .pmu = c->prep->host.pmu, .spin = c->o->per_call ? &c->percall.spin : NULL,
 				    .events_hz = c->o->sample_events_hz, .evs = &c->prep->evs,
 				    .profile = c->o->pprof_path != NULL,
-				    .percall = c->o->per_call && c->o->sample_hz > 0 };
+				    .percall = c->o->per_call && c->o->sample_hz > 0,
+				    .thread_est_fd = c->use_tasks ? tasks_thread_est_fd(&c->tasks) : -1 };
 
 	c->rep.samples_live = &c->samp.live;
 	if (sampling_load(&c->samp, &c->spine, &cfg, err, errlen))
@@ -599,6 +738,6 @@ static const struct collector offcpu_collector = {
 /* Detached in reverse: off-CPU, memory samples, sampling, uprobes, then the spine (the others
  * fold through its maps). */
 const struct collector *const run_collectors[] = {
-	&spine_collector, &uprobes_collector, &percall_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
+	&spine_collector, &tasks_collector, &uprobes_collector, &percall_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
 };
 const int run_ncollectors = sizeof(run_collectors) / sizeof(run_collectors[0]);

@@ -331,6 +331,25 @@ static void cleanup(struct run_state *st)
 			close(c->o->target.pidfds[i]);
 }
 
+/* --sample-events: thread sums from the task iterator, nothing at context switches, unless a
+ * feature needs per-switch deltas.  Said in one line either way. */
+static void choose_accounting(struct run_ctx *c)
+{
+	const char *need;
+
+	if (c->o->sample_events_hz <= 0)
+		return;
+	need = run_switch_needed(c->o);
+	c->use_tasks = !need;
+	c->tasks_counts = TASKS_ESTIMATES;
+	if (need)
+		fprintf(stderr, "tmabpf: accounting: per-switch (%s needs the per-switch program; threads' counts are "
+			"exact, the functions' estimated from event samples)\n", need);
+	else
+		fprintf(stderr, "tmabpf: accounting: sampled (threads' times from the task iterator, their counts "
+			"estimated from event samples; nothing runs at context switches)\n");
+}
+
 int run_profile(struct options *o)
 {
 	struct run_state st = { .c = { .o = o } };
@@ -363,12 +382,14 @@ int run_profile(struct options *o)
 	run_host(&st.prep);
 	run_install_signals();
 	run_threads_cfg(o, &c->tcfg);
+	choose_accounting(c);
 	c->on_exit = on_thread_exit;
 	c->exit_ctx = c;
 	c->rep = (struct report){ .host = &st.prep.host, .evs = &st.prep.evs, .tt = &c->tt,
 				  .uset = uprobe_run_wanted(&c->up) ? &c->up.set : NULL,
 				  .recipe = st.prep.cpu ? tma_cpu_name(st.prep.cpu) : NULL,
-				  .tma_plan = st.prep.tma_level ? &st.prep.plan : NULL, .tma_level = st.prep.tma_level };
+				  .tma_plan = st.prep.tma_level ? &st.prep.plan : NULL, .tma_level = st.prep.tma_level,
+				  .estimated = c->use_tasks };
 	if ((r = collectors_load(TABLE, c)) || (r = collectors_attach(TABLE, c))) {
 		target_abort(&o->target);
 		cleanup(&st);

@@ -42,10 +42,13 @@ void report_text_header(const struct view *v, FILE *f)
 
 	fprintf(f, "tmabpf %.1fs  target: %s  threads: %zu  pmu: %s  recipe: %s\n", h->elapsed_s, h->target,
 		h->threads_seen, h->pmu ? "yes" : "no (software events)", h->recipe ? h->recipe : "none");
-	fprintf(f, "events:");
+	fprintf(f, v->r->estimated ? "events (threads' counts estimated from event samples):" : "events:");
 	for (int e = 0; e < evs->n; e++)
 		fprintf(f, " %s", evs->ev[e].name);
-	if (h->bpf_stats)
+	if (h->bpf_stats && v->r->estimated)
+		fprintf(f, "  | bpf: %.3f%% of one CPU, %.0f hits/s, nothing per switch", h->bpf_cpu_pct,
+			h->bpf_hits_per_s);
+	else if (h->bpf_stats)
 		fprintf(f, "  | bpf: %.3f%% of one CPU, %.0f hits/s, %.0f ns/switch", h->bpf_cpu_pct, h->bpf_hits_per_s,
 			h->bpf_ns_per_switch);
 	else
