@@ -93,6 +93,11 @@ P_MUX = (1, 2000, 3, 300)
 # the process' frames while it lives), 100 syscalls: samples land where user code runs
 P_SAMPLE = (0, 100, 2, 166666)
 P_EVTHREADS = (2, 40, 2, 166666)	# --sample-events with workers: each thread's own estimate
+# --sample-events sharing counters: 4 cycle events sampled while perf stat -a holds 6 counters of
+# its own (7 counters in all): the kernel rotates them every 4 ms of guest time (4M instructions)
+EVMUX_EVENTS = "cycles:u,r11:u,cycles:uh,r11:uh"
+P_EVMUX = (0, 1000, 2, 166666)	# 1e9 instructions: 250 rotations (100M, 25 rotations, gave 63-134 %)
+EVMUX_PERF = "r8:k,r11:k,r8,r11,r8:u,r11:u"
 SAMPLE_HZ = 50000		# 1 per 20,000 cycles of guest time (1 ns per instruction)
 P_REENT = (3, 300, 3, 200)
 REENT_HZ = 100000
@@ -116,6 +121,17 @@ i=0
 while [ $i -lt 50 ] && bpftool prog show 2>&1 | grep -q tmabpf; do sleep 0.1; i=$((i + 1)); done
 bpftool prog show >/out/leftover_progs.txt 2>&1
 bpftool link show >/out/leftover_links.txt 2>&1
+"""
+
+EVMUX = f"""
+perf stat -a -x, -e {EVMUX_PERF} -o /out/evmux_perf.txt &
+ppid=$!
+sleep 0.5
+{tm("evmux", f"-e {EVMUX_EVENTS} --sample-events={EVSAMPLE_HZ} --quiet", gt_cmd(*P_EVMUX)).rstrip()}
+kill -INT $ppid
+sleep 0.2
+kill -KILL $ppid 2>/dev/null
+wait $ppid
 """
 
 DAEMON = f"""
@@ -145,6 +161,7 @@ STEPS_SMP1 = "".join([
     tm("reentrancy", f"-e {REENT_EVENTS} --sample={REENT_HZ} --quiet {UPROBES}", gt_cmd(*P_REENT)),
     tm("evsample", f"-e cycles:u,instructions:u --sample-events={EVSAMPLE_HZ} --quiet", gt_cmd(*P_SAMPLE)),
     tm("evthreads", f"-e cycles:u --sample-events={EVSAMPLE_HZ} --quiet", gt_cmd(*P_EVTHREADS)),
+    EVMUX,
     tm("tma", "--cpu neoverse-n2", gt_cmd(*P_MUX)),
     tm("percall", "-e instructions:u --quiet --per-call :gt_mid --uprobe :gt_leaf", gt_cmd(*P_UPROBES)),
     DAEMON,
@@ -404,6 +421,41 @@ def check_evthreads(o, res):
                   f"{got} from {k} samples, exact {want} (+/- {100 * tol:.1f} %)")
 
 
+def check_evmux(o, res):
+    """--sample-events with more events than counters (perf stat -a holding 6 of the 7): each event
+    samples only while it runs, its periods are scaled by enabled/running, the report says which
+    shared counters, and the events' process estimates (each counts the same user cycles, one per
+    instruction) have their median within 3/sqrt(samples) + 5 % of the exact count: unscaled, it
+    would be ~70 %.  One event may be off more: the hardware cycles event (which can take the
+    dedicated cycle counter) read 63 %, 75 % and 83 % of the truth in three runs while the other
+    spellings read 78-102 %; not explained yet (docs/emulated-pmu.md)."""
+    if not o.ran("evmux", res):
+        return
+    rep = o.json("evmux.json")
+    sp = rep["sampling"]
+    ran = {e["name"]: e["running_pct"] for e in sp["events"]}
+    res.check("evmux: the events shared counters, and the report says so",
+              sp["shared_counters"] != "" and all(p < 95 for p in ran.values()),
+              f"shared_counters {sp['shared_counters']!r}, running % {ran}")
+    want = process_total(*P_EVMUX)
+    procs = [p for p in rep["sampled_processes"] if p["comm"] == "gt_arm64"]
+    events = EVMUX_EVENTS.split(",")
+    got = {ev: procs[0]["counters"].get(ev, 0) if procs else 0 for ev in events}
+    k = min(procs[0]["event_samples"].get(ev, 0) for ev in events) if procs else 0
+    tol = (3 / math.sqrt(k) if k else 1.0) + 0.05
+    med = sorted(got.values())[len(events) // 2 - 1: len(events) // 2 + 1]
+    med = sum(med) / len(med)
+    res.check("evmux: the median of the multiplexed, scaled estimates = exact instructions",
+              k >= 1000 and abs(med - want) <= tol * want,
+              f"median {med:.0f} (+/- {100 * tol:.1f} %), exact {want}; each: " +
+              ", ".join(f"{ev} {100 * g / want:.1f} %" for ev, g in got.items()))
+    th = threads_of(rep)
+    res.check("evmux: the thread's estimates (task storage) are the process's (its rows)",
+              bool(procs) and len(th) == 1 and all(abs(th[0]["counters"][ev] - got[ev]) <= 1e-6 * want
+                                                   for ev in events),
+              f"thread {th[0]['counters'] if th else None}, process {got}")
+
+
 def check_reentrancy(o, res):
     """Samples at 100 kHz on cycles with --uprobe on a switch-heavy workload: samples land inside folds
     (the guard skips them) and the totals stay exact."""
@@ -511,7 +563,7 @@ def check_reports_follow_the_schema(o, res):
 
 
 CHECKS_SMP1 = [check_perf_peer, check_threads, check_uprobes, check_uprobes_classic, check_mux, check_group,
-               check_sample, check_evsample, check_evthreads, check_reentrancy, check_tma, check_percall, check_daemon, check_check,
+               check_sample, check_evsample, check_evthreads, check_evmux, check_reentrancy, check_tma, check_percall, check_daemon, check_check,
                check_reports_follow_the_schema, check_nothing_left]
 
 # ---- -smp 2: migrations and per-CPU behaviour (QEMU's vCPUs share one instruction count: no exact values) ----

@@ -107,21 +107,35 @@ static void test_spans(void)
 	rec(&s, 102, 2, 0, TRACE_ENTRY, 17000);
 	/* malformed */
 	rec(&s, 103, 0, TMABPF_MAX_DEPTH, TRACE_ENTRY, 17500);
-	/* many threads: the table grows, and threads without open frames leave it */
+	/* many threads: the table grows, and threads without open frames leave it once idle for a
+	 * second (TRACE_IDLE_NS): 100 more threads 2 s later make it rebuild */
 	for (__u32 t = 2000; t < 3000; t++)
 		rec(&s, t, 0, 0, TRACE_ENTRY, 18000 + t);
 	for (__u32 t = 2999; t >= 2000; t--)
 		rec(&s, t, 0, 0, TRACE_RETURN, 19000 + t);
-	check(s.used == 1, "only the thread with an open frame stays in the table (%zu)", s.used);
+	for (__u32 t = 4000; t < 4100; t++) {
+		rec(&s, t, 0, 0, TRACE_ENTRY, 2000000000ULL + 10 * t);
+		rec(&s, t, 0, 0, TRACE_RETURN, 2000000000ULL + 10 * t + 5);
+	}
+	check(s.used <= 1 + 100, "threads idle for a second left the table (%zu)", s.used);
+	/* a record earlier than its thread's previous one (another CPU's clock after a migration)
+	 * takes that one's time: the sequential calls do not overlap */
+	rec(&s, 4100, 0, 0, TRACE_ENTRY, 2000100000ULL);
+	rec(&s, 4100, 0, 0, TRACE_RETURN, 2000101000ULL);
+	rec(&s, 4100, 1, 0, TRACE_ENTRY, 2000100500ULL);
+	rec(&s, 4100, 1, 0, TRACE_RETURN, 2000102000ULL);
+	check(s.clamped == 1, "one record clamped to its thread's previous time (%llu)", s.clamped);
 	trace_spans_close_all(&s, 25000);
-	check(s.spans == 2 + 2 + 3 + 2 + 1 + 1000, "spans written: %llu", s.spans);
+	check(s.spans == 2 + 2 + 3 + 2 + 1 + 1000 + 100 + 2, "spans written: %llu", s.spans);
 	check(s.unmatched == 1 && s.exited == 2 && s.open_at_end == 1 && s.lost_end == 1 && s.lost_entry == 1 &&
 	      s.bad == 1, "unmatched %llu exited %llu open_at_end %llu lost_end %llu lost_entry %llu bad %llu",
 	      s.unmatched, s.exited, s.open_at_end, s.lost_end, s.lost_entry, s.bad);
 	check(trace_writer_close(&w, err, sizeof(err)) == 0, "writer closes");
 	trace_spans_free(&s);
 	doc = slurp(path);
-	check(doc && count(doc, "\"ph\":\"X\"") == 2 + 2 + 3 + 2 + 1 + 1000, "X events in the file");
+	check(doc && count(doc, "\"ph\":\"X\"") == 2 + 2 + 3 + 2 + 1 + 1000 + 100 + 2, "X events in the file");
+	check(doc && strstr(doc, "\"ts\":2000101.000,\"pid\":4100,\"tid\":4100,\"name\":\"f1\",\"cat\":\"uprobe\","
+			     "\"dur\":1.000}"), "the clamped call starts where the previous one ended");
 	check(doc && strstr(doc, "{\"ph\":\"X\",\"ts\":6.000,\"pid\":100,\"tid\":100,\"name\":\"f1\",\"cat\":\"uprobe\","
 			     "\"dur\":1.000,\"args\":{\"end\":\"unmatched: skipped by longjmp or an exception\"}}"),
 	      "longjmp frame: closes at its caller's return, marked unmatched");

@@ -22,6 +22,7 @@ struct trace_thread {
 	__u32 tid;		/* 0: free slot (tid 0, idle, is never traced) */
 	__u32 pid;
 	__u32 depth;
+	unsigned long long last_ts;	/* its latest record's time: a thread's times never go back */
 	struct trace_frame f[TMABPF_MAX_DEPTH];
 };
 
@@ -46,16 +47,28 @@ static size_t slot_of(const struct trace_thread *tab, size_t cap, __u32 tid)
 	return i;
 }
 
-static int grow(struct trace_spans *s)
+/* A thread with no open frame stays this long after its last record (its time, the clamp's
+ * floor, with it); then a rebuild lets it go, so short-lived threads do not accumulate. */
+#define TRACE_IDLE_NS 1000000000ULL
+
+static bool keep(const struct trace_spans *s, const struct trace_thread *t)
 {
-	size_t cap = s->cap ? s->cap * 2 : 256;
+	return t->tid && (t->depth || t->last_ts + TRACE_IDLE_NS >= s->newest_ts);
+}
+
+/* The table rebuilt at cap slots, without the threads idle for TRACE_IDLE_NS. */
+static int rehash(struct trace_spans *s, size_t cap)
+{
 	struct trace_thread *tab = calloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return -ENOMEM;
+	s->used = 0;
 	for (size_t i = 0; i < s->cap; i++)
-		if (s->tab[i].tid)
+		if (keep(s, &s->tab[i])) {
 			tab[slot_of(tab, cap, s->tab[i].tid)] = s->tab[i];
+			s->used++;
+		}
 	free(s->tab);
 	s->tab = tab;
 	s->cap = cap;
@@ -66,41 +79,18 @@ static struct trace_thread *thread_get(struct trace_spans *s, __u32 tid, __u32 p
 {
 	struct trace_thread *t;
 
-	if ((s->used + 1) * 2 > s->cap && grow(s))
-		return NULL;
+	if ((s->used + 1) * 2 > s->cap) {
+		if (!s->cap ? rehash(s, 256) : rehash(s, s->cap))	/* idle threads go first */
+			return NULL;
+		if ((s->used + 1) * 2 > s->cap && rehash(s, s->cap * 2))
+			return NULL;
+	}
 	t = &s->tab[slot_of(s->tab, s->cap, tid)];
 	if (!t->tid) {
-		t->tid = tid;
-		t->pid = pid;
+		*t = (struct trace_thread){ .tid = tid, .pid = pid };
 		s->used++;
 	}
 	return t;
-}
-
-/* A thread with no open frame leaves the table (backward-shift deletion), so
- * short-lived threads do not accumulate over a long run. */
-static void thread_put(struct trace_spans *s, struct trace_thread *t)
-{
-	size_t i = (size_t)(t - s->tab), j = i, mask = s->cap - 1;
-
-	if (t->depth)
-		return;
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!s->tab[j].tid)
-			break;
-		k = home(s->tab[j].tid, s->cap);
-		/* entry j may stay unless its home lies cyclically outside (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		s->tab[i] = s->tab[j];
-		i = j;
-	}
-	s->tab[i].tid = 0;
-	s->tab[i].depth = 0;
-	s->used--;
 }
 
 static const char *fn_name(const struct trace_spans *s, __u32 fn, char *buf, size_t len)
@@ -135,8 +125,9 @@ static void close_from(struct trace_spans *s, struct trace_thread *t, __u32 from
 	}
 }
 
-void trace_spans_record(struct trace_spans *s, const struct trace_rec *r)
+void trace_spans_record(struct trace_spans *s, const struct trace_rec *rec)
 {
+	struct trace_rec clamped = *rec, *r = &clamped;
 	struct trace_thread *t;
 	__u32 d = r->depth;
 
@@ -151,7 +142,18 @@ void trace_spans_record(struct trace_spans *s, const struct trace_rec *r)
 	if (t->pid != r->pid) {		/* tid reused by another process */
 		close_from(s, t, 0, r->ts, NOTE_LOST, &s->lost_end);
 		t->pid = r->pid;
+		t->last_ts = 0;
 	}
+	/* The BPF side's times come from each CPU's perf clock (account_clock): a thread that moved to
+	 * another CPU can read a few us earlier than its previous record there, and sequential calls
+	 * would overlap.  Records of one thread come in program order: keep its times monotonic. */
+	if (r->ts < t->last_ts) {
+		r->ts = t->last_ts;
+		s->clamped++;
+	}
+	t->last_ts = r->ts;
+	if (r->ts > s->newest_ts)
+		s->newest_ts = r->ts;
 	if (r->kind == TRACE_ENTRY) {
 		/* frames at this depth or deeper ended without their record */
 		close_from(s, t, d, r->ts, NOTE_LOST, &s->lost_end);
@@ -166,7 +168,6 @@ void trace_spans_record(struct trace_spans *s, const struct trace_rec *r)
 		s->lost_entry++;
 		if (d < t->depth)
 			t->depth = d;
-		thread_put(s, t);
 		return;
 	}
 	if (r->kind == TRACE_RETURN) {
@@ -179,7 +180,6 @@ void trace_spans_record(struct trace_spans *s, const struct trace_rec *r)
 			s->unmatched++;
 	}
 	t->depth = d;
-	thread_put(s, t);
 }
 
 static int on_record(void *ctx, void *data, size_t size)

@@ -40,6 +40,9 @@ struct trace_spans {
 	unsigned long long lost_end;	/* ... whose end record was lost */
 	unsigned long long lost_entry;	/* ends whose entry record was lost (no span) */
 	unsigned long long bad;		/* malformed records */
+	unsigned long long newest_ts;	/* the latest record's time */
+	unsigned long long clamped;	/* records earlier than their thread's previous one (another CPU's
+					 * clock), given that one's time */
 };
 
 void trace_spans_init(struct trace_spans *s, struct trace_writer *w, const struct uprobe_set *uset);

@@ -124,6 +124,7 @@ static void end_marker(struct trace_run *t, const struct self_stats *self, const
 	json_u64(j, "spans_open_at_end", s->open_at_end);
 	json_u64(j, "spans_record_lost", s->lost_end);
 	json_u64(j, "records_lost", self->stat[STAT_TRACE_DROPS]);
+	json_u64(j, "records_clock_clamped", s->clamped);
 	json_u64(j, "counter_samples", t->tracks.samples);
 	json_obj_end(j);
 	trace_writer_event_end(&t->w);
