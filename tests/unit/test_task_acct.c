@@ -5,7 +5,9 @@
  * blocked = lifetime - on-CPU - runqueue never goes down; a thread's end (exit
  * record held as the live thread, then the final record) gives its final
  * counts once, never twice, whatever the order of iterations and records;
- * state stays bounded; only derivable events are accepted.  Estimated
+ * state stays bounded; only derivable events are accepted; an iteration's stale
+ * record of a thread whose final record came does not revive it; the run's end
+ * flushes held exit records as final sums.  Estimated
  * (--sample-events): any event, each thread's counts its own estimates, less
  * those at its first sighting, an ended thread's from its final record.
  */
@@ -173,5 +175,36 @@ int main(void)
 		check(task_acct_exit(&a, &e.r, &s) == 0 && s.c[0].value == 42, "a young thread's whole estimate");
 		task_acct_free(&a);
 	}
+
+	/* a final record consumed after an iteration read the thread: the stale live record does not
+	 * bring it back (a tombstone until the next iteration but one) */
+	check(task_acct_init(&a, &evs, false, 8, err, sizeof(err)) == 0, "init");
+	task_acct_begin(&a, 1000 * MS);
+	r = rec(5, 60, 1100 * MS, 1200 * MS, 5 * MS, 0, 1);
+	task_acct_begin(&a, 1200 * MS);
+	check(task_acct_live(&a, &r, &s) == 0, "thread 60 live");
+	task_acct_begin(&a, 1300 * MS);
+	r.now_ns = 1300 * MS;
+	r.exited = TASK_REC_EXIT;
+	task_acct_exit(&a, &r, &s);
+	r.exited = TASK_REC_FINAL;
+	check(task_acct_exit(&a, &r, &s) == 0 && s.exited, "its final sums, once");
+	r.exited = 0;
+	check(task_acct_live(&a, &r, &s) == -1, "the iteration's stale record of it is not live again");
+	task_acct_begin(&a, 1400 * MS);
+	check(a.seen.n == 0, "the tombstone goes when the next iteration begins (%zu left)", a.seen.n);
+
+	/* the run ends with an exit record held: flushed as the thread's final sums, once */
+	r = rec(5, 61, 1450 * MS, 1500 * MS, 3 * MS, 0, 1);
+	r.exited = TASK_REC_EXIT;
+	task_acct_exit(&a, &r, &s);
+	finals = 0;
+	task_acct_flush(&a, on_final, NULL);
+	check(finals == 1 && last_final.tid == 61 && last_final.exited && last_final.oncpu_ns == 3 * MS && a.held == 0,
+	      "a held exit record flushed as final sums");
+	task_acct_flush(&a, on_final, NULL);
+	r.exited = TASK_REC_FINAL;
+	check(finals == 1 && task_acct_exit(&a, &r, &s) == -1, "flushed once; its late final record ignored");
+	task_acct_free(&a);
 	return check_exit();
 }

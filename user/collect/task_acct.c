@@ -14,7 +14,10 @@ struct task_seen {
 	unsigned int gen;	/* last iteration that showed it (or held it) */
 	unsigned int exit_gen;	/* iteration in which its exit record came */
 	bool exiting;		/* exit record held: shown as live until its final record */
-	bool done;		/* final sums given (held too long): a late final record is ignored */
+	bool done;		/* final sums given (held too long, or flushed): a late final record is ignored */
+	bool final_seen;	/* its final record came: kept as a tombstone until the next iteration
+				 * begins, so that the records of an iteration read before it cannot
+				 * bring the thread back as live */
 	struct counter_val *est;	/* estimated: the base's estimates (nr_events), then the held exit
 					 * record's (nr_events); NULL otherwise */
 };
@@ -110,7 +113,8 @@ void task_acct_begin(struct task_acct *a, uint64_t now)
 
 			if (!s)
 				continue;
-			if (s->done ? a->gen - s->exit_gen >= TASK_ACCT_DONE_ITERS : !s->exiting && s->gen != a->gen)
+			if (s->final_seen ||
+			    (s->done ? a->gen - s->exit_gen >= TASK_ACCT_DONE_ITERS : !s->exiting && s->gen != a->gen))
 				gone[n++] = a->seen.keys[i];
 		}
 		for (size_t i = 0; i < n; i++)	/* collect first: deleting rehashes */
@@ -194,6 +198,7 @@ static struct task_seen *seen_get(struct task_acct *a, const struct task_rec *r,
 	struct task_seen *s = u64map_get(&a->seen, r->tid);
 
 	if (s && s->start_ns != r->start_ns) {	/* tid reused: the old thread is gone */
+		a->held -= s->exiting;
 		seen_free(u64map_del(&a->seen, r->tid));
 		s = NULL;
 	}
@@ -271,7 +276,7 @@ int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_
 		return -1;
 	}
 	if (s && s->done) {
-		if (final)
+		if (final && !s->final_seen)
 			seen_free(u64map_del(&a->seen, r->tid));	/* the late final record: it is all over */
 		return -1;
 	}
@@ -290,9 +295,11 @@ int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_
 	}
 	final_sums(a, s, s && s->exiting ? &s->exit : NULL, s && s->exiting ? exit_est(a, s) : NULL, r, rec_est(a, r),
 		   out);
-	if (s) {
+	if (s) {	/* a tombstone until the next iteration begins (task_acct_begin) */
 		a->held -= s->exiting;
-		seen_free(u64map_del(&a->seen, r->tid));
+		s->exiting = false;
+		s->done = s->final_seen = true;
+		s->exit_gen = a->gen;
 	}
 	return 0;
 }
@@ -326,4 +333,21 @@ size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
 		k++;
 	}
 	return k;
+}
+
+void task_acct_flush(struct task_acct *a, void (*final)(void *ctx, const struct thread_stats *s), void *ctx)
+{
+	for (size_t i = 0; i < a->seen.cap && a->held; i++) {
+		struct task_seen *s = a->seen.vals[i];
+		struct thread_stats f;
+
+		if (!s || !s->exiting)
+			continue;
+		final_sums(a, s, &s->exit, exit_est(a, s), NULL, NULL, &f);
+		s->exiting = false;
+		s->done = true;
+		a->held--;
+		if (final)
+			final(ctx, &f);
+	}
 }

@@ -95,4 +95,8 @@ int task_acct_exit(struct task_acct *a, const struct task_rec *r, struct thread_
 size_t task_acct_held(struct task_acct *a, struct thread_stats *out, size_t cap,
 		      void (*final)(void *ctx, const struct thread_stats *s), void *ctx);
 
+/* The run ends: every held exit record's sums to final() now, as the thread's last (its final
+ * record did not come in time). */
+void task_acct_flush(struct task_acct *a, void (*final)(void *ctx, const struct thread_stats *s), void *ctx);
+
 #endif

@@ -27,6 +27,8 @@ struct tasks_prog {
 	unsigned long long records;	/* threads in the last iteration */
 	thread_exit_fn on_exit;
 	void *ctx;
+	bool (*keep)(void *ctx, unsigned int pid, unsigned int tid);	/* NULL: every thread */
+	void *keep_ctx;
 };
 
 /* Open and load; err says what failed.  0 or a negative errno (-EINVAL: an
@@ -36,6 +38,11 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimate
 	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* The map of each thread's estimates (bpf/thread_est.bpf.h), for the event sampler. */
 int tasks_thread_est_fd(const struct tasks_prog *p);
+/* Account only the threads keep() says (before anything is held for them: the CLI's target filter). */
+void tasks_set_filter(struct tasks_prog *p, bool (*keep)(void *ctx, unsigned int pid, unsigned int tid), void *ctx);
+/* The run ends: wait up to wait_ms for the final records of the threads that exited, then give the
+ * exit records still held as those threads' final sums (on_exit). */
+void tasks_flush(struct tasks_prog *p, int wait_ms);
 /* Attach the exit program and create the iterator's link. */
 int tasks_attach(struct tasks_prog *p, char *err, size_t errlen);
 /* One iteration over every thread: current sums of live threads (*out malloc'd). */

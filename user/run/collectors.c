@@ -250,13 +250,10 @@ const char *run_switch_needed(const struct options *o)
 
 static const struct event_list no_events;
 
-/* An exited thread's final sums: the CLI's task programs see every thread, the filter says whose. */
-static void tasks_exit_filtered(void *ctx, const struct thread_stats *s)
+/* The CLI's task programs see every thread of the host: the spine's filter says whose count. */
+static bool tasks_tracked(void *ctx, unsigned int pid, unsigned int tid)
 {
-	struct run_ctx *c = ctx;
-
-	if (threads_tracked(&c->spine, s->pid, s->tid))
-		c->on_exit(c->exit_ctx, s);
+	return threads_tracked(ctx, pid, tid);
 }
 
 static bool tasks_wanted(const struct run_ctx *c)
@@ -276,9 +273,10 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 	}
 	c->tasks_loaded = true;
 	if (tasks_load(&c->tasks, c->tasks_counts == TASKS_NO_COUNTS ? &no_events : &c->prep->evs,
-		       c->tasks_counts == TASKS_ESTIMATES, c->o->max_threads, cli ? tasks_exit_filtered : c->on_exit,
-		       cli ? (void *)c : c->exit_ctx, err, errlen))
+		       c->tasks_counts == TASKS_ESTIMATES, c->o->max_threads, c->on_exit, c->exit_ctx, err, errlen))
 		return RUN_FAILED;
+	if (cli)
+		tasks_set_filter(&c->tasks, tasks_tracked, &c->spine);
 	if (!c->tasks.run_stats && !cli)	/* the CLI's spine said it */
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
 			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
@@ -302,14 +300,10 @@ static void tasks_poll_op(struct run_ctx *c, int timeout_ms)
 static void tasks_iterate(struct run_ctx *c)
 {
 	struct thread_stats *live = NULL;
-	size_t n = 0, k = 0;
+	size_t n = 0;
 
-	if (tasks_read(&c->tasks, &live, &n))
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (threads_tracked(&c->spine, live[i].pid, live[i].tid))
-			live[k++] = live[i];
-	thread_table_set_live(&c->tt, live, k);
+	if (tasks_read(&c->tasks, &live, &n) == 0)
+		thread_table_set_live(&c->tt, live, n);
 }
 
 /* The daemon reads on its own (daemon.c); the CLI at each refresh, until its last iteration. */
@@ -342,7 +336,7 @@ static void tasks_detach_op(struct run_ctx *c)
 		if (has_targets(c))
 			edges_switch_every_cpu(c->prep->host.ncpus);
 		c->stop_ns = mono_ns();
-		tasks_poll(&c->tasks, 0);
+		tasks_flush(&c->tasks, 200);	/* threads that exited: final, not held as live */
 		tasks_iterate(c);
 		c->tasks_final = true;
 	}

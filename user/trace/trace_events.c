@@ -82,7 +82,8 @@ static struct trace_thread *thread_get(struct trace_spans *s, __u32 tid, __u32 p
 	if ((s->used + 1) * 2 > s->cap) {
 		if (!s->cap ? rehash(s, 256) : rehash(s, s->cap))	/* idle threads go first */
 			return NULL;
-		if ((s->used + 1) * 2 > s->cap && rehash(s, s->cap * 2))
+		/* still over a quarter full: double, or nearly every new thread would rebuild again */
+		if ((s->used + 1) * 4 > s->cap && rehash(s, s->cap * 2))
 			return NULL;
 	}
 	t = &s->tab[slot_of(s->tab, s->cap, tid)];
