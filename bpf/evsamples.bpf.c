@@ -34,10 +34,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 bool cfg_stacks = true;
 const volatile bool cfg_thread_est = false;
 
-/* The thread's estimate of event e (its storage created at its first sample). */
+/* The thread's estimate of event e.  Its storage is created in process context by the task
+ * programs (tasks.bpf.c: the targets' threads at the first iteration, their children at fork):
+ * here, in NMI context on a PMU, it is only looked up. */
 static __always_inline void thread_est_add(struct task_struct *task, __u64 e, __u64 period, __u64 enabled)
 {
-	struct thread_est *t = bpf_task_storage_get(&thread_est, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct thread_est *t = bpf_task_storage_get(&thread_est, task, 0, 0);
 
 	if (!t) {
 		stat_inc(STAT_THREAD_EST_LOST);

@@ -47,6 +47,29 @@ STAT_MAP(task_stats, TASK_STAT_MAX);
 /* records with the threads' event estimates (struct task_rec_est): the CLI's --sample-events */
 const volatile bool cfg_est = false;
 
+/* cfg_est: the target filter (the spine's pids map, reused by fd, and its rule: account.bpf.h's
+ * task_tracked), whose threads get their estimate storage here, in process context: the event
+ * sampler only looks it up (on a PMU it runs in NMI context, where creating an element takes a
+ * lock a freeing task on the same CPU may hold). */
+const volatile __u32 cfg_filter = 0;	/* enum tmabpf_filter */
+const volatile __u32 cfg_main_id = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* the spine's, reused */
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+static __always_inline bool est_tracked(struct task_struct *task)
+{
+	__u32 id = cfg_filter == FILTER_TGID ? task->tgid : task->pid;
+
+	if (!task->pid)
+		return false;
+	return cfg_filter == FILTER_ALL || id == cfg_main_id || bpf_map_lookup_elem(&pids, &id);
+}
+
 /* the iterator's record with estimates: too big for the stack */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -106,6 +129,8 @@ int tmabpf_task_iter(struct bpf_iter__task *ctx)
 	re = bpf_map_lookup_elem(&iter_rec, &zero);
 	if (!re)
 		return 0;
+	if (est_tracked(task))	/* the targets' threads that predate the run */
+		bpf_task_storage_get(&thread_est, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	__builtin_memset(re, 0, sizeof(*re));
 	task_fill(&re->r, task, bpf_ktime_get_ns());
 	est_fill(re, task);
@@ -139,6 +164,16 @@ static __always_inline void task_end(struct task_struct *task, __u32 kind)
 	/* no wakeup: its irq_work (a self-IPI, a VM exit on virtual machines)
 	 * cost ~20 us per record here; user space drains on a timer instead */
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/* cfg_est: a new thread or process of a thread that has estimate storage gets its own (the
+ * iteration at the start gave the targets' threads theirs). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tmabpf_task_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (cfg_est && bpf_task_storage_get(&thread_est, parent, 0, 0))
+		bpf_task_storage_get(&thread_est, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")

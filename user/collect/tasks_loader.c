@@ -37,7 +37,7 @@ static int on_exit_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimated, int max_threads,
+int tasks_load(struct tasks_prog *p, const struct event_list *evs, const struct tasks_est *est, int max_threads,
 	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen)
 {
 	int r;
@@ -47,17 +47,29 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimate
 	p->on_exit = on_exit;
 	p->ctx = ctx;
 	p->nr_cpus = libbpf_num_possible_cpus();
-	if ((r = task_acct_init(&p->acct, evs, estimated, max_threads, err, errlen)))
+	if ((r = task_acct_init(&p->acct, evs, est != NULL, max_threads, err, errlen)))
 		return r;
 	if ((r = bpf_need_btf(err, errlen)))
 		return r;
 	/* /proc/PID/schedstat exists exactly when the kernel keeps sched_info (CONFIG_SCHED_INFO) */
 	p->run_delay = access("/proc/self/schedstat", R_OK) == 0;
-	p->rec_size = estimated ? sizeof(struct task_rec_est) : sizeof(struct task_rec);
+	p->rec_size = est ? sizeof(struct task_rec_est) : sizeof(struct task_rec);
 	p->skel = tasks_bpf__open();
 	if (!p->skel)
 		return hint(-errno, err, errlen, "opening the task accounting BPF object");
-	p->skel->rodata->cfg_est = estimated;
+	p->skel->rodata->cfg_est = est != NULL;
+	bpf_program__set_autoload(p->skel->progs.tmabpf_task_fork, est != NULL);
+	if (est) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+
+		p->skel->rodata->cfg_filter = est->filter;
+		p->skel->rodata->cfg_main_id = est->main_id;
+		if (bpf_map_get_info_by_fd(est->pids_fd, &info, &len) ||
+		    bpf_map__set_max_entries(p->skel->maps.pids, info.max_entries) ||
+		    bpf_map__reuse_fd(p->skel->maps.pids, est->pids_fd))
+			return hint(-errno, err, errlen, "sharing the target filter with the task programs");
+	}
 	bpf_map__set_max_entries(p->skel->maps.task_exits, ringbuf_bytes((unsigned long)max_threads * (p->rec_size + 8)));
 	r = tasks_bpf__load(p->skel);
 	if (r)
@@ -92,6 +104,11 @@ int tasks_attach(struct tasks_prog *p, char *err, size_t errlen)
 	p->skel->links.tmabpf_task_free = bpf_program__attach(p->skel->progs.tmabpf_task_free);
 	if (!p->skel->links.tmabpf_task_free)
 		return hint(-errno, err, errlen, "attaching to sched_process_free");
+	if (p->skel->rodata->cfg_est) {
+		p->skel->links.tmabpf_task_fork = bpf_program__attach(p->skel->progs.tmabpf_task_fork);
+		if (!p->skel->links.tmabpf_task_fork)
+			return hint(-errno, err, errlen, "attaching to sched_process_fork");
+	}
 	p->iter = bpf_program__attach_iter(p->skel->progs.tmabpf_task_iter, NULL);
 	if (!p->iter) {
 		r = -errno;
@@ -143,6 +160,16 @@ out:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	return r;
+}
+
+int tasks_seed(struct tasks_prog *p)
+{
+	char *recs = NULL;
+	size_t n = 0;
+	int r = iterate(p, &recs, &n);	/* the iterator creates the targets' storage; nothing accounted */
+
+	free(recs);
 	return r;
 }
 

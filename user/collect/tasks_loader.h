@@ -31,10 +31,19 @@ struct tasks_prog {
 	void *keep_ctx;
 };
 
+/* --sample-events: the events are sampled, and each thread's counts are its estimates from the
+ * event sampler (task_acct.h); the storage of the estimates is created for the target filter's
+ * threads (the spine's pids map and rule) and their children. */
+struct tasks_est {
+	int pids_fd;
+	unsigned int filter;	/* enum tmabpf_filter */
+	unsigned int main_id;
+};
+
 /* Open and load; err says what failed.  0 or a negative errno (-EINVAL: an
- * event that is not derivable).  estimated: the events are sampled, and each
- * thread's counts are its estimates from the event sampler (task_acct.h). */
-int tasks_load(struct tasks_prog *p, const struct event_list *evs, bool estimated, int max_threads,
+ * event that is not derivable).  est: estimated counts (NULL: the events are
+ * task_struct counts, or none). */
+int tasks_load(struct tasks_prog *p, const struct event_list *evs, const struct tasks_est *est, int max_threads,
 	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* The map of each thread's estimates (bpf/thread_est.bpf.h), for the event sampler. */
 int tasks_thread_est_fd(const struct tasks_prog *p);
@@ -45,6 +54,9 @@ void tasks_set_filter(struct tasks_prog *p, bool (*keep)(void *ctx, unsigned int
 void tasks_flush(struct tasks_prog *p, int wait_ms);
 /* Attach the exit program and create the iterator's link. */
 int tasks_attach(struct tasks_prog *p, char *err, size_t errlen);
+/* Estimated: one iteration that only creates the targets' estimate storage (after attach, before
+ * the events sample: none of their samples then misses a thread).  0 or -errno. */
+int tasks_seed(struct tasks_prog *p);
 /* One iteration over every thread: current sums of live threads (*out malloc'd). */
 int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n);
 /* Deliver exited threads to on_exit; returns the count or -errno. */

@@ -125,6 +125,11 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	return 0;
 }
 
+int threads_pids_fd(const struct threads_prog *p)
+{
+	return bpf_map__fd(p->skel->maps.pids);
+}
+
 bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid)
 {
 	const struct account_cfg *a = &p->acfg;

@@ -57,6 +57,8 @@ struct bpf_object;
 int threads_share_maps(struct threads_prog *p, struct bpf_object *obj);
 /* Seed the per-CPU snapshots (see SNAP_ATTACH) and attach. */
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen);
+/* The filter's map (its ids; account_cfg.filter says which kind). */
+int threads_pids_fd(const struct threads_prog *p);
 /* Is the thread in the filter (as the BPF side's task_tracked)? */
 bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid);
 /* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */

@@ -265,6 +265,9 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	int bad = c->tasks_counts == TASKS_KERNEL_COUNTS ? task_acct_underivable(&c->prep->evs) : -1;
 	bool cli = c->tcfg.filter_only;
+	/* estimates (the CLI): their storage for the spine's targets */
+	struct tasks_est est = { .pids_fd = cli ? threads_pids_fd(&c->spine) : -1, .filter = c->spine.acfg.filter,
+				 .main_id = c->spine.acfg.main_id };
 
 	if (bad >= 0) {
 		err_set(err, errlen, "event '%s' is not a per-thread kernel count (derivable: %s)",
@@ -273,7 +276,8 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 	}
 	c->tasks_loaded = true;
 	if (tasks_load(&c->tasks, c->tasks_counts == TASKS_NO_COUNTS ? &no_events : &c->prep->evs,
-		       c->tasks_counts == TASKS_ESTIMATES, c->o->max_threads, c->on_exit, c->exit_ctx, err, errlen))
+		       c->tasks_counts == TASKS_ESTIMATES ? &est : NULL, c->o->max_threads, c->on_exit, c->exit_ctx,
+		       err, errlen))
 		return RUN_FAILED;
 	if (cli)
 		tasks_set_filter(&c->tasks, tasks_tracked, &c->spine);
@@ -288,7 +292,15 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 
 static int tasks_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	return tasks_attach(&c->tasks, err, errlen) ? RUN_FAILED : RUN_OK;
+	int r;
+
+	if (tasks_attach(&c->tasks, err, errlen))
+		return RUN_FAILED;
+	if (c->tasks_counts == TASKS_ESTIMATES && (r = tasks_seed(&c->tasks))) {	/* before the sampler attaches */
+		err_set(err, errlen, "creating the targets' estimate storage (task iterator): %s", strerror(-r));
+		return RUN_FAILED;
+	}
+	return RUN_OK;
 }
 
 static void tasks_poll_op(struct run_ctx *c, int timeout_ms)
