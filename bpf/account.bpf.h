@@ -33,6 +33,7 @@
 #include "tmabpf.h"
 #include "kernel.bpf.h"
 #include "maps.bpf.h"
+#include "target_filter.bpf.h"
 
 _Static_assert(sizeof(struct counter_val) == sizeof(struct bpf_perf_event_value) &&
 		       __builtin_offsetof(struct counter_val, enabled) == __builtin_offsetof(struct bpf_perf_event_value, enabled) &&
@@ -94,13 +95,7 @@ static __always_inline void stat_inc(__u32 slot)
 /* Is this task one we account for?  Idle (tid 0) never is. */
 static __always_inline bool task_tracked(__u32 tgid, __u32 tid)
 {
-	if (tid == 0)
-		return false;
-	if (account_cfg.filter == FILTER_ALL)
-		return true;
-	if (account_cfg.filter == FILTER_TGID)
-		return tgid == account_cfg.main_id || bpf_map_lookup_elem(&pids, &tgid) != NULL;
-	return tid == account_cfg.main_id || bpf_map_lookup_elem(&pids, &tid) != NULL;
+	return target_tracked(account_cfg.filter, account_cfg.main_id, &pids, tgid, tid);
 }
 
 /* The task's cgroup v2 id (its kernfs node id, the cgroup directory's inode

@@ -32,6 +32,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "maps.bpf.h"
+#include "target_filter.bpf.h"
 #include "tasks.h"
 #include "thread_est.bpf.h"
 
@@ -47,10 +48,10 @@ STAT_MAP(task_stats, TASK_STAT_MAX);
 /* records with the threads' event estimates (struct task_rec_est): the CLI's --sample-events */
 const volatile bool cfg_est = false;
 
-/* cfg_est: the target filter (the spine's pids map, reused by fd, and its rule: account.bpf.h's
- * task_tracked), whose threads get their estimate storage here, in process context: the event
- * sampler only looks it up (on a PMU it runs in NMI context, where creating an element takes a
- * lock a freeing task on the same CPU may hold). */
+/* cfg_est: the target filter (the spine's pids map, reused by fd, and its rule).  Only the targets'
+ * threads are read and reported, and they get their estimate storage here, in process context:
+ * the event sampler only looks it up (on a PMU it runs in NMI context, where creating an element
+ * takes a lock a freeing task on the same CPU may hold). */
 const volatile __u32 cfg_filter = 0;	/* enum tmabpf_filter */
 const volatile __u32 cfg_main_id = 0;
 
@@ -63,11 +64,7 @@ struct {
 
 static __always_inline bool est_tracked(struct task_struct *task)
 {
-	__u32 id = cfg_filter == FILTER_TGID ? task->tgid : task->pid;
-
-	if (!task->pid)
-		return false;
-	return cfg_filter == FILTER_ALL || id == cfg_main_id || bpf_map_lookup_elem(&pids, &id);
+	return target_tracked(cfg_filter, cfg_main_id, &pids, task->tgid, task->pid);
 }
 
 /* the iterator's record with estimates: too big for the stack */
@@ -97,11 +94,9 @@ static __always_inline void task_fill(struct task_rec *r, struct task_struct *ta
 	r->nr_migrations = task->se.nr_migrations;
 }
 
-/* r: zeroed, its task_rec filled */
-static __always_inline void est_fill(struct task_rec_est *r, struct task_struct *task)
+/* r: zeroed, its task_rec filled; est: the thread's storage (NULL: none, zeros) */
+static __always_inline void est_fill(struct task_rec_est *r, struct thread_est *est)
 {
-	struct thread_est *est = bpf_task_storage_get(&thread_est, task, 0, 0);
-
 	if (!est)
 		return;
 	for (int e = 0; e < TMABPF_MAX_EVENTS; e++)
@@ -114,6 +109,7 @@ int tmabpf_task_iter(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct task_rec r = {};
 	struct task_rec_est *re;
+	struct thread_est *est;
 	__u32 zero = 0;
 
 	if (!task)
@@ -126,14 +122,16 @@ int tmabpf_task_iter(struct bpf_iter__task *ctx)
 		bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 		return 0;
 	}
+	if (!est_tracked(task))
+		return 0;
 	re = bpf_map_lookup_elem(&iter_rec, &zero);
 	if (!re)
 		return 0;
-	if (est_tracked(task))	/* the targets' threads that predate the run */
-		bpf_task_storage_get(&thread_est, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* the targets' threads that predate the run get their storage at the first iteration */
+	est = bpf_task_storage_get(&thread_est, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	__builtin_memset(re, 0, sizeof(*re));
 	task_fill(&re->r, task, bpf_ktime_get_ns());
-	est_fill(re, task);
+	est_fill(re, est);
 	bpf_seq_write(ctx->meta->seq, re, sizeof(*re));
 	return 0;
 }
@@ -143,7 +141,7 @@ static __always_inline void task_end(struct task_struct *task, __u32 kind)
 	struct task_rec_est *re = NULL;
 	struct task_rec *r;
 
-	if (!task->pid)
+	if (!task->pid || (cfg_est && !est_tracked(task)))
 		return;
 	if (cfg_est)
 		r = (re = bpf_ringbuf_reserve(&task_exits, sizeof(*re), 0)) ? &re->r : NULL;
@@ -160,7 +158,7 @@ static __always_inline void task_end(struct task_struct *task, __u32 kind)
 	task_fill(r, task, bpf_ktime_get_ns());
 	r->exited = kind;
 	if (re)
-		est_fill(re, task);
+		est_fill(re, bpf_task_storage_get(&thread_est, task, 0, 0));
 	/* no wakeup: its irq_work (a self-IPI, a VM exit on virtual machines)
 	 * cost ~20 us per record here; user space drains on a timer instead */
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);

@@ -6,8 +6,9 @@
  * with the thread's scheduler counts by the task iterator and at its exit
  * (tasks.bpf.c).  The storage is created in process context by the task
  * programs (the targets' threads at the first iteration, their children at
- * fork); the sampler, in NMI context on a PMU, only looks it up.  The storage lives and dies with the task, so an exiting
- * thread's estimate comes with its final record.  One map: the loader of
+ * fork); the sampler, in NMI context on a PMU, only looks it up.  The
+ * storage lives and dies with the task, so an exiting thread's estimate
+ * comes with its final record.  One map: the loader of
  * the second object reuses the first's.
  */
 #ifndef TMABPF_THREAD_EST_BPF_H

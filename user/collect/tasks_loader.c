@@ -28,11 +28,7 @@ static int on_exit_rec(void *ctx, void *data, size_t size)
 	struct tasks_prog *p = ctx;
 	struct thread_stats s;
 
-	const struct task_rec *r = data;
-
-	if (size < p->rec_size || (p->keep && !p->keep(p->keep_ctx, r->pid, r->tid)))
-		return 0;
-	if (task_acct_exit(&p->acct, r, &s) == 0 && p->on_exit)
+	if (size >= p->rec_size && task_acct_exit(&p->acct, data, &s) == 0 && p->on_exit)
 		p->on_exit(p->ctx, &s);
 	return 0;
 }
@@ -78,12 +74,6 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, const struct 
 		return -errno;
 	p->stats_fd = bpf_stats_enable(&p->run_stats);
 	return 0;
-}
-
-void tasks_set_filter(struct tasks_prog *p, bool (*keep)(void *ctx, unsigned int pid, unsigned int tid), void *ctx)
-{
-	p->keep = keep;
-	p->keep_ctx = ctx;
 }
 
 void tasks_flush(struct tasks_prog *p, int wait_ms)
@@ -191,12 +181,9 @@ int tasks_read(struct tasks_prog *p, struct thread_stats **out, size_t *n)
 		free(recs);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nrec; i++) {
-		const struct task_rec *r = (const struct task_rec *)(recs + i * p->rec_size);
-
-		if ((!p->keep || p->keep(p->keep_ctx, r->pid, r->tid)) && task_acct_live(&p->acct, r, &vals[k]) == 0)
+	for (size_t i = 0; i < nrec; i++)
+		if (task_acct_live(&p->acct, (const struct task_rec *)(recs + i * p->rec_size), &vals[k]) == 0)
 			k++;
-	}
 	free(recs);
 	k += task_acct_held(&p->acct, vals + k, room - k, p->on_exit, p->ctx);
 	p->records = nrec;

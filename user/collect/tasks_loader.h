@@ -27,13 +27,11 @@ struct tasks_prog {
 	unsigned long long records;	/* threads in the last iteration */
 	thread_exit_fn on_exit;
 	void *ctx;
-	bool (*keep)(void *ctx, unsigned int pid, unsigned int tid);	/* NULL: every thread */
-	void *keep_ctx;
 };
 
 /* --sample-events: the events are sampled, and each thread's counts are its estimates from the
- * event sampler (task_acct.h); the storage of the estimates is created for the target filter's
- * threads (the spine's pids map and rule) and their children. */
+ * event sampler (task_acct.h).  Only the target filter's threads (the spine's pids map and rule)
+ * are read and reported, and their estimate storage is created for them and their children. */
 struct tasks_est {
 	int pids_fd;
 	unsigned int filter;	/* enum tmabpf_filter */
@@ -47,8 +45,6 @@ int tasks_load(struct tasks_prog *p, const struct event_list *evs, const struct 
 	       thread_exit_fn on_exit, void *ctx, char *err, size_t errlen);
 /* The map of each thread's estimates (bpf/thread_est.bpf.h), for the event sampler. */
 int tasks_thread_est_fd(const struct tasks_prog *p);
-/* Account only the threads keep() says (before anything is held for them: the CLI's target filter). */
-void tasks_set_filter(struct tasks_prog *p, bool (*keep)(void *ctx, unsigned int pid, unsigned int tid), void *ctx);
 /* The run ends: wait up to wait_ms for the final records of the threads that exited, then give the
  * exit records still held as those threads' final sums (on_exit). */
 void tasks_flush(struct tasks_prog *p, int wait_ms);

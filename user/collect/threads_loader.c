@@ -130,19 +130,6 @@ int threads_pids_fd(const struct threads_prog *p)
 	return bpf_map__fd(p->skel->maps.pids);
 }
 
-bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid)
-{
-	const struct account_cfg *a = &p->acfg;
-	unsigned int id = a->filter == FILTER_TGID ? pid : tid;
-	__u8 v;
-
-	if (!tid)
-		return false;
-	if (a->filter == FILTER_ALL || id == a->main_id)
-		return true;
-	return bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.pids), &id, &v) == 0;
-}
-
 int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen)
 {
 	__u8 one = 1;

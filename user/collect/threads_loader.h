@@ -59,8 +59,6 @@ int threads_share_maps(struct threads_prog *p, struct bpf_object *obj);
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen);
 /* The filter's map (its ids; account_cfg.filter says which kind). */
 int threads_pids_fd(const struct threads_prog *p);
-/* Is the thread in the filter (as the BPF side's task_tracked)? */
-bool threads_tracked(struct threads_prog *p, unsigned int pid, unsigned int tid);
 /* Add a tgid (FILTER_TGID) or tid (FILTER_TID) to the filter. */
 int threads_track(struct threads_prog *p, unsigned int id, char *err, size_t errlen);
 /* Deliver exited threads to on_exit; returns the count or -errno. */

@@ -250,11 +250,6 @@ const char *run_switch_needed(const struct options *o)
 
 static const struct event_list no_events;
 
-/* The CLI's task programs see every thread of the host: the spine's filter says whose count. */
-static bool tasks_tracked(void *ctx, unsigned int pid, unsigned int tid)
-{
-	return threads_tracked(ctx, pid, tid);
-}
 
 static bool tasks_wanted(const struct run_ctx *c)
 {
@@ -279,8 +274,6 @@ static int tasks_load_op(struct run_ctx *c, char *err, size_t errlen)
 		       c->tasks_counts == TASKS_ESTIMATES ? &est : NULL, c->o->max_threads, c->on_exit, c->exit_ctx,
 		       err, errlen))
 		return RUN_FAILED;
-	if (cli)
-		tasks_set_filter(&c->tasks, tasks_tracked, &c->spine);
 	if (!c->tasks.run_stats && !cli)	/* the CLI's spine said it */
 		warn_add("kernel BPF run-time stats unavailable (%s); tmabpf's own cost is not reported "
 			 "(needs CAP_SYS_ADMIN, or sysctl kernel.bpf_stats_enabled=1)", strerror(errno));
