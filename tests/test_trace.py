@@ -295,8 +295,10 @@ def test_lost_records_are_counted_and_spans_still_nest(tmp_path, manyfuncs_lib):
     tr, tm = load_trace(tr_out), load_json(tm_out)
     lost = end_marker(tr)["args"]["records_lost"]
     assert lost > 0, "the burst fit the test ring: nothing exercised"
-    assert any("span records lost" in w for w in tm["warnings"])
-    assert "span records lost" in r.stderr
+    # CI once had records lost and no such warning in the report (the report then kept only its first
+    # 64 warnings): the report keeps the latest too, and the warnings are shown when it fails again
+    assert any("span records lost" in w for w in tm["warnings"]), (len(tm["warnings"]), tm["warnings"][:8])
+    assert "span records lost" in r.stderr, r.stderr[-2000:]
     ss = spans(tr)
     calls = sum(f["calls"] for f in tm["functions"] if f["tid"] is None)
     assert calls == 1000 * 100 and 0 < len(ss) < calls

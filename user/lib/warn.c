@@ -6,9 +6,46 @@
 #include <string.h>
 #include "lib/warn.h"
 
-static char *warnings[WARN_MAX];
-static size_t nwarnings;
+/* The report keeps the first WARN_HEAD warnings and the latest WARN_TAIL: a flood of one kind early in
+ * a run cannot push out the end's summaries (what was lost, what was never called).  A text already
+ * kept is not kept again.  Between the two, one line says how many were left out. */
+#define WARN_HEAD (WARN_MAX / 2)
+#define WARN_TAIL (WARN_MAX - WARN_HEAD - 1)
+static char *head[WARN_HEAD], *tail[WARN_TAIL];
+static size_t nhead, ntail_seen, nwarnings_said, nskipped;
+static char skipped_line[160];
 static bool quiet;
+
+static bool kept(const char *s)
+{
+	size_t nt = ntail_seen < WARN_TAIL ? ntail_seen : WARN_TAIL;
+
+	for (size_t i = 0; i < nhead; i++)
+		if (!strcmp(head[i], s))
+			return true;
+	for (size_t i = 0; i < nt; i++)
+		if (!strcmp(tail[i], s))
+			return true;
+	return false;
+}
+
+static void keep_line(const char *s)
+{
+	char *d;
+
+	nwarnings_said++;
+	if (kept(s) || !(d = strdup(s)))
+		return;
+	if (nhead < WARN_HEAD) {
+		head[nhead++] = d;
+		return;
+	}
+	if (ntail_seen >= WARN_TAIL) {	/* the oldest of the tail leaves */
+		free(tail[ntail_seen % WARN_TAIL]);
+		nskipped++;
+	}
+	tail[ntail_seen++ % WARN_TAIL] = d;
+}
 
 void warn_quiet(void)
 {
@@ -33,8 +70,8 @@ static void say(bool keep, size_t max, const char *prefix, const char *fmt, va_l
 	one_line(buf);
 	if (!quiet)
 		fprintf(stderr, "tmabpf: %s%s\n", prefix, buf);
-	if (keep && nwarnings < WARN_MAX)
-		warnings[nwarnings++] = strdup(buf);
+	if (keep)
+		keep_line(buf);
 }
 
 void warn_add(const char *fmt, ...)
@@ -46,8 +83,30 @@ void warn_add(const char *fmt, ...)
 	va_end(ap);
 }
 
-size_t warn_count(void) { return nwarnings; }
-const char *warn_get(size_t i) { return i < nwarnings ? warnings[i] : NULL; }
+size_t warn_total(void) { return nwarnings_said; }
+
+size_t warn_count(void)
+{
+	return nhead + (nskipped ? 1 : 0) + (ntail_seen < WARN_TAIL ? ntail_seen : WARN_TAIL);
+}
+
+const char *warn_get(size_t i)
+{
+	size_t nt = ntail_seen < WARN_TAIL ? ntail_seen : WARN_TAIL;
+
+	if (i < nhead)
+		return head[i];
+	i -= nhead;
+	if (nskipped) {
+		if (!i) {
+			snprintf(skipped_line, sizeof(skipped_line),
+				 "%zu more warnings not kept here (said on standard error)", nskipped);
+			return skipped_line;
+		}
+		i--;
+	}
+	return i < nt ? tail[(ntail_seen - nt + i) % WARN_TAIL] : NULL;
+}
 
 void err_print(const char *fmt, ...)
 {

@@ -111,7 +111,7 @@ struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repai
 	c->kind = VM_THREADS;
 	c->sel_id = -1;
 	c->sel_tid = -1;
-	c->nwarn = c->nwarn_open = warn_count();
+	c->nwarn = c->nwarn_open = warn_total();
 	cbreak();	/* Ctrl-C still raises SIGINT: the run's handler finishes cleanly */
 	noecho();
 	nonl();
@@ -461,7 +461,7 @@ static void draw_drill(struct view_curses *c)
 static void draw_status(struct view_curses *c)
 {
 	int y = LINES - 1;
-	size_t nw = warn_count();
+	size_t nw = warn_total();
 
 	if (c->editing) {
 		putf(c, y, 0, "filter (comm, function or pid; Enter: keep, Esc: cancel): %s_", c->edit);
@@ -469,7 +469,7 @@ static void draw_status(struct view_curses *c)
 	}
 	if (nw > c->nwarn_open) {
 		style_on(c, P_WARN, A_BOLD);
-		putf(c, y, 0, "! %s", warn_get(nw - 1));
+		putf(c, y, 0, "! %s", warn_get(warn_count() - 1));
 		style_off(c, P_WARN, A_BOLD);
 		return;
 	}
@@ -478,7 +478,7 @@ static void draw_status(struct view_curses *c)
 
 void view_curses_draw(struct view_curses *c)
 {
-	size_t nw = warn_count();
+	size_t nw = warn_total();
 
 	char l1[512], l2[512];
 
