@@ -188,13 +188,19 @@ static bool has_targets(const struct run_ctx *c)
 	return c->o->target.nr_pids || c->o->target.nr_tids;
 }
 
+/* What is accounted ends here, not when the links are gone: the slices running now are folded (-- CMD:
+ * its exit did).  By whichever collector accounts the threads: the spine, or the task programs. */
+static void accounting_stop(struct run_ctx *c)
+{
+	if (has_targets(c))
+		edges_switch_every_cpu(c->prep->host.ncpus);
+	c->stop_ns = mono_ns();
+}
+
 static void spine_detach(struct run_ctx *c)
 {
-	if (!c->tcfg.filter_only) {	/* else the task programs' detach did */
-		if (has_targets(c))
-			edges_switch_every_cpu(c->prep->host.ncpus);	/* fold the slices running now (-- CMD: its exit did) */
-		c->stop_ns = mono_ns();		/* what is accounted ends here, not when the links are gone */
-	}
+	if (!c->tcfg.filter_only)	/* else the task programs' detach did */
+		accounting_stop(c);
 	threads_detach(&c->spine);	/* links only: programs and maps stay readable */
 }
 
@@ -249,7 +255,6 @@ const char *run_switch_needed(const struct options *o)
 }
 
 static const struct event_list no_events;
-
 
 static bool tasks_wanted(const struct run_ctx *c)
 {
@@ -338,9 +343,7 @@ static void tasks_read_op(struct run_ctx *c)
 static void tasks_detach_op(struct run_ctx *c)
 {
 	if (c->tcfg.filter_only) {	/* accounting ends with one last iteration, the running slices folded */
-		if (has_targets(c))
-			edges_switch_every_cpu(c->prep->host.ncpus);
-		c->stop_ns = mono_ns();
+		accounting_stop(c);
 		tasks_flush(&c->tasks, 200);	/* threads that exited: final, not held as live */
 		tasks_iterate(c);
 		c->tasks_final = true;

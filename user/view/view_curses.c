@@ -479,7 +479,6 @@ static void draw_status(struct view_curses *c)
 void view_curses_draw(struct view_curses *c)
 {
 	size_t nw = warn_total();
-
 	char l1[512], l2[512];
 
 	token_rows = report_iterations_live(c->v->r, VIEW_TOKENS, l1, l2, sizeof(l1)) ? 2 : 0;
