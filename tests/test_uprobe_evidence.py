@@ -151,3 +151,25 @@ def test_duration_then_waits_for_command():
     assert r.returncode == 0 and time.time() - t0 >= 1.2
     assert re.search(r"profiling stopped \(duration\); waiting for the command \(pid \d+\) to exit: Ctrl-C stops it",
                      r.stderr), r.stderr
+
+
+def test_ifuncs_said_in_a_few_lines():
+    """'libc.so.6:mem*' matches GNU IFUNCs (7 in bookworm's libc: memcpy, memset...): a uprobe on one fires in its
+    resolver, not in the implementation.  Two are said with their implementations' names, the rest in
+    one line with their count (each was a line: 'libc.so.6:*' printed 47)."""
+    libc = next(p for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6")
+                if os.path.exists(p))
+    syms = subprocess.run(["readelf", "-W", "--dyn-syms", libc], capture_output=True, text=True, check=True).stdout
+    addrs = set()
+    for l in syms.splitlines():
+        f = l.split()
+        if len(f) >= 8 and f[3] == "IFUNC" and f[6] != "UND" and f[7].split("@")[0].startswith("mem"):
+            addrs.add(f[1])
+    assert len(addrs) > 3, syms[:2000]
+    r = run_tmabpf(["--dry-run", "--uprobe", f"{libc}:mem*"])
+    assert r.returncode == 0, r.stderr
+    each = [l for l in r.stderr.splitlines() if "is a GNU IFUNC" in l]
+    assert len(each) == 2 and all("probe the implementation instead" in l or "probe an implementation instead" in l for l in each), r.stderr
+    rest = [l for l in r.stderr.splitlines() if "more of the functions matched in libc.so.6 are GNU IFUNCs" in l]
+    assert len(rest) == 1, r.stderr
+    assert re.search(r"uprobe: (\d+) more", rest[0]).group(1) == str(len(addrs) - 2), (rest[0], sorted(addrs))

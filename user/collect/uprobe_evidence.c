@@ -4,17 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/uprobe_evidence.h"
+#include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
 
 #define SHOWN 3
-
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
 
 static size_t common_prefix(const char *a, const char *b)
 {
@@ -37,7 +31,7 @@ struct candidate {
 /* pre: the length of the name prefix the probed library and its siblings share ("libmkl_") */
 static void judge(struct candidate *c, size_t pre, const char *glob)
 {
-	const char *b = base_name(c->path);
+	const char *b = path_base(c->path);
 	char tag[128], pat[160];
 	struct elfsyms syms;
 	const char *dot;
@@ -63,25 +57,25 @@ static void judge(struct candidate *c, size_t pre, const char *glob)
  * glob widened to *GLOB*. */
 static void never_mapped(const struct uprobe_lib *l, int nfuncs, const struct maps_watch *w)
 {
-	const char *name = base_name(l->module);
+	const char *name = path_base(l->module);
 	struct candidate c[6], self, *best = NULL;
 	char instead[512] = "", suggest[700] = "", wide[300];
 	size_t o = 0, most = 0;
 	int nc = 0;
 
 	for (size_t i = 0; i < w->n; i++) {
-		size_t p = common_prefix(name, base_name(w->paths[i]));
+		size_t p = common_prefix(name, path_base(w->paths[i]));
 
 		if (p > most && p >= 4)
 			most = p;
 	}
 	for (size_t i = 0; most && i < w->n && nc < 6; i++) {
-		if (common_prefix(name, base_name(w->paths[i])) < most)
+		if (common_prefix(name, path_base(w->paths[i])) < most)
 			continue;
 		c[nc].path = w->paths[i];
 		judge(&c[nc], most, l->glob);
 		o += snprintf(instead + o, o < sizeof(instead) ? sizeof(instead) - o : 0, "%s%s", nc ? ", " : "",
-			      base_name(w->paths[i]));
+			      path_base(w->paths[i]));
 		nc++;
 	}
 	/* a CPU-dispatch library (most names carry its tag) stands for its sibling of the same kind */
@@ -97,10 +91,10 @@ static void never_mapped(const struct uprobe_lib *l, int nfuncs, const struct ma
 		 l->glob[0] && l->glob[strlen(l->glob) - 1] == '*' ? "" : "*");
 	if (best && best->as_is > 0)
 		snprintf(suggest, sizeof(suggest), "; try --uprobe '%s:%s' (%d function%s match there)",
-			 base_name(best->path), l->glob, best->as_is, best->as_is == 1 ? "" : "s");
+			 path_base(best->path), l->glob, best->as_is, best->as_is == 1 ? "" : "s");
 	else if (best)
 		snprintf(suggest, sizeof(suggest), "; %s is its CPU-dispatch sibling: try --uprobe '%s:%s'",
-			 base_name(best->path), base_name(best->path), wide);
+			 path_base(best->path), path_base(best->path), wide);
 	warn_add("uprobe: %s was never mapped by the target, so its %d probed function%s could not fire; it mapped "
 		 "%s%s%s", name, nfuncs, nfuncs == 1 ? "" : "s", instead[0] ? instead : "no file of a similar name",
 		 instead[0] ? " instead" : "", suggest);
@@ -142,7 +136,7 @@ void uprobe_evidence_report(struct uprobe_set *s, const unsigned long long *call
 		}
 		if (zero)
 			warn_add("uprobe: %d of %d probed function%s in %s %s never called: %s%s", zero, nfuncs,
-				 nfuncs == 1 ? "" : "s", base_name(s->libs[lib].module), zero == 1 ? "was" : "were", names,
+				 nfuncs == 1 ? "" : "s", path_base(s->libs[lib].module), zero == 1 ? "was" : "were", names,
 				 zero > SHOWN ? ", ... (all in --json)" : "");
 	}
 	for (int d = 0; d < s->nr_deferred; d++)

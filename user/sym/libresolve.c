@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "lib/path.h"
 #include "lib/suggest.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
@@ -61,13 +62,6 @@ static int copy_str(char *dst, size_t len, const char *src)
 	int n = snprintf(dst, len, "%s", src);
 
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 static int rooted(const char *root, const char *path, char *buf, size_t len)
@@ -805,7 +799,7 @@ static int find_name_in_maps(struct ctx *c, struct libresolve_result *out, char 
 						hits_add(&h, f, cs->real[k]);
 				break;
 			case HOW_MAPS_NAME:
-				if (!strcmp(base_name(f->e->path), c->lib) && f->exec)
+				if (!strcmp(path_base(f->e->path), c->lib) && f->exec)
 					hits_add(&h, f, NULL);
 				break;
 			case HOW_MAPS_SONAME:
@@ -815,7 +809,7 @@ static int find_name_in_maps(struct ctx *c, struct libresolve_result *out, char 
 			default:
 				if (!f->exec)
 					break;
-				if (versioned_prefix(base_name(f->e->path), c->lib) ||
+				if (versioned_prefix(path_base(f->e->path), c->lib) ||
 				    ((so = mfile_soname(c, f)) && versioned_prefix(so, c->lib)))
 					hits_add(&h, f, NULL);
 				break;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/debugfile.h"
 #include "sym/elfsyms.h"
@@ -189,13 +190,6 @@ void symbolizer_free(struct symbolizer *s)
 
 /* ---- modules ---------------------------------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 /* The module of a file mapping, created (and its file opened) on first sight. */
 static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry *e)
 {
@@ -224,7 +218,7 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	m->fd = -1;
 	m->owns = true;
 	m->pid = pid;
-	m->name = symbolizer_intern(s, base_name(e->path));
+	m->name = symbolizer_intern(s, path_base(e->path));
 	snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);
 	if (s->open_fds < MAX_MODULE_FDS) {
 		char mf[96];
@@ -641,7 +635,7 @@ static const char *anon_module(struct symbolizer *s, const struct procmaps_entry
 	if (e->path[0] == '[')
 		return symbolizer_intern(s, e->path);
 	if (e->path[0])
-		return symbolizer_intern(s, base_name(e->path));	/* memfd: and the like */
+		return symbolizer_intern(s, path_base(e->path));	/* memfd: and the like */
 	return symbolizer_intern(s, "[anon]");
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
 #include "sym/libresolve.h"
@@ -88,11 +89,46 @@ static const char *asked_name(const struct elfsym *m, const char *glob)
 /* Why the entry point is skipped; every other reason is about the function's first instruction. */
 #define WHY_ENTRY "ELF entry point"
 
+/* IFUNCs said one by one (with their implementations' names); the rest of one spec's in one line:
+ * 'libc.so.6:*' matches about 50. */
+#define IFUNC_SAID 2
+
+struct ifunc_note {
+	int n;
+	char names[256];
+	size_t off;
+};
+
+static void ifunc_note_add(struct ifunc_note *in, const struct elfsyms *syms, const struct elfsym *m)
+{
+	char w[512];
+
+	if (in->n++ < IFUNC_SAID) {
+		if (elfsyms_ifunc_warning(syms, m, w, sizeof(w)) > 0)
+			warn_add("%s", w);
+		return;
+	}
+	if (in->off < sizeof(in->names))
+		in->off += snprintf(in->names + in->off, sizeof(in->names) - in->off, "%s%s",
+				    in->n > IFUNC_SAID + 1 ? ", " : "", elfsyms_display_name(m));
+}
+
+static void ifunc_note_say(const struct ifunc_note *in, const char *path)
+{
+	int more = in->n - IFUNC_SAID;
+
+	if (more > 0)
+		warn_add("uprobe: %d more of the functions matched in %s are GNU IFUNCs, probed in their resolvers, "
+			 "not in the implementations callers run: %s%s", more, path_base(path), in->names,
+			 in->off >= sizeof(in->names) ? "..." : "");
+}
+
 static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
 		       const char *glob, char *err, size_t errlen)
 {
 	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
 	struct uprobe_insn_file insn;
+	struct ifunc_note ifuncs = { 0 };
 	uint64_t entry;
 
 	if (!f)
@@ -103,8 +139,6 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 		entry = ~0ul;
 	s->funcs = f;
 	for (int i = 0; i < n; i++) {
-		char w[512];
-
 		if ((m[i]->flags & ELFSYMS_F_NO_OFFSET) || already_probed(s, lib, m[i]->offset))
 			continue;
 		if (s->nr_funcs >= UPROBE_MAX_FUNCS) {
@@ -112,8 +146,8 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			uprobe_insn_close(&insn);
 			return -E2BIG;
 		}
-		if ((m[i]->flags & ELFSYMS_F_IFUNC) && elfsyms_ifunc_warning(syms, m[i], w, sizeof(w)) >= 0)
-			warn_add("%s", w);
+		if (m[i]->flags & ELFSYMS_F_IFUNC)
+			ifunc_note_add(&ifuncs, syms, m[i]);
 		s->funcs[s->nr_funcs++] = (struct uprobe_func){
 			.symbol = strdup(asked_name(m[i], glob)),
 			.offset = m[i]->offset,
@@ -127,6 +161,7 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			s->funcs[s->nr_funcs - 1].insn = (struct uprobe_insn){
 				.cls = UINSN_REFUSED, .why = WHY_ENTRY " (never called)" };
 	}
+	ifunc_note_say(&ifuncs, s->libs[lib].module);
 	uprobe_insn_close(&insn);
 	return 0;
 }
