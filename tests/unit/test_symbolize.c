@@ -186,9 +186,14 @@ static void test_symbolizer(void)
 	} else {
 		check(0, "symbolizer: cannot write %s", path);
 	}
-	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)anon + 0x20, false, &si);
-	check(!si.name && !strcmp(symbolizer_label(s, &si), "[anon]+0x20"), "symbolizer: anonymous memory (%s)",
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)anon + 0x20, true, &si);
+	check(!si.name && !strcmp(symbolizer_label(s, &si), "[anon]+0x20"),
+	      "symbolizer: a caller frame in anonymous data memory (FP walk junk) is that memory (%s)",
 	      symbolizer_label(s, &si));
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)anon + 0x20, false, &si);
+	check(!si.name && si.unmapped && !strcmp(si.module, "[unknown]"),
+	      "symbolizer: a sampled leaf cannot be in memory that is not executable: no code there now, to retry "
+	      "(%s)", symbolizer_label(s, &si));
 	symbolizer_user(s, getpid(), 0x10, false, &si);
 	check(!strcmp(symbolizer_label(s, &si), "[unknown]+0x10"), "symbolizer: unmapped address kept (%s)",
 	      symbolizer_label(s, &si));
@@ -208,6 +213,35 @@ static void test_symbolizer(void)
 	} else {
 		skip("symbolizer: kernel", "schedule not in /proc/kallsyms or addresses hidden");
 	}
+	symbolizer_free(s);
+}
+
+/* A JIT writes its code, then makes it executable: maps read in between say "rw-p" there. A
+ * sampled leaf there is code, so that copy of the maps is stale: it is read again, and the
+ * leaf is in the JIT's mapping, not in "[anon]" data memory (CI, test_onednn_jit_rows: 3
+ * samples of oneDNN's kernels named "[anon]+0x..."). */
+static void test_symbolizer_mprotect_after_read(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	unsigned char *code = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sym_info si;
+	char want[128];
+
+	if (code == MAP_FAILED) {
+		check(0, "symbolizer mprotect: mmap: %s", strerror(errno));
+		return;
+	}
+	check(symbolizer_add_pid(s, getpid()) == 0, "symbolizer mprotect: maps read while the code is rw-");
+	memset(code, 0xc3, 8192);	/* ret */
+	check(mprotect(code, 4096, PROT_READ | PROT_EXEC) == 0, "symbolizer mprotect: r-x");
+	usleep(150 * 1000);	/* past the re-read limit */
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)code + 0x40, false, &si);
+	snprintf(want, sizeof(want), "[jit] 0x%lx-0x%lx r-x 4 KB", (unsigned long)(uintptr_t)code,
+		 (unsigned long)(uintptr_t)code + 4096);
+	check(si.kind == SYM_JIT_ANON && !strcmp(si.module, want),
+	      "symbolizer mprotect: a leaf in code made executable after the maps were read is in its JIT mapping "
+	      "(%s in %s)", symbolizer_label(s, &si), si.module);
+	munmap(code, 8192);
 	symbolizer_free(s);
 }
 
@@ -388,5 +422,6 @@ int main(void)
 	test_perfmap();
 	test_folded();
 	test_symbolizer();
+	test_symbolizer_mprotect_after_read();
 	return check_exit();
 }

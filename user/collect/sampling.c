@@ -396,7 +396,7 @@ static void warn_unnamed(const struct sample_result *r)
 	    r->jit_leaf, r->jit_onednn ? ": run with DNNL_JIT_PROFILE=2 (oneDNN 3: ONEDNN_JIT_PROFILE=2) to name "
 	    "oneDNN's kernels" : r->jit_v8 ? ": run node with --perf-basic-prof to name V8's code" :
 	    ": the runtime's perf map switch names it (oneDNN: DNNL_JIT_PROFILE=2, node: --perf-basic-prof)");
-	WHY(r->unmapped_leaf, "%s%llu in no mapping of the process when its maps were read", len ? "; " : "",
+	WHY(r->unmapped_leaf, "%s%llu in no executable mapping of the process when its maps were read", len ? "; " : "",
 	    r->unmapped_leaf);
 	WHY(r->no_stack, "%s%llu without a stack", len ? "; " : "", r->no_stack);
 	WHY(r->unknown_leaf > r->nosym_leaf + r->jit_leaf + r->unmapped_leaf + r->no_stack,

@@ -663,6 +663,17 @@ static const char *jit_module(struct symbolizer *s, const struct procmaps_entry 
 	return symbolizer_intern(s, buf);
 }
 
+/* The mapping at addr in our copy of pid's maps. A sampled leaf (not a caller) ran there, so it was
+ * executable then: where the copy says otherwise it predates the change (a JIT writes its code,
+ * then makes it executable) and is no answer. A caller frame may be junk from a frame-pointer walk
+ * through code without frame pointers, so data memory is a fair name for it. */
+static const struct procmaps_entry *code_entry(const struct sym_proc *p, uint64_t addr, bool caller)
+{
+	const struct procmaps_entry *e = procmaps_find(&p->maps, addr);
+
+	return e && !caller && !(e->flags & PROCMAPS_F_EXEC) ? NULL : e;
+}
+
 void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out)
 {
 	uint64_t look = caller && addr ? addr - 1 : addr;
@@ -680,12 +691,13 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		return;
 	}
 	if (p->maps_ok)
-		e = procmaps_find(&p->maps, look);
+		e = code_entry(p, look, caller);
 	if (!e && !p->gone && mono_ns() - p->reread_ns > REREAD_NS) {
-		/* mapped after the snapshot (ld.so at start, dlopen): read the maps again while the process lives */
+		/* mapped after the snapshot (ld.so at start, dlopen), or made executable since (a JIT's
+		 * mprotect): read the maps again while the process lives */
 		p->reread_ns = mono_ns();
 		if (proc_snapshot(s, p, false) == 0)
-			e = procmaps_find(&p->maps, look);
+			e = code_entry(p, look, caller);
 	}
 	out->unmapped = !e;
 	if (e)
