@@ -14,6 +14,7 @@ import math
 import re
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -204,15 +205,17 @@ def test_nothing_runs_at_context_switches(tmp_path):
     the fork follower, exec notices, the iterator and the sampling events: none on sched_switch;
     the report says accounting "sampled" and no switch program ran."""
     out = str(tmp_path / "tm.json")
-    wl = start_groundtruth(["spin:300"], str(tmp_path / "truth.json"), delay_ms=800)
+    # the work starts once the links are seen: the workload cannot end before they are read
+    wl = start_groundtruth(["spin:300"], str(tmp_path / "truth.json"), delay_ms=0, extra=["--wait-signal"])
     tm = subprocess.Popen([TMABPF, "-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events",
                            "--quiet", "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     tps = []
-    for _ in range(100):
+    for _ in range(200):
         time.sleep(0.05)
         tps = link_tracepoints(tm.pid)
-        if "sched_process_free" in tps:
+        if ("sched_process_free" in tps and "sched_process_fork" in tps) or tm.poll() is not None:
             break
+    wl.send_signal(signal.SIGUSR1)
     _, err = tm.communicate(timeout=120)
     wl.communicate(timeout=120)
     assert tm.returncode == 0, err

@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import stat
+import statistics
 import struct
 import subprocess
 import sys
@@ -368,7 +369,7 @@ def test_metrics_answer_beside_slow_and_idle_clients():
         worst = 0
         for idle, seconds in ((0, 7), (2000, 6)):  # the slow clients alone (deadline), then the flood too
             flood = subprocess.Popen([sys.executable, "-c", FLOOD, d.host, str(d.port), str(idle), "64",
-                                      str(seconds + 5)], stdout=subprocess.PIPE, text=True, preexec_fn=raise_nofile)
+                                      str(seconds + 5)], stdout=subprocess.PIPE, text=True, preexec_fn=flood_limits)
             try:
                 assert flood.stdout.readline().strip() == "ready"
                 end = time.monotonic() + seconds
@@ -392,8 +393,11 @@ def test_metrics_answer_beside_slow_and_idle_clients():
         assert d.stop() == 0
 
 
-def raise_nofile():
+def flood_limits():
+    """2,000 sockets; and nice 19: the flood attacks connection slots and deadlines, not the CPU, and
+    its reconnect loop starving the scrape of one of the 2 CPUs would measure the scheduler."""
     resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
+    os.nice(19)
 
 
 # ---- 7. a signal to tmabpf alone in -- COMMAND mode ----
@@ -476,8 +480,10 @@ def test_profile_mode_memory_flat_under_churn(tmp_path):
         churn.wait()
     assert p.returncode == 0, err
     end = samples[-1][0]
-    early = max(kb for t, kb in samples if end / 4 <= t <= end / 2)
-    late = max(kb for t, kb in samples if t >= 3 * end / 4)
+    # medians, as the daemon's soak: one burst of other processes (-a watches them all) raises one
+    # sample that malloc gives back by the next, while a leak that grows with the churn moves them
+    early = statistics.median(kb for t, kb in samples if end / 4 <= t <= end / 2)
+    late = statistics.median(kb for t, kb in samples if t >= 3 * end / 4)
     rep = load_json(out)
     series = " ".join(f"{t:.0f}s:{kb >> 10}" for t, kb in samples[::5])
     print(f"profile soak: {stats['threads']} threads in {stats['seconds']:.0f} s; RSS (MiB) {series}; "

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import BUILD, DECODER, ROOT, TMABPF, load_json, run_tmabpf
+from percall_windows import assert_windows_tile, window_tiles
 
 PERSTEP = os.path.join(BUILD, "workloads", "perstep")
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
@@ -30,11 +31,6 @@ def calls(it, symbol):
     return sum(v["calls"] for k, v in it["calls"].items() if k.rsplit(":", 1)[1] == symbol)
 
 
-def tiles(it):
-    """compute + spin + blocked + runqueue + absent of an iteration."""
-    return it["compute_ns"] + it["spin_ns"] + it["blocked_ns"] + it["runqueue_ns"] + it["absent_ns"]
-
-
 @pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
 def test_decoder_sgemm_per_token(tmp_path):
     """forward() runs once for the prompt and once per generated token; each pass calls cblas_sgemm
@@ -47,9 +43,8 @@ def test_decoder_sgemm_per_token(tmp_path):
     assert [calls(it, "cblas_sgemm") for it in its] == [6 * layers] * (gen + 1)
     assert all(calls(it, "forward") == 1 for it in its)
     assert sum(it["wall_ns"] for it in its) <= rep["duration_ns"]
-    for it in its:
-        assert it["threads"] == 1 and it["counters"]["task-clock"] > 0
-        assert abs(tiles(it) - it["wall_ns"]) <= 0.01 * it["wall_ns"]
+    assert all(it["threads"] == 1 and it["counters"]["task-clock"] > 0 for it in its)
+    assert_windows_tile(its)
     pc = rep["per_call"]
     assert pc["p50_ns"] <= pc["p90_ns"] <= pc["p99_ns"] <= pc["max_ns"]
     assert pc["max_ns"] == max(it["wall_ns"] for it in its)
@@ -69,10 +64,10 @@ def test_spin_barrier_share_and_decomposition(tmp_path):
     spin = sum(it["spin_ns"] for it in its)
     oncpu = sum(it["compute_ns"] + it["spin_ns"] for it in its)
     assert abs(spin / oncpu - truth["spin_share"]) <= 0.03, (spin / oncpu, truth)
+    assert_windows_tile(its)
     for it in its:
         assert it["threads"] == 2
-        assert abs(tiles(it) - it["wall_ns"] * 2) <= 0.01 * it["wall_ns"] * 2, it
-        assert sum(tiles(t) for t in it["per_thread"]) == tiles(it)
+        assert sum(window_tiles(t) for t in it["per_thread"]) == window_tiles(it)
     # the worker exists in every window but the last (it may exit before main's step returns)
     assert all(it["absent_ns"] == 0 for it in its[:-1])
     # the windows' top functions (--sample): spin_wait's share of the windows' samples is the spin
@@ -126,9 +121,9 @@ def test_thread_exiting_mid_window_keeps_its_time(tmp_path):
     truth = __import__("json").loads(r.stdout.strip().splitlines()[-1])
     its = rep["iterations"]
     assert len(its) == steps
+    assert_windows_tile(its)
     worker = 0
     for it in its:
-        assert abs(tiles(it) - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
         others = [t for t in it["per_thread"] if t["tid"] != it["tid"]]
         assert 1 <= len(others) <= 2 and it["exited_threads"] <= 2, it
         if it["exited_threads"]:
@@ -175,8 +170,8 @@ def test_probed_spin_function_share_without_samples(tmp_path):
     spin = sum(it["spin_ns"] for it in its)
     oncpu = sum(it["compute_ns"] + it["spin_ns"] for it in its)
     assert abs(spin / oncpu - truth["spin_share"]) <= 0.03, (spin / oncpu, truth)
-    for it in its:
-        assert abs(tiles(it) - it["wall_ns"] * 2) <= 0.01 * it["wall_ns"] * 2, it
+    assert all(it["threads"] == 2 for it in its)
+    assert_windows_tile(its)
 
 
 @needs_perstep
@@ -229,8 +224,7 @@ def test_threads_left_out_by_a_full_map_are_flagged(tmp_path):
                        "--threads", "24", "--steps", "5", "--work-us", "2000"], tmp_path)
     its = rep["iterations"]
     assert its and max(it["untracked_threads"] for it in its) > 0, [it["untracked_threads"] for it in its]
-    for it in its:
-        assert abs(tiles(it) - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
+    assert_windows_tile(its)
     lines = [l for l in r.stderr.splitlines() if "threads map left out" in l]
     assert len(lines) == 1 and "--max-threads" in lines[0], r.stderr
 

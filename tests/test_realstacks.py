@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
+from percall_windows import assert_windows_tile
 
 INSTALL = os.path.join(ROOT, "scripts", "install-realstacks.sh")
 CACHE = os.environ.get("TMABPF_REALSTACKS_CACHE", "/var/cache/tmabpf-realstacks")
@@ -349,6 +350,4 @@ def test_llama_per_call_tokens(stacks, tmp_path, gguf):
     assert len(its) == n and report["per_call"]["iterations"] == n, r.stderr
     assert sum(it["wall_ns"] for it in its) <= report["duration_ns"]
     assert all(it["threads"] > 2 for it in its)
-    for it in its:
-        total = it["compute_ns"] + it["spin_ns"] + it["blocked_ns"] + it["runqueue_ns"] + it["absent_ns"]
-        assert abs(total - it["wall_ns"] * it["threads"]) <= 0.01 * it["wall_ns"] * it["threads"], it
+    assert_windows_tile(its)

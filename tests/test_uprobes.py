@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (gt_thread, BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, StealMeter, load_json, run_tmabpf,
+from conftest import (clock_through_steal, gt_thread, BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, StealMeter, load_json, run_tmabpf,
                       within)
 
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
@@ -60,10 +60,18 @@ def test_nested_inclusive_and_self(gt_uprobe_run):
     assert f["gt_outer"]["self_oncpu_ns"] < 0.05 * f["gt_outer"]["oncpu_ns"]
 
 
+def sleep_truth(t):
+    """gt_sleep's time off CPU as the workload measured it around the call (wall - CPU), not the
+    300 ms asked for: timer slack and the wait for a CPU after the wake-up count too."""
+    f = t["functions"]["gt_sleep"]
+    return f["wall_ns"] - f["cpu_ns"]
+
+
 def test_sleeping_function_blocked_time(gt_uprobe_run):
     gt, tm = gt_uprobe_run
-    f = funcs(tm, gt_thread(gt, "gt-sleep")["tid"])["gt_sleep"]
-    assert within(f["offcpu_blocked_ns"], 300e6, 0.02)
+    t = gt_thread(gt, "gt-sleep")
+    f = funcs(tm, t["tid"])["gt_sleep"]
+    assert within(f["offcpu_blocked_ns"], sleep_truth(t), 0.02), (f, t["functions"]["gt_sleep"])
     assert f["oncpu_ns"] < 5e6
     assert within(f["wall_ns"], f["oncpu_ns"] + f["offcpu_blocked_ns"] + f["offcpu_runqueue_ns"], 0.02)
 
@@ -74,7 +82,7 @@ def test_migrating_function(gt_uprobe_run):
     f = funcs(tm, t["tid"])["gt_migrate"]
     assert t["migrations"] >= 1, "the workload did not migrate"
     assert within(f["oncpu_ns"], t["functions"]["gt_migrate"]["cpu_ns"], 0.02)
-    assert within(f["counters"]["task-clock"], f["oncpu_ns"], 0.02, tm["_steal_slack_ns"])
+    assert clock_through_steal(f["counters"]["task-clock"], f["oncpu_ns"], 0.02, tm["_steal_slack_ns"]), f
 
 
 def test_missed_switch_ins_are_inferred(tmp_path):
@@ -95,14 +103,15 @@ def test_missed_switch_ins_are_inferred(tmp_path):
         t = gt_thread(gt, comm)
         f = funcs(tm, t["tid"])[fn]
         assert within(f["oncpu_ns"], t["functions"][fn]["cpu_ns"], 0.02), comm
-        assert within(f["counters"]["task-clock"], f["oncpu_ns"], 0.02, steal.slack()), comm
+        assert clock_through_steal(f["counters"]["task-clock"], f["oncpu_ns"], 0.02, steal.slack()), (comm, f)
     for comm in ("gt-pin0", "gt-pin1", "gt-outer"):
         t = gt_thread(gt, comm)
         assert within(tt[t["tid"]]["oncpu_ns"], t["cpu_ns"], 0.02), comm
         # counts of inferred slices are time-shares of the CPU's delta: looser
-        assert within(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.05, steal.slack()), comm
+        assert clock_through_steal(tt[t["tid"]]["counters"]["task-clock"], tt[t["tid"]]["oncpu_ns"], 0.05,
+                                   steal.slack()), (comm, tt[t["tid"]])
     t = gt_thread(gt, "gt-sleep")
-    assert within(funcs(tm, t["tid"])["gt_sleep"]["offcpu_blocked_ns"], 300e6, 0.02)
+    assert within(funcs(tm, t["tid"])["gt_sleep"]["offcpu_blocked_ns"], sleep_truth(t), 0.02)
     # on-CPU + off-CPU adds up to the thread's traced life, inferred switch-ins
     # or not, less hypervisor steal while it ran: on-CPU is the scheduler's
     # runtime, which excludes steal (CI once saw a thread 9 ms short)
