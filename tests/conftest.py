@@ -148,8 +148,9 @@ class StealMeter:
     Counters such as task-clock tick through steal; the scheduler's runtime
     (oncpu_ns, CLOCK_THREAD_CPUTIME_ID) does not, so comparisons of the two
     allow for it: slack() is the steal seen plus one tick of /proc/stat, whose
-    counts are in ticks (10 ms), so a steal below that reads 0 (CI: a pinned
-    thread's task-clock 4.8 ms above its runtime, 0 steal seen)."""
+    counts are in ticks (10 ms), so a steal below that reads 0 (a fresh-clone
+    run here: a pinned thread's task-clock 4.8 ms above its runtime, 0 steal
+    seen; this kernel has no IRQ time accounting, so runtime keeps IRQ time)."""
 
     @staticmethod
     def total_ns():

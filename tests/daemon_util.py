@@ -97,6 +97,19 @@ class Daemon:
         assert status == 200, status
         return parse_exposition(body)
 
+    def metrics_after(self, refreshes=2, timeout=30):
+        """/metrics once the daemon has drained its maps `refreshes` more times than when called
+        (tmabpf_refreshes_total), so what happened before the call is in, however late a loaded box
+        runs the refreshes; at the deadline, the last read, for the caller's check to say what is
+        missing.  Two: the first may have been under way at the call."""
+        want = select(self.metrics(), "tmabpf_refreshes_total")[0][1] + refreshes
+        deadline = time.monotonic() + timeout
+        while True:
+            time.sleep(0.1)
+            m = self.metrics()
+            if select(m, "tmabpf_refreshes_total")[0][1] >= want or time.monotonic() > deadline:
+                return m
+
     def alive(self):
         return self.p.poll() is None
 

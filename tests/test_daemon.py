@@ -193,8 +193,7 @@ def test_other_bucket_per_cgroup(tmp_path):
             gt.send_signal(signal.SIGUSR1)
             assert gt.wait(timeout=60) == 0
             truth = load_json(out)
-            time.sleep(1.0)
-            m = d.metrics()
+            m = d.metrics_after()
             rows = select(m, "tmabpf_events_total", event="page-faults", cgroup=cg.rel)
             assert len(rows) == 1 and rows[0][0]["comm"] == "[other]" and "pid" not in rows[0][0], rows
             assert 5000 <= rows[0][1] <= truth["process_minflt"] + 100, (rows, truth["process_minflt"])
@@ -219,8 +218,7 @@ def test_http_methods_and_paths():
         for path in ("/metrics/", "/metricsx", "/foo", "/metrics/../etc/passwd", "/%00", "/" + "a" * 2000):
             status, _, _ = d.request("GET", path)
             assert status == 404, path
-        time.sleep(0.5)  # counted at the next refresh
-        counts = {l["code"]: v for l, v in select(d.metrics(), "tmabpf_http_requests_total")}
+        counts = {l["code"]: v for l, v in select(d.metrics_after(), "tmabpf_http_requests_total")}
         assert counts["405"] == 6 and counts["404"] == 6 and counts["200"] >= 2
         assert d.stop() == 0
 
@@ -434,8 +432,7 @@ def test_config_file_uprobes_and_jsonl(tmp_path):
         # something to sample: 300 ms of CPU is about 15 samples at 49 Hz
         assert subprocess.run([GROUNDTRUTH, "--out", str(tmp_path / "spin.json"), "spin:300"], timeout=60).returncode == 0
         truth = load_json(out)
-        time.sleep(1.0)
-        m = d.metrics()
+        m = d.metrics_after()
         assert d.stop() == 0
     calls = select(m, "tmabpf_function_calls_total", symbol="gt_fault_pages")
     assert len(calls) == 1 and calls[0][1] == truth["threads"][0]["functions"]["gt_fault_pages"]["calls"] == 7
@@ -574,8 +571,7 @@ def test_runs_unprivileged_with_the_units_capabilities(tmp_path):
                 cg.join(gt.pid)
                 gt.send_signal(signal.SIGUSR1)
                 assert gt.wait(30) == 0
-                time.sleep(0.6)
-            m = d.metrics()
+            m = d.metrics_after()
             if cg.path and "CAP_SYS_PTRACE" in caps:  # /proc/PID/maps of root's process: names
                 assert select(m, "tmabpf_function_sampled_seconds_total", symbol="gt_spin"), "user function not named"
             if cg.path and "CAP_DAC_READ_SEARCH" in caps:
@@ -638,8 +634,7 @@ def test_sampler_estimates_cpu_time_of_groundtruth(tmp_path):
             gt.send_signal(signal.SIGUSR1)
             assert gt.wait(timeout=60) == 0, gt.stderr.read()
             truth = load_json(out)
-            time.sleep(0.8)  # a refresh after its exit
-            m = d.metrics()
+            m = d.metrics_after()  # refreshes after its exit
             assert d.stop() == 0
         finally:
             d.kill()
@@ -685,8 +680,7 @@ def test_budget_lowers_the_rate_and_totals_stay_unbiased(tmp_path, monkeypatch, 
         with Daemon("-I", "2000", "--sample-hz", "997", "--min-sample-hz", "97", "--max-overhead", "0.0001") as d:
             m1 = d.metrics()  # the first refresh: the budget has measured nothing yet
             assert gt.wait(timeout=60) == 0, gt.stderr.read()
-            time.sleep(2.5)  # a refresh after its exit
-            m2 = d.metrics()
+            m2 = d.metrics_after()  # refreshes after its exit
             assert d.stop() == 0
     finally:
         gt.kill()
@@ -745,8 +739,7 @@ def test_function_series_are_bounded_and_the_hot_one_wins(tmp_path):
             seen += [v for l, v in rows if l.get("symbol") == "gt_spin" and l.get("pid") == str(gt.pid)]
             time.sleep(0.3)
         assert gt.wait() == 0
-        time.sleep(0.6)
-        m = d.metrics()
+        m = d.metrics_after()
         assert d.stop() == 0
     rows = select(m, "tmabpf_function_sampled_seconds_total")
     assert worst <= 3 and len(rows) <= 3, rows

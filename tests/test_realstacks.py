@@ -7,6 +7,7 @@ JIT rows with and without a perf map.  A stack that cannot be installed skips, n
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 
@@ -245,15 +246,21 @@ def llama_cmd(gguf, n):
 
 
 def loaded_cpu_backend(gguf):
-    """The libggml-cpu-*.so that llama.cpp loads on this CPU (run once, strace-free: its maps)."""
+    """The libggml-cpu-*.so that llama.cpp keeps on this CPU, and its process, stopped (SIGSTOP)
+    there: read from its maps once the model is mapped, when the variant chosen is the only one.
+    ggml's loader maps every variant in turn to score it: CI once read libggml-cpu-sse42.so, mid
+    scoring, on an AVX-512 host.  Stopped, because the decode that follows is over in 0.2 s."""
+    model = os.path.realpath(gguf)
     p = subprocess.Popen(llama_cmd(gguf, 4000), stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):
+        for _ in range(400):
             time.sleep(0.05)
             with open(f"/proc/{p.pid}/maps") as f:
-                m = re.search(r"(\S+/libggml-cpu-[\w-]+\.so)", f.read())
-            if m:
-                return m.group(1), p
+                maps = f.read()
+            found = set(re.findall(r"(\S+/libggml-cpu-[\w-]+\.so)", maps))
+            if model in maps and len(found) == 1:
+                os.kill(p.pid, signal.SIGSTOP)
+                return found.pop(), p
     except Exception:
         p.kill()
         p.wait()

@@ -11,6 +11,7 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,7 +235,7 @@ static void test_symbolizer_mprotect_after_read(void)
 	check(symbolizer_add_pid(s, getpid()) == 0, "symbolizer mprotect: maps read while the code is rw-");
 	memset(code, 0xc3, 8192);	/* ret */
 	check(mprotect(code, 4096, PROT_READ | PROT_EXEC) == 0, "symbolizer mprotect: r-x");
-	usleep(150 * 1000);	/* past the re-read limit */
+	/* no re-read yet for this process: the first one is not rate-limited */
 	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)code + 0x40, false, &si);
 	snprintf(want, sizeof(want), "[jit] 0x%lx-0x%lx r-x 4 KB", (unsigned long)(uintptr_t)code,
 		 (unsigned long)(uintptr_t)code + 4096);
@@ -242,6 +243,44 @@ static void test_symbolizer_mprotect_after_read(void)
 	      "symbolizer mprotect: a leaf in code made executable after the maps were read is in its JIT mapping "
 	      "(%s in %s)", symbolizer_label(s, &si), si.module);
 	munmap(code, 8192);
+	symbolizer_free(s);
+}
+
+/* The same for a file: ld.so maps a library r-- before it maps the code segment over it, so maps
+ * read in between say "r--p" where code then runs.  A second mapping of this program's own code
+ * (same file offset), read r--, then made r-x: a leaf in it is named from the file. */
+static void test_symbolizer_file_made_executable(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	uint64_t at = (uint64_t)(uintptr_t)symbolize_me;
+	const struct procmaps_entry *e;
+	struct procmaps m = {};
+	struct sym_info si;
+	void *copy = MAP_FAILED;
+	size_t len = 0;
+	int fd = -1;
+
+	if (procmaps_load(getpid(), &m, NULL, 0) == 0 && (e = procmaps_find(&m, at)) && e->path[0] == '/') {
+		len = e->end - e->start;
+		fd = open(e->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			copy = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, e->offset);
+		at = at - e->start;
+	}
+	if (copy == MAP_FAILED) {
+		check(0, "symbolizer r--: a second mapping of this program's code: %s", strerror(errno));
+	} else {
+		check(symbolizer_add_pid(s, getpid()) == 0, "symbolizer r--: maps read while the copy is r--");
+		check(mprotect(copy, len, PROT_READ | PROT_EXEC) == 0, "symbolizer r--: r-x");
+		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)copy + at + 2, false, &si);
+		check(si.name && !strcmp(si.name, "symbolize_me") && si.offset == 2,
+		      "symbolizer r--: a leaf in a file mapping made executable after the maps were read is named from "
+		      "the file (%s)", symbolizer_label(s, &si));
+		munmap(copy, len);
+	}
+	if (fd >= 0)
+		close(fd);
+	procmaps_free(&m);
 	symbolizer_free(s);
 }
 
@@ -423,5 +462,6 @@ int main(void)
 	test_folded();
 	test_symbolizer();
 	test_symbolizer_mprotect_after_read();
+	test_symbolizer_file_made_executable();
 	return check_exit();
 }
