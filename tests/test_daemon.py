@@ -23,8 +23,15 @@ pytestmark = pytest.mark.skipif(not os.path.exists(PROMETHEUS), reason="promethe
 def start_gt_waiting(scenarios, out, extra=()):
     p = subprocess.Popen([GROUNDTRUTH, "--wait-signal", "--out", out, *extra, *scenarios],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)  # its threads do their setup and wait at the barrier
+    wait_ready(p)
     return p
+
+
+def wait_ready(gt):
+    """Until groundtruth --wait-signal says it waits: SIGUSR1 is blocked then (a fixed sleep
+    before the signal left a slow start to be killed by it)."""
+    line = gt.stderr.readline()
+    assert "waiting for SIGUSR1" in line, line + gt.stderr.read()
 
 
 @pytest.mark.parametrize("accounting", ["tasks", "switch"])
@@ -126,7 +133,7 @@ def test_tasks_mode_against_ground_truth_and_switch_mode(tmp_path):
                                    GROUNDTRUTH, "--wait-signal", "--out", out, "fault:30000", "spin:300",
                                    "sleep:400", "pinned-pair:300"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(0.3)  # its threads do their setup and wait at the barrier
+            wait_ready(gt)
             gt.send_signal(signal.SIGUSR1)
             assert gt.wait(timeout=120) == 0, gt.stderr.read()
             tasks, switch = settled_sums(dt, cg), settled_sums(ds, cg)
