@@ -248,8 +248,9 @@ def llama_cmd(gguf, n):
 def loaded_cpu_backend(gguf):
     """The libggml-cpu-*.so that llama.cpp keeps on this CPU, and its process, stopped (SIGSTOP)
     there: read from its maps once the model is mapped, when the variant chosen is the only one.
-    ggml's loader maps every variant in turn to score it: CI once read libggml-cpu-sse42.so, mid
-    scoring, on an AVX-512 host.  Stopped, because the decode that follows is over in 0.2 s."""
+    ggml's loader maps every variant in turn to score it: a fresh-clone run once read
+    libggml-cpu-sse42.so, mid scoring, on an AVX-512 host.  Stopped, because the decode that
+    follows is over in 0.2 s."""
     model = os.path.realpath(gguf)
     p = subprocess.Popen(llama_cmd(gguf, 4000), stderr=subprocess.DEVNULL)
     try:

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from conftest import (clock_through_steal, gt_thread, StealMeter, DECODER, GROUNDTRUTH, TMABPF, load_json, run_tmabpf, start_groundtruth,
-                      threads_by_tid, within)
+from conftest import (clock_through_steal, gt_thread, StealMeter, DECODER, GROUNDTRUTH, TMABPF, load_json,
+                      run_tmabpf, start_groundtruth, threads_by_tid, within)
 
 REPORT_TOP = {"tmabpf", "host", "duration_ns", "events", "threads", "processes", "warnings"}
 THREAD_KEYS = {"pid", "tid", "comm", "oncpu_ns", "offcpu_ns", "offcpu_blocked_ns", "offcpu_runqueue_ns",

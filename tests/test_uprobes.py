@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from conftest import (clock_through_steal, gt_thread, BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, StealMeter, load_json, run_tmabpf,
-                      within)
+from conftest import (clock_through_steal, gt_thread, BUILD, DECODER, GROUNDTRUTH, ROOT, TMABPF, StealMeter,
+                      load_json, run_tmabpf, within)
 
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
 
