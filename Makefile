@@ -55,6 +55,9 @@ include mk/cross.mk
 
 .PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
 .DELETE_ON_ERROR:
+# the skeletons and generated headers are kept: every object includes them, and make's default
+# (deleting intermediates) rebuilt every object on the next make (make demo after make -j2)
+.SECONDARY:
 
 all: $(O)/tmabpf $(WORKLOAD_BINS) $(BENCH_BINS) $(UNIT_BINS)
 
