@@ -101,7 +101,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *f)
 {
 	fputs("usage: tmabpf [OPTIONS] [-p PID[,PID] | -t TID[,TID] | -a | -- COMMAND [ARGS...]]\n"
-	      "       tmabpf daemon | analyze | diff | list | check [OPTIONS]   (each with --help)\n"
+	      "       tmabpf daemon | analyze | diff | list | check | roofs [OPTIONS]   (each with --help)\n"
 	      "Per-thread counters, on-CPU and off-CPU time and Top-Down analysis (TMA), from eBPF.\n"
 	      "Target (default: -a):\n"
 	      "  -p, --pid PID[,PID]    processes, and the threads they create later\n"
@@ -155,11 +155,11 @@ void cli_usage(FILE *f)
 	      "  sudo tmabpf --uprobe 'libmkl_avx512.so:sgemm*' -- ./infer   per-function cost\n"
 	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
 	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
-	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' the signal is passed on\n"
-	      "to the command (unless the terminal sent it to both, as Ctrl-C does) and tmabpf waits up to 2 s\n"
-	      "for its exit status, else leaves it running and exits 128+signal.\n"
+	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' it is passed on (unless the\n"
+	      "terminal sent it to both); tmabpf waits 2 s for its exit status, else exits 128+signal.\n"
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
-	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8).\n",
+	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8),\n"
+	      "tmabpf-roofs(8).\n",
 	      f);
 }
 

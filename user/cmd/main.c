@@ -7,6 +7,7 @@
 #include "cmd/cmd_check.h"
 #include "cmd/cmd_diff.h"
 #include "cmd/cmd_list.h"
+#include "cmd/cmd_roofs.h"
 #include "daemon/daemon.h"
 #include "run/run.h"
 
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
 		return cmd_diff(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "roofs"))
+		return cmd_roofs(argc - 1, argv + 1);
 	r = cli_parse(argc, argv, &o);
 	if (r)
 		return r < 0 ? 0 : r;
