@@ -118,6 +118,9 @@ $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
 $(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
 
+$(O)/workloads/gemmwork: tests/workloads/gemmwork.c | $(O)/workloads
+	$(CC) $(CFLAGS) -I/usr/include/$(shell $(CC) -dumpmachine) $< -o $@ -lopenblas
+
 # sampling tests check caller->callee chains: leaf functions keep their frame pointer too
 # (gcc 12 drops it in leaves even with -mno-omit-leaf-frame-pointer; clang keeps it)
 $(O)/workloads/hotfuncs $(O)/workloads/jitmap: CC = $(CLANG)

@@ -52,19 +52,11 @@ const volatile bool cfg_est = false;
  * threads are read and reported, and they get their estimate storage here, in process context:
  * the event sampler only looks it up (on a PMU it runs in NMI context, where creating an element
  * takes a lock a freeing task on the same CPU may hold). */
-const volatile __u32 cfg_filter = 0;	/* enum tmabpf_filter */
-const volatile __u32 cfg_main_id = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* the spine's, reused */
-	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
+TARGET_FILTER_SHARED()
 
 static __always_inline bool est_tracked(struct task_struct *task)
 {
-	return target_tracked(cfg_filter, cfg_main_id, &pids, task->tgid, task->pid);
+	return shared_tracked(task->tgid, task->pid);
 }
 
 /* the iterator's record with estimates: too big for the stack */

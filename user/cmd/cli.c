@@ -23,7 +23,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
+	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 };
 
@@ -89,6 +89,8 @@ static const struct option long_opts[] = {
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
+	{ "roofline", no_argument, NULL, OPT_ROOFLINE },
+	{ "roofs", required_argument, NULL, OPT_ROOFS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "per-call", required_argument, NULL, OPT_PER_CALL },
@@ -120,6 +122,8 @@ void cli_usage(FILE *f)
 	      "      --uprobe LIB:GLOB  calls, wall/on-CPU/off-CPU time and counter deltas of the functions\n"
 	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
+	      "      --roofline         GEMM/GEMV calls' FLOPs, bytes and shapes from their arguments, and with\n"
+	      "                         the roofs of 'tmabpf roofs' (--roofs FILE) memory- or compute-bound\n"
 	      "Per call (a decode loop's tokens):\n"
 	      "      --per-call LIB:FUNC  per token (each outermost call of FUNC): time split, counters, calls\n"
 	      "      --spin LIB:GLOB    more spin-wait functions (sampled or probed) for compute vs spin\n"
@@ -137,8 +141,7 @@ void cli_usage(FILE *f)
 	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
 	      "      --top N            rows per table (default 20)\n"
 	      "      --quiet            no final text report\n"
-	      "      --mode OCTAL       permission bits of the files written (default 600); an existing output\n"
-	      "                         must be a regular file, replaced only when complete (never via a link)\n"
+	      "      --mode OCTAL       files' permission bits (default 600); outputs replaced whole, no links\n"
 	      "      --dry-run          print every perf_event_attr that would be opened; open nothing\n"
 	      "      --verbose          libbpf's log (verifier output) on errors\n"
 	      "Limits:\n"
@@ -147,8 +150,7 @@ void cli_usage(FILE *f)
 	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
 	      "      --max-funcs N      --uprobe (function, thread) pairs (default 16384)\n"
 	      "      --max-sample-stacks N  sampled (thread, stack) rows and stacks (default 16384)\n"
-	      "      --max-exited N     exited threads kept one by one (default 16384); older ones fold into\n"
-	      "                         their process' sums, counted\n"
+	      "      --max-exited N     exited threads kept one by one (default 16384), older ones folded, counted\n"
 	      "  -h, --help, -V, --version\n"
 	      "Examples:\n"
 	      "  sudo tmabpf -p 1234                        live view of a process and its threads\n"
@@ -279,6 +281,8 @@ static int parse_one(int c, struct options *o)
 		return parse_int(optarg, "--sample-events rate (Hz)", 1, 100000, &o->sample_events_hz);
 	case OPT_PPROF: o->pprof_path = optarg; return 0;
 	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
+	case OPT_ROOFLINE: o->roofline = true; return 0;
+	case OPT_ROOFS: o->roofs_path = optarg; return 0;
 	case OPT_MEM_SAMPLES:
 		o->mem_source = optarg ? optarg : "pmu";
 		if (!mem_event_source_ok(o->mem_source)) {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include "cmd/cmd_roofs.h"
 #include "lib/parse.h"
+#include "lib/units.h"
 #include "lib/warn.h"
 #include "pmu/roofs.h"
 #include "pmu/roofs_likwid.h"
@@ -25,19 +26,6 @@
 	ROOFS_DEFAULT_PATH ") for the roofline.  --only measures some figures (read-DRAM,peak-fp32).\n" \
 	"--show prints the kept roofs.  See tmabpf-roofs(8).\n"
 
-/* "242.9 G" for 242.9e9: three significant digits and an SI prefix. */
-static void si(char *buf, size_t len, double v)
-{
-	static const char *const prefix[] = { "", "K", "M", "G", "T", "P" };
-	int i = 0;
-
-	while (v >= 999.95 && i < 5) {
-		v /= 1000;
-		i++;
-	}
-	snprintf(buf, len, v >= 99.95 ? "%.0f %s" : v >= 9.995 ? "%.1f %s" : "%.2f %s", v, prefix[i]);
-}
-
 static void cell(const struct roof_figure *f, const char *unit, int *noisy)
 {
 	char v[32], s[48];
@@ -47,7 +35,7 @@ static void cell(const struct roof_figure *f, const char *unit, int *noisy)
 		printf("  %-22s", "-");
 		return;
 	}
-	si(v, sizeof(v), f->median);
+	units_si(v, sizeof(v), f->median, " ");
 	snprintf(s, sizeof(s), "%s%s %4.1f%%%s", v, unit, sp * 100, sp > ROOFS_SPREAD_WARN ? "!" : "");
 	if (sp > ROOFS_SPREAD_WARN)
 		(*noisy)++;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "model/iterations.h"
 #include "model/results.h"
+#include "model/roofline.h"
 #include "model/sample_sums.h"
 #include "model/thread_table.h"
 #include "pmu/events.h"
@@ -46,6 +47,8 @@ struct report {
 	const struct offcpu_result *offcpu;
 	/* memory samples (--mem-samples); NULL when off or unavailable */
 	const struct mem_result *mem;
+	/* the GEMM/GEMV calls and their roofline (--roofline); NULL when off */
+	const struct roofline_result *roofline;
 	/* --per-call: the marker's iterations (NULL when off) */
 	const struct iterations *iters;
 	const char *per_call;

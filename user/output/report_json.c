@@ -173,6 +173,7 @@ void report_json_write(const struct report *r, FILE *f)
 	report_samples_json(r, &j);
 	report_offcpu_json(r, &j);
 	report_memsamples_json(r, &j);
+	report_roofline_json(r, &j);
 	report_iterations_json(r, &j);
 	write_self(r, &j);
 	json_arr_begin(&j, "warnings");

@@ -32,6 +32,10 @@ void report_offcpu_text(const struct report *r, FILE *f, int top);
 void report_memsamples_json(const struct report *r, struct json *j);
 void report_memsamples_text(const struct report *r, FILE *f, int top);
 
+/* The roofline section (--roofline): JSON "roofline" (null when off), text table. */
+void report_roofline_json(const struct report *r, struct json *j);
+void report_roofline_text(const struct report *r, FILE *f, int top);
+
 /* The --per-call section: JSON "per_call" (null when off) and "iterations", per-token text. */
 void report_iterations_json(const struct report *r, struct json *j);
 void report_iterations_text(const struct report *r, FILE *f);

@@ -39,7 +39,9 @@
 #include "run/prepare.h"
 #include "trace/trace_run.h"
 
-#define COLLECTORS_MAX 8
+struct roofline_run;
+
+#define COLLECTORS_MAX 9
 
 /* What every collector of a run sees. */
 struct run_ctx {
@@ -69,6 +71,7 @@ struct run_ctx {
 	struct memsamples mem;		/* --mem-samples */
 	struct offcpu off;		/* --offcpu-stacks */
 	struct percall percall;		/* --per-call */
+	struct roofline_run *roofline;	/* --roofline: its own state (run/roofline_collector.c) */
 	struct folded off_folded;	/* off-CPU folded lines when --sample is off */
 	struct thread_table tt;		/* the model: every thread's sums */
 	struct report rep;		/* ... and what the outputs read */

@@ -9,6 +9,7 @@
 #include "lib/warn.h"
 #include "pmu/mem_event.h"
 #include "run/collector.h"
+#include "run/roofline_collector.h"
 
 /* ---- the drivers ---- */
 
@@ -740,6 +741,7 @@ static const struct collector offcpu_collector = {
 /* Detached in reverse: off-CPU, memory samples, sampling, uprobes, then the spine (the others
  * fold through its maps). */
 const struct collector *const run_collectors[] = {
-	&spine_collector, &tasks_collector, &uprobes_collector, &percall_collector, &trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
+	&spine_collector, &tasks_collector, &uprobes_collector, &roofline_collector, &percall_collector,
+	&trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
 };
 const int run_ncollectors = sizeof(run_collectors) / sizeof(run_collectors[0]);

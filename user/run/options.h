@@ -40,6 +40,8 @@ struct options {
 	bool offcpu_stacks;		/* --offcpu-stacks */
 	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */
 	const char *per_call;		/* --per-call LIB:FUNC: the marker; NULL = off */
+	bool roofline;			/* --roofline: the GEMM/GEMV calls' work from their arguments */
+	const char *roofs_path;		/* --roofs FILE: the measured roofs (default pmu/roofs.h's) */
 	const char *spin_specs[16];	/* --spin LIB:GLOB */
 	int nr_spin_specs;
 	mode_t out_mode;		/* --mode: permission bits of the files written (default 0600) */

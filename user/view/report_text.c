@@ -180,6 +180,7 @@ void report_text_final(const struct report *r, FILE *f, int top)
 	report_samples_text(r, f, top);
 	report_offcpu_text(r, f, top);
 	report_memsamples_text(r, f, top);
+	report_roofline_text(r, f, top);
 	report_iterations_text(r, f);
 	fprintf(f, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time; counters marked * were multiplexed and scaled; "
 		"full data in --json)\n");

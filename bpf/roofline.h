@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* --roofline: the work of every known GEMM/GEMV call from its arguments, summed per
+ * (function, shape) by bpf/roofline.bpf.c and read by user space (collect/roofline_loader.c). */
+#ifndef TMABPF_BPF_ROOFLINE_H
+#define TMABPF_BPF_ROOFLINE_H
+#include "tmabpf.h"
+
+/* The known signatures (the attach cookie's low 8 bits; the function's index is above them). */
+enum roof_sig {
+	SIG_CBLAS_GEMM = 1,	/* cblas_?gemm(layout, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) */
+	SIG_CBLAS_GEMV,		/* cblas_?gemv(layout, trans, M, N, alpha, A, lda, X, incX, beta, Y, incY) */
+	SIG_F77_GEMM,		/* ?gemm_(ta*, tb*, m*, n*, k*, alpha*, a, lda*, b, ldb*, beta*, c, ldc*) */
+	SIG_F77_GEMV,		/* ?gemv_(trans*, m*, n*, alpha*, a, lda*, x, incx*, beta*, y, incy*) */
+	SIG_DNNL_GEMM,		/* dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc): row-major */
+};
+
+#define ROOF_COOKIE(fn, sig, elem) (((__u64)(fn) << 16) | ((__u64)(elem) << 8) | (__u64)(sig))
+#define ROOF_COOKIE_SIG(c) ((__u32)((c) & 0xff))
+#define ROOF_COOKIE_ELEM(c) ((__u32)(((c) >> 8) & 0xff))
+#define ROOF_COOKIE_FN(c) ((__u32)((c) >> 16))
+
+#define ROOF_MAX_DIM (1u << 20)	/* a dimension above this is absurd: the call is counted unreadable */
+#define ROOF_MAX_SHAPES 4096
+
+/* roof_shape.flags */
+#define ROOF_TRANS_A 1u		/* op(A) = A^T (GEMV: the matrix is transposed) */
+#define ROOF_TRANS_B 2u
+#define ROOF_BETA_KNOWN 4u	/* beta was read (behind a pointer): C or y counted as read when non-zero */
+#define ROOF_BETA_NONZERO 8u
+#define ROOF_ROW_MAJOR 16u
+
+struct roof_shape {
+	__u32 fn;		/* index of the function in the loader's table */
+	__u32 flags;
+	__u32 m, n, k;		/* GEMV: k = 0 */
+	__u32 pid;
+};
+
+struct roof_sums {
+	__u64 calls;
+	__u64 wall_ns;		/* the outermost known call's entry to its return */
+	__u64 flops;		/* 2 M N K, 2 M N */
+	__u64 bytes;		/* compulsory: each operand once, C/y written (and read when beta != 0) */
+};
+
+/* roof_stats slots */
+enum {
+	ROOF_STAT_CALLS,	/* known calls seen (targets only) */
+	ROOF_STAT_UNREADABLE,	/* arguments unreadable, or dimensions <= 0 or absurd */
+	ROOF_STAT_NESTED,	/* known calls inside another known call of the thread: not counted again */
+	ROOF_STAT_SHAPES_FULL,	/* calls not summed: the shape table was full */
+	ROOF_STAT_ABANDONED,	/* an outermost call whose return never came (longjmp, exception) */
+	ROOF_STAT_MAX,
+};
+
+#endif

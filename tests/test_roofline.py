@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""--roofline: every GEMM/GEMV call's work from its arguments, against the exact totals the
+workload (tests/workloads/gemmwork.c) counts itself, on OpenBLAS and on MKL (with MKL_VERBOSE's
+own line per call as a second oracle for the shapes); verdicts on known cases against roofs the
+test measures; bad input."""
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter, defaultdict
+
+import pytest
+
+from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
+
+GEMMWORK = os.path.join(BUILD, "workloads", "gemmwork")
+MKL_RT = "/usr/lib/x86_64-linux-gnu/libmkl_rt.so"
+
+
+def roofline_run(tmp_path, mode, n=None, extra=(), env=None, name="r.json"):
+    out = tmp_path / name
+    r = run_tmabpf(["--roofline", "--batch", "--quiet", "--json", str(out), *extra, "--", GEMMWORK, mode,
+                    *([str(n)] if n else [])], timeout=300, env=dict(os.environ, **(env or {})))
+    assert r.returncode == 0, r.stderr
+    own = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+    return load_json(out)["roofline"], own, r
+
+
+def per_function(rl):
+    t = defaultdict(Counter)
+    for s in rl["shapes"]:
+        t[s["function"]].update(calls=s["calls"], flops=s["flops"], bytes=s["bytes"])
+    return t
+
+
+def shape_key(s):
+    if s["k"]:
+        return f'{s["function"]} {s["m"]}x{s["n"]}x{s["k"]} {"TN"[not s["trans_a"]]}{"TN"[not s["trans_b"]]}'
+    return f'{s["function"]} {s["m"]}x{s["n"]} {"TN"[not s["trans_a"]]}'
+
+
+def check_exact(rl, own):
+    got = per_function(rl)
+    for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"):
+        assert own[f]["calls"] > 0, (f, own)
+        assert dict(got[f]) == own[f], (f, dict(got[f]), own[f])
+    shapes = Counter()
+    for s in rl["shapes"]:
+        shapes[shape_key(s)] += s["calls"]
+    assert shapes == Counter(own["shapes"])
+    assert rl["unreadable_calls"] == 0 and rl["abandoned_calls"] == 0 and rl["shapes_full_calls"] == 0, rl
+    # beta is read behind the Fortran routines' pointers only
+    for s in rl["shapes"]:
+        assert (s["beta_nonzero"] is None) == s["function"].startswith("cblas_"), s
+
+
+def test_exact_work_openblas(tmp_path):
+    rl, own, _ = roofline_run(tmp_path, "mixed", 400)
+    check_exact(rl, own)
+    assert rl["calls"] == 400 and rl["nested_calls"] == 0
+
+
+@pytest.fixture(scope="module")
+def mkl():
+    r = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "mkl"], capture_output=True,
+                       text=True, timeout=900)
+    m = re.search(r"realstacks: mkl (ok|installed|unavailable)(?:: (.*))?", r.stdout)
+    if not m or m.group(1) == "unavailable" or not os.path.exists(MKL_RT):
+        pytest.skip(f"MKL: {m.group(2) if m else r.stdout + r.stderr}")
+    return MKL_RT
+
+
+def test_exact_work_mkl_and_mkl_verbose(tmp_path, mkl):
+    """MKL's CBLAS calls its own Fortran routines: counted once (nested); MKL_VERBOSE prints a line
+    per Fortran-level call, whose shapes are tmabpf's."""
+    rl, own, r = roofline_run(tmp_path, "mixed", 300, env={"LD_PRELOAD": mkl, "MKL_VERBOSE": "1"})
+    check_exact(rl, own)
+    assert rl["nested_calls"] > 0
+    verbose = Counter()
+    for m in re.finditer(r"^MKL_VERBOSE ([SD])GEM([MV])\(([^)]*)\)", r.stdout, re.M):
+        a = m.group(3).split(",")
+        if m.group(2) == "M":
+            verbose[(m.group(1), a[0], a[1], int(a[2]), int(a[3]), int(a[4]))] += 1
+        else:
+            verbose[(m.group(1), a[0], "-", int(a[1]), int(a[2]), 0)] += 1
+    ours = Counter()
+    for s in rl["shapes"]:
+        ours[("D" if s["dtype"] == "f64" else "S", "TN"[not s["trans_a"]], "TN"[not s["trans_b"]] if s["k"] else "-",
+              s["m"], s["n"], s["k"])] += s["calls"]
+    assert sum(verbose.values()) == 300 and verbose == ours
+
+
+@pytest.fixture(scope="module")
+def roofs(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("roofs") / "roofs.json")
+    r = subprocess.run([TMABPF, "roofs", "--only", "peak-fp32,read-L1,read-L2,read-L3,read-DRAM", "--repeats", "1",
+                        "--seconds", "0.3", "--quiet", "--file", path], capture_output=True, text=True, timeout=600)
+    if r.returncode and "likwid-bench not found" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def only_row(rl):
+    assert len(rl["shapes"]) == 1, rl["shapes"]
+    return rl["shapes"][0]
+
+
+def test_decode_gemv_past_l3_is_memory_bound_dram(tmp_path, roofs):
+    rl, own, _ = roofline_run(tmp_path, "gemv-big", 20, extra=("--roofs", roofs))
+    row = only_row(rl)
+    assert row["calls"] == 20 and row["flops"] == own["cblas_sgemv"]["flops"]
+    assert row["intensity"] == pytest.approx(0.5, rel=1e-3)
+    assert row["level"] == "DRAM" and row["verdict"] == "memory-bound (DRAM)", row
+    assert 0.2 <= row["share"] <= 1.5, row
+    assert rl["roofs"]["file"] == roofs
+
+
+def test_gemm_1024_is_compute_bound(tmp_path, roofs):
+    rl, _, _ = roofline_run(tmp_path, "gemm", 4, extra=("--roofs", roofs))
+    row = only_row(rl)
+    assert (row["m"], row["n"], row["k"]) == (1024, 1024, 1024) and row["intensity"] > 100
+    assert row["verdict"] == "compute-bound", row
+
+
+def test_tiny_gemms_are_below_both_roofs(tmp_path, roofs):
+    rl, _, _ = roofline_run(tmp_path, "tiny", 100000, extra=("--roofs", roofs))
+    row = only_row(rl)
+    assert row["calls"] == 100000 and row["verdict"] == "below both roofs", row
+    text = run_tmabpf(["--roofline", "--roofs", roofs, "--batch", "--", GEMMWORK, "tiny", "1000"]).stdout
+    assert re.search(r"^cblas_sgemm +8x8x8 NN +1000 .* below both roofs$", text, re.M), text
+
+
+def test_bad_dimensions_are_unreadable_calls(tmp_path):
+    rl, _, r = roofline_run(tmp_path, "bad")
+    assert rl["unreadable_calls"] == 3 and rl["shapes"] == [] and rl["calls"] == 3, rl
+    said = [l for l in r.stderr.splitlines() if "unreadable arguments" in l]
+    assert len(said) == 1 and "3 calls" in said[0], r.stderr
+
+
+def test_without_roofs_work_is_still_reported(tmp_path):
+    rl, own, r = roofline_run(tmp_path, "gemm", 1, extra=("--roofs", str(tmp_path / "none.json")))
+    assert rl["roofs"] is None and "tmabpf roofs" in rl["roofs_missing"]
+    row = only_row(rl)
+    assert row["verdict"] == "no roofs" and row["roof_flop_per_s"] is None and row["flops"] == 2 * 1024 ** 3
+    said = [l for l in r.stderr.splitlines() if "--roofline:" in l]
+    assert len(said) == 1 and "no measured roofs" in said[0] and "sudo tmabpf roofs" in said[0], said
+
+
+def test_foreign_roofs_are_refused(tmp_path, roofs):
+    with open(roofs) as f:
+        doc = json.load(f)
+    doc["host"]["cpu"] = "Another CPU"
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps(doc))
+    rl, _, r = roofline_run(tmp_path, "gemm", 1, extra=("--roofs", str(foreign)))
+    assert rl["roofs"] is None and only_row(rl)["verdict"] == "no roofs"
+    said = [l for l in r.stderr.splitlines() if "--roofline:" in l]
+    assert len(said) == 1 and "measured on another host" in said[0], said
+
+
+def test_function_without_known_signature_is_named_once(tmp_path):
+    rl, own, r = roofline_run(tmp_path, "mixed", 20, extra=("--uprobe", "libopenblas.so.0:sgemm_kernel*"))
+    said = [l for l in r.stderr.splitlines() if "without a known GEMM/GEMV signature" in l]
+    assert len(said) == 1 and "sgemm_kernel_" in said[0], r.stderr
+    assert sum(per_function(rl)[f]["calls"] for f in own if f != "shapes") == 20

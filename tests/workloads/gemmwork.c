@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * gemmwork: known GEMM/GEMV work through BLAS, for --roofline's checks.  It
+ * calls cblas_sgemm, cblas_dgemm, cblas_sgemv, sgemm_ and sgemv_ and prints,
+ * as one JSON line, its own count per function of calls, FLOPs (2MNK, 2MN)
+ * and compulsory bytes (each operand once, the output written, and read too
+ * when beta != 0 - for the Fortran routines only: CBLAS passes beta in a
+ * floating-point register that a uprobe cannot read, so tmabpf counts C once),
+ * then, in mixed mode, the calls per shape ("FUNC MxNxK TATB", GEMV "FUNC MxN T").
+ *
+ *   gemmwork mixed [N]     N calls (default 400) of random shapes, transposes, strides, beta (seed 1)
+ *   gemmwork gemv-big [N]  N sgemv of a 8192 x 8192 matrix (256 MiB: past any L3)
+ *   gemmwork gemm [N]      N sgemm of 1024 x 1024 x 1024
+ *   gemmwork tiny [N]      N sgemm of 8 x 8 x 8 (default 200000)
+ *   gemmwork bad           calls with zero and negative dimensions (BLAS returns at once)
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const float *alpha,
+	    const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
+	    const int *ldc);
+void sgemv_(const char *t, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
+	    const float *x, const int *incx, const float *beta, float *y, const int *incy);
+
+enum { F_CSGEMM, F_CDGEMM, F_CSGEMV, F_SGEMM, F_SGEMV, NF };
+static const char *const names[NF] = { "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_" };
+static unsigned long long calls[NF], flops[NF], bytes[NF];
+static unsigned long long rng = 1;
+#define MAX_SHAPES 1024
+static struct shape {
+	char key[64];
+	unsigned long long calls;
+} shapes[MAX_SHAPES];
+static int nshapes;
+
+static void shape_count(int f, int m, int n, int k, int ta, int tb)
+{
+	char key[64];
+	int i;
+
+	if (k)
+		snprintf(key, sizeof(key), "%s %dx%dx%d %c%c", names[f], m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N');
+	else
+		snprintf(key, sizeof(key), "%s %dx%d %c", names[f], m, n, ta ? 'T' : 'N');
+	for (i = 0; i < nshapes && strcmp(shapes[i].key, key); i++)
+		;
+	if (i == nshapes && nshapes < MAX_SHAPES)
+		snprintf(shapes[nshapes++].key, sizeof(key), "%s", key);
+	if (i < nshapes)
+		shapes[i].calls++;
+}
+
+static unsigned int rnd(unsigned int n)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned int)(rng >> 33) % n;
+}
+
+static void *buf(size_t bytes)
+{
+	void *p = calloc(1, bytes);
+
+	if (!p) {
+		perror("calloc");
+		exit(1);
+	}
+	return p;
+}
+
+static void count(int f, unsigned long long fl, unsigned long long by)
+{
+	calls[f]++;
+	flops[f] += fl;
+	bytes[f] += by;
+}
+
+/* One GEMM of M x N x K through function f, lda/ldb/ldc padded by pad; beta for the Fortran one. */
+static void gemm(int f, int m, int n, int k, int ta, int tb, int pad, float beta)
+{
+	size_t es = f == F_CDGEMM ? 8 : 4;
+	int arows = ta ? k : m, acols = ta ? m : k, brows = tb ? n : k, bcols = tb ? k : n;
+	int lda = arows + pad, ldb = brows + pad, ldc = m + pad;	/* column-major */
+	void *a = buf(es * (size_t)lda * (size_t)acols), *b = buf(es * (size_t)ldb * (size_t)bcols);
+	void *c = buf(es * (size_t)ldc * (size_t)n);
+	unsigned long long fl = 2ULL * m * n * k, by = es * ((unsigned long long)m * k + (unsigned long long)k * n +
+							     (unsigned long long)m * n);
+
+	if (f == F_CSGEMM)
+		cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+			    a, lda, b, ldb, beta, c, ldc);
+	else if (f == F_CDGEMM)
+		cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0,
+			    a, lda, b, ldb, beta, c, ldc);
+	else {
+		float alpha = 1.0f;
+		char cta = ta ? 'T' : 'N', ctb = tb ? 'T' : 'N';
+
+		sgemm_(&cta, &ctb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc);
+		if (beta != 0)
+			by += es * (unsigned long long)m * n;
+	}
+	count(f, fl, by);
+	shape_count(f, m, n, k, ta, tb);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void gemv(int f, int m, int n, int t, float beta, const float *a, int lda)
+{
+	int xlen = t ? m : n, ylen = t ? n : m;
+	float *x = buf(4 * (size_t)xlen), *y = buf(4 * (size_t)ylen);
+	unsigned long long by = 4ULL * ((unsigned long long)m * n + xlen + ylen);
+
+	if (f == F_CSGEMV)
+		cblas_sgemv(CblasColMajor, t ? CblasTrans : CblasNoTrans, m, n, 1.0f, a, lda, x, 1, beta, y, 1);
+	else {
+		float alpha = 1.0f;
+		int one = 1;
+		char ct = t ? 'T' : 'N';
+
+		sgemv_(&ct, &m, &n, &alpha, a, &lda, x, &one, &beta, y, &one);
+		if (beta != 0)
+			by += 4ULL * ylen;
+	}
+	count(f, 2ULL * m * n, by);
+	shape_count(f, m, n, 0, t, 0);
+	free(x);
+	free(y);
+}
+
+static void mixed(int n)
+{
+	for (int i = 0; i < n; i++) {
+		int f = (int)rnd(NF), m = 1 + (int)rnd(96), nn = 1 + (int)rnd(96), k = 1 + (int)rnd(96);
+		int pad = (int)rnd(3), ta = (int)rnd(2), tb = (int)rnd(2);
+		float beta = rnd(2) ? 0.0f : 0.5f;
+
+		if (f == F_CSGEMV || f == F_SGEMV) {
+			int lda = m + pad;
+			float *a = buf(4 * (size_t)lda * (size_t)nn);
+
+			gemv(f, m, nn, ta, beta, a, lda);
+			free(a);
+		} else {
+			gemm(f, m, nn, k, ta, tb, pad, beta);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "mixed";
+	int n = argc > 2 ? atoi(argv[2]) : 0;
+
+	if (!strcmp(mode, "mixed")) {
+		mixed(n ? n : 400);
+	} else if (!strcmp(mode, "gemv-big")) {
+		int dim = 8192;
+		float *a = buf(4 * (size_t)dim * dim);
+
+		for (size_t i = 0; i < (size_t)dim * dim; i++)	/* touch every page before the calls */
+			a[i] = 1.0f;
+		for (int i = 0; i < (n ? n : 20); i++)
+			gemv(F_CSGEMV, dim, dim, 0, 0.0f, a, dim);
+		free(a);
+	} else if (!strcmp(mode, "gemm")) {
+		int d = 1024;
+		float *a = buf(4 * (size_t)d * d), *b = buf(4 * (size_t)d * d), *c = buf(4 * (size_t)d * d);
+
+		for (size_t i = 0; i < (size_t)d * d; i++)	/* every page touched before the calls */
+			a[i] = b[i] = c[i] = 1.0f;
+		for (int i = 0; i < (n ? n : 5); i++) {
+			cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0f, a, d, b, d, 0.0f, c, d);
+			count(F_CSGEMM, 2ULL * d * d * d, 4ULL * 3 * d * d);
+		}
+		free(a);
+		free(b);
+		free(c);
+	} else if (!strcmp(mode, "tiny")) {
+		float a[64] = { 0 }, b[64] = { 0 }, c[64];
+
+		for (int i = 0; i < (n ? n : 200000); i++) {
+			cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
+			count(F_CSGEMM, 1024, 4 * 3 * 64);
+		}
+	} else if (!strcmp(mode, "bad")) {
+		float a[4] = { 0 }, c[4];
+		int zero = 0, neg = -3, one = 1;
+		float alpha = 1, beta = 0;
+
+		cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 0, 1, 1, 1.0f, a, 1, a, 1, 0.0f, c, 1);
+		sgemm_("N", "N", &neg, &one, &one, &alpha, a, &one, a, &one, &beta, c, &one);
+		sgemv_("N", &zero, &one, &alpha, a, &one, a, &one, &beta, c, &one);
+	} else {
+		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad [N]\n");
+		return 2;
+	}
+	printf("{");
+	for (int f = 0; f < NF; f++)
+		printf("%s\"%s\": {\"calls\": %llu, \"flops\": %llu, \"bytes\": %llu}", f ? ", " : "", names[f], calls[f],
+		       flops[f], bytes[f]);
+	printf(", \"shapes\": {");
+	for (int i = 0; i < nshapes; i++)
+		printf("%s\"%s\": %llu", i ? ", " : "", shapes[i].key, shapes[i].calls);
+	printf("}}\n");
+	return 0;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* --roofline's BPF on the known GEMM/GEMV entries (roofline_loader.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpf/roofline.h"
+#include "collect/bpf_util.h"
+#include "collect/roofline_loader.h"
+#include "collect/uprobes_loader.h"
+#include "lib/warn.h"
+#include "sym/elfsyms.h"
+#include "roofline.skel.h"
+
+static const struct known {
+	const char *name, *canon;	/* canon: the name reported */
+	unsigned int sig, elem;
+} known[] = {
+	{ "cblas_sgemm", "cblas_sgemm", SIG_CBLAS_GEMM, 4 }, { "cblas_dgemm", "cblas_dgemm", SIG_CBLAS_GEMM, 8 },
+	{ "cblas_sgemv", "cblas_sgemv", SIG_CBLAS_GEMV, 4 }, { "cblas_dgemv", "cblas_dgemv", SIG_CBLAS_GEMV, 8 },
+	{ "sgemm_", "sgemm_", SIG_F77_GEMM, 4 },	     { "dgemm_", "dgemm_", SIG_F77_GEMM, 8 },
+	{ "sgemv_", "sgemv_", SIG_F77_GEMV, 4 },	     { "dgemv_", "dgemv_", SIG_F77_GEMV, 8 },
+	/* MKL's other spellings of the Fortran routines (the same ABI) */
+	{ "sgemm", "sgemm_", SIG_F77_GEMM, 4 },		     { "dgemm", "dgemm_", SIG_F77_GEMM, 8 },
+	{ "SGEMM", "sgemm_", SIG_F77_GEMM, 4 },		     { "DGEMM", "dgemm_", SIG_F77_GEMM, 8 },
+	{ "sgemv", "sgemv_", SIG_F77_GEMV, 4 },		     { "dgemv", "dgemv_", SIG_F77_GEMV, 8 },
+	{ "SGEMV", "sgemv_", SIG_F77_GEMV, 4 },		     { "DGEMV", "dgemv_", SIG_F77_GEMV, 8 },
+	{ "dnnl_sgemm", "dnnl_sgemm", SIG_DNNL_GEMM, 4 },
+};
+
+static const struct known *find_known(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(name, known[i].name))
+			return &known[i];
+	return NULL;
+}
+
+bool roofline_known(const char *name)
+{
+	return find_known(name) != NULL;
+}
+
+/* The known name among a symbol's names, NULL when none. */
+static const struct known *sym_known(const struct elfsym *s)
+{
+	const struct known *k = find_known(s->name);
+
+	for (unsigned int a = 0; !k && a < s->nr_aliases; a++)
+		k = find_known(s->aliases[a]);
+	return k;
+}
+
+int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_t errlen)
+{
+	struct elfsyms es;
+	int r, added = 0;
+
+	for (int i = 0; i < p->nlibs; i++)
+		if (!strcmp(p->paths[i], path))
+			return 0;
+	if (p->nlibs >= ROOFLINE_MAX_LIBS) {
+		err_set(err, errlen, "--roofline: more than %d libraries", ROOFLINE_MAX_LIBS);
+		return -E2BIG;
+	}
+	r = elfsyms_load(path, &es, err, errlen);
+	if (r)
+		return r;
+	for (size_t i = 0; i < es.nr_syms; i++) {
+		const struct elfsym *s = &es.syms[i];
+		const struct known *k = sym_known(s);
+		struct roofline_fn *f;
+
+		if (!k || (s->flags & (ELFSYMS_F_NO_OFFSET | ELFSYMS_F_IFUNC)))
+			continue;
+		f = realloc(p->fns, (size_t)(p->nfns + 1) * sizeof(*p->fns));
+		if (!f) {
+			elfsyms_free(&es);
+			return -ENOMEM;
+		}
+		p->fns = f;
+		f = &p->fns[p->nfns++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", k->canon);
+		f->lib = p->nlibs;
+		f->offset = s->offset;
+		f->sig = k->sig;
+		f->elem = k->elem;
+		added++;
+	}
+	elfsyms_free(&es);
+	if (added) {
+		p->paths[p->nlibs] = strdup(path);
+		p->link_fds[p->nlibs] = -1;
+		if (!p->paths[p->nlibs])
+			return -ENOMEM;
+		p->nlibs++;
+	}
+	return added;
+}
+
+int roofline_load(struct roofline_prog *p, const struct roofline_filter *f, char *err, size_t errlen)
+{
+	static const struct bpf_hints hints = { .lacks = "uprobe session links (kernel 6.13)", .einval_lacks = true };
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int r;
+
+	p->skel = roofline_bpf__open();
+	if (!p->skel)
+		return bpf_load_error(-errno, err, errlen, "opening the --roofline BPF object", &hints);
+	p->skel->rodata->cfg_filter = f->filter;
+	p->skel->rodata->cfg_main_id = f->main_id;
+	if (f->pids_fd >= 0 &&
+	    (bpf_map_get_info_by_fd(f->pids_fd, &info, &len) ||
+	     bpf_map__set_max_entries(p->skel->maps.pids, info.max_entries) ||
+	     bpf_map__reuse_fd(p->skel->maps.pids, f->pids_fd)))
+		return bpf_load_error(-errno, err, errlen, "sharing the target filter with --roofline", &hints);
+	bpf_program__set_expected_attach_type(p->skel->progs.tmabpf_roofline, ATTACH_UPROBE_SESSION);
+	r = roofline_bpf__load(p->skel);
+	if (r)
+		return bpf_load_error(r, err, errlen, "loading the --roofline BPF program", &hints);
+	p->loaded = true;
+	return 0;
+}
+
+int roofline_attach(struct roofline_prog *p, char *err, size_t errlen)
+{
+	int prog = bpf_program__fd(p->skel->progs.tmabpf_roofline);
+
+	for (int l = 0; l < p->nlibs; l++) {
+		unsigned long *offs = calloc((size_t)p->nfns, sizeof(*offs));
+		__u64 *cookies = calloc((size_t)p->nfns, sizeof(*cookies));
+		int n = 0;
+
+		if (!offs || !cookies) {
+			free(offs);
+			free(cookies);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < p->nfns; i++)
+			if (p->fns[i].lib == l) {
+				offs[n] = p->fns[i].offset;
+				cookies[n++] = ROOF_COOKIE(i, p->fns[i].sig, p->fns[i].elem);
+			}
+		p->link_fds[l] = uprobe_session_link(prog, p->paths[l], offs, cookies, n);
+		free(offs);
+		free(cookies);
+		if (p->link_fds[l] < 0) {
+			int e = -errno;
+
+			err_set(err, errlen, "--roofline: attaching %d uprobes (session link) to %s: %s%s", n, p->paths[l],
+				strerror(-e), e == -EINVAL ? " (uprobe session links need kernel 6.13)" : "");
+			return e;
+		}
+	}
+	return 0;
+}
+
+void roofline_detach(struct roofline_prog *p)
+{
+	for (int l = 0; l < p->nlibs; l++)
+		if (p->link_fds[l] >= 0) {
+			close(p->link_fds[l]);
+			p->link_fds[l] = -1;
+		}
+}
+
+static unsigned long long stat_sum(int fd, unsigned int slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	unsigned long long *v, s = 0;
+
+	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(fd, &slot, v))
+		for (int c = 0; c < ncpu; c++)
+			s += v[c];
+	free(v);
+	return s;
+}
+
+int roofline_read(struct roofline_prog *p, struct roofline_result *r)
+{
+	int fd = bpf_map__fd(p->skel->maps.roof_shapes), sfd = bpf_map__fd(p->skel->maps.roof_stats);
+	struct roof_shape key, next, *prev = NULL;
+	size_t cap = 0;
+
+	r->nrows = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct roof_sums s;
+		struct roofline_row *w;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &s) || key.fn >= (unsigned int)p->nfns)
+			continue;
+		if (r->nrows == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			struct roofline_row *g = realloc(r->rows, nc * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			r->rows = g;
+			cap = nc;
+		}
+		w = &r->rows[r->nrows++];
+		memset(w, 0, sizeof(*w));
+		snprintf(w->func, sizeof(w->func), "%s", p->fns[key.fn].name);
+		w->elem = p->fns[key.fn].elem;
+		w->pid = key.pid;
+		w->m = key.m, w->n = key.n, w->k = key.k;
+		w->flags = key.flags;
+		w->calls = s.calls, w->wall_ns = s.wall_ns, w->flops = s.flops, w->bytes = s.bytes;
+	}
+	r->calls = stat_sum(sfd, ROOF_STAT_CALLS);
+	r->unreadable = stat_sum(sfd, ROOF_STAT_UNREADABLE);
+	r->nested = stat_sum(sfd, ROOF_STAT_NESTED);
+	r->abandoned = stat_sum(sfd, ROOF_STAT_ABANDONED);
+	r->shapes_full = stat_sum(sfd, ROOF_STAT_SHAPES_FULL);
+	return 0;
+}
+
+void roofline_free(struct roofline_prog *p)
+{
+	roofline_detach(p);
+	roofline_bpf__destroy(p->skel);
+	p->skel = NULL;
+	for (int l = 0; l < p->nlibs; l++)
+		free(p->paths[l]);
+	free(p->fns);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The roofline of a run's GEMM/GEMV calls (roofline.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpf/roofline.h"
+#include "model/roofline.h"
+
+/* The innermost level whose caches hold bytes (one instance of L1d/L2, the L3 as measured). */
+static enum roof_level fit_level(const struct roofs *r, double bytes)
+{
+	for (int l = ROOF_L1; l < ROOF_DRAM; l++)
+		if (r->cache_bytes[l] && bytes <= (double)r->cache_bytes[l])
+			return (enum roof_level)l;
+	return ROOF_DRAM;
+}
+
+static void judge_row(struct roofline_row *w, const struct roofline_result *r)
+{
+	enum roof_prec p = w->elem == 8 ? ROOF_DP : ROOF_SP;
+	const struct roof_figure *peak, *bw;
+	double secs = (double)w->wall_ns / 1e9;
+
+	w->intensity = w->bytes ? (double)w->flops / (double)w->bytes : 0;
+	w->flop_per_s = secs > 0 ? (double)w->flops / secs : 0;
+	w->bytes_per_s = secs > 0 ? (double)w->bytes / secs : 0;
+	w->verdict = ROOFLINE_NO_ROOFS;
+	if (!r->have_roofs || !w->calls)
+		return;
+	w->level = fit_level(&r->roofs, (double)w->bytes / (double)w->calls);
+	peak = &r->roofs.flops[p][r->roof_threads];
+	bw = &r->roofs.bw[ROOF_READ][w->level][r->roof_threads];
+	/* an L3 the threads could not be told from L2 (roofs_likwid.c): the next level out */
+	while (!bw->valid && w->level < ROOF_DRAM)
+		bw = &r->roofs.bw[ROOF_READ][++w->level][r->roof_threads];
+	w->roof = roof_at(&r->roofs, p, w->level, r->roof_threads, w->intensity);
+	if (!(w->roof > 0))
+		return;
+	w->share = w->flop_per_s / w->roof;
+	if (w->share < ROOFLINE_BELOW_BOTH)
+		w->verdict = ROOFLINE_BELOW_BOTH_ROOFS;
+	else if (w->intensity * bw->median < peak->median)
+		w->verdict = ROOFLINE_MEMORY;
+	else
+		w->verdict = ROOFLINE_COMPUTE;
+}
+
+static int by_wall(const void *a, const void *b)
+{
+	const struct roofline_row *x = a, *y = b;
+
+	if (x->wall_ns != y->wall_ns)
+		return x->wall_ns < y->wall_ns ? 1 : -1;
+	return strcmp(x->func, y->func);
+}
+
+void roofline_judge(struct roofline_result *r)
+{
+	r->roof_threads = r->have_roofs && r->roofs.flops[ROOF_SP][ROOF_ALL].valid ? ROOF_ALL : ROOF_ONE;
+	memset(r->hist_calls, 0, sizeof(r->hist_calls));
+	memset(r->hist_wall_ns, 0, sizeof(r->hist_wall_ns));
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct roofline_row *w = &r->rows[i];
+		double per = w->calls ? (double)w->flops / (double)w->calls : 0;
+		int b = per >= 1 ? (int)floor(log10(per)) : 0;
+
+		judge_row(w, r);
+		b = b < 0 ? 0 : b >= ROOFLINE_HIST_BUCKETS ? ROOFLINE_HIST_BUCKETS - 1 : b;
+		r->hist_calls[b] += w->calls;
+		r->hist_wall_ns[b] += w->wall_ns;
+	}
+	if (r->nrows)
+		qsort(r->rows, r->nrows, sizeof(r->rows[0]), by_wall);
+}
+
+const char *roofline_verdict_name(const struct roofline_row *row, char *buf, size_t len)
+{
+	switch (row->verdict) {
+	case ROOFLINE_MEMORY:
+		snprintf(buf, len, "memory-bound (%s)", roof_level_name(row->level));
+		break;
+	case ROOFLINE_COMPUTE:
+		snprintf(buf, len, "compute-bound");
+		break;
+	case ROOFLINE_BELOW_BOTH_ROOFS:
+		snprintf(buf, len, "below both roofs");
+		break;
+	default:
+		snprintf(buf, len, "no roofs");
+	}
+	return buf;
+}
+
+void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
+{
+	char ta = row->flags & ROOF_TRANS_A ? 'T' : 'N', tb = row->flags & ROOF_TRANS_B ? 'T' : 'N';
+
+	if (row->k)
+		snprintf(buf, len, "%ux%ux%u %c%c", row->m, row->n, row->k, ta, tb);
+	else
+		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);
+}
+
+void roofline_result_free(struct roofline_result *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * roofline: the GEMM/GEMV calls of a run (--roofline) per function and shape,
+ * their work from their arguments (bpf/roofline.h: FLOPs exact, bytes the
+ * compulsory lower bound), achieved rates from their own time, and, with the
+ * host's measured roofs (pmu/roofs.h), the roof at their arithmetic intensity
+ * for the cache level their working set fits in, the share of it reached and
+ * a verdict.
+ */
+#ifndef TMABPF_MODEL_ROOFLINE_H
+#define TMABPF_MODEL_ROOFLINE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pmu/roofs.h"
+
+#define ROOFLINE_BELOW_BOTH 0.10	/* share of the roof under which neither roof explains the time */
+#define ROOFLINE_HIST_BUCKETS 16	/* FLOPs per call: [10^i, 10^(i+1)) */
+
+enum roofline_verdict {
+	ROOFLINE_NO_ROOFS,		/* no measured roofs: work and rates only */
+	ROOFLINE_MEMORY,		/* under the bandwidth roof of its level, at a plausible share */
+	ROOFLINE_COMPUTE,		/* under the peak */
+	ROOFLINE_BELOW_BOTH_ROOFS,	/* well below both: overhead, latency, small shapes, spinning */
+};
+
+struct roofline_row {
+	char func[64];
+	uint32_t pid;
+	uint32_t m, n, k;		/* GEMV: k = 0 */
+	uint32_t flags;			/* ROOF_* of bpf/roofline.h */
+	uint32_t elem;			/* 4 (fp32) or 8 (fp64) */
+	uint64_t calls, wall_ns, flops, bytes;
+	/* derived */
+	double intensity;		/* FLOP per compulsory byte */
+	double flop_per_s, bytes_per_s;	/* achieved over the calls' own time */
+	enum roof_level level;		/* where one call's compulsory bytes fit */
+	double roof;			/* attainable FLOP/s at intensity for level, 0 without roofs */
+	double share;			/* flop_per_s / roof */
+	enum roofline_verdict verdict;
+};
+
+struct roofline_result {
+	struct roofline_row *rows;	/* by wall time, descending */
+	size_t nrows;
+	uint64_t calls, unreadable, nested, abandoned, shapes_full;
+	bool have_roofs;
+	struct roofs roofs;		/* valid when have_roofs */
+	enum roof_threads roof_threads;	/* which roofs the verdicts use */
+	char roofs_path[256];
+	char roofs_note[512];		/* why there are none, when have_roofs is false */
+	uint64_t hist_calls[ROOFLINE_HIST_BUCKETS], hist_wall_ns[ROOFLINE_HIST_BUCKETS];
+};
+
+/* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
+ * are there), sort the rows by time and fill the histogram. */
+void roofline_judge(struct roofline_result *r);
+/* "memory-bound (DRAM)", "compute-bound", "below both roofs", "no roofs" */
+const char *roofline_verdict_name(const struct roofline_row *row, char *buf, size_t len);
+/* "1024x1024x1024 NT" (GEMV: "4096x4096 N") */
+void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len);
+void roofline_result_free(struct roofline_result *r);
+
+#endif

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The roofline section of the reports (--roofline): JSON "roofline", the text table. */
+#include <math.h>
+#include "bpf/roofline.h"
+#include "lib/units.h"
+#include "output/report_sections.h"
+
+static const char *const dtype[] = { [4] = "f32", [8] = "f64" };
+
+static void roofs_json(const struct roofline_result *rl, struct json *j)
+{
+	const struct roofs *r = &rl->roofs;
+
+	if (!rl->have_roofs) {
+		json_null(j, "roofs");
+		json_str(j, "roofs_missing", rl->roofs_note);
+		return;
+	}
+	json_obj_begin(j, "roofs");
+	json_str(j, "file", rl->roofs_path);
+	json_str(j, "cpu", r->host.cpu);
+	json_i64(j, "measured_at", r->measured_at);
+	json_i64(j, "threads", r->threads[rl->roof_threads]);
+	json_double(j, "peak_fp32_flop_per_s", r->flops[ROOF_SP][rl->roof_threads].median);
+	json_double(j, "peak_fp64_flop_per_s", r->flops[ROOF_DP][rl->roof_threads].median);
+	json_obj_begin(j, "read_bytes_per_s");
+	for (int l = 0; l < ROOF__LEVELS; l++)
+		if (r->bw[ROOF_READ][l][rl->roof_threads].valid)
+			json_double(j, roof_level_name(l), r->bw[ROOF_READ][l][rl->roof_threads].median);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void row_json(const struct roofline_row *w, struct json *j)
+{
+	char buf[64];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "function", w->func);
+	json_u64(j, "pid", w->pid);
+	json_str(j, "dtype", w->elem < 9 ? dtype[w->elem] : NULL);
+	json_u64(j, "m", w->m);
+	json_u64(j, "n", w->n);
+	json_u64(j, "k", w->k);
+	json_bool(j, "trans_a", w->flags & ROOF_TRANS_A);
+	json_bool(j, "trans_b", w->flags & ROOF_TRANS_B);
+	json_bool(j, "row_major", w->flags & ROOF_ROW_MAJOR);
+	if (w->flags & ROOF_BETA_KNOWN)
+		json_bool(j, "beta_nonzero", w->flags & ROOF_BETA_NONZERO);
+	else
+		json_null(j, "beta_nonzero");
+	json_u64(j, "calls", w->calls);
+	json_u64(j, "wall_ns", w->wall_ns);
+	json_u64(j, "flops", w->flops);
+	json_u64(j, "bytes", w->bytes);
+	json_double(j, "intensity", w->intensity);
+	json_double(j, "flop_per_s", w->flop_per_s);
+	json_double(j, "bytes_per_s", w->bytes_per_s);
+	if (w->verdict == ROOFLINE_NO_ROOFS) {
+		json_null(j, "level");
+		json_null(j, "roof_flop_per_s");
+		json_null(j, "share");
+	} else {
+		json_str(j, "level", roof_level_name(w->level));
+		json_double(j, "roof_flop_per_s", w->roof);
+		json_double(j, "share", w->share);
+	}
+	json_str(j, "verdict", roofline_verdict_name(w, buf, sizeof(buf)));
+	json_obj_end(j);
+}
+
+void report_roofline_json(const struct report *r, struct json *j)
+{
+	const struct roofline_result *rl = r->roofline;
+
+	if (!rl) {
+		json_null(j, "roofline");
+		return;
+	}
+	json_obj_begin(j, "roofline");
+	json_str(j, "bytes", "compulsory: each operand once and the output written (read too when a readable "
+			      "beta is non-zero); a lower bound that ignores re-reads and cache blocking");
+	roofs_json(rl, j);
+	json_u64(j, "calls", rl->calls);
+	json_u64(j, "unreadable_calls", rl->unreadable);
+	json_u64(j, "nested_calls", rl->nested);
+	json_u64(j, "abandoned_calls", rl->abandoned);
+	json_u64(j, "shapes_full_calls", rl->shapes_full);
+	json_arr_begin(j, "shapes");
+	for (size_t i = 0; i < rl->nrows; i++)
+		row_json(&rl->rows[i], j);
+	json_arr_end(j);
+	json_arr_begin(j, "histogram");
+	for (int b = 0; b < ROOFLINE_HIST_BUCKETS; b++) {
+		if (!rl->hist_calls[b])
+			continue;
+		json_obj_begin(j, NULL);
+		json_double(j, "flops_per_call_from", pow(10, b));
+		json_u64(j, "calls", rl->hist_calls[b]);
+		json_u64(j, "wall_ns", rl->hist_wall_ns[b]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+void report_roofline_text(const struct report *r, FILE *f, int top)
+{
+	const struct roofline_result *rl = r->roofline;
+	char shape[48], fl[16], bw[16], roof[16], v[32];
+
+	if (!rl)
+		return;
+	fprintf(f, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; ",
+		(unsigned long long)rl->calls);
+	if (rl->have_roofs)
+		fprintf(f, "roofs of %d thread%s from %s):\n", rl->roofs.threads[rl->roof_threads],
+			rl->roofs.threads[rl->roof_threads] > 1 ? "s" : "", rl->roofs_path);
+	else
+		fprintf(f, "no roofs: 'sudo tmabpf roofs')\n");
+	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s  %s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
+		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", "VERDICT");
+	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {
+		const struct roofline_row *w = &rl->rows[i];
+
+		roofline_shape_name(w, shape, sizeof(shape));
+		units_si(fl, sizeof(fl), w->flop_per_s, "");
+		units_si(bw, sizeof(bw), w->bytes_per_s, "");
+		if (w->roof > 0)
+			units_si(roof, sizeof(roof), w->roof, "");
+		else
+			snprintf(roof, sizeof(roof), "-");
+		fprintf(f, "%-12.12s %-20.20s %7llu %9.2f %7s %7s %7.2f %7s %4.0f%%  %s\n", w->func, shape,
+			(unsigned long long)w->calls, (double)w->wall_ns / 1e6, fl, bw, w->intensity, roof,
+			w->roof > 0 ? 100 * w->share : 0, roofline_verdict_name(w, v, sizeof(v)));
+	}
+}

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* --roofline's collector (the run's table entry); its state is its own (struct roofline_run). */
+#ifndef TMABPF_ROOFLINE_COLLECTOR_H
+#define TMABPF_ROOFLINE_COLLECTOR_H
+#include "run/collector.h"
+
+extern const struct collector roofline_collector;
+
+#endif
