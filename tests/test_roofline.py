@@ -4,6 +4,7 @@ workload (tests/workloads/gemmwork.c) counts itself, on OpenBLAS and on MKL (wit
 own line per call as a second oracle for the shapes); verdicts on known cases against roofs the
 test measures; bad input."""
 import json
+import math
 import os
 import re
 import shutil
@@ -165,3 +166,42 @@ def test_function_without_known_signature_is_named_once(tmp_path):
     said = [l for l in r.stderr.splitlines() if "without a known GEMM/GEMV signature" in l]
     assert len(said) == 1 and "sgemm_kernel_" in said[0], r.stderr
     assert sum(per_function(rl)[f]["calls"] for f in own if f != "shapes") == 20
+
+
+def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
+    """--roofline=FILE.svg: one circle per shape at its intensity and FLOP/s (data-* attributes and
+    the position on the log-log axes), the roofs as lines; rsvg-convert renders it."""
+    import xml.etree.ElementTree as ET
+    svg = tmp_path / "roofline.svg"
+    rl, _, _ = roofline_run(tmp_path, "mixed", 200, extra=(f"--roofline={svg}", "--roofs", roofs))
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    x0, x1 = map(float, root.get("data-x-decades").split())
+    y0, y1 = map(float, root.get("data-y-decades").split())
+    width, height = float(root.get("width")), float(root.get("height"))
+    circles = root.findall(f"{ns}circle")
+    assert len(circles) == len(rl["shapes"]) == len({(s["function"], shape_key(s), s["pid"]) for s in rl["shapes"]})
+    by_key = {(s["function"], shape_key(s).split(" ", 1)[1], s["pid"]): s for s in rl["shapes"]}
+    xs = []
+    for c in circles:
+        s = by_key[(c.get("data-function"), c.get("data-shape"), int(c.get("data-pid")))]
+        assert int(c.get("data-calls")) == s["calls"] and int(c.get("data-wall-ns")) == s["wall_ns"]
+        assert float(c.get("data-intensity")) == pytest.approx(s["intensity"], rel=1e-6)
+        assert float(c.get("data-flop-per-s")) == pytest.approx(s["flop_per_s"], rel=1e-6)
+        # on the chart: log10 position between the plot's edges (80 px left, 30 right, 40 top, 60 bottom)
+        fx = (math.log10(s["intensity"]) - x0) / (x1 - x0)
+        fy = (math.log10(s["flop_per_s"]) - y0) / (y1 - y0)
+        assert float(c.get("cx")) == pytest.approx(80 + fx * (width - 110), abs=0.02)
+        assert float(c.get("cy")) == pytest.approx(height - 60 - fy * (height - 100), abs=0.02)
+        xs.append(float(c.get("cx")))
+    assert 0 < min(xs) and max(xs) < width
+    # the biggest circle is the shape with the most time
+    biggest = max(circles, key=lambda c: float(c.get("r")))
+    assert int(biggest.get("data-wall-ns")) == max(s["wall_ns"] for s in rl["shapes"])
+    roofs_drawn = {l.get("data-roof") for l in root.findall(f"{ns}line") if l.get("data-roof")}
+    assert {"peak-fp32", "read-L1", "read-L2", "read-DRAM"} <= roofs_drawn, roofs_drawn
+    if not shutil.which("rsvg-convert"):
+        pytest.skip("rsvg-convert missing: make deps (librsvg2-bin)")
+    png = tmp_path / "roofline.png"
+    r = subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == "" and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

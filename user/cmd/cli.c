@@ -89,7 +89,7 @@ static const struct option long_opts[] = {
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
 	{ "offcpu-stacks", no_argument, NULL, OPT_OFFCPU_STACKS },
-	{ "roofline", no_argument, NULL, OPT_ROOFLINE },
+	{ "roofline", optional_argument, NULL, OPT_ROOFLINE },
 	{ "roofs", required_argument, NULL, OPT_ROOFS },
 	{ "mem-samples", optional_argument, NULL, OPT_MEM_SAMPLES },
 	{ "mode", required_argument, NULL, OPT_MODE },
@@ -122,8 +122,8 @@ void cli_usage(FILE *f)
 	      "      --uprobe LIB:GLOB  calls, wall/on-CPU/off-CPU time and counter deltas of the functions\n"
 	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
-	      "      --roofline         GEMM/GEMV calls' FLOPs, bytes and shapes from their arguments, and with\n"
-	      "                         the roofs of 'tmabpf roofs' (--roofs FILE) memory- or compute-bound\n"
+	      "      --roofline[=SVG]   GEMM/GEMV calls' FLOPs, bytes and shapes from their arguments, with the\n"
+	      "                         roofs of 'tmabpf roofs' (--roofs FILE) memory/compute-bound; SVG: chart\n"
 	      "Per call (a decode loop's tokens):\n"
 	      "      --per-call LIB:FUNC  per token (each outermost call of FUNC): time split, counters, calls\n"
 	      "      --spin LIB:GLOB    more spin-wait functions (sampled or probed) for compute vs spin\n"
@@ -281,7 +281,10 @@ static int parse_one(int c, struct options *o)
 		return parse_int(optarg, "--sample-events rate (Hz)", 1, 100000, &o->sample_events_hz);
 	case OPT_PPROF: o->pprof_path = optarg; return 0;
 	case OPT_OFFCPU_STACKS: o->offcpu_stacks = true; return 0;
-	case OPT_ROOFLINE: o->roofline = true; return 0;
+	case OPT_ROOFLINE:
+		o->roofline = true;
+		o->roofline_svg = optarg;
+		return 0;
 	case OPT_ROOFS: o->roofs_path = optarg; return 0;
 	case OPT_MEM_SAMPLES:
 		o->mem_source = optarg ? optarg : "pmu";

@@ -41,6 +41,7 @@ struct options {
 	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */
 	const char *per_call;		/* --per-call LIB:FUNC: the marker; NULL = off */
 	bool roofline;			/* --roofline: the GEMM/GEMV calls' work from their arguments */
+	const char *roofline_svg;	/* --roofline=FILE.svg: and the chart; NULL = none */
 	const char *roofs_path;		/* --roofs FILE: the measured roofs (default pmu/roofs.h's) */
 	const char *spin_specs[16];	/* --spin LIB:GLOB */
 	int nr_spin_specs;

@@ -12,7 +12,9 @@
 #include <string.h>
 #include "bpf/roofline.h"
 #include "collect/roofline_loader.h"
+#include "lib/outfile.h"
 #include "lib/warn.h"
+#include "output/roofline_svg.h"
 #include "run/roofline_collector.h"
 #include "sym/libresolve.h"
 
@@ -25,6 +27,7 @@ static const char *const blas_libs[] = {
 struct roofline_run {
 	struct roofline_prog prog;
 	struct roofline_result res;
+	struct outfile svg;		/* --roofline=FILE.svg, opened before the run */
 };
 
 static bool roofline_wanted(const struct run_ctx *c)
@@ -88,6 +91,9 @@ static int roofline_load_op(struct run_ctx *c, char *err, size_t errlen)
 	if (!r)
 		return RUN_FAILED;
 	c->roofline = r;
+	if (c->o->roofline_svg && outfile_open(&r->svg, "--roofline", c->o->roofline_svg, OUTFILE_AT_END, c->o->out_mode,
+					       err, errlen))
+		return RUN_BAD_INPUT;
 	for (int l = 0; l < c->up.set.nr_libs && !e; l++)
 		e = add_lib(r, c->up.set.libs[l].attach_path, err, errlen);
 	for (size_t i = 0; i < sizeof(blas_libs) / sizeof(blas_libs[0]) && !e; i++) {
@@ -140,6 +146,11 @@ static int roofline_finish(struct run_ctx *c, char *err, size_t errlen)
 		warn_add("--roofline: %llu calls not summed: more than %d shapes", (unsigned long long)r->res.shapes_full,
 			 ROOF_MAX_SHAPES);
 	c->rep.roofline = &r->res;
+	if (outfile_is_open(&r->svg)) {
+		roofline_svg_write(&r->res, r->svg.f);
+		if (outfile_commit(&r->svg, err, errlen))
+			return RUN_FAILED;
+	}
 	return RUN_OK;
 }
 
@@ -149,6 +160,7 @@ static void roofline_free_op(struct run_ctx *c)
 
 	if (!r)
 		return;
+	outfile_abort(&r->svg);
 	roofline_free(&r->prog);
 	roofline_result_free(&r->res);
 	free(r);
