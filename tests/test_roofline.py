@@ -205,3 +205,36 @@ def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
     png = tmp_path / "roofline.png"
     r = subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stderr == "" and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_per_token_bytes_are_the_decoders_weights(tmp_path, roofs):
+    """--per-call :forward on the OpenBLAS decoder: FLOPs and bytes per token are the sums of its
+    calls' formulas (the weights read once per pass, the activations), exactly, and the bandwidth
+    bound is the DRAM roof over them."""
+    out = tmp_path / "dec.json"
+    r = run_tmabpf(["--roofline", "--roofs", roofs, "--per-call", ":forward", "--batch", "--json", str(out), "--",
+                    os.path.join(BUILD, "workloads", "decoder"), "--layers", "2", "--gen", "12", "--json"],
+                   timeout=300, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    cfg = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+    d, f, v, layers = cfg["dim"], cfg["ffn"], cfg["vocab"], cfg["layers"]
+    flops = nbytes = 0
+    for rows in [cfg["prompt"]] + [1] * cfg["gen"]:
+        for m, n, k in [(rows, d, d)] * 4 + [(rows, f, d), (rows, d, f)]:  # beta is not readable: C once
+            flops += layers * 2 * m * n * k
+            nbytes += layers * 4 * (m * k + k * n + m * n)
+        flops += 2 * v * d
+        nbytes += 4 * (v * d + d + v)
+    rl = load_json(out)["roofline"]
+    pt = rl["per_token"]
+    tokens = cfg["gen"] + 1
+    assert pt["tokens"] == tokens and rl["calls"] == tokens * (6 * layers + 1)
+    assert pt["flops"] == pytest.approx(flops / tokens, rel=1e-12)
+    assert pt["bytes"] == pytest.approx(nbytes / tokens, rel=1e-12)
+    with open(roofs) as fh:
+        dram = [e["bytes_per_s"]["median"] for e in json.load(fh)["bandwidth"]
+                if e["kind"] == "read" and e["level"] == "DRAM" and e["threads"] == ("all" if rl["roofs"]["threads"] > 1
+                                                                                      else "1")]
+    assert pt["bandwidth_bound_tokens_per_s"] == pytest.approx(dram[0] / pt["bytes"], rel=1e-9)
+    assert pt["share"] == pytest.approx(pt["tokens_per_s"] / pt["bandwidth_bound_tokens_per_s"], rel=1e-9)
+    assert re.search(r"^per token \(13, --per-call\): .* tokens/s the DRAM bandwidth allows$", r.stdout, re.M), r.stdout

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The roofline of a run's GEMM/GEMV calls (roofline.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,34 @@ void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
 		snprintf(buf, len, "%ux%ux%u %c%c", row->m, row->n, row->k, ta, tb);
 	else
 		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);
+}
+
+int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t)
+{
+	const struct roof_figure *dram;
+	struct iter_stats st;
+	double flops = 0, bytes = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!r || !it || !it->n)
+		return -ENOENT;
+	for (size_t i = 0; i < r->nrows; i++) {
+		flops += (double)r->rows[i].flops;
+		bytes += (double)r->rows[i].bytes;
+	}
+	if (!(bytes > 0))
+		return -ENOENT;
+	iterations_stats(it, &st);
+	t->tokens = it->n;
+	t->flops = flops / (double)it->n;
+	t->bytes = bytes / (double)it->n;
+	t->tokens_per_s = st.per_s;
+	dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
+	if (r->have_roofs && dram->valid) {
+		t->bound_tokens_per_s = dram->median / t->bytes;
+		t->share = t->tokens_per_s / t->bound_tokens_per_s;
+	}
+	return 0;
 }
 
 void roofline_result_free(struct roofline_result *r)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "model/iterations.h"
 #include "pmu/roofs.h"
 
 #define ROOFLINE_BELOW_BOTH 0.10	/* share of the roof under which neither roof explains the time */
@@ -51,6 +52,19 @@ struct roofline_result {
 	char roofs_note[512];		/* why there are none, when have_roofs is false */
 	uint64_t hist_calls[ROOFLINE_HIST_BUCKETS], hist_wall_ns[ROOFLINE_HIST_BUCKETS];
 };
+
+/* With --per-call: the run's GEMM/GEMV work per iteration (token), and the tokens/s the DRAM
+ * bandwidth allows at that many bytes per token. */
+struct roofline_token {
+	size_t tokens;			/* iterations */
+	double flops, bytes;		/* per token: the run's sums / tokens */
+	double tokens_per_s;		/* reached: iterations per second of iteration time */
+	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes per token; 0 without roofs */
+	double share;			/* tokens_per_s / bound_tokens_per_s */
+};
+
+/* 0, or -ENOENT when there are no iterations or no work. */
+int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t);
 
 /* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
  * are there), sort the rows by time and fill the histogram. */

@@ -69,6 +69,29 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_end(j);
 }
 
+static void per_token_json(const struct report *r, struct json *j)
+{
+	struct roofline_token t;
+
+	if (roofline_per_token(r->roofline, r->iters, &t)) {
+		json_null(j, "per_token");
+		return;
+	}
+	json_obj_begin(j, "per_token");
+	json_u64(j, "tokens", t.tokens);
+	json_double(j, "flops", t.flops);
+	json_double(j, "bytes", t.bytes);
+	json_double(j, "tokens_per_s", t.tokens_per_s);
+	if (t.bound_tokens_per_s > 0) {
+		json_double(j, "bandwidth_bound_tokens_per_s", t.bound_tokens_per_s);
+		json_double(j, "share", t.share);
+	} else {
+		json_null(j, "bandwidth_bound_tokens_per_s");
+		json_null(j, "share");
+	}
+	json_obj_end(j);
+}
+
 void report_roofline_json(const struct report *r, struct json *j)
 {
 	const struct roofline_result *rl = r->roofline;
@@ -90,6 +113,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 	for (size_t i = 0; i < rl->nrows; i++)
 		row_json(&rl->rows[i], j);
 	json_arr_end(j);
+	per_token_json(r, j);
 	json_arr_begin(j, "histogram");
 	for (int b = 0; b < ROOFLINE_HIST_BUCKETS; b++) {
 		if (!rl->hist_calls[b])
@@ -102,6 +126,23 @@ void report_roofline_json(const struct report *r, struct json *j)
 	}
 	json_arr_end(j);
 	json_obj_end(j);
+}
+
+static void per_token_text(const struct report *r, FILE *f)
+{
+	struct roofline_token t;
+	char fl[16], by[16];
+
+	if (roofline_per_token(r->roofline, r->iters, &t))
+		return;
+	units_si(fl, sizeof(fl), t.flops, " ");
+	units_si(by, sizeof(by), t.bytes, " ");
+	fprintf(f, "per token (%zu, --per-call): %sFLOP, %sB; %.2f tokens/s", t.tokens, fl, by, t.tokens_per_s);
+	if (t.bound_tokens_per_s > 0)
+		fprintf(f, ", %.1f %% of the %.2f tokens/s the DRAM bandwidth allows\n", 100 * t.share,
+			t.bound_tokens_per_s);
+	else
+		fprintf(f, " (no roofs: no bandwidth bound)\n");
 }
 
 void report_roofline_text(const struct report *r, FILE *f, int top)
@@ -118,6 +159,7 @@ void report_roofline_text(const struct report *r, FILE *f, int top)
 			rl->roofs.threads[rl->roof_threads] > 1 ? "s" : "", rl->roofs_path);
 	else
 		fprintf(f, "no roofs: 'sudo tmabpf roofs')\n");
+	per_token_text(r, f);
 	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s  %s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
 		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", "VERDICT");
 	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {
