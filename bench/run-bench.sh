@@ -27,5 +27,7 @@ if [ "${SOAK:-0}" = 1 ]; then
 fi
 echo "== sampling overhead (issue: sampling)"
 /usr/bin/python3 bench/bench-sampling.py
+echo "== --roofline's cost beside a probe (issue: roofline without a PMU)"
+/usr/bin/python3 bench/bench-roofline.py
 echo "== per-call overhead on llama.cpp (issue: per-token profile)"
 /usr/bin/python3 bench/bench-percall.py

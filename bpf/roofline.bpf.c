@@ -28,14 +28,16 @@ extern bool bpf_session_is_return(void) __weak __ksym;
 /* the target filter: the spine's pids map, reused by fd, and its rule */
 TARGET_FILTER_SHARED()
 
+/* per CPU: plain adds, no atomics (user space sums the CPUs) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, ROOF_MAX_SHAPES);
 	__type(key, struct roof_shape);
 	__type(value, struct roof_sums);
 } roof_shapes SEC(".maps");
 
-/* a thread's outermost known call in progress */
+/* a thread's outermost known call in progress, in the thread's own storage (no hash update or
+ * delete per call); entry_ns 0: none */
 struct roof_open {
 	struct roof_shape key;
 	__u64 entry_ns;
@@ -44,9 +46,9 @@ struct roof_open {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);		/* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct roof_open);
 } roof_open SEC(".maps");
 
@@ -190,41 +192,40 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 cookie)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	__u64 sp = PT_REGS_SP(ctx);
-	struct roof_open o = {}, *cur;
+	struct roof_open *o;
 
 	if (!shared_tracked(tgid, tid))
 		return 1;
 	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);
-	cur = bpf_map_lookup_elem(&roof_open, &tid);
-	if (cur) {
-		if (sp < cur->sp) {	/* deeper than the open call: nested, its return is not needed */
+	o = bpf_task_storage_get(&roof_open, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!o)
+		return 1;
+	if (o->entry_ns) {
+		if (sp < o->sp) {	/* deeper than the open call: nested, its return is not needed */
 			pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
 			return 1;
 		}
 		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* at or above it: that one never returned */
+		o->entry_ns = 0;
 	}
-	if (!call_work(ctx, ROOF_COOKIE_SIG(cookie), ROOF_COOKIE_ELEM(cookie), &o)) {
+	if (!call_work(ctx, ROOF_COOKIE_SIG(cookie), ROOF_COOKIE_ELEM(cookie), o)) {
 		pcpu_inc(&roof_stats, ROOF_STAT_UNREADABLE);
-		if (cur)
-			bpf_map_delete_elem(&roof_open, &tid);
 		return 1;
 	}
-	o.key.fn = ROOF_COOKIE_FN(cookie);
-	o.key.pid = tgid;
-	o.sp = sp;
-	o.entry_ns = bpf_ktime_get_ns();
-	bpf_map_update_elem(&roof_open, &tid, &o, BPF_ANY);
+	o->key.fn = ROOF_COOKIE_FN(cookie);
+	o->key.pid = tgid;
+	o->sp = sp;
+	o->entry_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
 static __always_inline void on_return(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct roof_open *o = bpf_map_lookup_elem(&roof_open, &tid);
+	struct roof_open *o = bpf_task_storage_get(&roof_open, bpf_get_current_task_btf(), 0, 0);
 	struct roof_sums zero = {}, *s;
 	__u64 now = bpf_ktime_get_ns();
 
-	if (!o)
+	if (!o || !o->entry_ns)
 		return;
 	s = bpf_map_lookup_elem(&roof_shapes, &o->key);
 	if (!s) {
@@ -232,14 +233,14 @@ static __always_inline void on_return(void)
 		s = bpf_map_lookup_elem(&roof_shapes, &o->key);
 	}
 	if (s) {
-		__sync_fetch_and_add(&s->calls, 1);
-		__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
-		__sync_fetch_and_add(&s->flops, o->flops);
-		__sync_fetch_and_add(&s->bytes, o->bytes);
+		s->calls++;
+		s->wall_ns += now - o->entry_ns;
+		s->flops += o->flops;
+		s->bytes += o->bytes;
 	} else {
 		pcpu_inc(&roof_stats, ROOF_STAT_SHAPES_FULL);
 	}
-	bpf_map_delete_elem(&roof_open, &tid);
+	o->entry_ns = 0;
 }
 
 SEC("uprobe.multi")

@@ -186,23 +186,35 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 {
 	int fd = bpf_map__fd(p->skel->maps.roof_shapes), sfd = bpf_map__fd(p->skel->maps.roof_stats);
 	struct roof_shape key, next, *prev = NULL;
+	int ncpu = libbpf_num_possible_cpus();
+	struct roof_sums *pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
 	size_t cap = 0;
 
+	if (!pc)
+		return -ENOMEM;
 	r->nrows = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct roof_sums s;
+		struct roof_sums s = { 0 };
 		struct roofline_row *w;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s) || key.fn >= (unsigned int)p->nfns)
+		if (bpf_map_lookup_elem(fd, &key, pc) || key.fn >= (unsigned int)p->nfns)
 			continue;
+		for (int c = 0; c < ncpu; c++) {
+			s.calls += pc[c].calls;
+			s.wall_ns += pc[c].wall_ns;
+			s.flops += pc[c].flops;
+			s.bytes += pc[c].bytes;
+		}
 		if (r->nrows == cap) {
 			size_t nc = cap ? 2 * cap : 64;
 			struct roofline_row *g = realloc(r->rows, nc * sizeof(*g));
 
-			if (!g)
+			if (!g) {
+				free(pc);
 				return -ENOMEM;
+			}
 			r->rows = g;
 			cap = nc;
 		}
@@ -215,11 +227,15 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 		w->flags = key.flags;
 		w->calls = s.calls, w->wall_ns = s.wall_ns, w->flops = s.flops, w->bytes = s.bytes;
 	}
+	free(pc);
 	r->calls = stat_sum(sfd, ROOF_STAT_CALLS);
 	r->unreadable = stat_sum(sfd, ROOF_STAT_UNREADABLE);
 	r->nested = stat_sum(sfd, ROOF_STAT_NESTED);
 	r->abandoned = stat_sum(sfd, ROOF_STAT_ABANDONED);
 	r->shapes_full = stat_sum(sfd, ROOF_STAT_SHAPES_FULL);
+	r->bpf_run_ns = r->bpf_run_cnt = 0;
+	prog_run_stats_add(p->skel->progs.tmabpf_roofline, (unsigned long long *)&r->bpf_run_ns,
+			   (unsigned long long *)&r->bpf_run_cnt);
 	return 0;
 }
 

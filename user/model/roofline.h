@@ -45,6 +45,7 @@ struct roofline_result {
 	struct roofline_row *rows;	/* by wall time, descending */
 	size_t nrows;
 	uint64_t calls, unreadable, nested, abandoned, shapes_full;
+	uint64_t bpf_run_ns, bpf_run_cnt;	/* the program's kernel run-time stats (when on) */
 	bool have_roofs;
 	struct roofs roofs;		/* valid when have_roofs */
 	enum roof_threads roof_threads;	/* which roofs the verdicts use */

@@ -109,6 +109,8 @@ void report_roofline_json(const struct report *r, struct json *j)
 	json_u64(j, "nested_calls", rl->nested);
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
+	json_u64(j, "bpf_run_ns", rl->bpf_run_ns);
+	json_u64(j, "bpf_run_count", rl->bpf_run_cnt);
 	json_arr_begin(j, "shapes");
 	for (size_t i = 0; i < rl->nrows; i++)
 		row_json(&rl->rows[i], j);
