@@ -112,8 +112,10 @@ def test_fuzz_short_run(fuzzer, tmp_path):
     corpus.mkdir()
     seed_dir.mkdir()
     extra = seeds(os.path.basename(fuzzer), str(seed_dir), str(tmp_path))
+    # a crashing input is written to tmp_path (named in the report), not to the repository
     r = subprocess.run([fuzzer, f"-max_total_time={SECONDS}", "-rss_limit_mb=2048", "-print_final_stats=1",
-                        str(corpus), *extra], capture_output=True, text=True, timeout=int(SECONDS) + 120)
+                        f"-artifact_prefix={tmp_path}/", str(corpus), *extra], capture_output=True, text=True,
+                       timeout=int(SECONDS) + 120)
     assert r.returncode == 0, r.stderr[-3000:]
     runs = re.search(r"stat::number_of_executed_units: (\d+)", r.stderr)
     assert runs and int(runs.group(1)) > 100, r.stderr[-2000:]
