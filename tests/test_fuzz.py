@@ -69,7 +69,8 @@ def seeds(name, d, work):
         "fuzz_http": ["\x00127.0.0.1:9464", "\x00[::1]:0", "\x01GET\n/metrics", "\x01POST\n/",
                       "\x02GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", "\x02GET / HTTP/1.0\r\n\r\n"],
         "fuzz_uprobe_spec": ["libz.so.1:inflate*", ":deflate", "libelf:elf_[bg]*", "x:json_object_get_*",
-                             "libstdc++.so.6:std::vector*", "a:elf_begn"],
+                             "libstdc++.so.6:std::vector*", "a:elf_begn", "/lib/../usr/lib/./x86_64-linux-gnu/libz.so:crc*",
+                             "/proc/self/exe:main"],
         "fuzz_kallsyms": ["ffffffff81000000 T _stext\nffffffff81000100 t __pfx_do_thing\nffffffff81000110 t do_thing\n"
                           "ffffffff81000110 T do_thing_alias\nffffffff81000200 D some_data\n"
                           "ffffffffc0001000 t nvme_probe\t[nvme]\nffffffffc0002000 t bpf_prog_x\t[bpf]\n",

@@ -3,8 +3,9 @@
  * (libresolve), then GLOB against a library's symbols (elfsyms: globs, demangled C++ names,
  * near matches) and the matches' first instructions (uprobe_insn).  The libraries are resolved
  * and their symbols loaded once (the ms each costs kept this target near 100 runs a second):
- * LIB picks one of them by its hash.  Resolving names on the filesystem is the tests' (and
- * fuzz_ldcache's, for ld.so.cache). */
+ * LIB picks one of them by its hash.  A LIB that is a path has its symlinks resolved as
+ * libresolve does (lstat and readlink only); resolving names by the maps and directories is the
+ * tests' (and fuzz_ldcache's, for ld.so.cache). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	spec[size] = 0;
 	if (libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, sizeof(err)))
 		return 0;
+	if (lib[0] == '/') {
+		char real[LIBRESOLVE_PATH_MAX];
+
+		if (libresolve_realpath_in_root("", lib, real, sizeof(real)) == 0 && real[0] != '/')
+			abort();
+	}
 	for (const char *p = lib; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
 	uprobe_set_add_matching(&s, &res[h % NLIBS], &syms[h % NLIBS], glob, err, sizeof(err));
