@@ -53,7 +53,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 include mk/cross.mk
 
-.PHONY: all deps demo test unit fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
+.PHONY: all deps demo test unit unit-san fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
 .DELETE_ON_ERROR:
 # the skeletons and generated headers are kept: every object includes them, and make's default
 # (deleting intermediates) rebuilt every object on the next make (make demo after make -j2)
@@ -136,7 +136,7 @@ $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -pthread $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
 
 # fuzzers: the user sources built once with the sanitizers, linked into each target
-FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS))) $(PROTO_OBJS)
 
 $(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(PROTO_HDRS) $(O)/version_build.h
@@ -146,10 +146,19 @@ $(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(PROTO_HDRS) $(O)/version_build.h
 $(O)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(O)/fuzz
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer $(CPPFLAGS) $< $(FUZZ_OBJS) -o $@ $(LDLIBS_TMABPF)
 
+# the unit programs again, linked against the sanitized objects (tests/test_unit.py runs both)
+UNIT_SAN_BINS := $(patsubst tests/unit/%.c,$(O)/unit-san/%,$(UNIT_SRCS))
+
+$(O)/unit-san/%: tests/unit/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) $< $(FUZZ_OBJS) -o $@ $(LDLIBS_TMABPF)
+
 $(O) $(O)/bpf $(O)/tests $(O)/workloads $(O)/bench $(O)/fuzz:
 	@mkdir -p $@
 
 fuzz: $(FUZZ_BINS)
+
+unit-san: $(UNIT_SAN_BINS)
 
 unit: $(UNIT_BINS)
 
@@ -160,7 +169,7 @@ demo:
 
 test:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all fuzz man
+	@$(MAKE) --no-print-directory all fuzz unit-san man
 	scripts/run-tests.sh
 
 bench:
@@ -224,4 +233,4 @@ deb:
 
 include mk/pmu.mk
 
--include $(wildcard $(O)/user/*/*.d $(O)/tests/*.d $(O)/workloads/*.d $(O)/bench/*.d $(O)/fuzz/obj/*/*.d)
+-include $(wildcard $(O)/user/*/*.d $(O)/tests/*.d $(O)/workloads/*.d $(O)/bench/*.d $(O)/fuzz/obj/*/*.d $(O)/unit-san/*.d)

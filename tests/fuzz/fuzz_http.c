@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libFuzzer target: the daemon's HTTP side.  The first byte picks: the --listen parser, the
  * handler's logic (method, URL), or raw bytes sent over loopback to a real server (one
- * connection each: libmicrohttpd's parser, our handler, deadlines and connection tracking). */
+ * connection each: libmicrohttpd's parser, our handler, deadlines, connection tracking and
+ * profile requests, answered as the daemon's loop would).  The server is turned here, in the
+ * fuzzer's thread (http_serve_here): no thread to wait for, no timeout for a request left
+ * incomplete, each input's work done before the next. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "daemon/daemon_http.h"
+
+/* turns of the server per connection: accept, read and answer, send, see the end (a request left
+ * incomplete gets no answer and no more turns) */
+#define TURNS 6
 
 static struct daemon_http *server;
 static struct sockaddr_in addr;
@@ -25,6 +32,7 @@ static void start(void)
 	signal(SIGPIPE, SIG_IGN);
 	if (http_start(&server, "127.0.0.1:0", err, sizeof(err)))
 		abort();
+	http_serve_here(server);
 	http_publish(server, "tmabpf_up 1\n", 12);
 	bound = strrchr(http_bound(server), ':');
 	addr.sin_family = AF_INET;
@@ -32,24 +40,37 @@ static void start(void)
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 }
 
+/* What the client has been sent so far; true at its end (the server closed the connection). */
+static int drain(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
 static void over_tcp(const uint8_t *data, size_t size)
 {
-	struct pollfd p;
-	char buf[4096];
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), secs;
 
 	if (fd < 0)
 		return;
+	/* loopback: the kernel completes the connection before the server accepts it */
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
 	    (size == 0 || send(fd, data, size, MSG_NOSIGNAL) >= 0)) {
 		shutdown(fd, SHUT_WR);
-		/* an answer comes within a millisecond; a request left incomplete gets none (the server
-		 * cuts it at its deadline): do not wait for that */
-		p = (struct pollfd){ .fd = fd, .events = POLLIN };
-		while (poll(&p, 1, 20) > 0 && read(fd, buf, sizeof(buf)) > 0)
-			;
+		for (int i = 0; i < TURNS; i++) {
+			http_turn(server, 0);
+			if (http_profile_wanted(server, &secs))	/* the daemon's loop: a profile of nothing */
+				http_profile_answer(server, 200, "application/octet-stream", strdup("x"), 1);
+			if (drain(fd))
+				break;
+		}
 	}
 	close(fd);
+	http_turn(server, 0);	/* the server sees the end: the connection is gone before the next */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "check.h"
 #include "daemon/daemon_agg.h"
+#include "daemon/daemon_slots.h"
 
 #define MS 1000000ULL
 #define SEC 1000000000ULL
@@ -352,9 +353,26 @@ static void min_share(void)
 	agg_free(&a);
 }
 
+/* An interval without samples (no candidates, no array): the slots only decay (the sanitized
+ * build checks that nothing is sorted: qsort(NULL, 0) is undefined). */
+static void slots_no_samples(void)
+{
+	struct dsamp_slots s;
+	struct dsamp_cand c = { .kind = DS_PROC, .id = 7, .hash = 1, .module = "/bin/x", .symbol = "f", .count = 4 };
+
+	check(dsamp_slots_init(&s, 2, 10 * SEC) == 0, "slots: init");
+	dsamp_slots_route(&s, &c, 1, 1000.0, SEC);
+	dsamp_slots_route(&s, NULL, 0, 1000.0, 2 * SEC);
+	check(s.fns[0].used && s.fns[0].s.samples == 4 && fabs(s.fns[0].score - 4 * DSAMP_DECAY) < 1e-9 &&
+	      !s.fns[1].used && s.other.samples == 0,
+	      "slots: an interval with no samples decays the score (%.2f) and moves no sums", s.fns[0].score);
+	dsamp_slots_free(&s);
+}
+
 int main(void)
 {
 	basics();
+	slots_no_samples();
 	eviction();
 	slots_and_churn(3 * SEC);
 	slots_and_churn(100000 * SEC);

@@ -41,6 +41,7 @@ static void test_kallsyms(void)
 		"ffffffffc0001000 t nvme_probe\t[nvme]\n"
 		"ffffffffc0002000 t bpf_prog_abc_x\t[bpf]\n";
 	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 T schedule\n";
+	static const char data_only[] = "ffffffff81000200 D some_data\nffffffff81000300 b bss\n";
 	struct kallsyms k;
 	const struct ksym *s;
 	uint64_t off = 0;
@@ -63,6 +64,12 @@ static void test_kallsyms(void)
 	check(s && !strcmp(s->module, "[kernel.kallsyms]"), "kallsyms: core kernel module name");
 	check(!kallsyms_lookup(&k, 0xffffffff80000000, &off), "kallsyms: below the first symbol");
 	check(!kallsyms_lookup(&k, 0xffffffff81000300 + KALLSYMS_MAX_FUNC, &off), "kallsyms: gap past the limit");
+	kallsyms_free(&k);
+
+	f = fmemopen((void *)data_only, sizeof(data_only) - 1, "r");
+	check(kallsyms_parse(&k, f, err, sizeof(err)) == 0 && k.nr == 0 && !kallsyms_lookup(&k, 0xffffffff81000200, &off),
+	      "kallsyms: text with no text symbol parses to none (%zu)", k.nr);
+	fclose(f);
 	kallsyms_free(&k);
 
 	f = fmemopen((void *)hidden, sizeof(hidden) - 1, "r");

@@ -10,20 +10,26 @@
 
 #define FILEID_KERNFS 0xfe	/* handle type of kernfs (cgroupfs) file handles: the node id */
 
+int cgroup_find_mount(FILE *mounts, char *out, size_t len)
+{
+	struct mntent *m;
+
+	while ((m = getmntent(mounts)))
+		if (!strcmp(m->mnt_type, "cgroup2")) {
+			snprintf(out, len, "%s", m->mnt_dir);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 static int find_cgroup2(char *out, size_t len)
 {
 	FILE *f = setmntent("/proc/self/mounts", "r");
-	struct mntent *m;
-	int r = -ENOENT;
+	int r;
 
 	if (!f)
 		return -errno;
-	while ((m = getmntent(f)))
-		if (!strcmp(m->mnt_type, "cgroup2")) {
-			snprintf(out, len, "%s", m->mnt_dir);
-			r = 0;
-			break;
-		}
+	r = cgroup_find_mount(f, out, len);
 	endmntent(f);
 	return r;
 }

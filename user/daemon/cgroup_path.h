@@ -5,6 +5,7 @@
 #define TMABPF_CGROUP_PATH_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "lib/u64map.h"
 
 struct cgroup_names {
@@ -21,6 +22,9 @@ int cgroup_names_init(struct cgroup_names *c, size_t max);
 /* Path of cgroup id ("/" for the root), or NULL when it cannot be resolved
  * (removed cgroup, no cgroup2 mount). */
 const char *cgroup_names_get(struct cgroup_names *c, uint64_t id);
+/* The first cgroup2 mount point in a mount table (/proc/self/mounts' format) into out: 0, or
+ * -ENOENT when there is none. */
+int cgroup_find_mount(FILE *mounts, char *out, size_t len);
 /* Path relative to the mount of a /proc/PID/cgroup-style absolute path: pure helper. */
 const char *cgroup_strip_mount(const char *path, const char *mnt);
 void cgroup_names_free(struct cgroup_names *c);

@@ -42,6 +42,7 @@ struct daemon_http {
 	int fd;
 	char bound[80];
 	pthread_t thread;		/* serves: MHD_run_wait, then cuts what is overdue */
+	bool served_here;		/* thread stopped: the caller turns the server (http_serve_here) */
 	volatile bool stop;
 	struct conn *oldest, *newest;
 	unsigned int open;		/* connections not cut */
@@ -436,22 +437,34 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
 /* The serving thread: libmicrohttpd's turns, and after each the connections whose request has
  * taken longer than HTTP_REQUEST_DEADLINE_MS (slow headers, a slow reader, an idle keep-alive). */
+void http_turn(struct daemon_http *h, int wait_ms)
+{
+	unsigned long long now;
+
+	MHD_run_wait(h->mhd, wait_ms);
+	now = mono_ns();
+	for (struct conn *k = h->oldest; k; k = k->next)
+		if (!k->cut && !k->profile && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
+			cut(h, k, &h->counts.cut_deadline);
+		else if (!k->cut && k->profile && peer_gone(k->fd))
+			profile_gone(h, k);
+}
+
 static void *serve(void *arg)
 {
 	struct daemon_http *h = arg;
 
-	while (!h->stop) {
-		unsigned long long now;
-
-		MHD_run_wait(h->mhd, 100);
-		now = mono_ns();
-		for (struct conn *k = h->oldest; k; k = k->next)
-			if (!k->cut && !k->profile && now - k->since_ns > HTTP_REQUEST_DEADLINE_MS * 1000000ULL)
-				cut(h, k, &h->counts.cut_deadline);
-			else if (!k->cut && k->profile && peer_gone(k->fd))
-				profile_gone(h, k);
-	}
+	while (!h->stop)
+		http_turn(h, 100);
 	return NULL;
+}
+
+void http_serve_here(struct daemon_http *h)
+{
+	h->stop = true;
+	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
+	h->stop = false;
+	h->served_here = true;
 }
 
 /* Paths are matched as sent: no percent-decoding, so "/%00" or "/%6detrics"
@@ -609,7 +622,8 @@ void http_stop(struct daemon_http *h)
 		usleep(50 * 1000);
 	}
 	h->stop = true;
-	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
+	if (!h->served_here)
+		pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
 	MHD_stop_daemon(h->mhd);	/* closes the listen socket it was given too, and the connections */
 	pthread_mutex_destroy(&h->lock);
 	free(h->text);

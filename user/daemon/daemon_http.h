@@ -74,5 +74,11 @@ void http_profile_answer(struct daemon_http *h, unsigned int code, const char *t
  * taking it (an answer given anyway is dropped). */
 bool http_profile_abandoned(struct daemon_http *h);
 void http_stop(struct daemon_http *h);
+/* One turn of the server: libmicrohttpd's (events waited for at most wait_ms, 0: none), then the
+ * connections past their deadline cut.  The serving thread's loop, and the caller's once
+ * http_serve_here() has stopped that thread (the fuzzer serves in process, one request a turn
+ * or a few). */
+void http_turn(struct daemon_http *h, int wait_ms);
+void http_serve_here(struct daemon_http *h);
 
 #endif

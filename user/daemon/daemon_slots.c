@@ -84,7 +84,8 @@ void dsamp_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, do
 {
 	for (int k = 0; k < s->n; k++)
 		s->fns[k].score *= DSAMP_DECAY;
-	qsort(c, n, sizeof(*c), cand_cmp);
+	if (n)	/* qsort(NULL, 0) is undefined: a refresh with no sampled function */
+		qsort(c, n, sizeof(*c), cand_cmp);
 	for (size_t i = 0; i < n; i++) {
 		struct dsamp_fn *slot = NULL, *free_slot = NULL;
 

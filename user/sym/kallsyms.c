@@ -129,7 +129,8 @@ int kallsyms_parse(struct kallsyms *k, FILE *f, char *err, size_t errlen)
 		kallsyms_free(k);
 		return -EPERM;
 	}
-	qsort(v, n, sizeof(*v), raw_cmp);
+	if (n)	/* qsort(NULL, 0) is undefined: text with no kernel text symbol */
+		qsort(v, n, sizeof(*v), raw_cmp);
 	k->syms = calloc(n ? n : 1, sizeof(*k->syms));
 	if (!k->syms)
 		goto nomem;

@@ -182,9 +182,8 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 {
 	char lib[4096], glob[1024];
 	struct libresolve_result res;
-	const struct elfsym **m = NULL;
 	struct elfsyms syms;
-	int r, n, li;
+	int r;
 
 	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
 	if (r)
@@ -199,16 +198,26 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 	r = elfsyms_load(res.path, &syms, err, errlen);
 	if (r)
 		return r;
-	n = elfsyms_match_all(&syms, glob, &m);
+	r = uprobe_set_add_matching(s, &res, &syms, glob, err, errlen);
+	elfsyms_free(&syms);
+	return r;
+}
+
+int uprobe_set_add_matching(struct uprobe_set *s, const struct libresolve_result *res, const struct elfsyms *syms,
+			    const char *glob, char *err, size_t errlen)
+{
+	const struct elfsym **m = NULL;
+	int r, n, li;
+
+	n = elfsyms_match_all(syms, glob, &m);
 	if (n <= 0) {
-		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
+		r = n < 0 ? n : no_match_error(syms, glob, res->realpath, err, errlen);
 		goto out;
 	}
-	li = add_lib(s, res.path, res.realpath, res.msg, glob, err, errlen);
-	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
+	li = add_lib(s, res->path, res->realpath, res->msg, glob, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, syms, m, n, glob, err, errlen);
 out:
 	free(m);
-	elfsyms_free(&syms);
 	return r;
 }
 

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include "sym/uprobe_insn.h"
 
+struct elfsyms;
+struct libresolve_result;
+
 #define UPROBE_MAX_LIBS 32
 #define UPROBE_MAX_FUNCS 65536
 
@@ -56,6 +59,10 @@ struct uprobe_set {
  */
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
 			char *err, size_t errlen);
+/* The part of uprobe_set_add_spec after the library is resolved (res) and its symbols loaded
+ * (syms): the functions matching glob appended, or -ESRCH with near matches in err. */
+int uprobe_set_add_matching(struct uprobe_set *s, const struct libresolve_result *res, const struct elfsyms *syms,
+			    const char *glob, char *err, size_t errlen);
 void uprobe_set_free(struct uprobe_set *s);
 
 /* Keep SPEC (a bare library name that nothing maps yet) for later.  0 or -errno (err filled). */

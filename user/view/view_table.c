@@ -477,7 +477,8 @@ static void sort_table(struct view *v, enum vm_kind k)
 	if (t->sort_col >= 0 && t->sort_col < t->ncols &&
 	    (t->col[t->sort_col].fmt == VM_F_BAR || t->col[t->sort_col].fmt == VM_F_NODE))
 		view_tma_rows(v, k, 0, t->nrows);
-	qsort_r(t->rows, t->nrows, sizeof(*t->rows), cmp_rows, t);
+	if (t->nrows)	/* qsort_r(NULL, 0) is undefined: a table with no rows yet */
+		qsort_r(t->rows, t->nrows, sizeof(*t->rows), cmp_rows, t);
 }
 
 void view_build(struct view *v)
