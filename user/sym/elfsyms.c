@@ -131,8 +131,9 @@ static bool scan_notes(Elf_Data *data, struct elfsyms *s)
 	return false;
 }
 
-static void load_build_id(Elf *elf, struct elfsyms *s)
+static void load_build_id(const struct elf_read *er, struct elfsyms *s)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
@@ -140,22 +141,23 @@ static void load_build_id(Elf *elf, struct elfsyms *s)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    scan_notes(elf_getdata(scn, NULL), s))
+		    scan_notes(elf_read_small_data(er, scn), s))
 			return;
 	}
 	/* no section headers: fall back to PT_NOTE */
 	if (elf_getphdrnum(elf, &n))
 		return;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > ELF_READ_SECTION_MAX)
 			continue;
 		if (scan_notes(elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR), s))
 			return;
 	}
 }
 
-static char *read_soname(Elf *elf)
+static char *read_soname(const struct elf_read *er)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Dyn dyn;
@@ -165,7 +167,7 @@ static char *read_soname(Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = elf_read_small_data(er, scn);
 		if (!data)
 			return NULL;
 		n = sh.sh_size / sh.sh_entsize;
@@ -173,9 +175,14 @@ static char *read_soname(Elf *elf)
 			if (!gelf_getdyn(data, i, &dyn))
 				break;
 			if (dyn.d_tag == DT_SONAME) {
-				const char *str = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				struct elf_strtab t;
+				const char *str;
+				char *out = NULL;
 
-				return str ? strdup(str) : NULL;
+				if (elf_strtab_open(&t, er, sh.sh_link) == 0 && (str = elf_strtab_get(&t, dyn.d_un.d_val)))
+					out = strdup(str);
+				elf_strtab_close(&t);
+				return out;
 			}
 			if (dyn.d_tag == DT_NULL)
 				break;
@@ -193,7 +200,7 @@ int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
 	ret = elf_read_open(&e, path, NULL, 0);
 	if (ret)
 		return ret;
-	soname = read_soname(e.elf);
+	soname = read_soname(&e);
 	if (elf_read_changed(&e)) {
 		free(soname);
 		soname = NULL;
@@ -225,29 +232,33 @@ static void versions_free(struct versions *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int load_verdefs(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct versions *v)
+static int load_verdefs(const struct elf_read *er, Elf_Scn *scn, GElf_Shdr *sh, struct versions *v)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_read_small_data(er, scn);
+	struct elf_strtab t;
 	size_t off = 0, i;
 	GElf_Verdef vd;
 	GElf_Verdaux va;
+	int ret = 0;
 
-	if (!data)
+	if (!data || elf_strtab_open(&t, er, sh->sh_link))
 		return 0;
-	for (i = 0; i < sh->sh_info; i++) {
+	for (i = 0; i < sh->sh_info && !ret; i++) {
 		const char *name;
 
 		if (!gelf_getverdef(data, off, &vd) ||
 		    !gelf_getverdaux(data, off + vd.vd_aux, &va))
 			break;
-		name = elf_strptr(elf, sh->sh_link, va.vda_name);
+		name = elf_strtab_get(&t, va.vda_name);
 		if (name && !(vd.vd_flags & VER_FLG_BASE)) {
 			if (vd.vd_ndx >= v->nr_names) {
 				size_t n = vd.vd_ndx + 1;
 				char **tmp = realloc(v->names, n * sizeof(*tmp));
 
-				if (!tmp)
-					return -ENOMEM;
+				if (!tmp) {
+					ret = -ENOMEM;
+					break;
+				}
 				memset(tmp + v->nr_names, 0, (n - v->nr_names) * sizeof(*tmp));
 				v->names = tmp;
 				v->nr_names = n;
@@ -255,17 +266,19 @@ static int load_verdefs(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct versions *
 			free(v->names[vd.vd_ndx]);
 			v->names[vd.vd_ndx] = strdup(name);
 			if (!v->names[vd.vd_ndx])
-				return -ENOMEM;
+				ret = -ENOMEM;
 		}
 		if (!vd.vd_next)
 			break;
 		off += vd.vd_next;
 	}
-	return 0;
+	elf_strtab_close(&t);
+	return ret;
 }
 
-static int load_versions(Elf *elf, struct versions *v)
+static int load_versions(const struct elf_read *er, struct versions *v)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int ret;
@@ -275,9 +288,9 @@ static int load_versions(Elf *elf, struct versions *v)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_GNU_versym) {
-			v->versym = elf_getdata(scn, NULL);
+			v->versym = elf_read_small_data(er, scn);
 		} else if (sh.sh_type == SHT_GNU_verdef) {
-			ret = load_verdefs(elf, scn, &sh, v);
+			ret = load_verdefs(er, scn, &sh, v);
 			if (ret)
 				return ret;
 		}
@@ -329,57 +342,65 @@ static char *make_name(const char *name, const char *hidden_ver)
 	return strdup(name);
 }
 
-static int read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, unsigned int src,
-		       const struct versions *ver, struct rawvec *rv)
+struct symtab_ctx {
+	struct elf_strtab names;
+	unsigned int src;
+	const struct versions *ver;
+	struct rawvec *rv;
+};
+
+static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
-	GElf_Sym sym;
-	int ret;
+	struct symtab_ctx *c = ctx;
+	struct rawsym r = { .src = c->src };
+	int type = GELF_ST_TYPE(sym->st_info), ret;
+	const char *name;
 
-	if (!data || !sh->sh_entsize)
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
 		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		struct rawsym r = { .src = src };
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !name[0])
-			continue;
-		r.addr = sym.st_value;
-		r.size = sym.st_size;
-		r.bind = GELF_ST_BIND(sym.st_info);
-		r.type = type;
-		r.name = make_name(name, src == ELFSYMS_F_DYNSYM ? hidden_version(ver, i) : NULL);
-		if (!r.name)
-			return -ENOMEM;
-		ret = raw_push(rv, &r);
-		if (ret) {
-			free(r.name);
-			return ret;
-		}
-	}
-	return 0;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0)
+		return 0;
+	name = elf_strtab_get(&c->names, sym->st_name);
+	if (!name || !name[0])
+		return 0;
+	r.addr = sym->st_value;
+	r.size = sym->st_size;
+	r.bind = GELF_ST_BIND(sym->st_info);
+	r.type = type;
+	r.name = make_name(name, c->src == ELFSYMS_F_DYNSYM ? hidden_version(c->ver, i) : NULL);
+	if (!r.name)
+		return -ENOMEM;
+	ret = raw_push(c->rv, &r);
+	if (ret)
+		free(r.name);
+	return ret;
 }
 
-static int read_all_symbols(Elf *elf, struct elfsyms *s, struct rawvec *rv,
+/* The table is read streamed, its names through a window (elf_read.h): a user's .symtab or .strtab
+ * that claims gigabytes of a sparse file costs no memory, and its holes no time. */
+static int read_symtab(const struct elf_read *er, GElf_Shdr *sh, unsigned int src, const struct versions *ver,
+		       struct rawvec *rv)
+{
+	struct symtab_ctx c = { .src = src, .ver = ver, .rv = rv };
+	int ret;
+
+	if (elf_strtab_open(&c.names, er, sh->sh_link))
+		return 0;	/* no names: nothing to name code with */
+	ret = elf_read_symbols(er, sh, take_symbol, &c);
+	elf_strtab_close(&c.names);
+	return ret == -EIO ? 0 : ret;	/* what was read stays; a change under us is caught by the caller */
+}
+
+static int read_all_symbols(const struct elf_read *er, struct elfsyms *s, struct rawvec *rv,
 			    char *err, size_t errlen)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	struct versions ver;
 	GElf_Shdr sh;
 	int ret;
 
-	ret = load_versions(elf, &ver);
+	ret = load_versions(er, &ver);
 	if (ret)
 		goto out;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -387,10 +408,10 @@ static int read_all_symbols(Elf *elf, struct elfsyms *s, struct rawvec *rv,
 			continue;
 		if (sh.sh_type == SHT_SYMTAB) {
 			s->has_symtab = true;
-			ret = read_symtab(elf, scn, &sh, ELFSYMS_F_SYMTAB, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_SYMTAB, &ver, rv);
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			s->has_dynsym = true;
-			ret = read_symtab(elf, scn, &sh, ELFSYMS_F_DYNSYM, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_DYNSYM, &ver, rv);
 		}
 		if (ret)
 			goto out;
@@ -629,9 +650,9 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	ret = load_segments(elf, out, err, errlen);
 	if (ret)
 		goto out;
-	load_build_id(elf, out);
-	out->soname = read_soname(elf);
-	ret = read_all_symbols(elf, out, &rv, err, errlen);
+	load_build_id(&e, out);
+	out->soname = read_soname(&e);
+	ret = read_all_symbols(&e, out, &rv, err, errlen);
 	if (ret)
 		goto out;
 	ret = merge_symbols(out, &rv);

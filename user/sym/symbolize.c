@@ -29,6 +29,7 @@ struct sym_module {
 	uint64_t dev, inode;
 	char *path;		/* as the first process that mapped it sees it */
 	int pid;		/* that process */
+	struct procmaps_entry map;	/* its mapping there (path: the above), to open it by (procmaps_open_mapped) */
 	char root[32];		/* "/proc/PID/root" of that process */
 	const char *name;	/* basename, interned */
 	int fd;			/* opened when first noted; -1 when not (yet) */
@@ -220,17 +221,11 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	m->pid = pid;
 	m->name = symbolizer_intern(s, path_base(e->path));
 	snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);
+	m->map = *e;
+	m->map.path = m->path;
 	if (s->open_fds < MAX_MODULE_FDS) {
-		char mf[96];
-
-		/* through the process' root: right in containers, and readable after it exits */
-		m->fd = procmaps_open_file(pid, e->path, 0, NULL, 0);
-		if (m->fd < 0) {
-			/* deleted or replaced on disk: the mapping itself */
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)e->start,
-				 (unsigned long long)e->end);
-			m->fd = open(mf, O_RDONLY | O_CLOEXEC);
-		}
+		/* the mapped inode (never whatever its path holds now), readable after the process exits */
+		m->fd = procmaps_open_mapped(pid, e);
 		if (m->fd >= 0)
 			s->open_fds++;
 	}
@@ -313,6 +308,7 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 {
 	char path[4096 + 64], dbg[4096 + 512];
 	struct stat st;
+	int dfd;
 
 	if (m->loaded)
 		return;
@@ -330,13 +326,22 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		s->reload_bytes += m->dropped_bytes;
 	}
 	m->loaded = true;
-	if (m->fd >= 0)
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	else if (procmaps_root_path(m->pid, m->path, path, sizeof(path)))
-		return;
+	if (m->fd < 0) {
+		/* not kept open (or dropped since): the same inode again, through the mapping or its path */
+		m->fd = procmaps_open_mapped(m->pid, &m->map);
+		if (m->fd == -ESTALE && m->dropped_bytes)
+			s->stats.reloads_refused++;
+		else if (m->fd == -ESTALE)
+			warn_add("symbols of %s: another file is at its path now (replaced, or a link planted), not the "
+				 "one mapped: its frames stay unnamed", m->path);
+		if (m->fd < 0)
+			return;
+		s->open_fds++;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
 	if (m->dropped_bytes && !same_file(m, path, m->build_id)) {
 		s->stats.reloads_refused++;	/* another file there now: its frames stay module+0xOFF */
-		return;
+		goto done;
 	}
 	if (!m->dropped_bytes && stat(path, &st) == 0) {
 		m->size = st.st_size;
@@ -356,8 +361,13 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		}
 	}
 	m->elf = elf_load(path, m->path);
-	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
-		m->debug = elf_load(dbg, dbg);
+	if (m->elf && !m->elf->has_symtab && (dfd = debugfile_find(path, m->path, m->root, dbg, sizeof(dbg))) >= 0) {
+		char dpath[64];
+
+		snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
+		m->debug = elf_load(dpath, dbg);
+		close(dfd);
+	}
 	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
 	s->stats.table_bytes += m->bytes;
 	m->last_use = ++s->uses;

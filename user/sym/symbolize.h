@@ -10,8 +10,11 @@
  * mappings are named from the ELF file's .symtab/.dynsym (elfsyms.c, C++
  * names demangled), or its separate debug file (debugfile.c: build-id,
  * .gnu_debuglink) when the file itself has no .symtab; files are opened
- * through /proc/PID/root (containers) when first noted, so that they can
- * still be read once the process has gone.  ELF symbols are loaded once per
+ * when first noted, so that they can still be read once the process has
+ * gone, through /proc/PID/map_files (the inode mapped, whatever the path
+ * holds now: a user can rename a root-only file's link over it), else
+ * through /proc/PID/root (containers) when the maps' device and inode are
+ * still there; only regular files are ever opened.  ELF symbols are loaded once per
  * file (device, inode) and shared between files with the same build-id.
  * The vDSO is named from this process' own copy.  Anonymous executable
  * memory (JIT code) is named from /tmp/perf-PID.map (perfmap.c).  Kernel
@@ -75,9 +78,10 @@ void symbolizer_free(struct symbolizer *s);
  * loaded again when one of its addresses is next named, as long as the tables loaded again in the
  * last SYMBOLIZER_RELOAD_S seconds stay under a quarter of the bound (small tables come back at
  * once; big ones cannot thrash: until then their frames are "module+0xOFF", counted).  A table
- * bigger than the bound alone stays.  A reload reads the file by path, so it must be the one first
- * loaded (its build id, or without one its size and modification time; not its device and inode,
- * which overlayfs shows differently in the maps): else it is refused, counted in reloads_refused.
+ * bigger than the bound alone stays.  A reload opens the mapping again (/proc/PID/map_files), or
+ * once it is gone the file's path, which must hold the inode mapped (the maps' device and inode)
+ * and be the one first loaded (its build id, or without one its size and modification time): else
+ * it is refused, counted in reloads_refused.
  */
 #define SYMBOLIZER_RELOAD_S 10
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
