@@ -207,6 +207,14 @@ int elf_strtab_open(struct elf_strtab *t, const struct elf_read *e, size_t shndx
 	t->e = e;
 	t->off = sh.sh_offset;
 	t->size = sh.sh_size;
+	if (t->size <= ELF_STRTAB_WHOLE && (t->win = malloc(t->size + 1))) {
+		if (elf_read_at(e, t->off, t->win, t->size) == 0) {
+			t->win_len = t->size;
+			t->win[t->size] = '\0';
+			return 0;
+		}
+		free(t->win);	/* unreadable whole (truncated): each name is tried alone */
+	}
 	t->win = malloc(ELF_STRTAB_WINDOW + 1);
 	return t->win ? 0 : -ENOMEM;
 }
@@ -224,6 +232,8 @@ const char *elf_strtab_get(struct elf_strtab *t, uint64_t idx)
 		if (t->win_at == idx)
 			return NULL;	/* longer than the window */
 	}
+	if (t->win_len == t->size)
+		return NULL;	/* read whole: no NUL after idx */
 	/* the window moves to idx */
 	t->win_len = t->size - idx < ELF_STRTAB_WINDOW ? t->size - idx : ELF_STRTAB_WINDOW;
 	t->win_at = idx;

@@ -52,13 +52,16 @@ Elf_Data *elf_read_small_data(const struct elf_read *e, Elf_Scn *scn);
 bool elf_read_ids_bounded(const struct elf_read *e);
 
 
-/* A string table read through a window of ELF_STRTAB_WINDOW bytes, never whole (a user's .strtab
- * may claim 4 GiB of a sparse file): a name longer than the window is not read. */
+/* A string table: read whole when it has at most ELF_STRTAB_WHOLE bytes (names are looked up in
+ * any order: .dynsym's follow its hash), else through a window of ELF_STRTAB_WINDOW bytes (a user's
+ * .strtab may claim 4 GiB of a sparse file; a big real one is read in order, with .symtab): a name
+ * longer than the window is not read. */
+#define ELF_STRTAB_WHOLE (32u << 20)
 #define ELF_STRTAB_WINDOW (256u << 10)
 struct elf_strtab {
 	const struct elf_read *e;
 	uint64_t off, size;	/* the section's */
-	char *win;		/* ELF_STRTAB_WINDOW + 1 bytes */
+	char *win;		/* the table + 1, or ELF_STRTAB_WINDOW + 1 bytes */
 	uint64_t win_at;	/* index of win[0] */
 	size_t win_len;
 };
