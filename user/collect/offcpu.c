@@ -41,21 +41,24 @@ static bool is_tracing_frame(const char *name)
 /* Name one stack's frames (leaf first) into out[]; returns how many. */
 static size_t name_frames(struct offcpu *o, unsigned int pid, int id, bool kernel, const char **out)
 {
+	struct sym_info user[TMABPF_STACK_DEPTH];
 	struct stack_frames f;
 	char buf[1024];
-
-	size_t n = 0;
+	size_t n = 0, nr;
 
 	if (offcpu_prog_stack(&o->prog, id, &f))
 		return 0;
-	for (__u32 i = 0; i < f.nr; i++) {
+	nr = f.nr < TMABPF_STACK_DEPTH ? f.nr : TMABPF_STACK_DEPTH;
+	if (!kernel)	/* ends at the first caller frame outside code: FP-walk junk is one [unknown] */
+		nr = symbolizer_user_stack(o->sym, (int)pid, f.ip, nr, user);
+	for (size_t i = 0; i < nr; i++) {
 		struct sym_info si;
 		const char *label;
 
 		if (kernel)
 			symbolizer_kernel(o->sym, f.ip[i], i > 0, &si);
 		else
-			symbolizer_user(o->sym, (int)pid, f.ip[i], i > 0, &si);
+			si = user[i];
 		label = symbolizer_label(o->sym, &si);
 		if (kernel && !n && is_tracing_frame(si.name))
 			continue;	/* the tracepoint's own frames, above __schedule */

@@ -59,6 +59,7 @@ struct sym_proc {
 	uid_t uids[4];		/* real, effective, saved, fs: a perf map must be theirs (or root's) */
 	size_t nr_uids;
 	const char *pm_module;	/* "perf-PID.map" */
+	char *exe;		/* /proc/PID/exe's path, NULL when unread */
 };
 
 struct symbolizer {
@@ -167,6 +168,7 @@ static void proc_free(struct sym_proc *p)
 	procmaps_free(&p->maps);
 	free(p->mod);
 	perfmap_free(&p->pm);
+	free(p->exe);
 	free(p);
 }
 
@@ -478,6 +480,23 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 	return 0;
 }
 
+/* The process' executable as its maps name it (" (deleted)" cut, as procmaps does). */
+static void proc_exe(struct sym_proc *p)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		buf[n - 10] = '\0';
+	free(p->exe);
+	p->exe = strdup(buf);
+}
+
 static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 {
 	struct sym_proc *p;
@@ -505,6 +524,7 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	s->procs[pos] = p;
 	s->nr_procs++;
 	proc_uids(p);
+	proc_exe(p);
 	proc_snapshot(s, p, true);
 	return p;
 }
@@ -517,6 +537,7 @@ int symbolizer_add_pid(struct symbolizer *s, int pid)
 		/* exec: new maps, and possibly a new perf map */
 		perfmap_free(&p->pm);
 		p->pm_state = 0;
+		proc_exe(p);
 		return proc_snapshot(s, p, true);
 	}
 	p = proc_add(s, pid);
@@ -605,6 +626,7 @@ static void set_unknown(struct sym_info *out, const char *module, uint64_t off, 
 	out->offset = off;
 	out->kind = kind;
 	out->unmapped = false;
+	out->code = kind != SYM_USER;
 }
 
 static bool elf_name(struct symbolizer *s, const struct elfsyms *syms, const struct elfsyms *debug, uint64_t vaddr,
@@ -712,15 +734,18 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	out->unmapped = !e;
 	if (e)
 		out->map = (struct sym_map){ .start = e->start, .end = e->end, .pgoff = e->offset,
-					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL };
+					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL,
+					     .exe = p->exe && !strcmp(e->path, p->exe) };
 	if (e && p->mod[e - p->maps.entries] >= 0) {
 		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
+		out->code = true;
 		return;
 	}
 	if (e && (e->flags & PROCMAPS_F_VDSO)) {
 		const struct elfsyms *v = vdso_syms(s);
 
 		set_unknown(out, symbolizer_intern(s, e->path), addr - e->start, SYM_USER);
+		out->code = true;
 		if (v)
 			elf_name(s, v, NULL, look - e->start, addr - e->start, out);
 		return;
@@ -732,6 +757,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->name = symbolizer_intern(s, j->name);
 		out->offset = addr - j->start;
 		out->kind = SYM_JIT;
+		out->code = true;
 		return;
 	}
 	if (e && (e->flags & PROCMAPS_F_JIT)) {
@@ -739,9 +765,26 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->unmapped = true;	/* not in the perf map (yet): worth naming again later */
 	} else if (e) {
 		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
+		out->code = e->flags & PROCMAPS_F_EXEC;
 	} else {
 		out->unmapped = true;
 	}
+}
+
+size_t symbolizer_user_stack(struct symbolizer *s, int pid, const unsigned long long *ip, size_t n, struct sym_info *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		symbolizer_user(s, pid, ip[i], i > 0, &out[i]);
+		if (i && !out[i].code) {
+			bool retry = out[i].unmapped;
+
+			set_unknown(&out[i], symbolizer_intern(s, "[unknown]"), 0, SYM_USER);
+			out[i].map = (struct sym_map){};
+			out[i].unmapped = retry;	/* in no mapping yet: maybe mapped since, named again later */
+			return i + 1;
+		}
+	}
+	return n;
 }
 
 bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix)
@@ -782,6 +825,17 @@ const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si)
 		return si->name;
 	if (si->kind == SYM_JIT_ANON)
 		return si->module;
+	if (!strcmp(si->module, "[unknown]"))
+		return si->module;
 	snprintf(buf, sizeof(buf), "%s+0x%llx", si->module, (unsigned long long)si->offset);
 	return symbolizer_intern(s, buf);
+}
+
+const char *symbolizer_fold_label(struct symbolizer *s, const struct sym_info *si)
+{
+	if (si->name)
+		return si->name;
+	if (si->kind == SYM_JIT_ANON)
+		return si->module;
+	return symbolizer_intern(s, "[unknown]");
 }

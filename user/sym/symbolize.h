@@ -54,6 +54,7 @@ struct sym_map {
 	uint64_t pgoff;		/* file offset of start */
 	const char *path;	/* as the process maps it; interned, NULL when none */
 	const char *build_id;	/* hex NT_GNU_BUILD_ID of the file; interned, NULL when unknown */
+	bool exe;		/* the process' executable (/proc/PID/exe): pprof's main binary */
 };
 
 struct sym_info {
@@ -65,6 +66,7 @@ struct sym_info {
 	enum sym_kind kind;
 	bool unmapped;		/* user address in no mapping (even after re-reading the maps), or
 				 * in JIT memory that the perf map does not name (yet): name it again later */
+	bool code;		/* in executable memory (a file's code, the vDSO, JIT code), or kernel */
 };
 
 struct symbolizer;
@@ -106,11 +108,24 @@ int symbolizer_add_pid(struct symbolizer *s, int pid);
 void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out);
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out);
 
+/*
+ * Name a user stack of pid, leaf first (ip[0..n)), into out[].  A frame-pointer walk through code
+ * built without frame pointers reads data from some frame on: the stack ends at the first caller
+ * frame outside executable memory, which is kept as one "[unknown]" frame (so such stacks merge, as
+ * perf's [unknown] does).  Returns how many frames out holds.
+ */
+size_t symbolizer_user_stack(struct symbolizer *s, int pid, const unsigned long long *ip, size_t n, struct sym_info *out);
+
 /* Does pid map a file whose name starts with prefix ("libdnnl", "node")?  From its last maps read. */
 bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix);
 
-/* The function name, or "module+0xOFF" when unknown (the mapping alone for SYM_JIT_ANON); interned. */
+/* The function name, or "module+0xOFF" when unknown (the mapping alone for SYM_JIT_ANON; "[unknown]"
+ * alone for an address in no mapping: one frame for what cannot be named, not one per address);
+ * interned. */
 const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si);
+/* The frame's name in a flame graph (folded stacks): its function, the JIT mapping (SYM_JIT_ANON), else
+ * "[unknown]", as perf names what it cannot: one box for them, not one per address; interned. */
+const char *symbolizer_fold_label(struct symbolizer *s, const struct sym_info *si);
 /* A copy of str that lives as long as s (equal strings give equal pointers). */
 const char *symbolizer_intern(struct symbolizer *s, const char *str);
 
