@@ -695,6 +695,48 @@ out:
 	elfsyms_free(&s);
 }
 
+/* PLT stubs are named "name@plt" where objdump(1) names them (perf's names too), in .plt and .plt.sec
+ * of this program, libstdc++ and OpenBLAS; and a glob never matches them (a uprobe there is not the
+ * function). */
+static void test_plt(void)
+{
+	const char *files[] = { "/proc/self/exe", LIBSTDCXX, OPENBLAS_LINK };
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[PATH_MAX], cmd[PATH_MAX + 128], line[1024], name[512], err[512] = "";
+		unsigned long long addr;
+		int stubs = 0, named = 0, matched;
+		struct elfsyms s;
+		FILE *p;
+
+		if (!realpath(files[f], path) || elfsyms_load(path, &s, err, sizeof(err))) {
+			check(0, "plt: loading %s: %s", files[f], err);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", path);
+		p = popen(cmd, "r");
+		while (p && fgets(line, sizeof(line), p)) {
+			const struct elfsym *e;
+
+			/* the stubs, not PLT0 ("first@plt-0x10") nor IRELATIVE ones ("*ABS*+0xa0c60@plt") */
+			if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2 || strlen(name) < 5 ||
+			    strcmp(name + strlen(name) - 4, "@plt") || !strncmp(name, "*ABS*", 5))
+				continue;
+			stubs++;
+			e = elfsyms_lookup(&s, addr);
+			named += e && e->addr == addr && !strcmp(e->name, name);
+			if (!(e && e->addr == addr && !strcmp(e->name, name)) && stubs - named <= 3)
+				printf("# %s: objdump %llx %s, elfsyms %s\n", path, addr, name, e ? e->name : "none");
+		}
+		if (p)
+			pclose(p);
+		matched = elfsyms_match(&s, "*@plt", NULL, NULL);
+		check(stubs > 0 && named == stubs && matched == 0,
+		      "plt: %s: %d of objdump's %d stubs named alike, %d matched by '*@plt'", path, named, stubs, matched);
+		elfsyms_free(&s);
+	}
+}
+
 int main(void)
 {
 	test_openblas();
@@ -704,5 +746,6 @@ int main(void)
 	test_cxx_cold();
 	test_errors();
 	test_runtime();
+	test_plt();
 	return check_exit();
 }

@@ -607,6 +607,87 @@ static int merge_symbols(struct elfsyms *s, struct rawvec *rv)
 	return 0;
 }
 
+/* ---- PLT stubs ------------------------------------------------------- */
+
+/* The section named name, its header in sh; NULL when none. */
+static Elf_Scn *section_named(const struct elf_read *er, const char *name, GElf_Shdr *sh)
+{
+	struct elf_strtab names;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(er->elf, &shstrndx) || elf_strtab_open(&names, er, shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(er->elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strtab_get(&names, sh->sh_name)) && !strcmp(n, name))
+			break;
+	}
+	elf_strtab_close(&names);
+	return scn;
+}
+
+static int plt_cmp(const void *pa, const void *pb)
+{
+	const struct elfsym *a = pa, *b = pb;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* "name@plt" for each .rela.plt entry (perf's dso__synthesize_plt_symbols): the stubs are 16 bytes,
+ * in .plt.sec when there is one (IBT), else in .plt after its header (16 bytes; 32 on arm64). */
+static int read_plt(const struct elf_read *er, struct elfsyms *s)
+{
+	GElf_Shdr rela_sh, plt_sh, sec_sh, dsym_sh;
+	Elf_Scn *rela = section_named(er, ".rela.plt", &rela_sh), *dsym;
+	bool has_sec = section_named(er, ".plt.sec", &sec_sh) != NULL;
+	bool has_plt = section_named(er, ".plt", &plt_sh) != NULL;
+	uint64_t base, ent = 16;
+	Elf_Data *relas, *syms;
+	struct elf_strtab names;
+	size_t n;
+	int ret = 0;
+
+	if ((s->e_machine != EM_X86_64 && s->e_machine != EM_AARCH64) || !rela || rela_sh.sh_type != SHT_RELA ||
+	    !rela_sh.sh_entsize || (!has_sec && !has_plt))
+		return 0;
+	base = has_sec ? sec_sh.sh_addr : plt_sh.sh_addr + (s->e_machine == EM_AARCH64 ? 32 : ent);
+	dsym = elf_getscn(er->elf, rela_sh.sh_link);
+	if (!dsym || !gelf_getshdr(dsym, &dsym_sh) || dsym_sh.sh_type != SHT_DYNSYM ||
+	    !(relas = elf_read_small_data(er, rela)) || !(syms = elf_read_small_data(er, dsym)) ||
+	    elf_strtab_open(&names, er, dsym_sh.sh_link))
+		return 0;
+	n = rela_sh.sh_size / rela_sh.sh_entsize;
+	s->plt = calloc(n ? n : 1, sizeof(*s->plt));
+	if (!s->plt)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < n; i++) {
+		const char *name;
+		GElf_Rela r;
+		GElf_Sym sym;
+		char *full;
+
+		if (!gelf_getrela(relas, (int)i, &r) || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strtab_get(&names, sym.st_name)) || !name[0])
+			continue;
+		if (asprintf(&full, "%s@plt", name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->plt[s->nr_plt] = (struct elfsym){ .addr = base + i * ent, .size = ent, .name = full,
+						     .demangled = demangle(full), .bind = STB_GLOBAL,
+						     .flags = ELFSYMS_F_DYNSYM };
+		if (elfsyms_vaddr_to_offset(s, s->plt[s->nr_plt].addr, &s->plt[s->nr_plt].offset))
+			s->plt[s->nr_plt].flags |= ELFSYMS_F_NO_OFFSET;
+		s->nr_plt++;
+	}
+	elf_strtab_close(&names);
+	if (s->nr_plt)
+		qsort(s->plt, s->nr_plt, sizeof(*s->plt), plt_cmp);
+	return ret;
+}
+
 static void rawvec_free(struct rawvec *rv)
 {
 	size_t i;
@@ -656,6 +737,8 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	if (ret)
 		goto out;
 	ret = merge_symbols(out, &rv);
+	if (!ret)
+		ret = read_plt(&e, out);
 	if (ret == -ENOMEM)
 		err_set(err, errlen, "%s: out of memory merging symbols", path);
 out:
@@ -686,6 +769,9 @@ size_t elfsyms_bytes(const struct elfsyms *s)
 	size_t n = s->nr_syms * sizeof(*s->syms) + s->nr_segs * sizeof(*s->segs) + str_bytes(s->path) +
 		   str_bytes(s->soname);
 
+	n += s->nr_plt * sizeof(*s->plt);
+	for (size_t i = 0; i < s->nr_plt; i++)
+		n += str_bytes(s->plt[i].name) + str_bytes(s->plt[i].demangled);
 	for (size_t i = 0; i < s->nr_syms; i++) {
 		const struct elfsym *e = &s->syms[i];
 
@@ -718,6 +804,11 @@ void elfsyms_free(struct elfsyms *s)
 		free(e->aliases_demangled);
 	}
 	free(s->syms);
+	for (i = 0; i < s->nr_plt; i++) {
+		free((char *)s->plt[i].name);
+		free((char *)s->plt[i].demangled);
+	}
+	free(s->plt);
 	free(s->segs);
 	free(s->soname);
 	free(s->path);
@@ -1021,9 +1112,21 @@ int elfsyms_near_matches(const struct elfsyms *s, const char *glob, char *buf, s
 
 /* ---- lookup ----------------------------------------------------------- */
 
+const struct elfsym *elfsyms_lookup_plt(const struct elfsyms *s, uint64_t file_vaddr)
+{
+	size_t p = s->nr_plt ? SORTED_COUNT_LE(s->plt, s->nr_plt, addr, file_vaddr) : 0;
+
+	return p && file_vaddr < s->plt[p - 1].addr + s->plt[p - 1].size ? &s->plt[p - 1] : NULL;
+}
+
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t file_vaddr)
 {
 	size_t lo = SORTED_COUNT_LE(s->syms, s->nr_syms, addr, file_vaddr), i, steps;
+	const struct elfsym *plt = elfsyms_lookup_plt(s, file_vaddr);
+
+	/* a PLT stub, before the symbols: the one below the PLT (_init, size 0) would cover it */
+	if (plt)
+		return plt;
 
 	if (!lo)	/* lo - 1: the last entry with addr <= file_vaddr */
 		return NULL;

@@ -632,7 +632,11 @@ static void set_unknown(struct sym_info *out, const char *module, uint64_t off, 
 static bool elf_name(struct symbolizer *s, const struct elfsyms *syms, const struct elfsyms *debug, uint64_t vaddr,
 		     uint64_t at, struct sym_info *out)
 {
-	const struct elfsym *e = debug ? elfsyms_lookup(debug, vaddr) : NULL;
+	/* the file's PLT stubs first: its debug file has no .rela.plt, and its _init (size 0) covers them */
+	const struct elfsym *e = syms ? elfsyms_lookup_plt(syms, vaddr) : NULL;
+
+	if (!e && debug)
+		e = elfsyms_lookup(debug, vaddr);
 
 	if (!e && syms)
 		e = elfsyms_lookup(syms, vaddr);
