@@ -143,3 +143,32 @@ def test_mapped_library_swapped_for_a_link(nobody_dir, target):
         assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
     finally:
         subprocess.run(["rm", "-rf", secret_dir])
+
+
+def test_debuglink_to_a_root_only_file(nobody_dir):
+    """nobody's stripped library names a debug file by .gnu_debuglink, and a link at that name next
+    to the library points to a root-only (0600) file whose CRC it carries.  tmabpf read it and named
+    nobody's code with the root-only file's symbols.  Now a debug file is taken only when the
+    library's owner could read it: the function is named from the library's own .dynsym."""
+    secret_dir = tempfile.mkdtemp(prefix="tmabpf-rootonly-")
+    try:
+        secret = asm_library(secret_dir, "libsecret.so", "secret_spin")  # a debug file: .symtab, same layout
+        os.chmod(secret, 0o600)
+        lib = asm_library(nobody_dir, "libdbg.so", "tmabpf_spin")
+        subprocess.run(["strip", "--strip-all", lib], check=True)
+        subprocess.run(["objcopy", f"--add-gnu-debuglink={secret}", lib], check=True)
+        os.chown(lib, NOBODY, NOBODY)
+        subprocess.run(AS_NOBODY + ["ln", "-s", secret, os.path.join(nobody_dir, "libsecret.so")], check=True)
+        spin = start_spinner(lib)
+        out = os.path.join(nobody_dir, "out.json")
+        try:
+            rc, err, _, _ = run_measured(["--quiet", "--sample=199", "-p", str(spin.pid), "-d", "1", "--json", out])
+        finally:
+            spin.kill()
+            spin.wait()
+        assert rc == 0, err
+        rows = [s for s in load_json(out)["samples"] if s["module"] == "libdbg.so"]
+        assert not any("secret" in s["symbol"] for s in rows), "a root-only debug file named the user's code"
+        assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
+    finally:
+        subprocess.run(["rm", "-rf", secret_dir])
