@@ -65,6 +65,16 @@ def run_measured(args):
     return os.waitstatus_to_exitcode(status), p.stderr.read(), time.monotonic() - t0, ru.ru_maxrss
 
 
+def sample_spinner(lib, out):
+    """nobody's spinner in lib, sampled by root tmabpf for 1 s into out: run_measured's tuple."""
+    spin = start_spinner(lib)
+    try:
+        return run_measured(["--quiet", "--sample=199", "-p", str(spin.pid), "-d", "1", "--json", out])
+    finally:
+        spin.kill()
+        spin.wait()
+
+
 HOLE = 4 << 30
 
 
@@ -84,13 +94,8 @@ def test_strtab_in_a_sparse_hole(nobody_dir):
         f.truncate(len(data) + HOLE)
     os.chown(lib, NOBODY, NOBODY)
     assert os.stat(lib).st_blocks * 512 < 1 << 20, "the hole is not sparse here"
-    spin = start_spinner(lib)
     out = os.path.join(nobody_dir, "out.json")
-    try:
-        rc, err, secs, rss = run_measured(["--quiet", "--sample=199", "-p", str(spin.pid), "-d", "1", "--json", out])
-    finally:
-        spin.kill()
-        spin.wait()
+    rc, err, secs, rss = sample_spinner(lib, out)
     print(f"--sample -p -d 1 on a library with a {HOLE >> 30} GiB .strtab hole: {secs:.1f} s, peak RSS {rss >> 10} MiB")
     assert rc == 0, err
     assert rss < 200 * 1024, f"peak RSS {rss >> 10} MiB: the hole was read into memory"
@@ -159,13 +164,8 @@ def test_debuglink_to_a_root_only_file(nobody_dir):
         subprocess.run(["objcopy", f"--add-gnu-debuglink={secret}", lib], check=True)
         os.chown(lib, NOBODY, NOBODY)
         subprocess.run(AS_NOBODY + ["ln", "-s", secret, os.path.join(nobody_dir, "libsecret.so")], check=True)
-        spin = start_spinner(lib)
         out = os.path.join(nobody_dir, "out.json")
-        try:
-            rc, err, _, _ = run_measured(["--quiet", "--sample=199", "-p", str(spin.pid), "-d", "1", "--json", out])
-        finally:
-            spin.kill()
-            spin.wait()
+        rc, err, _, _ = sample_spinner(lib, out)
         assert rc == 0, err
         rows = [s for s in load_json(out)["samples"] if s["module"] == "libdbg.so"]
         assert not any("secret" in s["symbol"] for s in rows), "a root-only debug file named the user's code"
