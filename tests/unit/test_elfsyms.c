@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -737,6 +738,43 @@ static void test_plt(void)
 	}
 }
 
+/* A file whose extended section count (section header 0's sh_size) claims 2^20 headers over a sparse
+ * 64 MiB: libelf allocated every one at elf_begin; it is refused before, in one line. */
+static void test_huge_section_count(void)
+{
+	char path[] = "/tmp/tmabpf-shnum-XXXXXX", err[512] = "";
+	unsigned char ehdr[64];
+	uint64_t shoff = 4096, count = 1u << 20;
+	unsigned char sh0[64] = {};
+	struct elfsyms s;
+	int fd = mkstemp(path), r;
+	FILE *self = fopen("/proc/self/exe", "rb");
+
+	if (fd < 0 || !self || fread(ehdr, 1, sizeof(ehdr), self) != sizeof(ehdr)) {
+		check(0, "huge section count: making %s", path);
+		if (self)
+			fclose(self);
+		return;
+	}
+	fclose(self);
+	memcpy(ehdr + 0x28, &shoff, 8);		/* e_shoff */
+	memset(ehdr + 0x3c, 0, 4);		/* e_shnum 0, e_shstrndx 0: the count is in section 0 */
+	memcpy(sh0 + 0x20, &count, 8);		/* sh_size */
+	r = pwrite(fd, ehdr, sizeof(ehdr), 0) != sizeof(ehdr) || pwrite(fd, sh0, sizeof(sh0), shoff) != sizeof(sh0) ||
+	    ftruncate(fd, shoff + count * 64);
+	close(fd);
+	if (!r) {
+		r = elfsyms_load(path, &s, err, sizeof(err));
+		check(r == -EFBIG && strstr(err, "section or program headers"),
+		      "huge section count: refused before libelf allocates them (%d: %s)", r, err);
+		if (!r)
+			elfsyms_free(&s);
+	} else {
+		check(0, "huge section count: writing %s", path);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_openblas();
@@ -747,5 +785,6 @@ int main(void)
 	test_errors();
 	test_runtime();
 	test_plt();
+	test_huge_section_count();
 	return check_exit();
 }
