@@ -2,7 +2,8 @@
 // Read a gzipped pprof profile with pprof-format (the reader and writer Pyroscope's Node.js SDK
 // uses, from the npm registry) and print what a profile store takes from it, as JSON: the sample
 // types, each type's total, each leaf function's total per type, the label keys and the
-// mappings' files and build ids.  Usage: node pprof_format_read.mjs NODE_MODULES_DIR PROFILE
+// mappings' files and build ids (in the profile's order: the first is the main binary), the period
+// type and the period.  Usage: node pprof_format_read.mjs NODE_MODULES_DIR PROFILE
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
@@ -27,4 +28,6 @@ for (const s of p.sample) {
 	for (const l of s.label) labels.add(str(l.key));
 }
 const mappings = p.mapping.map((m) => ({ file: str(m.filename), build_id: str(m.buildId) }));
-console.log(JSON.stringify({ types, totals, leaves, labels: [...labels].sort(), mappings }));
+const period_type = p.periodType ? `${str(p.periodType.type)}/${str(p.periodType.unit)}` : null;
+const period = Number(p.period);
+console.log(JSON.stringify({ types, totals, leaves, labels: [...labels].sort(), mappings, period_type, period }));

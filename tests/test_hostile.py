@@ -245,6 +245,13 @@ def plant(path, kind):
     elif kind == "symlink":
         os.symlink("/etc/shadow", path)
         os.lchown(path, NOBODY, NOBODY)
+    elif kind == "hardlink":
+        # a root-owned file with a second name at the perf map's path (where protected_hardlinks is
+        # off, or a root tool wrote it): root's file, not the process' perf map
+        other = path + ".root"
+        with open(other, "w") as f:
+            f.write("0 ffffffffffff owned_by_someone_else\n")
+        os.link(other, path)
 
 
 def start_jit(delay_ms, seconds):
@@ -264,6 +271,7 @@ def start_jit(delay_ms, seconds):
     ("huge", "larger than the 64 MiB"),
     ("other-user", "owned by uid 4242"),
     ("symlink", "symbolic link"),
+    ("hardlink", "2 hard links"),
 ])
 def test_planted_perf_map(tmp_path, kind, why):
     """A FIFO at /tmp/perf-PID.map hung --sample for ever (and one SIGINT did not stop it); a 1 GiB
@@ -285,8 +293,9 @@ def test_planted_perf_map(tmp_path, kind, why):
     finally:
         jit.kill()
         jit.wait()
-        if os.path.lexists(path):
-            os.unlink(path)
+        for leftover in (path, path + ".root"):
+            if os.path.lexists(leftover):
+                os.unlink(leftover)
     assert p.returncode == 0, err
     assert elapsed < 15, f"the run took {elapsed:.1f} s"
     rep = load_json(out)

@@ -3,9 +3,12 @@
 against the ground-truth workload (gt_sleep's wall time, pinned threads that
 wait for each other's CPU) and against the spine's per-thread
 offcpu_blocked_ns / offcpu_runqueue_ns of the same run; folded lines; JSON."""
+import os
+import re
+
 import pytest
 
-from conftest import gt_thread, load_json, read_folded, run_tmabpf, start_groundtruth, threads_by_tid
+from conftest import DECODER, gt_thread, load_json, read_folded, run_tmabpf, start_groundtruth, threads_by_tid
 
 MS = 300
 
@@ -110,3 +113,19 @@ def test_off_by_default(tmp_path):
     assert r.returncode == 0, r.stderr
     tm = load_json(out)
     assert tm["offcpu_stacks"] == [] and "offcpu" not in tm
+
+
+@pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
+def test_folded_unknown_frames_merge(tmp_path):
+    """OpenBLAS' worker threads block in its stripped code: --folded names those frames [unknown], one
+    box as perf's flame graph has, where each address was its own ("libopenblasp-r0.3.21.so+0x17261a");
+    the JSON stacks keep module+0xOFF."""
+    folded, js = str(tmp_path / "off.folded"), str(tmp_path / "off.json")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="2", OPENBLAS_CORETYPE="Haswell")
+    r = run_tmabpf(["--quiet", "--offcpu-stacks", "--folded", folded, "--json", js, "--",
+                    DECODER, "--layers", "4", "--gen", "32"], env=env)
+    assert r.returncode == 0, r.stderr
+    frames = {f for st, _ in read_folded(folded) for f in st}
+    assert not [f for f in frames if re.search(r"\+0x[0-9a-f]+$", f)], sorted(frames)[:10]
+    kept = [f for s in load_json(js)["offcpu_stacks"] for f in s["frames"] if "+0x" in f]
+    assert kept, "no unnamed frame in the run: nothing was exercised"

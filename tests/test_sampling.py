@@ -4,6 +4,7 @@ against the workload's own CPU-time measurements; folded stacks; symbols in a
 stripped library (OpenBLAS), C++ (demangled, .symtab / .gnu_debuglink /
 build-id debug files), the kernel, libc's debug file and a perf map (JIT);
 losses counted; bad input."""
+import json
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, DECODER, TMABPF, load_json, read_folded, run_tmabpf
+from conftest import BUILD, DECODER, ROOT, TMABPF, load_json, read_folded, run_tmabpf
 
 HOTFUNCS = os.path.join(BUILD, "workloads", "hotfuncs")
 CPPWORK = os.path.join(BUILD, "workloads", "cppwork")
@@ -238,6 +239,87 @@ def test_stripped_openblas_dynsym(tmp_path):
     assert sum(blas.values()) + sum(v["count"] for k, v in rows.items() if not k[0].startswith("libopenblas")) \
         == r["tm"]["sampling"]["samples"]
     assert all(re.fullmatch(re.escape(lib) + r"\+0x[0-9a-f]+", k[1]) for k in blas if k not in named)
+
+
+def perf_stacks(data, pid):
+    """{stack (root first, function names): samples} of process pid, from perf script's call chains;
+    what perf cannot name is its "[unknown]"."""
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "pid,ip,sym"], capture_output=True, text=True,
+                         timeout=300).stdout
+    stacks, cur = {}, None
+    for line in out.splitlines() + [""]:
+        if not line.strip():
+            if cur is not None and cur[0]:
+                key = tuple(reversed(cur[1]))
+                stacks[key] = stacks.get(key, 0) + 1
+            cur = None
+        elif cur is None:
+            cur = (line.split()[0] == str(pid), [])
+        else:
+            parts = line.split(None, 1)
+            cur[1].append(parts[1].strip() if len(parts) > 1 else "[unknown]")
+    return stacks
+
+
+def boxes(stacks):
+    """{function: the flame graph's boxes of it (distinct root-first paths to it)}."""
+    out = {}
+    for st in stacks:
+        for i, f in enumerate(st):
+            out.setdefault(f, set()).add(st[:i])
+    return out
+
+
+@pytest.mark.skipif(not os.path.exists(DECODER), reason="decoder not built")
+def test_openblas_flame_graph_boxes_like_perf(tmp_path):
+    """A frame-pointer walk through OpenBLAS (no frame pointers) reads data as return addresses: each
+    was its own frame, "[unknown]+0xbd2faba0bcd8cc9f", and code of the stripped library without a
+    symbol was one frame per address ("libopenblas...so+0x15bf620"), so its functions split into
+    towers.  Now a walk ends at its first return address outside executable memory, and what cannot
+    be named is one [unknown] frame: every function has no more boxes in --folded than in perf's
+    flame graph of the same run (perf record -g + perf script), none is an address; the pprof profile
+    of the run (read by pprof-format, or go tool pprof) has the period type and period, and the
+    decoder as its first mapping (pprof's main binary)."""
+    prof = str(tmp_path / "tm.pb.gz")
+    r = sample_both(tmp_path, ["sh", "-c", f"sleep {DELAY_MS / 1000}; exec {DECODER} --layers 8 --gen 128"], 499,
+                    env=OPENBLAS_ENV, extra=("--pprof", prof))
+    ours = {}
+    for st, n in read_folded(r["folded"]):
+        key = tuple(re.sub(r"_\[[kj]\]$", "", f) for f in st[1:])  # perf's names: no comm, no _[k]
+        ours[key] = ours.get(key, 0) + n
+    theirs = perf_stacks(str(tmp_path / "perf.data"), r["pid"])
+    addresses = sorted({f for st in ours for f in st if re.search(r"\+0x[0-9a-f]+$", f)})
+    assert not addresses, f"frames named by their address: {addresses[:5]}"
+    leaf, total = {}, sum(theirs.values())
+    for st, n in theirs.items():
+        leaf[st[-1]] = leaf.get(st[-1], 0) + n
+    ob, tb = boxes(ours), boxes(theirs)
+    hot = [f for f, n in leaf.items() if n >= 0.02 * total and f != "[unknown]"]
+    print("boxes, ours / perf's:", {f: (len(ob.get(f, ())), len(tb[f])) for f in hot})
+    assert hot
+    for f in hot:  # (perf and tmabpf sample independently: a rare path may be in one run only)
+        assert len(ob.get(f, ())) <= len(tb[f]) + 1, (f, sorted(ob.get(f, ())), sorted(tb[f]))
+    assert len(ob.get("[unknown]", ())) <= len(tb.get("[unknown]", ())) + 1
+    # the profile
+    got = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "pprof"], capture_output=True,
+                         text=True, timeout=600)
+    m = re.search(r"realstacks: pprof (ok|installed|unavailable)(?:: (.*))?", got.stdout)
+    if m and m.group(1) != "unavailable":
+        cache = os.environ.get("TMABPF_REALSTACKS_CACHE", "/var/cache/tmabpf-realstacks")
+        read = subprocess.run(["node", os.path.join(ROOT, "tests", "pprof_format_read.mjs"),
+                               os.path.join(cache, "npm-pprof", "node_modules"), prof],
+                              capture_output=True, text=True, timeout=120)
+        assert read.returncode == 0, read.stderr
+        p = json.loads(read.stdout)
+        assert p["period_type"] == "cpu/nanoseconds" and p["period"] == 1000000000 // 499, p
+        assert p["mappings"][0]["file"] == os.path.realpath(DECODER), p["mappings"][:3]
+    elif shutil.which("go"):
+        env = dict(os.environ, HOME=str(tmp_path), GOCACHE=str(tmp_path / "gocache"), GOFLAGS="")
+        raw = subprocess.run(["go", "tool", "pprof", "-raw", prof], capture_output=True, text=True, timeout=120,
+                             env=env).stdout
+        assert "PeriodType: cpu nanoseconds" in raw and f"Period: {1000000000 // 499}" in raw, raw[:500]
+    else:
+        pytest.skip("no pprof reader: pprof-format (npm) unavailable and no go tool pprof")
 
 
 CPP_FUNCS = ("tmabpf_demo::Matrix<float>::multiply_trace(tmabpf_demo::Matrix<float> const&) const",

@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -695,6 +696,85 @@ out:
 	elfsyms_free(&s);
 }
 
+/* PLT stubs are named "name@plt" where objdump(1) names them (perf's names too), in .plt and .plt.sec
+ * of this program, libstdc++ and OpenBLAS; and a glob never matches them (a uprobe there is not the
+ * function). */
+static void test_plt(void)
+{
+	const char *files[] = { "/proc/self/exe", LIBSTDCXX, OPENBLAS_LINK };
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[PATH_MAX], cmd[PATH_MAX + 128], line[1024], name[512], err[512] = "";
+		unsigned long long addr;
+		int stubs = 0, named = 0, matched;
+		struct elfsyms s;
+		FILE *p;
+
+		if (!realpath(files[f], path) || elfsyms_load(path, &s, err, sizeof(err))) {
+			check(0, "plt: loading %s: %s", files[f], err);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", path);
+		p = popen(cmd, "r");
+		while (p && fgets(line, sizeof(line), p)) {
+			const struct elfsym *e;
+
+			/* the stubs, not PLT0 ("first@plt-0x10") nor IRELATIVE ones ("*ABS*+0xa0c60@plt") */
+			if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2 || strlen(name) < 5 ||
+			    strcmp(name + strlen(name) - 4, "@plt") || !strncmp(name, "*ABS*", 5))
+				continue;
+			stubs++;
+			e = elfsyms_lookup(&s, addr);
+			named += e && e->addr == addr && !strcmp(e->name, name);
+			if (!(e && e->addr == addr && !strcmp(e->name, name)) && stubs - named <= 3)
+				printf("# %s: objdump %llx %s, elfsyms %s\n", path, addr, name, e ? e->name : "none");
+		}
+		if (p)
+			pclose(p);
+		matched = elfsyms_match(&s, "*@plt", NULL, NULL);
+		check(stubs > 0 && named == stubs && matched == 0,
+		      "plt: %s: %d of objdump's %d stubs named alike, %d matched by '*@plt'", path, named, stubs, matched);
+		elfsyms_free(&s);
+	}
+}
+
+/* A file whose extended section count (section header 0's sh_size) claims 2^20 headers over a sparse
+ * 64 MiB: libelf allocated every one at elf_begin; it is refused before, in one line. */
+static void test_huge_section_count(void)
+{
+	char path[] = "/tmp/tmabpf-shnum-XXXXXX", err[512] = "";
+	unsigned char ehdr[64];
+	uint64_t shoff = 4096, count = 1u << 20;
+	unsigned char sh0[64] = {};
+	struct elfsyms s;
+	int fd = mkstemp(path), r;
+	FILE *self = fopen("/proc/self/exe", "rb");
+
+	if (fd < 0 || !self || fread(ehdr, 1, sizeof(ehdr), self) != sizeof(ehdr)) {
+		check(0, "huge section count: making %s", path);
+		if (self)
+			fclose(self);
+		return;
+	}
+	fclose(self);
+	memcpy(ehdr + 0x28, &shoff, 8);		/* e_shoff */
+	memset(ehdr + 0x3c, 0, 4);		/* e_shnum 0, e_shstrndx 0: the count is in section 0 */
+	memcpy(sh0 + 0x20, &count, 8);		/* sh_size */
+	r = pwrite(fd, ehdr, sizeof(ehdr), 0) != sizeof(ehdr) || pwrite(fd, sh0, sizeof(sh0), shoff) != sizeof(sh0) ||
+	    ftruncate(fd, shoff + count * 64);
+	close(fd);
+	if (!r) {
+		r = elfsyms_load(path, &s, err, sizeof(err));
+		check(r == -EFBIG && strstr(err, "section or program headers"),
+		      "huge section count: refused before libelf allocates them (%d: %s)", r, err);
+		if (!r)
+			elfsyms_free(&s);
+	} else {
+		check(0, "huge section count: writing %s", path);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_openblas();
@@ -704,5 +784,7 @@ int main(void)
 	test_cxx_cold();
 	test_errors();
 	test_runtime();
+	test_plt();
+	test_huge_section_count();
 	return check_exit();
 }

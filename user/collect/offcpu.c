@@ -38,25 +38,29 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
-/* Name one stack's frames (leaf first) into out[]; returns how many. */
-static size_t name_frames(struct offcpu *o, unsigned int pid, int id, bool kernel, const char **out)
+/* Name one stack's frames (leaf first) into out[]; returns how many.  fold: the flame graph's names
+ * (symbolizer_fold_label: [unknown] for a frame without a function), else the report's. */
+static size_t name_frames(struct offcpu *o, unsigned int pid, int id, bool kernel, const char **out, bool fold)
 {
+	struct sym_info user[TMABPF_STACK_DEPTH];
 	struct stack_frames f;
 	char buf[1024];
-
-	size_t n = 0;
+	size_t n = 0, nr;
 
 	if (offcpu_prog_stack(&o->prog, id, &f))
 		return 0;
-	for (__u32 i = 0; i < f.nr; i++) {
+	nr = f.nr < TMABPF_STACK_DEPTH ? f.nr : TMABPF_STACK_DEPTH;
+	if (!kernel)	/* ends at the first caller frame outside code: FP-walk junk is one [unknown] */
+		nr = symbolizer_user_stack(o->sym, (int)pid, f.ip, nr, user);
+	for (size_t i = 0; i < nr; i++) {
 		struct sym_info si;
 		const char *label;
 
 		if (kernel)
 			symbolizer_kernel(o->sym, f.ip[i], i > 0, &si);
 		else
-			symbolizer_user(o->sym, (int)pid, f.ip[i], i > 0, &si);
-		label = symbolizer_label(o->sym, &si);
+			si = user[i];
+		label = fold ? symbolizer_fold_label(o->sym, &si) : symbolizer_label(o->sym, &si);
 		if (kernel && !n && is_tracing_frame(si.name))
 			continue;	/* the tracepoint's own frames, above __schedule */
 		if (si.kind != SYM_USER) {
@@ -86,7 +90,7 @@ static void on_notice(void *ctx, const struct offcpu_key *key)
 		symbolizer_add_pid(o->sym, (int)key->pid);
 	}
 	if (key->ustack >= 0)
-		name_frames(o, key->pid, key->ustack, false, NULL);
+		name_frames(o, key->pid, key->ustack, false, NULL, false);
 }
 
 int offcpu_load(struct offcpu *o, struct threads_prog *tp, int max_rows, char *err, size_t errlen)
@@ -135,9 +139,10 @@ static int cmp_ns_desc(const void *a, const void *b)
 }
 
 /* root first: [reason];comm;user frames;kernel frames, weight in microseconds */
-static void add_folded(struct offcpu *o, struct folded *fold, const struct offcpu_stack *s, size_t nk)
+static void add_folded(struct offcpu *o, struct folded *fold, const struct offcpu_stack *s, const char **frames,
+		       size_t nk, size_t n)
 {
-	const char **v = calloc(s->nframes + 3, sizeof(*v));
+	const char **v = calloc(n + 3, sizeof(*v));
 	unsigned long long us = (s->ns + 500) / 1000;
 	size_t i = 0;
 	char marker[16];
@@ -149,10 +154,10 @@ static void add_folded(struct offcpu *o, struct folded *fold, const struct offcp
 	snprintf(marker, sizeof(marker), "[%s]", offcpu_reason_name(s->reason));
 	v[i++] = symbolizer_intern(o->sym, marker);
 	v[i++] = symbolizer_intern(o->sym, s->comm[0] ? s->comm : "[unknown]");
-	for (size_t j = s->nframes; j > nk; j--)
-		v[i++] = s->frames[j - 1];	/* user, root first */
+	for (size_t j = n; j > nk; j--)
+		v[i++] = frames[j - 1];	/* user, root first */
 	for (size_t j = nk; j > 0; j--)
-		v[i++] = s->frames[j - 1];	/* kernel, root first */
+		v[i++] = frames[j - 1];	/* kernel, root first */
 	if (i == 2)
 		v[i++] = symbolizer_intern(o->sym, "[no stack]");
 	folded_add(fold, v, i, us);
@@ -207,8 +212,8 @@ int offcpu_collect(struct offcpu *o, struct folded *fold)
 			pid_add(o, k->pid);
 			symbolizer_add_pid(o->sym, (int)k->pid);
 		}
-		nk = k->kstack >= 0 ? name_frames(o, k->pid, k->kstack, true, frames) : 0;
-		nu = k->ustack >= 0 ? name_frames(o, k->pid, k->ustack, false, frames + nk) : 0;
+		nk = k->kstack >= 0 ? name_frames(o, k->pid, k->kstack, true, frames, false) : 0;
+		nu = k->ustack >= 0 ? name_frames(o, k->pid, k->ustack, false, frames + nk, false) : 0;
 		s->pid = k->pid;
 		s->tid = k->tid;
 		memcpy(s->comm, rows[i].v.comm, TMABPF_COMM_LEN);
@@ -224,8 +229,12 @@ int offcpu_collect(struct offcpu *o, struct folded *fold)
 			res->blocked_ns += s->ns;
 		else
 			res->runqueue_ns += s->ns;
-		if (fold)
-			add_folded(o, fold, s, nk);
+		if (fold) {	/* named again for the flame graph: the symbolizer has them at hand */
+			size_t fk = k->kstack >= 0 ? name_frames(o, k->pid, k->kstack, true, frames, true) : 0;
+			size_t fu = k->ustack >= 0 ? name_frames(o, k->pid, k->ustack, false, frames + fk, true) : 0;
+
+			add_folded(o, fold, s, frames, fk, fk + fu);
+		}
 		res->n++;
 	}
 	free(rows);

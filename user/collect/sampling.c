@@ -173,6 +173,7 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 {
 	struct stack_memo *m = &s->memo;
 	const struct named_stack *done = memo_find(m, pid, id, kernel);
+	struct sym_info user[TMABPF_STACK_DEPTH];
 	const char **labels, **fold;
 	struct named_stack *ns;
 
@@ -208,20 +209,23 @@ static const struct named_stack *name_stack(struct sampling *s, unsigned int pid
 	ns->tries++;
 	if (s->want_profile)
 		ns->frames = calloc(f->nr, sizeof(*ns->frames));	/* NULL: the profile lacks this stack's frames */
+	if (!kernel)	/* ends at the first caller frame outside code: FP-walk junk is one [unknown] */
+		ns->n = (int)symbolizer_user_stack(s->sym, (int)pid, f->ip,
+						   f->nr < TMABPF_STACK_DEPTH ? f->nr : TMABPF_STACK_DEPTH, user);
 	for (int i = 0; i < ns->n; i++) {
 		struct sym_info si;
 
 		if (kernel)
 			symbolizer_kernel(s->sym, f->ip[i], i > 0, &si);
 		else
-			symbolizer_user(s->sym, (int)pid, f->ip[i], i > 0, &si);
+			si = user[i];
 		if (ns->frames)
 			ns->frames[i] = (struct profile_frame){ .addr = f->ip[i], .si = si };
 		ns->labels[i] = symbolizer_label(s->sym, &si);
 		ns->incomplete |= si.unmapped;
-		ns->fold[i] = si.kind == SYM_KERNEL ? decorate(s->sym, ns->labels[i], "_[k]")
-			      : si.kind == SYM_JIT || si.kind == SYM_JIT_ANON ? decorate(s->sym, ns->labels[i], "_[j]")
-			      : ns->labels[i];
+		ns->fold[i] = symbolizer_fold_label(s->sym, &si);
+		if (si.kind != SYM_USER)
+			ns->fold[i] = decorate(s->sym, ns->fold[i], si.kind == SYM_KERNEL ? "_[k]" : "_[j]");
 		if (i == 0)
 			ns->leaf = si;
 	}
@@ -307,6 +311,10 @@ static int profile_start(struct sampling *s)
 	}
 	if (profile_init(&s->profile, n, type, unit, SIZE_MAX))
 		return -ENOMEM;
+	/* cpu-clock: one sample per 1e9/hz ns on a CPU; a hardware event samples at a frequency, its
+	 * period varies (the kernel adjusts it), so only its type is said */
+	if (s->prog.hz > 0)
+		profile_set_period(&s->profile, type[1], unit[1], s->prog.cpu_clock ? 1000000000LL / s->prog.hz : 0);
 	s->profile.time_ns = (unsigned long long)(s->start_unix_s * 1e9);
 	s->profile.duration_ns = mono_ns() - s->start_mono_ns;
 	s->profile_ok = true;

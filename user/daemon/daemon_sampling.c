@@ -107,10 +107,15 @@ static void profile_add_row(struct dsamp *s, struct samples_prog *from, const st
 			symbolizer_kernel(s->ksym, f.ip[i], i > 0, &fr[n].si);
 		}
 	if (k->ustack && !samples_stack_lookup(from, k->ustack, &f)) {
+		struct sym_info user[TMABPF_STACK_DEPTH];
+		size_t nr = f.nr < TMABPF_STACK_DEPTH ? f.nr : TMABPF_STACK_DEPTH;
+
 		know_pid(s, k->pid, false);
-		for (unsigned int i = 0; i < f.nr && n < PROFILE_MAX_DEPTH; i++, n++) {
+		/* ends at the first caller frame outside code: FP-walk junk is one [unknown] */
+		nr = symbolizer_user_stack(s->usym, (int)k->pid, f.ip, nr, user);
+		for (unsigned int i = 0; i < nr && n < PROFILE_MAX_DEPTH; i++, n++) {
 			fr[n].addr = f.ip[i];
-			symbolizer_user(s->usym, (int)k->pid, f.ip[i], i > 0, &fr[n].si);
+			fr[n].si = user[i];
 		}
 	}
 	memcpy(comm, v->comm, TMABPF_COMM_LEN);
@@ -153,6 +158,7 @@ int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event
 	}
 	if (!p || profile_init(p, n, type, unit, DSAMP_PROFILE_MAX_SAMPLES))
 		goto nomem;
+	profile_set_period(p, "cpu", "nanoseconds", s->hz > 0 ? (long long)(1e9 / s->hz + 0.5) : 0);
 	/* --top-functions 0 holds no symbols: the profile's time only */
 	if ((!s->ksym && !(s->ksym = symbolizer_new())) || (!s->usym && sym_rebuild(s, now))) {
 		profile_free(p);

@@ -58,6 +58,13 @@ nomem:
 	return 0;
 }
 
+void profile_set_period(struct profile *p, const char *type, const char *unit, long long period)
+{
+	p->period_type = str_index(p, type);
+	p->period_unit = str_index(p, unit);
+	p->period = period;
+}
+
 int profile_init(struct profile *p, int ntypes, const char *const *type, const char *const *unit,
 		 size_t max_samples)
 {
@@ -105,7 +112,7 @@ static uint64_t mapping_of(struct profile *p, const struct sym_info *si)
 	p->maps[p->nmaps] = (struct profile_mapping){ .start = kernel ? 0 : si->map.start,
 						      .end = kernel ? ~0ULL : si->map.end, .pgoff = si->map.pgoff,
 						      .file = file, .build_id = str_index(p, si->map.build_id),
-						      .kernel = kernel };
+						      .kernel = kernel, .exe = !kernel && si->map.exe };
 	return ++p->nmaps;
 }
 
@@ -187,12 +194,19 @@ void profile_add(struct profile *p, const struct profile_frame *f, int nframes, 
 		char label[64];
 		const char *name = f[i].si.name;
 
-		if (!name) {
+		if (!name && !strcmp(f[i].si.module, "[unknown]")) {
+			name = "[unknown]";	/* in no mapping: one function, as perf's [unknown] (the address stays) */
+		} else if (!name) {
 			snprintf(label, sizeof(label), "%s+0x%llx", f[i].si.module, (unsigned long long)f[i].si.offset);
 			name = label;
 		}
-		if ((locs[n] = location_of(p, l->pid, &f[i], name)))
+		if ((locs[n] = location_of(p, l->pid, &f[i], name))) {
+			uint64_t m = p->locs[locs[n] - 1].mapping;
+
+			if (m)
+				p->maps[m - 1].frames++;
 			n++;
+		}
 	}
 	h = mix(mix(mix(mix(0x2545f4914f6cdd1dULL, l->pid), l->tid), (uint64_t)comm), (uint64_t)cgroup);
 	for (int i = 0; i < n; i++)

@@ -42,6 +42,8 @@ struct profile_mapping {
 	uint64_t start, end, pgoff;
 	int64_t file, build_id;		/* string indexes */
 	bool kernel;
+	bool exe;			/* a process' executable */
+	unsigned long long frames;	/* sampled frames in it (the busiest executable is pprof's main binary) */
 };
 
 struct profile_function {
@@ -65,6 +67,8 @@ struct profile_sample {
 struct profile {
 	int ntypes;
 	int64_t type[PROFILE_MAX_TYPES], unit[PROFILE_MAX_TYPES];	/* string indexes */
+	int64_t period_type, period_unit;	/* string indexes, 0: none */
+	int64_t period;			/* between two samples, in period_unit; 0: unknown (a frequency) */
 	char **str;			/* string table; str[0] is "" */
 	size_t nstr, cap_str;
 	struct u64map str_idx;		/* hash -> index + 1 (collisions probed) */
@@ -88,6 +92,8 @@ struct profile {
 /* Types: name and unit of each value ("samples" "count", "cpu" "nanoseconds", ...).  0 or -ENOMEM. */
 int profile_init(struct profile *p, int ntypes, const char *const *type, const char *const *unit,
 		 size_t max_samples);
+/* The sampling period: one sample per period (unit) of type ("cpu" "nanoseconds" 1e9/Hz). */
+void profile_set_period(struct profile *p, const char *type, const char *unit, long long period);
 /* One sample: frames leaf first (kernel frames before user frames), values[ntypes]. */
 void profile_add(struct profile *p, const struct profile_frame *f, int nframes, const long long *values,
 		 const struct profile_labels *l);

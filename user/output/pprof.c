@@ -19,7 +19,7 @@ typedef Tmabpf__Pprof__Function Function;
 
 /* Every message of the profile, in arrays freed together. */
 struct msgs {
-	ValueType *types, **ptypes;
+	ValueType *types, **ptypes, period_type;
 	Sample *samples, **psamples;
 	Label *labels, **plabels;
 	Mapping *maps, **pmaps;
@@ -44,7 +44,7 @@ static const char *const key_names[NKEYS] = { "pid", "thread", "comm", "cgroup" 
 static int build(const struct profile *p, Profile *pr, struct msgs *m, char **strs)
 {
 	size_t ns = p->nsamples, nl = 4 * p->nsamples;
-	size_t li = 0;
+	size_t li = 0, main_map = SIZE_MAX, main_pos = 0;
 
 	m->types = calloc(p->ntypes + 1, sizeof(*m->types));
 	m->ptypes = calloc(p->ntypes + 1, sizeof(*m->ptypes));
@@ -106,12 +106,22 @@ static int build(const struct profile *p, Profile *pr, struct msgs *m, char **st
 	}
 	pr->n_sample = ns;
 	pr->sample = m->psamples;
-	/* pprof takes the first mapping for the main binary: the kernel's goes last */
+	/* pprof takes the first mapping for the main binary: the executable sampled most goes first, the
+	 * other user mappings after it in the order met, the kernel's last */
+	for (size_t i = 0, k = 0; i < p->nmaps; i++) {
+		k += p->maps[i].kernel;
+		if (p->maps[i].exe && (main_map == SIZE_MAX || p->maps[i].frames > p->maps[main_map].frames)) {
+			main_map = i;
+			main_pos = i - k;
+		}
+	}
 	for (size_t i = 0, k = 0; i < p->nmaps; i++) {
 		const struct profile_mapping *pm = &p->maps[i];
 		Mapping *x = &m->maps[i];
 		size_t at = pm->kernel ? p->nmaps - 1 - k++ : i - k;
 
+		if (main_map != SIZE_MAX && !pm->kernel)
+			at = i == main_map ? 0 : at < main_pos ? at + 1 : at;
 		tmabpf__pprof__mapping__init(x);
 		x->id = i + 1;
 		x->memory_start = pm->start;
@@ -160,6 +170,13 @@ static int build(const struct profile *p, Profile *pr, struct msgs *m, char **st
 	pr->time_nanos = (int64_t)p->time_ns;
 	pr->duration_nanos = (int64_t)p->duration_ns;
 	pr->default_sample_type = p->ntypes > 1 ? p->type[1] : 0;
+	if (p->period_type) {
+		tmabpf__pprof__value_type__init(&m->period_type);
+		m->period_type.type = p->period_type;
+		m->period_type.unit = p->period_unit;
+		pr->period_type = &m->period_type;
+		pr->period = p->period;
+	}
 	return 0;
 }
 

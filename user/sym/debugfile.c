@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include <elfutils/libdwelf.h>
 #include "sym/debugfile.h"
 #include "sym/elf_read.h"
+#include "sym/user_file.h"
 
 #define BUILD_ID_MAX 64
 
@@ -27,6 +29,7 @@ struct elf_ids {
 	size_t build_id_len;
 	char link[256];		/* .gnu_debuglink name, "" if none */
 	GElf_Word crc;
+	uid_t owner;		/* the file's */
 };
 
 static int read_ids(const char *path, struct elf_ids *ids)
@@ -40,6 +43,11 @@ static int read_ids(const char *path, struct elf_ids *ids)
 	memset(ids, 0, sizeof(*ids));
 	if ((r = elf_read_open(&e, path, NULL, 0)))
 		return r;
+	ids->owner = e.st.st_uid;
+	if (!elf_read_ids_bounded(&e)) {	/* libdw would read a user's gigabyte note whole */
+		elf_read_close(&e);
+		return -EFBIG;
+	}
 	n = dwelf_elf_gnu_build_id(e.elf, &bid);
 	if (n > 0 && n <= BUILD_ID_MAX) {
 		memcpy(ids->build_id, bid, n);
@@ -63,29 +71,41 @@ static bool same_build_id(const char *path, const struct elf_ids *want)
 	       !memcmp(got.build_id, want->build_id, want->build_id_len);
 }
 
-static bool crc_matches(const char *path, GElf_Word want)
+static bool crc_matches(int fd, GElf_Word want)
 {
 	unsigned char buf[1 << 16];
 	uLong crc = crc32(0L, Z_NULL, 0);
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* never blocks on a FIFO */
-	struct stat st;
 	ssize_t n;
 
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return false;
-	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		crc = crc32(crc, buf, (uInt)n);
-	close(fd);
 	return n == 0 && (GElf_Word)crc == want;
+}
+
+/* The candidate's fd when it is a regular file that the stripped file's owner could read too (theirs,
+ * or readable by all: a user's library never gets root's 0600 file's names through a link it
+ * plants), and it matches (build id, else .gnu_debuglink's CRC); else -1. */
+static int candidate(const char *path, const struct elf_ids *ids, bool by_crc)
+{
+	char self[64];
+	struct stat st;
+	int fd = user_file_open(path, 0, &st);
+
+	if (fd < 0)
+		return -1;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if ((st.st_uid != ids->owner && !(st.st_mode & S_IROTH)) ||
+	    !(by_crc ? crc_matches(fd, ids->crc) : same_build_id(self, ids))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int by_build_id(const struct elf_ids *ids, const char *root, char *out, size_t outlen)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
+	int fd;
 
 	if (ids->build_id_len < 2)
 		return -ENOENT;
@@ -97,8 +117,8 @@ static int by_build_id(const struct elf_ids *ids, const char *root, char *out, s
 		if (pass && !*root)
 			break;
 		snprintf(out, outlen, "%s%s/.build-id/%.2s/%s.debug", r, debugfile_dir(), hex, hex + 2);
-		if (access(out, R_OK) == 0 && same_build_id(out, ids))
-			return 0;
+		if ((fd = candidate(out, ids, false)) >= 0)
+			return fd;
 	}
 	return -ENOENT;
 }
@@ -107,7 +127,7 @@ static int by_debuglink(const struct elf_ids *ids, const char *target_path, cons
 			size_t outlen)
 {
 	const char *slash = strrchr(target_path, '/');
-	int dirlen = slash ? (int)(slash - target_path) : 0;
+	int dirlen = slash ? (int)(slash - target_path) : 0, fd;
 
 	if (!ids->link[0] || !slash)
 		return -ENOENT;
@@ -121,10 +141,10 @@ static int by_debuglink(const struct elf_ids *ids, const char *target_path, cons
 		snprintf(cand[1], sizeof(cand[1]), "%s%.*s/.debug/%s", r, dirlen, target_path, ids->link);
 		snprintf(cand[2], sizeof(cand[2]), "%s%s%.*s/%s", r, debugfile_dir(), dirlen, target_path, ids->link);
 		for (int i = 0; i < 3; i++) {
-			if (access(cand[i], R_OK) || !crc_matches(cand[i], ids->crc))
+			if ((fd = candidate(cand[i], ids, true)) < 0)
 				continue;
 			snprintf(out, outlen, "%s", cand[i]);
-			return 0;
+			return fd;
 		}
 	}
 	return -ENOENT;
@@ -137,8 +157,8 @@ int debugfile_find(const char *open_path, const char *target_path, const char *r
 
 	if (r)
 		return r;
-	if (by_build_id(&ids, root ? root : "", out, outlen) == 0)
-		return 0;
+	if ((r = by_build_id(&ids, root ? root : "", out, outlen)) >= 0)
+		return r;
 	return by_debuglink(&ids, target_path, root ? root : "", out, outlen);
 }
 

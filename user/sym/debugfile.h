@@ -22,8 +22,10 @@ const char *debugfile_dir(void);
  * open_path: the ELF file to read (may be /proc/self/fd/N);
  * target_path: its path as the target process sees it (for DIR);
  * root: "" or "/proc/PID/root".
- * 0 and out filled with a debug file whose build-id or CRC matches; -ENOENT
- * when there is none.
+ * The open fd (O_RDONLY: read it, then close it) of a debug file whose build-id or CRC matches,
+ * out filled with its path (for messages); -ENOENT when there is none.  Only a regular file that
+ * the stripped file's owner could read too (theirs, or readable by all) is taken, and it is read
+ * through this fd: a link planted at a candidate path never yields a root-only file's names.
  */
 int debugfile_find(const char *open_path, const char *target_path, const char *root, char *out, size_t outlen);
 

@@ -3,8 +3,8 @@
  * elf_read: open an ELF file for libelf when another user may change it
  * while it is read (a library of a profiled process, owned by its user).
  *
- * - open() never blocks (O_NONBLOCK: a FIFO planted at the path) and only a
- *   regular file is read;
+ * - only a regular file is opened (user_file.h: nothing else at the path is
+ *   opened, a FIFO or a device behind a symbolic link);
  * - libelf reads with pread() into its own buffers (ELF_C_READ), never
  *   through mmap(): a file truncated under an mmap() would kill tmabpf with
  *   SIGBUS; a short pread() is a libelf error instead;
@@ -16,7 +16,9 @@
 #define TMABPF_ELF_READ_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <gelf.h>
 #include <libelf.h>
 
 struct elf_read {
@@ -25,11 +27,54 @@ struct elf_read {
 	struct stat st;		/* at open */
 };
 
+/* The most bytes of one section handed to libelf (which reads a section whole on first use):
+ * notes, .dynamic, symbol versions, .gnu_debuglink.  The symbol and string tables, which can be
+ * big, are read streamed instead (elf_read_at), never whole. */
+#define ELF_READ_SECTION_MAX (16u << 20)
+
 /* 0, or a negative errno with one line in (err, errlen): cannot open, not a
- * regular file (-EINVAL), not ELF (-ENOEXEC). */
+ * regular file (-EINVAL), not ELF (-ENOEXEC), more section or program headers
+ * than any real file has (-EFBIG: libelf would allocate them all). */
 int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen);
 /* The file changed since elf_read_open (or can no longer be checked). */
 bool elf_read_changed(const struct elf_read *e);
 void elf_read_close(struct elf_read *e);
+
+/* len bytes at file offset off into buf: 0, or -EIO (past the end, a short read: truncated). */
+int elf_read_at(const struct elf_read *e, uint64_t off, void *buf, size_t len);
+/* The first offset >= off that is not in a hole of a sparse file (SEEK_DATA); the file's size when
+ * only a hole follows.  A table in a hole reads as zeros, so its reader skips there at once. */
+uint64_t elf_read_next_data(const struct elf_read *e, uint64_t off);
+/* elf_getdata of a section within ELF_READ_SECTION_MAX and the file, else NULL. */
+Elf_Data *elf_read_small_data(const struct elf_read *e, Elf_Scn *scn);
+/* Every note (sections and PT_NOTE) and .gnu_debuglink within ELF_READ_SECTION_MAX: what libdw's
+ * dwelf_elf_gnu_build_id and dwelf_elf_gnu_debuglink read whole. */
+bool elf_read_ids_bounded(const struct elf_read *e);
+
+
+/* A string table: read whole when it has at most ELF_STRTAB_WHOLE bytes (names are looked up in
+ * any order: .dynsym's follow its hash), else through a window of ELF_STRTAB_WINDOW bytes (a user's
+ * .strtab may claim 4 GiB of a sparse file; a big real one is read in order, with .symtab): a name
+ * longer than the window is not read. */
+#define ELF_STRTAB_WHOLE (32u << 20)
+#define ELF_STRTAB_WINDOW (256u << 10)
+struct elf_strtab {
+	const struct elf_read *e;
+	uint64_t off, size;	/* the section's */
+	char *win;		/* the table + 1, or ELF_STRTAB_WINDOW + 1 bytes */
+	uint64_t win_at;	/* index of win[0] */
+	size_t win_len;
+};
+/* The string table at section index shndx: 0, or -errno (-ENOENT: not a string table). */
+int elf_strtab_open(struct elf_strtab *t, const struct elf_read *e, size_t shndx);
+/* The name at idx, valid until the next call; NULL when out of the table, unreadable or too long. */
+const char *elf_strtab_get(struct elf_strtab *t, uint64_t idx);
+void elf_strtab_close(struct elf_strtab *t);
+
+/* fn for each symbol (index i >= 1) of a SHT_SYMTAB or SHT_DYNSYM section sh, read in chunks of a
+ * few thousand symbols, holes of a sparse file skipped (they hold only null symbols).  Stops at
+ * fn's non-zero return and returns it; else 0, or -EIO when a chunk cannot be read. */
+typedef int (*elf_read_sym_fn)(const GElf_Sym *sym, size_t i, void *ctx);
+int elf_read_symbols(const struct elf_read *e, const GElf_Shdr *sh, elf_read_sym_fn fn, void *ctx);
 
 #endif

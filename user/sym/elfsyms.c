@@ -131,8 +131,9 @@ static bool scan_notes(Elf_Data *data, struct elfsyms *s)
 	return false;
 }
 
-static void load_build_id(Elf *elf, struct elfsyms *s)
+static void load_build_id(const struct elf_read *er, struct elfsyms *s)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
@@ -140,22 +141,23 @@ static void load_build_id(Elf *elf, struct elfsyms *s)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    scan_notes(elf_getdata(scn, NULL), s))
+		    scan_notes(elf_read_small_data(er, scn), s))
 			return;
 	}
 	/* no section headers: fall back to PT_NOTE */
 	if (elf_getphdrnum(elf, &n))
 		return;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > ELF_READ_SECTION_MAX)
 			continue;
 		if (scan_notes(elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR), s))
 			return;
 	}
 }
 
-static char *read_soname(Elf *elf)
+static char *read_soname(const struct elf_read *er)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Dyn dyn;
@@ -165,7 +167,7 @@ static char *read_soname(Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = elf_read_small_data(er, scn);
 		if (!data)
 			return NULL;
 		n = sh.sh_size / sh.sh_entsize;
@@ -173,9 +175,14 @@ static char *read_soname(Elf *elf)
 			if (!gelf_getdyn(data, i, &dyn))
 				break;
 			if (dyn.d_tag == DT_SONAME) {
-				const char *str = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+				struct elf_strtab t;
+				const char *str;
+				char *out = NULL;
 
-				return str ? strdup(str) : NULL;
+				if (elf_strtab_open(&t, er, sh.sh_link) == 0 && (str = elf_strtab_get(&t, dyn.d_un.d_val)))
+					out = strdup(str);
+				elf_strtab_close(&t);
+				return out;
 			}
 			if (dyn.d_tag == DT_NULL)
 				break;
@@ -193,7 +200,7 @@ int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
 	ret = elf_read_open(&e, path, NULL, 0);
 	if (ret)
 		return ret;
-	soname = read_soname(e.elf);
+	soname = read_soname(&e);
 	if (elf_read_changed(&e)) {
 		free(soname);
 		soname = NULL;
@@ -225,29 +232,33 @@ static void versions_free(struct versions *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int load_verdefs(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct versions *v)
+static int load_verdefs(const struct elf_read *er, Elf_Scn *scn, GElf_Shdr *sh, struct versions *v)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = elf_read_small_data(er, scn);
+	struct elf_strtab t;
 	size_t off = 0, i;
 	GElf_Verdef vd;
 	GElf_Verdaux va;
+	int ret = 0;
 
-	if (!data)
+	if (!data || elf_strtab_open(&t, er, sh->sh_link))
 		return 0;
-	for (i = 0; i < sh->sh_info; i++) {
+	for (i = 0; i < sh->sh_info && !ret; i++) {
 		const char *name;
 
 		if (!gelf_getverdef(data, off, &vd) ||
 		    !gelf_getverdaux(data, off + vd.vd_aux, &va))
 			break;
-		name = elf_strptr(elf, sh->sh_link, va.vda_name);
+		name = elf_strtab_get(&t, va.vda_name);
 		if (name && !(vd.vd_flags & VER_FLG_BASE)) {
 			if (vd.vd_ndx >= v->nr_names) {
 				size_t n = vd.vd_ndx + 1;
 				char **tmp = realloc(v->names, n * sizeof(*tmp));
 
-				if (!tmp)
-					return -ENOMEM;
+				if (!tmp) {
+					ret = -ENOMEM;
+					break;
+				}
 				memset(tmp + v->nr_names, 0, (n - v->nr_names) * sizeof(*tmp));
 				v->names = tmp;
 				v->nr_names = n;
@@ -255,17 +266,19 @@ static int load_verdefs(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct versions *
 			free(v->names[vd.vd_ndx]);
 			v->names[vd.vd_ndx] = strdup(name);
 			if (!v->names[vd.vd_ndx])
-				return -ENOMEM;
+				ret = -ENOMEM;
 		}
 		if (!vd.vd_next)
 			break;
 		off += vd.vd_next;
 	}
-	return 0;
+	elf_strtab_close(&t);
+	return ret;
 }
 
-static int load_versions(Elf *elf, struct versions *v)
+static int load_versions(const struct elf_read *er, struct versions *v)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int ret;
@@ -275,9 +288,9 @@ static int load_versions(Elf *elf, struct versions *v)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_GNU_versym) {
-			v->versym = elf_getdata(scn, NULL);
+			v->versym = elf_read_small_data(er, scn);
 		} else if (sh.sh_type == SHT_GNU_verdef) {
-			ret = load_verdefs(elf, scn, &sh, v);
+			ret = load_verdefs(er, scn, &sh, v);
 			if (ret)
 				return ret;
 		}
@@ -329,57 +342,65 @@ static char *make_name(const char *name, const char *hidden_ver)
 	return strdup(name);
 }
 
-static int read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, unsigned int src,
-		       const struct versions *ver, struct rawvec *rv)
+struct symtab_ctx {
+	struct elf_strtab names;
+	unsigned int src;
+	const struct versions *ver;
+	struct rawvec *rv;
+};
+
+static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
-	GElf_Sym sym;
-	int ret;
+	struct symtab_ctx *c = ctx;
+	struct rawsym r = { .src = c->src };
+	int type = GELF_ST_TYPE(sym->st_info), ret;
+	const char *name;
 
-	if (!data || !sh->sh_entsize)
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
 		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		struct rawsym r = { .src = src };
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !name[0])
-			continue;
-		r.addr = sym.st_value;
-		r.size = sym.st_size;
-		r.bind = GELF_ST_BIND(sym.st_info);
-		r.type = type;
-		r.name = make_name(name, src == ELFSYMS_F_DYNSYM ? hidden_version(ver, i) : NULL);
-		if (!r.name)
-			return -ENOMEM;
-		ret = raw_push(rv, &r);
-		if (ret) {
-			free(r.name);
-			return ret;
-		}
-	}
-	return 0;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0)
+		return 0;
+	name = elf_strtab_get(&c->names, sym->st_name);
+	if (!name || !name[0])
+		return 0;
+	r.addr = sym->st_value;
+	r.size = sym->st_size;
+	r.bind = GELF_ST_BIND(sym->st_info);
+	r.type = type;
+	r.name = make_name(name, c->src == ELFSYMS_F_DYNSYM ? hidden_version(c->ver, i) : NULL);
+	if (!r.name)
+		return -ENOMEM;
+	ret = raw_push(c->rv, &r);
+	if (ret)
+		free(r.name);
+	return ret;
 }
 
-static int read_all_symbols(Elf *elf, struct elfsyms *s, struct rawvec *rv,
+/* The table is read streamed, its names through a window (elf_read.h): a user's .symtab or .strtab
+ * that claims gigabytes of a sparse file costs no memory, and its holes no time. */
+static int read_symtab(const struct elf_read *er, GElf_Shdr *sh, unsigned int src, const struct versions *ver,
+		       struct rawvec *rv)
+{
+	struct symtab_ctx c = { .src = src, .ver = ver, .rv = rv };
+	int ret;
+
+	if (elf_strtab_open(&c.names, er, sh->sh_link))
+		return 0;	/* no names: nothing to name code with */
+	ret = elf_read_symbols(er, sh, take_symbol, &c);
+	elf_strtab_close(&c.names);
+	return ret == -EIO ? 0 : ret;	/* what was read stays; a change under us is caught by the caller */
+}
+
+static int read_all_symbols(const struct elf_read *er, struct elfsyms *s, struct rawvec *rv,
 			    char *err, size_t errlen)
 {
+	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
 	struct versions ver;
 	GElf_Shdr sh;
 	int ret;
 
-	ret = load_versions(elf, &ver);
+	ret = load_versions(er, &ver);
 	if (ret)
 		goto out;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -387,10 +408,10 @@ static int read_all_symbols(Elf *elf, struct elfsyms *s, struct rawvec *rv,
 			continue;
 		if (sh.sh_type == SHT_SYMTAB) {
 			s->has_symtab = true;
-			ret = read_symtab(elf, scn, &sh, ELFSYMS_F_SYMTAB, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_SYMTAB, &ver, rv);
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			s->has_dynsym = true;
-			ret = read_symtab(elf, scn, &sh, ELFSYMS_F_DYNSYM, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_DYNSYM, &ver, rv);
 		}
 		if (ret)
 			goto out;
@@ -586,6 +607,87 @@ static int merge_symbols(struct elfsyms *s, struct rawvec *rv)
 	return 0;
 }
 
+/* ---- PLT stubs ------------------------------------------------------- */
+
+/* The section named name, its header in sh; NULL when none. */
+static Elf_Scn *section_named(const struct elf_read *er, const char *name, GElf_Shdr *sh)
+{
+	struct elf_strtab names;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(er->elf, &shstrndx) || elf_strtab_open(&names, er, shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(er->elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strtab_get(&names, sh->sh_name)) && !strcmp(n, name))
+			break;
+	}
+	elf_strtab_close(&names);
+	return scn;
+}
+
+static int plt_cmp(const void *pa, const void *pb)
+{
+	const struct elfsym *a = pa, *b = pb;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* "name@plt" for each .rela.plt entry (perf's dso__synthesize_plt_symbols): the stubs are 16 bytes,
+ * in .plt.sec when there is one (IBT), else in .plt after its header (16 bytes; 32 on arm64). */
+static int read_plt(const struct elf_read *er, struct elfsyms *s)
+{
+	GElf_Shdr rela_sh, plt_sh, sec_sh, dsym_sh;
+	Elf_Scn *rela = section_named(er, ".rela.plt", &rela_sh), *dsym;
+	bool has_sec = section_named(er, ".plt.sec", &sec_sh) != NULL;
+	bool has_plt = section_named(er, ".plt", &plt_sh) != NULL;
+	uint64_t base, ent = 16;
+	Elf_Data *relas, *syms;
+	struct elf_strtab names;
+	size_t n;
+	int ret = 0;
+
+	if ((s->e_machine != EM_X86_64 && s->e_machine != EM_AARCH64) || !rela || rela_sh.sh_type != SHT_RELA ||
+	    !rela_sh.sh_entsize || (!has_sec && !has_plt))
+		return 0;
+	base = has_sec ? sec_sh.sh_addr : plt_sh.sh_addr + (s->e_machine == EM_AARCH64 ? 32 : ent);
+	dsym = elf_getscn(er->elf, rela_sh.sh_link);
+	if (!dsym || !gelf_getshdr(dsym, &dsym_sh) || dsym_sh.sh_type != SHT_DYNSYM ||
+	    !(relas = elf_read_small_data(er, rela)) || !(syms = elf_read_small_data(er, dsym)) ||
+	    elf_strtab_open(&names, er, dsym_sh.sh_link))
+		return 0;
+	n = rela_sh.sh_size / rela_sh.sh_entsize;
+	s->plt = calloc(n ? n : 1, sizeof(*s->plt));
+	if (!s->plt)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < n; i++) {
+		const char *name;
+		GElf_Rela r;
+		GElf_Sym sym;
+		char *full;
+
+		if (!gelf_getrela(relas, (int)i, &r) || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strtab_get(&names, sym.st_name)) || !name[0])
+			continue;
+		if (asprintf(&full, "%s@plt", name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		s->plt[s->nr_plt] = (struct elfsym){ .addr = base + i * ent, .size = ent, .name = full,
+						     .demangled = demangle(full), .bind = STB_GLOBAL,
+						     .flags = ELFSYMS_F_DYNSYM };
+		if (elfsyms_vaddr_to_offset(s, s->plt[s->nr_plt].addr, &s->plt[s->nr_plt].offset))
+			s->plt[s->nr_plt].flags |= ELFSYMS_F_NO_OFFSET;
+		s->nr_plt++;
+	}
+	elf_strtab_close(&names);
+	if (s->nr_plt)
+		qsort(s->plt, s->nr_plt, sizeof(*s->plt), plt_cmp);
+	return ret;
+}
+
 static void rawvec_free(struct rawvec *rv)
 {
 	size_t i;
@@ -629,12 +731,14 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	ret = load_segments(elf, out, err, errlen);
 	if (ret)
 		goto out;
-	load_build_id(elf, out);
-	out->soname = read_soname(elf);
-	ret = read_all_symbols(elf, out, &rv, err, errlen);
+	load_build_id(&e, out);
+	out->soname = read_soname(&e);
+	ret = read_all_symbols(&e, out, &rv, err, errlen);
 	if (ret)
 		goto out;
 	ret = merge_symbols(out, &rv);
+	if (!ret)
+		ret = read_plt(&e, out);
 	if (ret == -ENOMEM)
 		err_set(err, errlen, "%s: out of memory merging symbols", path);
 out:
@@ -665,6 +769,9 @@ size_t elfsyms_bytes(const struct elfsyms *s)
 	size_t n = s->nr_syms * sizeof(*s->syms) + s->nr_segs * sizeof(*s->segs) + str_bytes(s->path) +
 		   str_bytes(s->soname);
 
+	n += s->nr_plt * sizeof(*s->plt);
+	for (size_t i = 0; i < s->nr_plt; i++)
+		n += str_bytes(s->plt[i].name) + str_bytes(s->plt[i].demangled);
 	for (size_t i = 0; i < s->nr_syms; i++) {
 		const struct elfsym *e = &s->syms[i];
 
@@ -697,6 +804,11 @@ void elfsyms_free(struct elfsyms *s)
 		free(e->aliases_demangled);
 	}
 	free(s->syms);
+	for (i = 0; i < s->nr_plt; i++) {
+		free((char *)s->plt[i].name);
+		free((char *)s->plt[i].demangled);
+	}
+	free(s->plt);
 	free(s->segs);
 	free(s->soname);
 	free(s->path);
@@ -1000,9 +1112,21 @@ int elfsyms_near_matches(const struct elfsyms *s, const char *glob, char *buf, s
 
 /* ---- lookup ----------------------------------------------------------- */
 
+const struct elfsym *elfsyms_lookup_plt(const struct elfsyms *s, uint64_t file_vaddr)
+{
+	size_t p = s->nr_plt ? SORTED_COUNT_LE(s->plt, s->nr_plt, addr, file_vaddr) : 0;
+
+	return p && file_vaddr < s->plt[p - 1].addr + s->plt[p - 1].size ? &s->plt[p - 1] : NULL;
+}
+
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t file_vaddr)
 {
 	size_t lo = SORTED_COUNT_LE(s->syms, s->nr_syms, addr, file_vaddr), i, steps;
+	const struct elfsym *plt = elfsyms_lookup_plt(s, file_vaddr);
+
+	/* a PLT stub, before the symbols: the one below the PLT (_init, size 0) would cover it */
+	if (plt)
+		return plt;
 
 	if (!lo)	/* lo - 1: the last entry with addr <= file_vaddr */
 		return NULL;

@@ -15,6 +15,9 @@
  *   linking today calls.
  * - offset is the file offset (vaddr -> offset through the PT_LOAD program
  *   headers); it is what uprobe_multi / perf_event uprobes take.
+ * - PLT stubs are named "name@plt" from .rela.plt (x86-64, arm64: an entry
+ *   per relocation in .plt.sec, else in .plt after its header), as perf and
+ *   objdump name them; only elfsyms_lookup sees them.
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure; (err, errlen) gets one line for the user.
@@ -68,6 +71,9 @@ struct elfsyms {
 	unsigned char build_id[64];	/* NT_GNU_BUILD_ID */
 	size_t build_id_len;		/* 0 if none */
 	char build_id_hex[129];
+	struct elfsym *plt;		/* PLT stubs "name@plt", as perf names them: lookup only (never matched
+					 * by elfsyms_match: a uprobe there is not the function), by address */
+	size_t nr_plt;
 };
 
 int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen);
@@ -113,6 +119,8 @@ int elfsyms_near_matches(const struct elfsyms *s, const char *glob, char *buf, s
  * size-0 symbol covers addresses up to the next symbol.
  */
 const struct elfsym *elfsyms_lookup(const struct elfsyms *s, uint64_t file_vaddr);
+/* The PLT stub at file_vaddr ("name@plt"), or NULL (elfsyms_lookup tries it first). */
+const struct elfsym *elfsyms_lookup_plt(const struct elfsyms *s, uint64_t file_vaddr);
 
 /* file offset <-> link-time vaddr through the PT_LOAD headers (-ENOENT if none covers it) */
 int elfsyms_offset_to_vaddr(const struct elfsyms *s, uint64_t offset, uint64_t *vaddr);

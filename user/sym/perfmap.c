@@ -9,6 +9,7 @@
 #include "lib/sorted.h"
 #include "lib/warn.h"
 #include "sym/perfmap.h"
+#include "sym/user_file.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -118,21 +119,18 @@ int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t 
 	int fd, r;
 
 	memset(m, 0, sizeof(*m));
-	/* no link followed, no block on a FIFO planted there */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* no link followed, nothing but a regular file opened (a FIFO, a device planted there) */
+	fd = user_file_open(path, O_NOFOLLOW, &st);
 	if (fd < 0) {
-		r = -errno;
-		err_set(err, errlen, "open %s: %s", path, r == -ELOOP ? "a symbolic link (not followed)" : strerror(-r));
+		r = fd;
+		err_set(err, errlen, "open %s: %s", path, r == -ELOOP ? "a symbolic link (not followed)" :
+			r == -EINVAL ? "not a regular file" : strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st)) {
-		r = -errno;
-		err_set(err, errlen, "%s: %s", path, strerror(-r));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_set(err, errlen, "%s: not a regular file", path);
-		r = -EINVAL;
+	if (st.st_nlink > 1) {
+		/* a hard link to someone else's file, made where the process' user can write */
+		err_set(err, errlen, "%s: %lu hard links to it (a perf map has one)", path, (unsigned long)st.st_nlink);
+		r = -EPERM;
 		goto fail;
 	}
 	if (!owner_ok(st.st_uid, uids, nr)) {

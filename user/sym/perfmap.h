@@ -8,7 +8,8 @@
  *
  * The file belongs to the profiled process' user, and tmabpf runs as root:
  * it is opened without following a link and without blocking (a FIFO), read
- * only when it is a regular file owned by that user or root and at most
+ * only when it is a regular file with one link (a root file hard-linked into
+ * /tmp is not root's perf map) owned by that user or root and at most
  * PERFMAP_MAX_BYTES long, lines longer than PERFMAP_MAX_LINE are skipped
  * (counted as bad) and at most PERFMAP_MAX_SYMS regions are kept.
  */
@@ -45,8 +46,8 @@ struct perfmap {
  * Load path when it is a regular file owned by root or by one of the nr
  * uids (the process' real, effective, saved and file-system uids), within
  * PERFMAP_MAX_BYTES.  -ENOENT when the file does not exist; other negative
- * errnos with one line in err (-EINVAL not a regular file, -EPERM another
- * user's file, -EFBIG too big).
+ * errnos with one line in err (-EINVAL not a regular file, -ELOOP a symbolic
+ * link, -EPERM another user's file or several hard links, -EFBIG too big).
  */
 int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen);
 /* Parse at most PERFMAP_MAX_BYTES of f (0, or -ENOMEM). */

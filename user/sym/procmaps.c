@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "lib/grow.h"
 #include "lib/warn.h"
 #include "sym/procmaps.h"
+#include "sym/user_file.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -337,16 +340,44 @@ int procmaps_open_file(int pid, const char *path, int flags, char *err, size_t e
 		err_set(err, errlen, "%s: path too long", path);
 		return ret;
 	}
-	fd = open(full, flags | O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* a FIFO planted there never blocks */
+	fd = user_file_open(full, flags, NULL);	/* a regular file only: nothing else there is opened */
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		if (ret == -EACCES || ret == -EPERM)
 			err_set(err, errlen, "open %s: %s (run as root to read other processes' files)",
 				full, strerror(-ret));
+		else if (ret == -EINVAL || ret == -ELOOP)
+			err_set(err, errlen, "open %s: not a regular file", full);
 		else
 			err_set(err, errlen, "open %s: %s (was the file deleted or replaced?)",
 				full, strerror(-ret));
 		return ret;
+	}
+	return fd;
+}
+
+int procmaps_open_mapped(int pid, const struct procmaps_entry *e)
+{
+	char mf[96];
+	struct stat st;
+	int fd;
+
+	/* the mapping itself: the inode mapped, whatever is at its path now (root: CAP_SYS_ADMIN) */
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, e->start, e->end);
+	fd = user_file_open(mf, 0, &st);
+	if (fd < 0 && fd != -EINVAL) {
+		char full[4096 + 64];
+
+		/* no map_files (not root, or the mapping gone): the path, if the mapped inode is still there */
+		if (procmaps_root_path(pid, e->path, full, sizeof(full)))
+			return -ENAMETOOLONG;
+		fd = user_file_open(full, 0, &st);
+	}
+	if (fd < 0)
+		return fd;
+	if (st.st_ino != e->inode || st.st_dev != makedev(e->dev_major, e->dev_minor)) {
+		close(fd);	/* another file there now (renamed over, a link planted): not the one mapped */
+		return -ESTALE;
 	}
 	return fd;
 }

@@ -89,9 +89,18 @@ const char *procmaps_kind_str(const struct procmaps_entry *e);
 int procmaps_root_path(int pid, const char *path, char *buf, size_t buflen);
 
 /*
- * open() a file mapped by pid through /proc/PID/root (O_RDONLY|O_NONBLOCK|O_NOCTTY|O_CLOEXEC is
- * added to flags). Returns the fd or a negative errno with err filled.
+ * Open the regular file at a path of pid's through /proc/PID/root (user_file_open: nothing else
+ * there is opened; flags: O_NOFOLLOW or 0). Returns the fd (O_RDONLY) or a negative errno with err
+ * filled.
  */
 int procmaps_open_file(int pid, const char *path, int flags, char *err, size_t errlen);
+
+/*
+ * Open the file mapped at e in pid: through /proc/PID/map_files (the inode mapped, whatever its
+ * path holds now), else through its path when the file there is still the one mapped (the maps'
+ * device and inode).  A regular file only.  The fd (O_RDONLY), or -errno: -ESTALE when another
+ * file is at the path now.
+ */
+int procmaps_open_mapped(int pid, const struct procmaps_entry *e);
 
 #endif /* __TMABPF_PROCMAPS_H */

@@ -29,6 +29,7 @@ struct sym_module {
 	uint64_t dev, inode;
 	char *path;		/* as the first process that mapped it sees it */
 	int pid;		/* that process */
+	struct procmaps_entry map;	/* its mapping there (path: the above), to open it by (procmaps_open_mapped) */
 	char root[32];		/* "/proc/PID/root" of that process */
 	const char *name;	/* basename, interned */
 	int fd;			/* opened when first noted; -1 when not (yet) */
@@ -58,6 +59,7 @@ struct sym_proc {
 	uid_t uids[4];		/* real, effective, saved, fs: a perf map must be theirs (or root's) */
 	size_t nr_uids;
 	const char *pm_module;	/* "perf-PID.map" */
+	char *exe;		/* /proc/PID/exe's path, NULL when unread */
 };
 
 struct symbolizer {
@@ -166,6 +168,7 @@ static void proc_free(struct sym_proc *p)
 	procmaps_free(&p->maps);
 	free(p->mod);
 	perfmap_free(&p->pm);
+	free(p->exe);
 	free(p);
 }
 
@@ -220,17 +223,11 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	m->pid = pid;
 	m->name = symbolizer_intern(s, path_base(e->path));
 	snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);
+	m->map = *e;
+	m->map.path = m->path;
 	if (s->open_fds < MAX_MODULE_FDS) {
-		char mf[96];
-
-		/* through the process' root: right in containers, and readable after it exits */
-		m->fd = procmaps_open_file(pid, e->path, 0, NULL, 0);
-		if (m->fd < 0) {
-			/* deleted or replaced on disk: the mapping itself */
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)e->start,
-				 (unsigned long long)e->end);
-			m->fd = open(mf, O_RDONLY | O_CLOEXEC);
-		}
+		/* the mapped inode (never whatever its path holds now), readable after the process exits */
+		m->fd = procmaps_open_mapped(pid, e);
 		if (m->fd >= 0)
 			s->open_fds++;
 	}
@@ -313,6 +310,7 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 {
 	char path[4096 + 64], dbg[4096 + 512];
 	struct stat st;
+	int dfd;
 
 	if (m->loaded)
 		return;
@@ -330,13 +328,22 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		s->reload_bytes += m->dropped_bytes;
 	}
 	m->loaded = true;
-	if (m->fd >= 0)
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	else if (procmaps_root_path(m->pid, m->path, path, sizeof(path)))
-		return;
+	if (m->fd < 0) {
+		/* not kept open (or dropped since): the same inode again, through the mapping or its path */
+		m->fd = procmaps_open_mapped(m->pid, &m->map);
+		if (m->fd == -ESTALE && m->dropped_bytes)
+			s->stats.reloads_refused++;
+		else if (m->fd == -ESTALE)
+			warn_add("symbols of %s: another file is at its path now (replaced, or a link planted), not the "
+				 "one mapped: its frames stay unnamed", m->path);
+		if (m->fd < 0)
+			return;
+		s->open_fds++;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
 	if (m->dropped_bytes && !same_file(m, path, m->build_id)) {
 		s->stats.reloads_refused++;	/* another file there now: its frames stay module+0xOFF */
-		return;
+		goto done;
 	}
 	if (!m->dropped_bytes && stat(path, &st) == 0) {
 		m->size = st.st_size;
@@ -356,8 +363,13 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		}
 	}
 	m->elf = elf_load(path, m->path);
-	if (m->elf && !m->elf->has_symtab && debugfile_find(path, m->path, m->root, dbg, sizeof(dbg)) == 0)
-		m->debug = elf_load(dbg, dbg);
+	if (m->elf && !m->elf->has_symtab && (dfd = debugfile_find(path, m->path, m->root, dbg, sizeof(dbg))) >= 0) {
+		char dpath[64];
+
+		snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
+		m->debug = elf_load(dpath, dbg);
+		close(dfd);
+	}
 	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
 	s->stats.table_bytes += m->bytes;
 	m->last_use = ++s->uses;
@@ -468,6 +480,23 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 	return 0;
 }
 
+/* The process' executable as its maps name it (" (deleted)" cut, as procmaps does). */
+static void proc_exe(struct sym_proc *p)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		buf[n - 10] = '\0';
+	free(p->exe);
+	p->exe = strdup(buf);
+}
+
 static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 {
 	struct sym_proc *p;
@@ -495,6 +524,7 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	s->procs[pos] = p;
 	s->nr_procs++;
 	proc_uids(p);
+	proc_exe(p);
 	proc_snapshot(s, p, true);
 	return p;
 }
@@ -507,6 +537,7 @@ int symbolizer_add_pid(struct symbolizer *s, int pid)
 		/* exec: new maps, and possibly a new perf map */
 		perfmap_free(&p->pm);
 		p->pm_state = 0;
+		proc_exe(p);
 		return proc_snapshot(s, p, true);
 	}
 	p = proc_add(s, pid);
@@ -595,12 +626,17 @@ static void set_unknown(struct sym_info *out, const char *module, uint64_t off, 
 	out->offset = off;
 	out->kind = kind;
 	out->unmapped = false;
+	out->code = kind != SYM_USER;
 }
 
 static bool elf_name(struct symbolizer *s, const struct elfsyms *syms, const struct elfsyms *debug, uint64_t vaddr,
 		     uint64_t at, struct sym_info *out)
 {
-	const struct elfsym *e = debug ? elfsyms_lookup(debug, vaddr) : NULL;
+	/* the file's PLT stubs first: its debug file has no .rela.plt, and its _init (size 0) covers them */
+	const struct elfsym *e = syms ? elfsyms_lookup_plt(syms, vaddr) : NULL;
+
+	if (!e && debug)
+		e = elfsyms_lookup(debug, vaddr);
 
 	if (!e && syms)
 		e = elfsyms_lookup(syms, vaddr);
@@ -702,15 +738,18 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 	out->unmapped = !e;
 	if (e)
 		out->map = (struct sym_map){ .start = e->start, .end = e->end, .pgoff = e->offset,
-					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL };
+					     .path = e->path[0] ? symbolizer_intern(s, e->path) : NULL,
+					     .exe = p->exe && !strcmp(e->path, p->exe) };
 	if (e && p->mod[e - p->maps.entries] >= 0) {
 		file_lookup(s, s->mods[p->mod[e - p->maps.entries]], e, addr, look, out);
+		out->code = true;
 		return;
 	}
 	if (e && (e->flags & PROCMAPS_F_VDSO)) {
 		const struct elfsyms *v = vdso_syms(s);
 
 		set_unknown(out, symbolizer_intern(s, e->path), addr - e->start, SYM_USER);
+		out->code = true;
 		if (v)
 			elf_name(s, v, NULL, look - e->start, addr - e->start, out);
 		return;
@@ -722,6 +761,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->name = symbolizer_intern(s, j->name);
 		out->offset = addr - j->start;
 		out->kind = SYM_JIT;
+		out->code = true;
 		return;
 	}
 	if (e && (e->flags & PROCMAPS_F_JIT)) {
@@ -729,9 +769,26 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		out->unmapped = true;	/* not in the perf map (yet): worth naming again later */
 	} else if (e) {
 		set_unknown(out, anon_module(s, e), addr - e->start, SYM_USER);
+		out->code = e->flags & PROCMAPS_F_EXEC;
 	} else {
 		out->unmapped = true;
 	}
+}
+
+size_t symbolizer_user_stack(struct symbolizer *s, int pid, const unsigned long long *ip, size_t n, struct sym_info *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		symbolizer_user(s, pid, ip[i], i > 0, &out[i]);
+		if (i && !out[i].code) {
+			bool retry = out[i].unmapped;
+
+			set_unknown(&out[i], symbolizer_intern(s, "[unknown]"), 0, SYM_USER);
+			out[i].map = (struct sym_map){};
+			out[i].unmapped = retry;	/* in no mapping yet: maybe mapped since, named again later */
+			return i + 1;
+		}
+	}
+	return n;
 }
 
 bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix)
@@ -772,6 +829,17 @@ const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si)
 		return si->name;
 	if (si->kind == SYM_JIT_ANON)
 		return si->module;
+	if (!strcmp(si->module, "[unknown]"))
+		return si->module;
 	snprintf(buf, sizeof(buf), "%s+0x%llx", si->module, (unsigned long long)si->offset);
 	return symbolizer_intern(s, buf);
+}
+
+const char *symbolizer_fold_label(struct symbolizer *s, const struct sym_info *si)
+{
+	if (si->name)
+		return si->name;
+	if (si->kind == SYM_JIT_ANON)
+		return si->module;
+	return symbolizer_intern(s, "[unknown]");
 }

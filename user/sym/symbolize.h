@@ -10,8 +10,11 @@
  * mappings are named from the ELF file's .symtab/.dynsym (elfsyms.c, C++
  * names demangled), or its separate debug file (debugfile.c: build-id,
  * .gnu_debuglink) when the file itself has no .symtab; files are opened
- * through /proc/PID/root (containers) when first noted, so that they can
- * still be read once the process has gone.  ELF symbols are loaded once per
+ * when first noted, so that they can still be read once the process has
+ * gone, through /proc/PID/map_files (the inode mapped, whatever the path
+ * holds now: a user can rename a root-only file's link over it), else
+ * through /proc/PID/root (containers) when the maps' device and inode are
+ * still there; only regular files are ever opened.  ELF symbols are loaded once per
  * file (device, inode) and shared between files with the same build-id.
  * The vDSO is named from this process' own copy.  Anonymous executable
  * memory (JIT code) is named from /tmp/perf-PID.map (perfmap.c).  Kernel
@@ -51,6 +54,7 @@ struct sym_map {
 	uint64_t pgoff;		/* file offset of start */
 	const char *path;	/* as the process maps it; interned, NULL when none */
 	const char *build_id;	/* hex NT_GNU_BUILD_ID of the file; interned, NULL when unknown */
+	bool exe;		/* the process' executable (/proc/PID/exe): pprof's main binary */
 };
 
 struct sym_info {
@@ -62,6 +66,7 @@ struct sym_info {
 	enum sym_kind kind;
 	bool unmapped;		/* user address in no mapping (even after re-reading the maps), or
 				 * in JIT memory that the perf map does not name (yet): name it again later */
+	bool code;		/* in executable memory (a file's code, the vDSO, JIT code), or kernel */
 };
 
 struct symbolizer;
@@ -75,9 +80,10 @@ void symbolizer_free(struct symbolizer *s);
  * loaded again when one of its addresses is next named, as long as the tables loaded again in the
  * last SYMBOLIZER_RELOAD_S seconds stay under a quarter of the bound (small tables come back at
  * once; big ones cannot thrash: until then their frames are "module+0xOFF", counted).  A table
- * bigger than the bound alone stays.  A reload reads the file by path, so it must be the one first
- * loaded (its build id, or without one its size and modification time; not its device and inode,
- * which overlayfs shows differently in the maps): else it is refused, counted in reloads_refused.
+ * bigger than the bound alone stays.  A reload opens the mapping again (/proc/PID/map_files), or
+ * once it is gone the file's path, which must hold the inode mapped (the maps' device and inode)
+ * and be the one first loaded (its build id, or without one its size and modification time): else
+ * it is refused, counted in reloads_refused.
  */
 #define SYMBOLIZER_RELOAD_S 10
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
@@ -102,11 +108,24 @@ int symbolizer_add_pid(struct symbolizer *s, int pid);
 void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, struct sym_info *out);
 void symbolizer_kernel(struct symbolizer *s, uint64_t addr, bool caller, struct sym_info *out);
 
+/*
+ * Name a user stack of pid, leaf first (ip[0..n)), into out[].  A frame-pointer walk through code
+ * built without frame pointers reads data from some frame on: the stack ends at the first caller
+ * frame outside executable memory, which is kept as one "[unknown]" frame (so such stacks merge, as
+ * perf's [unknown] does).  Returns how many frames out holds.
+ */
+size_t symbolizer_user_stack(struct symbolizer *s, int pid, const unsigned long long *ip, size_t n, struct sym_info *out);
+
 /* Does pid map a file whose name starts with prefix ("libdnnl", "node")?  From its last maps read. */
 bool symbolizer_pid_maps(struct symbolizer *s, int pid, const char *prefix);
 
-/* The function name, or "module+0xOFF" when unknown (the mapping alone for SYM_JIT_ANON); interned. */
+/* The function name, or "module+0xOFF" when unknown (the mapping alone for SYM_JIT_ANON; "[unknown]"
+ * alone for an address in no mapping: one frame for what cannot be named, not one per address);
+ * interned. */
 const char *symbolizer_label(struct symbolizer *s, const struct sym_info *si);
+/* The frame's name in a flame graph (folded stacks): its function, the JIT mapping (SYM_JIT_ANON), else
+ * "[unknown]", as perf names what it cannot: one box for them, not one per address; interned. */
+const char *symbolizer_fold_label(struct symbolizer *s, const struct sym_info *si);
 /* A copy of str that lives as long as s (equal strings give equal pointers). */
 const char *symbolizer_intern(struct symbolizer *s, const char *str);
 
