@@ -150,6 +150,39 @@ def test_mapped_library_swapped_for_a_link(nobody_dir, target):
         subprocess.run(["rm", "-rf", secret_dir])
 
 
+def test_debuglink_that_is_a_path_is_not_followed(nobody_dir):
+    """A .gnu_debuglink is a file name; nobody's library carries '../DIR/libsecret.so' instead, the
+    CRC of a world-readable root-owned debug file there (so the owner check alone would pass it).
+    Joined onto the library's directory as gdb joins it, it walked out of the debug directories
+    (../../proc/kcore: root would CRC all of it).  Now a link with a '/' is ignored: the function is
+    named from the library's own .dynsym."""
+    import zlib
+    secret_dir = tempfile.mkdtemp(prefix="tmabpf-rootdebug-")
+    try:
+        os.chmod(secret_dir, 0o755)
+        secret = asm_library(secret_dir, "libsecret.so", "secret_spin")
+        os.chmod(secret, 0o644)
+        with open(secret, "rb") as f:
+            crc = zlib.crc32(f.read()) & 0xffffffff
+        name = os.path.relpath(secret, nobody_dir).encode() + b"\0"
+        name += b"\0" * (-len(name) % 4)
+        blob = os.path.join(nobody_dir, "debuglink.bin")
+        with open(blob, "wb") as f:
+            f.write(name + struct.pack("<I", crc))
+        lib = asm_library(nobody_dir, "libdbgpath.so", "tmabpf_spin")
+        subprocess.run(["strip", "--strip-all", lib], check=True)
+        subprocess.run(["objcopy", f"--add-section=.gnu_debuglink={blob}", lib], check=True)
+        os.chown(lib, NOBODY, NOBODY)
+        out = os.path.join(nobody_dir, "out.json")
+        rc, err, _, _ = sample_spinner(lib, out)
+        assert rc == 0, err
+        rows = [s for s in load_json(out)["samples"] if s["module"] == "libdbgpath.so"]
+        assert not any("secret" in s["symbol"] for s in rows), "a debug link with a path was followed"
+        assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
+    finally:
+        subprocess.run(["rm", "-rf", secret_dir])
+
+
 def test_debuglink_to_a_root_only_file(nobody_dir):
     """nobody's stripped library names a debug file by .gnu_debuglink, and a link at that name next
     to the library points to a root-only (0600) file whose CRC it carries.  tmabpf read it and named

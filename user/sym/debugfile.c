@@ -54,7 +54,9 @@ static int read_ids(const char *path, struct elf_ids *ids)
 		ids->build_id_len = n;
 	}
 	link = dwelf_elf_gnu_debuglink(e.elf, &ids->crc);
-	if (link)
+	/* a debug link names a file, never a path: "../../proc/kcore" would walk out of the debug
+	 * directories (gdb and elfutils join it as it is; a root tmabpf must not) */
+	if (link && !strchr(link, '/') && strcmp(link, ".") && strcmp(link, ".."))
 		snprintf(ids->link, sizeof(ids->link), "%s", link);
 	r = elf_read_changed(&e) ? -EAGAIN : 0;
 	elf_read_close(&e);
