@@ -95,7 +95,7 @@ def test_exact_work_mkl_and_mkl_verbose(tmp_path, mkl):
 @pytest.fixture(scope="module")
 def roofs(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("roofs") / "roofs.json")
-    r = subprocess.run([TMABPF, "roofs", "--only", "peak-fp32,read-L1,read-L2,read-L3,read-DRAM", "--repeats", "1",
+    r = subprocess.run([TMABPF, "roofs", "--only", "peak-fp32,read-L1,read-L2,read-L3,read-DRAM", "--repeats", "3",
                         "--seconds", "0.3", "--quiet", "--file", path], capture_output=True, text=True, timeout=600)
     if r.returncode and "likwid-bench not found" in r.stderr:
         pytest.skip(r.stderr.strip())
