@@ -214,3 +214,18 @@ def test_error_lines_have_no_control_bytes():
         assert r.returncode == 2, r.stderr
         lines = error_lines(r.stderr)
         assert len(lines) == 1 and "\x00" not in r.stderr and "\x01" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("typo,meant", [("deamon", "daemon"), ("daemn", "daemon"), ("chek", "check"),
+                                        ("analyse", "analyze"), ("lst", "list"), ("dif", "diff"),
+                                        ("roof", "roofs"), ("rofs", "roofs")])
+def test_subcommand_typo_is_never_run_as_a_command(typo, meant, tmp_path):
+    """One or two edits from a subcommand: the suggestion, exit 2, and nothing run (a program of
+    that name in PATH would have been profiled before)."""
+    marker = tmp_path / "ran"
+    prog = tmp_path / typo
+    prog.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    prog.chmod(0o755)
+    r = run_tmabpf([typo], env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"})
+    assert_usage_error(r, f"did you mean 'tmabpf {meant}'?")
+    assert f"tmabpf -- {typo}" in r.stderr and not marker.exists()

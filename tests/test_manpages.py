@@ -20,9 +20,10 @@ PARSERS = {"": "user/cmd/cli.c", "daemon": "user/daemon/daemon_cli.c"}
 
 
 def subcommands():
-    """What main() dispatches on: a new subcommand needs its man page, help and completion."""
+    """What main() dispatches on (its cmds[] table): a new subcommand needs its man page, help and
+    completion."""
     with open(os.path.join(ROOT, "user", "cmd", "main.c")) as f:
-        return re.findall(r'strcmp\(argv\[1\], "([a-z-]+)"\)', f.read())
+        return re.findall(r'\{ "([a-z-]+)", cmd_[a-z_]+ \}', f.read())
 
 
 def man_page(sub):
