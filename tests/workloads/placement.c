@@ -20,20 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include "asm_func.h"
 
 #if defined(__x86_64__)
-#define PL_FUNC(name, body) \
-	asm(".text\n.globl " #name "\n.type " #name ",@function\n.p2align 4\n" #name ":\n" body \
-	    ".size " #name ", .-" #name "\n")
-
-PL_FUNC(pl_endbr_push, "endbr64\npush %rbp\nmov %rsp,%rbp\npop %rbp\nret\n");
-PL_FUNC(pl_push, "push %rbp\nmov %rsp,%rbp\npop %rbp\nret\n");
-PL_FUNC(pl_endbr_sub, "endbr64\nsub $8,%rsp\nadd $8,%rsp\nret\n");
+ASM_FUNC_ENDBR_PUSH(pl_endbr_push);
+ASM_FUNC_PUSH(pl_push);
+ASM_FUNC(pl_endbr_sub, "endbr64\nsub $8,%rsp\nadd $8,%rsp\nret\n");
 /* rsi counts the turns from 0 (the caller's) to k, returned */
-PL_FUNC(pl_loop_back, "endbr64\n.Lpl_again:\npush %rbp\ninc %rsi\npop %rbp\n"
+ASM_FUNC(pl_loop_back, "endbr64\n.Lpl_again:\npush %rbp\ninc %rsi\npop %rbp\n"
 		      "cmp %rdi,%rsi\njb .Lpl_again\nmov %rsi,%rax\nret\n");
 
-PL_FUNC(pl_endbr_fault, "endbr64\npush %rbp\nmov %rsp,%rbp\ncall pl_touch\npop %rbp\nret\n");
+ASM_FUNC(pl_endbr_fault, "endbr64\npush %rbp\nmov %rsp,%rbp\ncall pl_touch\npop %rbp\nret\n");
 
 /* p fresh pages, each written once: p page faults */
 __attribute__((noinline, used)) void pl_touch(long p)
@@ -47,9 +44,9 @@ __attribute__((noinline, used)) void pl_touch(long p)
 	munmap((void *)m, p * 4096);
 }
 
-void pl_endbr_push(void);
+int pl_endbr_push(int x);
 void pl_endbr_fault(long pages);
-void pl_push(void);
+int pl_push(int x);
 void pl_endbr_sub(void);
 long pl_loop_back(long k, long zero);
 
@@ -58,8 +55,8 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 1000, sum = 0;
 
 	for (long i = 0; i < n; i++) {
-		pl_endbr_push();
-		pl_push();
+		sum += pl_endbr_push(0) - 1;
+		sum += pl_push(0) - 1;
 		pl_endbr_sub();
 		sum += pl_loop_back(3, 0);
 		if (i % 100 == 0)
