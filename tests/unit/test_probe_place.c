@@ -41,6 +41,17 @@ int main(void)
 	       "takes +0x4's address");
 	/* notrack jmp *%rax: a jump table, targets unknown */
 	expect("notrack jump table", B(ENDBR, 0x55, 0x3e, 0xff, 0xe0), OFF, "notrack");
+	/* llama.cpp's ggml_barrier (zen4 backend): endbr64; mov 0x68(%rdi),%eax; movzwl %ax,%esi; cmp $1,%ax;
+	 * je ...: the probe moves past the three onto the je (emulated) */
+	expect("ggml_barrier", B(ENDBR, 0x8b, 0x47, 0x68, 0x0f, 0xb7, 0xf0, 0x66, 0x83, 0xf8, 0x01, 0x74, 0x01, 0xc3, 0xc3),
+	       OFF + 14, "past endbr64 and 3 instructions");
+	/* the same with a jump back to the movzwl (+7), inside what the probe would pass: stays */
+	expect("jump into the passed instructions", B(ENDBR, 0x8b, 0x47, 0x68, 0x0f, 0xb7, 0xf0, 0x66, 0x83, 0xf8, 0x01,
+						      0x74, 0x01, 0xc3, 0xeb, 0xf4), OFF, "jmp at +0x11 targets +0x7");
+	/* endbr64; mov %rdi,%rsp...: a write to the stack pointer is never passed */
+	expect("mov to rsp", B(ENDBR, 0x48, 0x89, 0xfc, 0x74, 0x00, 0xc3), OFF, "not emulated");
+	/* endbr64; mov %eax,(%rdi): a memory write is never passed */
+	expect("store", B(ENDBR, 0x89, 0x07, 0x74, 0x00, 0xc3), OFF, "not emulated");
 	/* endbr64; sub $8,%rsp: single-stepped at +4 too: stays */
 	expect("endbr64 sub", B(ENDBR, 0x48, 0x83, 0xec, 0x08, 0xc3), OFF, "not emulated");
 	/* no endbr64: nothing to gain */

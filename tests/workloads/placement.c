@@ -9,6 +9,8 @@
  *   pl_endbr_push    endbr64; push %rbp: probed past endbr64 (emulated push)
  *   pl_push          push %rbp: the emulated class at the symbol
  *   pl_endbr_sub     endbr64; sub $8,%rsp: single-stepped wherever probed
+ *   pl_endbr_mov(p)  endbr64; mov (%rdi),%eax; cmp $1,%eax; je (llama.cpp's ggml_barrier): probed
+ *                    past endbr64 and 2 instructions, on the je
  *   pl_endbr_fault(p)  endbr64; push %rbp; calls pl_touch(p), which faults p fresh pages
  *   pl_loop_back(k, 0)  endbr64; then a loop of k turns whose branch jumps back to
  *                    the instruction after endbr64 (push %rbp): a probe there
@@ -30,6 +32,7 @@ ASM_FUNC(pl_endbr_sub, "endbr64\nsub $8,%rsp\nadd $8,%rsp\nret\n");
 ASM_FUNC(pl_loop_back, "endbr64\n.Lpl_again:\npush %rbp\ninc %rsi\npop %rbp\n"
 		      "cmp %rdi,%rsi\njb .Lpl_again\nmov %rsi,%rax\nret\n");
 
+ASM_FUNC(pl_endbr_mov, "endbr64\nmov (%rdi),%eax\ncmp $1,%eax\nje .Lpl_one\nadd $1,%eax\n.Lpl_one:\nret\n");
 ASM_FUNC(pl_endbr_fault, "endbr64\npush %rbp\nmov %rsp,%rbp\ncall pl_touch\npop %rbp\nret\n");
 
 /* p fresh pages, each written once: p page faults */
@@ -47,16 +50,19 @@ __attribute__((noinline, used)) void pl_touch(long p)
 int pl_endbr_push(int x);
 void pl_endbr_fault(long pages);
 int pl_push(int x);
+int pl_endbr_mov(const int *p);
 void pl_endbr_sub(void);
 long pl_loop_back(long k, long zero);
 
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, sum = 0;
+	static const int one = 1;
 
 	for (long i = 0; i < n; i++) {
 		sum += pl_endbr_push(0) - 1;
 		sum += pl_push(0) - 1;
+		sum += pl_endbr_mov(&one) - 1;
 		pl_endbr_sub();
 		sum += pl_loop_back(3, 0);
 		if (i % 100 == 0)

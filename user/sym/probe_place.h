@@ -9,14 +9,20 @@
  * bytes on: the same calls, and, endbr64 being a no-op, the same registers
  * and stack (the return address is still at the stack pointer when the probe
  * traps, before the push runs), so the return probe hijacks the right return
- * address; one trap instead of two.
+ * address; one trap instead of two.  Where endbr64 is followed by up to
+ * PROBE_PLACE_MAX_PASSED loads and compares into registers other than the
+ * stack and frame pointers before an emulated instruction (llama.cpp's
+ * ggml_barrier: mov, movzwl, cmp, je), the probe goes on that instruction:
+ * what ran before it changes nothing a probe reads (not the stack pointer, so
+ * the return probe still finds the return address; not the frame pointer).
  *
  * Safe only when nothing in the function reaches that address but the fall
  * through from endbr64: a loop back to it would count a call at each turn and
  * plant a return probe over whatever is at the stack pointer then.  The
  * function's bytes (its symbol's size) are disassembled with Capstone and the
  * probe stays at the symbol when a relative branch (jmp, jcc, call, loop,
- * jrcxz, xbegin) or a RIP-relative address targets the new address, when the
+ * jrcxz, xbegin) or a RIP-relative address targets the new address or an
+ * instruction passed (a jump there would run it without the probe), when the
  * function has an indirect jump (its targets are not known), or when its size
  * is unknown or its code does not decode.  Only the function's own bytes are
  * read: a branch from another symbol (a .cold part) is not seen.
@@ -40,6 +46,10 @@ struct probe_place {
 	bool moved;		/* past the symbol's first instruction */
 	char why[96];		/* "past endbr64", or why the symbol's address is kept */
 };
+
+/* Instructions after endbr64 the probe may move past (cmp, test, mov/lea into a register other than
+ * the stack and frame pointers) to reach one the kernel emulates. */
+#define PROBE_PLACE_MAX_PASSED 4
 
 /* Largest function body read for the branch check; a longer one keeps its symbol's address. */
 #define PROBE_PLACE_MAX_BYTES (1u << 20)
