@@ -171,19 +171,17 @@ void probe_place_decide(const unsigned char *code, size_t n, unsigned long off, 
 void probe_place_at(int fd, unsigned long off, unsigned long size, enum probe_at at, struct uprobe_insn *insn,
 		    struct probe_place *out)
 {
-	unsigned char *code;
+	unsigned char b[ENDBR64_LEN], *code;
 	ssize_t n;
 
 	keep(out, off, at == PROBE_AT_SYMBOL ? "--probe-at=symbol" : "");
-	if (at == PROBE_AT_SYMBOL || insn->cls != UINSN_SSTEP)
+	/* only a function starting with endbr64 moves: the rest are not read further */
+	if (at == PROBE_AT_SYMBOL || insn->cls != UINSN_SSTEP || pread(fd, b, sizeof(b), off) != sizeof(b) ||
+	    memcmp(b, endbr64, ENDBR64_LEN))
 		return;
 	if (!size || size > PROBE_PLACE_MAX_BYTES) {
-		/* only endbr64 functions would move: say why those stay */
-		unsigned char b[ENDBR64_LEN];
-
-		if (pread(fd, b, sizeof(b), off) == sizeof(b) && !memcmp(b, endbr64, ENDBR64_LEN))
-			snprintf(out->why, sizeof(out->why), "endbr64 kept: function size %s, its branches not checked",
-				 size ? "over 1 MiB" : "unknown");
+		snprintf(out->why, sizeof(out->why), "endbr64 kept: function size %s, its branches not checked",
+			 size ? "over 1 MiB" : "unknown");
 		return;
 	}
 	code = malloc(size);
