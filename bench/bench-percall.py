@@ -149,8 +149,8 @@ def main():
         print(f"  {fn:<40} {cls:<15} {where}  ({n} calls in the last run)")
     unused = [p for p in CPU_PROBES if placed.get(p, ("", "", 0))[2] == 0]
     if unused:
-        print(f"warning: {', '.join(unused)} in {os.path.basename(backend)} had no call: not the backend the "
-              "process ran?")
+        print(f"note: {', '.join(unused)} in {os.path.basename(backend)} (the backend the process keeps) had no "
+              "call in the last run: not on this model's path")
     loss = benchlib.median_loss(ratios[probed]["tokens_per_s"])
     marker_loss = benchlib.median_loss(ratios[configs[0][0]]["tokens_per_s"])
     sym_loss = benchlib.median_loss(ratios[configs[2][0]]["tokens_per_s"])
