@@ -24,6 +24,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -fno-omit-frame-pointer -MMD -MP
 CPPFLAGS += -I$(O) -Iuser -I. -D_GNU_SOURCE
 LDLIBS_TMABPF := -lbpf -lelf -ldw -lz -lpfm -lncursesw -lmicrohttpd -ljson-c -lprotobuf-c -lstdc++ -lm -lpthread
+# Capstone: the x86 probe placement's branch check (user/sym/probe_place.c)
+LDLIBS_TMABPF += $(if $(filter x86,$(ARCH)),-lcapstone)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) -Ibpf -Wall -Wno-unused-function
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

@@ -14,6 +14,9 @@
  *   BPF time), so "below bpftrace" is measured per call, not only as a few-% throughput loss.
  *   UPROBE_COST_COMPARE="<tmabpf binary> ..." (up to 4) adds those builds to every round (A/B of
  *   builds on the same noisy VM) and prints their ratios too.
+ *   Placement (x86; UPROBE_COST_NO_PLACEMENT=1 skips it): the same body entered by endbr64; push %rbp,
+ *   probed past endbr64, at the symbol, and by bpftrace, against push %rbp alone (the emulated
+ *   class): ratios past-endbr64/emulated (goal <= 1.3) and bpftrace/past-endbr64 (goal >= 4).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +39,7 @@
 #include "collect/uprobes_loader.h"
 #include "min_uprobe.skel.h"
 #include "lib/clock.h"
+#include "tests/workloads/asm_func.h"
 
 #define EVENTS "task-clock,page-faults"
 #define CALLS 200000
@@ -45,6 +49,22 @@ __attribute__((noinline, used)) int bench_tiny(int x)
 	__asm__ volatile("" ::: "memory");
 	return x * 3 + 1;
 }
+
+#if defined(__x86_64__)
+/* Placement (user/sym/probe_place.h): bench_tiny's body entered by endbr64; push %rbp (probed past
+ * endbr64 by default, at the symbol with --probe-at=symbol, as bpftrace does) and by push %rbp alone
+ * (the emulated class at the symbol). */
+ASM_FUNC_ENDBR_PUSH(bench_endbr_push);
+ASM_FUNC_PUSH(bench_push);
+int bench_endbr_push(int x);
+int bench_push(int x);
+#endif
+
+/* The function measured, its name (for the probes' specs) and its calls per measurement. */
+static int (*bench_fn)(int) = bench_tiny;
+static const char *bench_name = "bench_tiny";
+static int bench_calls = CALLS;
+static double hits_per_call;	/* the last cost_under(): its programs' runs per call */
 
 #define MAX_ROUNDS 50
 #define MAX_CMP 4
@@ -89,9 +109,9 @@ static double ns_per_call(void)
 	volatile int acc = 0;
 	unsigned long long t0 = mono_ns();
 
-	for (int i = 0; i < CALLS; i++)
-		acc += bench_tiny(i);
-	return (double)(mono_ns() - t0) / CALLS;
+	for (int i = 0; i < bench_calls; i++)
+		acc += bench_fn(i);
+	return (double)(mono_ns() - t0) / bench_calls;
 }
 
 static void prog_stats(struct bpf_program *p, unsigned long long *ns, unsigned long long *cnt)
@@ -175,6 +195,7 @@ static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_h
 		r = ns_per_call();
 		child_prog_stats(child, progs, &ns1, &c1);
 		*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;	/* per call: entry + return */
+		hits_per_call = (double)(c1 - c0) / bench_calls;
 	}
 	if (child > 0) {
 		kill(child, SIGINT);
@@ -183,15 +204,31 @@ static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_h
 	return r;
 }
 
+/* probe_at: NULL, or a --probe-at value */
+static double tmabpf_cost_at(const char *tmabpf, const char *exe, const char *trace, const char *probe_at,
+			     double *bpf_ns_hit)
+{
+	char pid[16], spec[4200], at[64];
+	char *argv[12] = { (char *)tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec };
+	int n = 8;
+
+	if (trace) {
+		argv[n++] = "--trace";
+		argv[n++] = (char *)trace;
+	}
+	if (probe_at) {
+		snprintf(at, sizeof(at), "--probe-at=%s", probe_at);
+		argv[n++] = at;
+	}
+	argv[n] = NULL;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(spec, sizeof(spec), "%s:%s", exe, bench_name);
+	return cost_under(spawn_quiet(argv), tmabpf_progs, bpf_ns_hit);
+}
+
 static double tmabpf_cost(const char *tmabpf, const char *exe, const char *trace, double *bpf_ns_hit)
 {
-	char pid[16], spec[4200];
-	char *argv[] = { (char *)tmabpf, "-p", pid, "-e", EVENTS, "--quiet", "--uprobe", spec,
-			 trace ? "--trace" : NULL, (char *)trace, NULL };
-
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	snprintf(spec, sizeof(spec), "%s:bench_tiny", exe);
-	return cost_under(spawn_quiet(argv), tmabpf_progs, bpf_ns_hit);
+	return tmabpf_cost_at(tmabpf, exe, trace, NULL, bpf_ns_hit);
 }
 
 /* The peer: bpftrace counting the entry and the return of the same function
@@ -203,10 +240,66 @@ static double bpftrace_cost(const char *exe, double *bpf_ns_hit)
 	char *argv[] = { "bpftrace", "-p", pid, "-e", prog, NULL };
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	snprintf(prog, sizeof(prog), "uprobe:%s:bench_tiny { @c = count(); } uretprobe:%s:bench_tiny { @r = count(); }",
-		 exe, exe);
+	snprintf(prog, sizeof(prog), "uprobe:%s:%s { @c = count(); } uretprobe:%s:%s { @r = count(); }", exe, bench_name,
+		 exe, bench_name);
 	return cost_under(spawn_quiet(argv), NULL, bpf_ns_hit);
 }
+
+#if defined(__x86_64__)
+#define PLACE_CALLS 50000	/* single-stepped calls cost ~10-40 us here */
+
+/* Per probed call, added ns over the bare call, on an endbr64; push %rbp function: tmabpf probing past
+ * endbr64, tmabpf --probe-at=symbol, bpftrace (at the symbol), against tmabpf on push %rbp alone (the
+ * emulated class), alternating, rounds times; the programs' runs per call show the counts equal. */
+static void placement_bench(const char *tmabpf, const char *exe, int rounds)
+{
+	double placed[MAX_ROUNDS], sym[MAX_ROUNDS], bt[MAX_ROUNDS], emul[MAX_ROUNDS] = { 0 }, h[4] = { 0 }, b;
+	double r_emul[MAX_ROUNDS], r_bt[MAX_ROUNDS], none_e, none_p;
+	int n_bt = 0;
+
+	bench_calls = PLACE_CALLS;
+	for (int i = 0; i < rounds; i++) {
+		bench_fn = bench_push;
+		bench_name = "bench_push";
+		none_p = ns_per_call();
+		emul[i] = tmabpf_cost(tmabpf, exe, NULL, &b) - none_p;
+		h[0] = hits_per_call;
+		bench_fn = bench_endbr_push;
+		bench_name = "bench_endbr_push";
+		none_e = ns_per_call();
+		placed[i] = tmabpf_cost(tmabpf, exe, NULL, &b) - none_e;
+		h[1] = hits_per_call;
+		sym[i] = tmabpf_cost_at(tmabpf, exe, NULL, "symbol", &b) - none_e;
+		h[2] = hits_per_call;
+		hits_per_call = 0;
+		bt[n_bt] = bpftrace_cost(exe, &b) - none_e;
+		if (hits_per_call > 1.9) {	/* both probes fired on every call (a round where none fired once read 0) */
+			h[3] = hits_per_call;
+			r_bt[n_bt] = bt[n_bt] / placed[i];
+			n_bt++;
+		}
+		r_emul[i] = placed[i] / emul[i];
+	}
+	printf("placement: %d calls a measurement, %d alternating rounds, added ns per probed call (median), "
+	       "program runs per call\n", PLACE_CALLS, rounds);
+	printf("  %-44s %10.0f  %.2f\n", "push %rbp entry (emulated class), tmabpf", median(emul, rounds), h[0]);
+	printf("  %-44s %10.0f  %.2f\n", "endbr64; push %rbp, tmabpf (past endbr64)", median(placed, rounds), h[1]);
+	printf("  %-44s %10.0f  %.2f\n", "endbr64; push %rbp, tmabpf --probe-at=symbol", median(sym, rounds), h[2]);
+	if (n_bt)
+		printf("  %-44s %10.0f  %.2f\n", "endbr64; push %rbp, bpftrace (at the symbol)", median(bt, n_bt), h[3]);
+	printf("ratio past-endbr64/emulated class, per call: %.2f median (%.2f .. %.2f) (goal <= 1.3)\n",
+	       median(r_emul, rounds), min_of(r_emul, rounds), max_of(r_emul, rounds));
+	if (n_bt)
+		printf("ratio bpftrace/tmabpf past endbr64, per call: %.2f median (%.2f .. %.2f) (goal >= 4)\n",
+		       median(r_bt, n_bt), min_of(r_bt, n_bt), max_of(r_bt, n_bt));
+	else
+		printf("bpftrace on bench_endbr_push: not measured (bpftrace missing or never attached)\n");
+	printf("ratio --probe-at=symbol/past endbr64, per call: %.2f\n", median(sym, rounds) / median(placed, rounds));
+	bench_fn = bench_tiny;
+	bench_name = "bench_tiny";
+	bench_calls = CALLS;
+}
+#endif
 
 /* Attach/detach of the 1000 functions of a generated library (tests/workloads/gen_manyfuncs.sh), empty programs. */
 static void attach_detach_1000(struct min_uprobe_bpf *skel, const char *libc)
@@ -370,6 +463,10 @@ int main(int argc, char **argv)
 	printf("ratio tmabpf/empty pair, whole call: %.2f\n", empty - none > 0 ? (tm - none) / (empty - none) : 0);
 	printf("ratio --trace/no trace: BPF time per call %.2f, whole call %.2f\n", b_tm ? b_tr / b_tm : 0,
 	       tm - none > 0 ? (tr - none) / (tm - none) : 0);
+#if defined(__x86_64__)
+	if (!getenv("UPROBE_COST_NO_PLACEMENT"))
+		placement_bench(tmabpf, exe, rounds);
+#endif
 	if (argc > 2)
 		attach_detach_1000(skel, argv[2]);
 	free(m);

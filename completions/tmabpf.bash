@@ -27,6 +27,7 @@ _tmabpf()
 	--cpu) COMPREPLY=($(compgen -W "$("$exe" list 2>/dev/null | sed -n 's/^recipes: //p' | tr -d ,)" -- "$cur")); return;;
 	--accounting) COMPREPLY=($(compgen -W "auto tasks sampled switch" -- "$cur")); return;;
 	--smt) COMPREPLY=($(compgen -W "on off" -- "$cur")); return;;
+	--probe-at) COMPREPLY=($(compgen -W "auto symbol" -- "$cur")); return;;
 	--core-wide) COMPREPLY=($(compgen -W "yes no" -- "$cur")); return;;
 	--json|--trace|--folded|--pprof|--jsonl|--config) [[ $sub == analyze && $prev == --json ]] ||
 		{ COMPREPLY=($(compgen -f -- "$cur")); return; };;

@@ -25,6 +25,7 @@ enum {
 	OPT_BATCH,
 	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
+	OPT_PROBE_AT,
 };
 
 static const char *yes_no(int r)
@@ -80,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
+	{ "probe-at", required_argument, NULL, OPT_PROBE_AT },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
 	{ "trace", required_argument, NULL, OPT_TRACE },
@@ -119,9 +121,9 @@ void cli_usage(FILE *f)
 	      "      --tma[=N]          Top-Down level 1-3 (default 1 on PMU hosts)\n"
 	      "      --cpu NAME         use CPU NAME's TMA recipe ('tmabpf list' names them)\n"
 	      "Per function (uprobes):\n"
-	      "      --uprobe LIB:GLOB  calls, wall/on-CPU/off-CPU time and counter deltas of the functions\n"
-	      "                         matching GLOB in LIB (':GLOB': the main program); repeatable\n"
+	      "      --uprobe LIB:GLOB  calls, times, counter deltas of GLOB's functions in LIB (':GLOB': program)\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
+	      "      --probe-at WHERE   auto: past endbr64 where safe (one trap, not two); symbol: at the symbol\n"
 	      "      --roofline[=SVG]   GEMM/GEMV calls' FLOPs, bytes and shapes from their arguments, with the\n"
 	      "                         roofs of 'tmabpf roofs' (--roofs FILE) memory/compute-bound; SVG: chart\n"
 	      "Per call (a decode loop's tokens):\n"
@@ -247,6 +249,13 @@ static int parse_one(int c, struct options *o)
 		}
 		return 0;
 	}
+	case OPT_PROBE_AT:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "symbol")) {
+			err_print("bad --probe-at '%s': expected auto or symbol", optarg);
+			return EXIT_USAGE;
+		}
+		o->probe_at_symbol = !strcmp(optarg, "symbol");
+		return 0;
 	case OPT_MAX_STACKS: return parse_int(optarg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
 	case OPT_MAX_FUNCS: return parse_int(optarg, "--max-funcs", 1, 1 << 22, &o->max_funcs);
 	case OPT_TRACE: o->trace_path = optarg; return 0;

@@ -11,6 +11,30 @@ double uprobe_call_cost_ns(const struct uprobe_func *f, const struct probe_calib
 	return trap + 2 * bpf_ns_per_hit;
 }
 
+/* The listing's order: what the user must know first (unprobeable, then endbr64 kept at the symbol). */
+static int preview_rank(const struct uprobe_func *u)
+{
+	return u->insn.cls == UINSN_REFUSED ? 0 : !u->place.moved && u->place.why[0] ? 1 : 2;
+}
+
+static void preview_func(const struct uprobe_func *u, const struct probe_calib *calib, FILE *f)
+{
+	char cost[16] = "?", place[128] = "";
+
+	if (u->insn.cls == UINSN_REFUSED) {
+		fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-", u->symbol,
+			u->insn.why);
+		return;
+	}
+	if (calib)
+		snprintf(cost, sizeof(cost), "%6.2f us", uprobe_call_cost_ns(u, calib, 0) / 1e3);
+	if (u->place.moved)
+		snprintf(place, sizeof(place), "; probed at +0x%lx, %s", u->place.offset - u->offset, u->place.why);
+	else if (u->place.why[0])
+		snprintf(place, sizeof(place), "; at the symbol: %s", u->place.why);
+	fprintf(f, "  %-14s %9s  %s (%s%s)\n", uprobe_insn_class_name(u->insn.cls), cost, u->symbol, u->insn.why, place);
+}
+
 void uprobe_preview_print(const struct uprobe_set *s, const struct probe_calib *calib, const char *why, FILE *f)
 {
 	if (calib)
@@ -20,32 +44,31 @@ void uprobe_preview_print(const struct uprobe_set *s, const struct probe_calib *
 	else
 		fprintf(f, "uprobe cost per call: not measured (%s)\n", why);
 	for (int lib = 0; lib < s->nr_libs; lib++) {
-		int cnt[3] = { 0 }, n = 0, shown = 0;
+		int cnt[3] = { 0 }, n = 0, shown = 0, moved = 0, kept = 0;
 
 		for (int i = 0; i < s->nr_funcs; i++)
 			if (s->funcs[i].lib == lib) {
 				cnt[s->funcs[i].insn.cls]++;
+				moved += s->funcs[i].place.moved;
+				kept += preview_rank(&s->funcs[i]) == 1;
 				n++;
 			}
 		fprintf(f, "uprobe %s: %d functions match (%d emulated, %d single-stepped, %d unprobeable)  [%s]\n",
 			s->libs[lib].module, n, cnt[UINSN_EMULATED], cnt[UINSN_SSTEP], cnt[UINSN_REFUSED], s->libs[lib].note);
-		/* the unprobeable ones first: they are what the user must know */
-		for (int i = 0; i < 2 * s->nr_funcs && shown < UPROBE_PREVIEW_NAMES; i++) {
-			const struct uprobe_func *u = &s->funcs[i % s->nr_funcs];
+		if (s->probe_at == PROBE_AT_SYMBOL)
+			fprintf(f, "  placement: every probe at the symbol (--probe-at=symbol)\n");
+		else
+			fprintf(f, "  placement: %d probed past endbr64 (emulated: one trap), %d endbr64 kept at the symbol\n",
+				moved, kept);
+		for (int rank = 0; rank < 3; rank++)
+			for (int i = 0; i < s->nr_funcs && shown < UPROBE_PREVIEW_NAMES; i++) {
+				const struct uprobe_func *u = &s->funcs[i];
 
-			if (u->lib != lib || (i < s->nr_funcs) != (u->insn.cls == UINSN_REFUSED))
-				continue;
-			shown++;
-			if (u->insn.cls == UINSN_REFUSED)
-				fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-", u->symbol,
-					u->insn.why);
-			else if (calib)
-				fprintf(f, "  %-14s %6.2f us  %s (%s)\n", uprobe_insn_class_name(u->insn.cls),
-					uprobe_call_cost_ns(u, calib, 0) / 1e3, u->symbol, u->insn.why);
-			else
-				fprintf(f, "  %-14s %9s  %s (%s)\n", uprobe_insn_class_name(u->insn.cls), "?", u->symbol,
-					u->insn.why);
-		}
+				if (u->lib != lib || preview_rank(u) != rank)
+					continue;
+				shown++;
+				preview_func(u, calib, f);
+			}
 		if (n > shown)
 			fprintf(f, "  ... %d more\n", n - shown);
 	}

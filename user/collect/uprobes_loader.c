@@ -163,7 +163,7 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 	for (int i = 0; i < set->nr_funcs; i++) {
 		if (set->funcs[i].lib != lib || set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
 			continue;
-		offs[n] = set->funcs[i].offset;
+		offs[n] = set->funcs[i].place.offset;
 		cookies[n++] = (__u64)i;
 	}
 	return n;
@@ -234,7 +234,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = (__u64)i, .retprobe = ret);
 			struct bpf_program *p = ret ? u->skel->progs.tmabpf_uexit1 : u->skel->progs.tmabpf_uentry1;
 			struct bpf_link *l = bpf_program__attach_uprobe_opts(p, -1, set->libs[set->funcs[i].lib].attach_path,
-									     set->funcs[i].offset, &o);
+									     set->funcs[i].place.offset, &o);
 
 			if (!l) {
 				err_set(err, errlen, "attaching uprobe %s: %s", set->funcs[i].symbol, strerror(errno));

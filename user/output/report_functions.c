@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The functions section of the reports (--uprobe): sums per (function, pid/thread), JSON rows. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/counters.h"
@@ -15,6 +16,14 @@ static void tma_json(const struct report *r, struct json *j, const struct func_s
 	report_tma_json(r, &t, j);
 }
 
+static void placement_json(struct json *j, const struct probe_place *p)
+{
+	char s[sizeof(p->why) + 16];
+
+	snprintf(s, sizeof(s), "%s%s%s", p->moved ? "" : "symbol", !p->moved && p->why[0] ? ": " : "", p->why);
+	json_str(j, "placement", s);
+}
+
 static void row_json(const struct report *r, struct json *j, const struct func_sum *f)
 {
 	const struct uprobe_func *uf = &r->uset->funcs[f->fn];
@@ -23,6 +32,9 @@ static void row_json(const struct report *r, struct json *j, const struct func_s
 	json_str(j, "module", r->uset->libs[uf->lib].module);
 	json_str(j, "symbol", uf->symbol);
 	json_u64(j, "offset", uf->offset);
+	json_u64(j, "probed_offset", uf->place.offset);
+	placement_json(j, &uf->place);
+	json_str(j, "entry_class", uprobe_insn_class_name(uf->insn.cls));
 	report_json_ids(j, f->pid, f->tid);
 	json_u64(j, "calls", f->s.calls);
 	json_u64(j, "returns", f->s.returns);

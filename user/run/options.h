@@ -29,6 +29,7 @@ struct options {
 	const char *uprobe_specs[16];	/* --uprobe LIB:GLOB */
 	int nr_uprobe_specs;
 	double max_rate;		/* --max-rate: calls/s above which a function is detached; 0 = off */
+	bool probe_at_symbol;		/* --probe-at=symbol: no entry probe moved past endbr64 */
 	int max_stacks;
 	int max_funcs;
 	const char *trace_path;		/* --trace: Perfetto/Chrome trace-event JSON */

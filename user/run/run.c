@@ -125,6 +125,7 @@ static enum run_status resolve_uprobes(struct run_state *st)
 	const char *exe = o->target.argv ? o->target.argv[0] : NULL;
 	bool defer = (o->target.argv || o->target.nr_pids) && !o->dry_run;
 
+	st->c.up.set.probe_at = o->probe_at_symbol ? PROBE_AT_SYMBOL : PROBE_AT_AUTO;
 	/* the marker first: a --uprobe glob that also matches it then leaves it alone */
 	if (o->per_call && uprobe_run_resolve_marker(&st->c.up, o->per_call, pid, exe, defer, err, sizeof(err))) {
 		err_print("--per-call: %s", err);

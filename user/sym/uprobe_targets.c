@@ -126,7 +126,7 @@ static void ifunc_note_say(const struct ifunc_note *in, const char *path)
 static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms, const struct elfsym **m, int n,
 		       const char *glob, char *err, size_t errlen)
 {
-	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n));
+	struct uprobe_func *f = realloc(s->funcs, sizeof(*f) * (s->nr_funcs + n)), *uf;
 	struct uprobe_insn_file insn;
 	struct ifunc_note ifuncs = { 0 };
 	uint64_t entry;
@@ -154,12 +154,13 @@ static int add_matches(struct uprobe_set *s, int lib, const struct elfsyms *syms
 			.lib = lib,
 			.ifunc = m[i]->flags & ELFSYMS_F_IFUNC,
 		};
-		uprobe_insn_at(&insn, m[i]->offset, &s->funcs[s->nr_funcs - 1].insn);
+		uf = &s->funcs[s->nr_funcs - 1];
+		uprobe_insn_at(&insn, m[i]->offset, &uf->insn);
 		/* The kernel jumps to the entry point (_start) with argc where a return address would be:
 		 * a return probe there would overwrite argc with its trampoline's address. */
 		if (m[i]->offset == entry)
-			s->funcs[s->nr_funcs - 1].insn = (struct uprobe_insn){
-				.cls = UINSN_REFUSED, .why = WHY_ENTRY " (never called)" };
+			uf->insn = (struct uprobe_insn){ .cls = UINSN_REFUSED, .why = WHY_ENTRY " (never called)" };
+		probe_place_at(insn.fd, m[i]->offset, m[i]->size, s->probe_at, &uf->insn, &uf->place);
 	}
 	ifunc_note_say(&ifuncs, s->libs[lib].module);
 	uprobe_insn_close(&insn);

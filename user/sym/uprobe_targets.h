@@ -4,6 +4,7 @@
 #define TMABPF_UPROBE_TARGETS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "sym/probe_place.h"
 #include "sym/uprobe_insn.h"
 
 struct elfsyms;
@@ -18,8 +19,9 @@ struct uprobe_func {
 	int lib;			/* index in uprobe_set.libs */
 	bool ifunc;
 	bool detached;			/* by --max-rate */
-	struct uprobe_insn insn;	/* its entry instruction: cost class, or why the kernel refuses it
+	struct uprobe_insn insn;	/* its probed instruction: cost class, or why the kernel refuses it
 					 * (UINSN_REFUSED: never attached, listed as unprobeable) */
+	struct probe_place place;	/* the file offset probed (past endbr64 where safe) and why */
 	bool never_called;		/* set at the end of a run: attached, zero calls */
 	bool marker;			/* --per-call: its outermost calls are iterations */
 	bool spin;			/* --per-call: in the spin set (collect/spin.h): its on-CPU time is spin */
@@ -48,6 +50,7 @@ struct uprobe_set {
 	struct uprobe_func *funcs;	/* index = function id = BPF cookie */
 	int nr_deferred;
 	struct uprobe_deferred deferred[UPROBE_MAX_LIBS];
+	enum probe_at probe_at;		/* --probe-at */
 };
 
 /*
