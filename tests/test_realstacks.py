@@ -208,6 +208,46 @@ def test_mkl_zero_evidence(stacks, tmp_path):
     assert dispatch and dispatch[0] in line[0] and f"try --uprobe '{dispatch[0]}:" in line[0], (dispatch, line)
 
 
+MKL_DISPATCH = r"libmkl_(?:def|mc3?|avx2?|avx512(?:_mic)?)\.so"
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        return set(re.search(r"^flags\s*:(.*)$", f.read(), re.M).group(1).split())
+
+
+@pytest.mark.parametrize("path", ["native", "avx2"])
+def test_mkl_evidence_names_dispatch_library(stacks, tmp_path, intel_cpu_lib, path):
+    """The zero-evidence line names the CPU-dispatch library the kernels ran in, read from the kernel's
+    mapping records: for a target that lives ~70 ms and one that lives seconds, as -- CMD and under
+    -- sh -c 'CMD' (a child the maps polling never read: 5 of 5 wrapped runs said 'no file of a
+    similar name').  The truth is the same run's LD_DEBUG=files.  avx2: MKL's Intel AVX2 path on any
+    vendor (mkl_serv_intel_cpu_true preloaded, MKL_ENABLE_INSTRUCTIONS=AVX2); native: this CPU's."""
+    need(stacks, "mkl")
+    env = {"LD_DEBUG": "files", "MKL_NUM_THREADS": "1"}
+    if path == "avx2":
+        if "avx2" not in cpu_flags():
+            pytest.skip("no AVX2 on this CPU: MKL cannot take its AVX2 path")
+        env.update({"LD_PRELOAD": intel_cpu_lib, "MKL_ENABLE_INSTRUCTIONS": "AVX2"})
+    probed = "libmkl_def.so" if "libmkl_avx512.so" in mkl_libs(env) else "libmkl_avx512.so"
+    short, long_ = [MKLGEMM, "1", "2", "256", "256"], [MKLGEMM, "150"]
+    runs = [("short", short)] * 5 + [("long", long_)]
+    runs += [(w + " sh -c", ["sh", "-c", " ".join(cmd) + "; true"]) for w, cmd in runs]
+    wrong = []
+    for i, (what, cmd) in enumerate(runs):
+        report, r = profile(["--uprobe", f"{probed}:sgemm*"], cmd, tmp_path, name=f"e{i}.json", env=env)
+        ran = set(re.findall(r"file=\S*/(" + MKL_DISPATCH + r")\b", r.stderr))
+        assert len(ran) == 1 and probed not in ran, (what, ran)
+        line = [l for l in r.stderr.splitlines() if f"{probed} was never mapped" in l]
+        assert len(line) == 1 and report["uprobes"]["never_mapped"], (what, r.stderr[-3000:])
+        m = re.search(r"(" + MKL_DISPATCH + r") is its CPU-dispatch sibling: try --uprobe '\1:\*sgemm\*'|"
+                      r"try --uprobe '(" + MKL_DISPATCH + r"):sgemm\*'", line[0])
+        named = m and (m.group(1) or m.group(2))
+        if named not in ran:
+            wrong.append((what, sorted(ran), line[0]))
+    assert not wrong, wrong
+
+
 def test_mkl_avx512_rows(stacks, tmp_path, intel_cpu_lib):
     """Where MKL takes its AVX-512 path: per-function rows, sgemm_t_n23_b0 once per sgemm and thread."""
     need(stacks, "mkl")

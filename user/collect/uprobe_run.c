@@ -98,38 +98,69 @@ static unsigned long long *calls_per_func(const struct uprobe_run *u)
 	return calls;
 }
 
-/* A target mapped path: attach the deferred specs that name it (all of them, then the library's
- * links once). */
-static void on_mapped(void *ctx, int pid, const char *path)
+/* The library of the set whose file is path, or -1. */
+static int lib_of_path(const struct uprobe_set *s, const char *path)
 {
-	struct uprobe_run *u = ctx;
+	for (int i = 0; i < s->nr_libs; i++)
+		if (!strcmp(s->libs[i].module, path))
+			return i;
+	return -1;
+}
+
+/* A target mapped path (at mapped_ns, CLOCK_MONOTONIC; 0: seen in its maps): attach the deferred
+ * specs that name it (all of them, then the library's links once). */
+static void attach_mapped(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
+{
 	int lib = -1, nfuncs = 0, n = 0;
-	char err[1024], names[512] = "";
+	char err[1024], names[512] = "", late[64] = "";
 	size_t o = 0;
 
+	if (lib_of_path(&u->set, path) >= 0)
+		return;	/* attached already (before it was mapped, or by its path) */
 	for (int d = 0; d < u->set.nr_deferred; d++) {
 		struct uprobe_deferred *df = &u->set.deferred[d];
-		int l;
+		int l, before = df->attached;
 
-		if (df->attached || !maps_watch_name_matches(df->lib, path))
+		if (!maps_watch_name_matches(df->lib, path))
 			continue;
 		if (uprobe_set_add_deferred(&u->set, d, path, pid, &l, err, sizeof(err))) {
 			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
-			df->attached = -1;	/* said once */
-			continue;
+			continue;	/* said once: the watch reports each file once */
 		}
 		lib = l >= 0 ? l : lib;
-		nfuncs += df->attached;
+		nfuncs += df->attached - before;
 		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
 			      df->lib, df->glob);
 	}
 	if (lib < 0)
 		return;
+	if (mapped_ns)
+		snprintf(late, sizeof(late), " %.1f ms after it mapped it (calls before are not counted)",
+			 (mono_ns() - mapped_ns) / 1e6);
 	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err)))
 		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
 	else
-		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached\n", pid, path, nfuncs,
-			names);
+		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached%s\n", pid, path, nfuncs,
+			names, late);
+}
+
+static void on_mapped(void *ctx, int pid, const char *path)
+{
+	attach_mapped(ctx, pid, path, 0);
+}
+
+static void on_mmap_event(void *ctx, const struct mmap_event *ev)
+{
+	struct uprobe_run *u = ctx;
+
+	if (maps_watch_add(&u->watch, ev->pid, ev->path) == 1)
+		attach_mapped(u, ev->pid, ev->path, ev->time_ns);
+}
+
+/* After the detach: the evidence only, nothing attaches. */
+static void on_mmap_event_late(void *ctx, const struct mmap_event *ev)
+{
+	maps_watch_add(&((struct uprobe_run *)ctx)->watch, ev->pid, ev->path);
 }
 
 static bool deferred_pending(const struct uprobe_set *s)
@@ -140,18 +171,33 @@ static bool deferred_pending(const struct uprobe_set *s)
 	return false;
 }
 
+void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids)
+{
+	char err[512];
+
+	if (!u->loaded || mmap_events_open(&u->mev, pids, npids, err, sizeof(err)) == 0)
+		return;
+	warn_add("uprobe: %s; reading the targets' /proc/PID/maps every %d ms instead (a library mapped and "
+		 "unmapped between two reads, or by a process that exits first, is missed)", err, MAPS_WATCH_FAST_MS);
+}
+
 bool uprobe_run_watch_due(const struct uprobe_run *u, unsigned long long now_ns, unsigned long long t0_ns)
 {
 	unsigned long long every = deferred_pending(&u->set) || now_ns - t0_ns < MAPS_WATCH_EARLY_NS ?
 				   MAPS_WATCH_FAST_MS : MAPS_WATCH_MS;
 
+	if (u->loaded && mmap_events_on(&u->mev))
+		return true;	/* the records, every poll; the maps once, for the state at attach */
 	return u->loaded && now_ns - u->watch_ts >= every * 1000000ULL;
 }
 
 void uprobe_run_watch(struct uprobe_run *u, const int *pids, int npids, unsigned long long now_ns)
 {
-	maps_watch_poll(&u->watch, pids, npids, on_mapped, u);
-	u->watch_ts = now_ns;
+	if (!u->watch_ts || !mmap_events_on(&u->mev)) {
+		maps_watch_poll(&u->watch, pids, npids, on_mapped, u);
+		u->watch_ts = now_ns;
+	}
+	mmap_events_drain(&u->mev, on_mmap_event, u);
 }
 
 bool uprobe_run_guard_due(const struct uprobe_run *u, unsigned long long now_ns)
@@ -230,6 +276,10 @@ void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool
 
 	if (!u->loaded)
 		return;
+	mmap_events_drain(&u->mev, on_mmap_event_late, u);
+	if (u->mev.lost)
+		warn_add("uprobe: %llu mapping records lost (a ring of %d pages was full): the libraries the targets "
+			 "mapped may be incomplete", u->mev.lost, MMAP_EVENTS_RING_PAGES);
 	if ((calls = calls_per_func(u))) {
 		uprobe_evidence_report(&u->set, calls, watched ? &u->watch : NULL);
 		free(calls);
@@ -257,6 +307,7 @@ void uprobe_run_free(struct uprobe_run *u)
 	free(u->rate_calls);
 	free(u->guarded);
 	maps_watch_free(&u->watch);
+	mmap_events_close(&u->mev);
 	memset(u, 0, sizeof(*u));
 }
 
