@@ -22,6 +22,7 @@
 #include "collect/probe_calib.h"
 #include "collect/uprobes_loader.h"
 #include "model/results.h"
+#include "sym/libdirs.h"
 #include "sym/maps_watch.h"
 #include "sym/uprobe_targets.h"
 
@@ -41,12 +42,15 @@ struct uprobe_run {
 	struct maps_watch watch;	/* files the targets map (deferred specs, zero evidence) */
 	unsigned long long watch_ts;	/* last read of /proc/PID/maps; 0: not yet */
 	struct mmap_events mev;		/* the kernel's mapping records for the targets (uprobe_run_watch_start) */
+	struct libdirs dirs;		/* where the targets load libraries from (deferred bare names) */
+	size_t dirs_searched;		/* dirs[0..dirs_searched) searched for the deferred names */
 	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
 	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
 };
 
 /* Resolve specs for target pid (-1: none) or the command exe (NULL: none).  defer: a bare library
- * name nothing maps yet waits for a target to map it (said on stderr).  0, or -errno with one
+ * name nothing maps yet is probed at once in every file of that name in the directories the target
+ * loads libraries from (libdirs.c), and in any other a target maps later (said on stderr).  0, or -errno with one
  * line in err (bad input). */
 int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,
 		       bool defer, char *err, size_t errlen);
@@ -65,6 +69,11 @@ void uprobe_run_read(struct uprobe_run *u);
 /* Learn the mappings of pids[0..npids) (the targets' processes) from the kernel from now on; where
  * that fails, say so in one line: the maps are then polled. */
 void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids);
+/* How long the run's poll may wait (dflt_ms, or less): while a deferred spec can attach and the
+ * mapping records come from the kernel, UPROBE_RUN_DEFER_POLL_MS, so that a mapping from a new
+ * directory is seen (and the deferred names' files there probed) in about that long. */
+#define UPROBE_RUN_DEFER_POLL_MS 2
+int uprobe_run_poll_ms(const struct uprobe_run *u, int dflt_ms);
 /* When the targets' maps are due a look at now_ns (often while a deferred spec waits and in the
  * first seconds after t0_ns, when most dlopens happen); pids the target processes. */
 bool uprobe_run_watch_due(const struct uprobe_run *u, unsigned long long now_ns, unsigned long long t0_ns);

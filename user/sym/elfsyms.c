@@ -154,12 +154,14 @@ static void load_build_id(Elf *elf, struct elfsyms *s)
 	}
 }
 
-static char *read_soname(Elf *elf)
+/* The string of the dynamic entry tag, else of tag2 (-1: none), or NULL. */
+static char *read_dyn_string(Elf *elf, Elf64_Sxword tag, Elf64_Sxword tag2)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Dyn dyn;
 	Elf_Data *data;
+	const char *second = NULL;
 	size_t i, n;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -172,39 +174,58 @@ static char *read_soname(Elf *elf)
 		for (i = 0; i < n; i++) {
 			if (!gelf_getdyn(data, i, &dyn))
 				break;
-			if (dyn.d_tag == DT_SONAME) {
+			if (dyn.d_tag == tag) {
 				const char *str = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 
 				return str ? strdup(str) : NULL;
 			}
+			if (dyn.d_tag == tag2 && !second)
+				second = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (dyn.d_tag == DT_NULL)
 				break;
 		}
+		return second ? strdup(second) : NULL;
 	}
 	return NULL;
 }
 
-int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
+static char *read_soname(Elf *elf)
+{
+	return read_dyn_string(elf, DT_SONAME, -1);
+}
+
+/* A dynamic string of path (tag, else tag2) into buf: 0, -ENOENT if none, other -errno. */
+static int read_dyn_string_file(const char *path, Elf64_Sxword tag, Elf64_Sxword tag2, char *buf, size_t buflen)
 {
 	struct elf_read e;
-	char *soname;
+	char *str;
 	int ret;
 
 	ret = elf_read_open(&e, path, NULL, 0);
 	if (ret)
 		return ret;
-	soname = read_soname(e.elf);
+	str = read_dyn_string(e.elf, tag, tag2);
 	if (elf_read_changed(&e)) {
-		free(soname);
-		soname = NULL;
+		free(str);
+		str = NULL;
 		ret = -EAGAIN;
 	}
 	elf_read_close(&e);
-	if (!soname)
+	if (!str)
 		return ret ? ret : -ENOENT;
-	ret = snprintf(buf, buflen, "%s", soname) >= (int)buflen ? -ENAMETOOLONG : 0;
-	free(soname);
+	ret = snprintf(buf, buflen, "%s", str) >= (int)buflen ? -ENAMETOOLONG : 0;
+	free(str);
 	return ret;
+}
+
+int elfsyms_read_runpath(const char *path, char *buf, size_t buflen)
+{
+	return read_dyn_string_file(path, DT_RUNPATH, DT_RPATH, buf, buflen);
+}
+
+int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
+{
+	return read_dyn_string_file(path, DT_SONAME, -1, buf, buflen);
 }
 
 /* ---- symbol versions (.gnu.version / .gnu.version_d) ------------------ */
