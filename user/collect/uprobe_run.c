@@ -16,7 +16,7 @@
  * from (before any process maps it). */
 struct ahead {
 	struct uprobe_run *u;
-	int d, pid, nlibs, libs[UPROBE_MAX_LIBS];
+	int d, nlibs, libs[UPROBE_MAX_LIBS];
 	char first[PATH_MAX];
 };
 
@@ -40,8 +40,9 @@ static void add_ahead(void *ctx, const char *path)
 
 	if (!realpath(path, real))
 		return;
-	/* a file probed already (by another spec, or a link: libfoo.so.1 -> libfoo.so.1.2) adds nothing */
-	if (add_file(u, a->d, real, a->pid, &lib, err, sizeof(err))) {
+	/* a file probed already (by another spec, or a link: libfoo.so.1 -> libfoo.so.1.2) adds nothing; no
+	 * pid: no process maps it yet, and reading a target's maps for it costs milliseconds */
+	if (add_file(u, a->d, real, -1, &lib, err, sizeof(err))) {
 		warn_add("uprobe: '%s:%s': %s: %s", u->set.deferred[a->d].lib, u->set.deferred[a->d].glob, real, err);
 		return;
 	}
@@ -53,9 +54,9 @@ static void add_ahead(void *ctx, const char *path)
 }
 
 /* Deferred spec d in the directories not searched yet: how many files took it (their libraries in a). */
-static int search_ahead(struct uprobe_run *u, int d, int pid, struct ahead *a)
+static int search_ahead(struct uprobe_run *u, int d, struct ahead *a)
 {
-	*a = (struct ahead){ .u = u, .d = d, .pid = pid };
+	*a = (struct ahead){ .u = u, .d = d };
 	libdirs_find(&u->dirs, u->dirs_searched, u->set.deferred[d].lib, add_ahead, a);
 	return a->nlibs;
 }
@@ -82,7 +83,7 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
 				else if (!u->dirs.n && exe)
 					libdirs_of_command(&u->dirs, exe);
 				u->dirs_searched = searched;
-				if (search_ahead(u, d, pid, &a))
+				if (search_ahead(u, d, &a))
 					fprintf(stderr, "tmabpf: uprobe: %s; '%s' probed in %s%s before any process maps it "
 						"(where the target loads libraries from), and in any other file of that name "
 						"a target maps\n", why, specs[i], a.first,
@@ -215,7 +216,7 @@ static void attach_ahead(struct uprobe_run *u, int pid, const char *path, unsign
 		int before = u->set.deferred[d].attached;
 
 		first[d] = NULL;
-		nlibs[d] = search_ahead(u, d, pid, &a);
+		nlibs[d] = search_ahead(u, d, &a);
 		added[d] = u->set.deferred[d].attached - before;
 		for (int i = 0; i < a.nlibs; i++)
 			todo[a.libs[i]] = true;
