@@ -311,6 +311,17 @@ def loaded_cpu_backend(gguf):
     return None, None
 
 
+def cpu_backend_or_skip(gguf):
+    """The CPU backend's path (loaded_cpu_backend, its process ended), or skip."""
+    backend, proc = loaded_cpu_backend(gguf)
+    if proc:
+        proc.kill()
+        proc.wait()
+    if not backend:
+        pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
+    return backend
+
+
 def test_llama_decode_exact(stacks, tmp_path, gguf):
     need(stacks, "llama")
     n = 64
@@ -329,12 +340,7 @@ def test_llama_deferred_bare_name(stacks, tmp_path, gguf):
     addon and calls ggml_cpu_init 15-30 ms later: counted when the attach is quicker (printed), never
     more than bpftrace's."""
     need(stacks, "llama")
-    backend, p = loaded_cpu_backend(gguf)
-    if p:
-        p.kill()
-        p.wait()
-    if not backend:
-        pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
+    backend = cpu_backend_or_skip(gguf)
     n = 64
     name = os.path.basename(backend)
     # per (process, parent): other processes on the host may run llama.cpp meanwhile
@@ -410,12 +416,7 @@ def test_llama_hot_probe_guard(stacks, tmp_path, gguf):
     """A probe on ggml's inner dot product (tens of thousands of calls a second) costs more than
     5 % of the target's CPU: one warning names the function, its rate and --max-rate."""
     need(stacks, "llama")
-    backend, proc = loaded_cpu_backend(gguf)
-    if proc:
-        proc.kill()
-        proc.wait()
-    if not backend:
-        pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
+    backend = cpu_backend_or_skip(gguf)
     report, r = profile(["--uprobe", f"{backend}:ggml_vec_dot_q8_0_q8_0"], llama_cmd(gguf, 400), tmp_path)
     rate = calls(report, "ggml_vec_dot_q8_0_q8_0") / (report["duration_ns"] / 1e9)
     warned = [l for l in r.stderr.splitlines() if "of the target's CPU time" in l]
