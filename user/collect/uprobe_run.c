@@ -261,6 +261,8 @@ static void on_mmap_event(void *ctx, const struct mmap_event *ev)
 {
 	struct uprobe_run *u = ctx;
 
+	if (ev->path[0] != '/' || ev->path[1] == '/')
+		return;	/* not a file: [vdso], anonymous executable memory ("//anon") */
 	if (maps_watch_add(&u->watch, ev->pid, ev->path) == 1)
 		attach_mapped(u, ev->pid, ev->path, ev->time_ns);
 }
@@ -268,7 +270,8 @@ static void on_mmap_event(void *ctx, const struct mmap_event *ev)
 /* After the detach: the evidence only, nothing attaches. */
 static void on_mmap_event_late(void *ctx, const struct mmap_event *ev)
 {
-	maps_watch_add(&((struct uprobe_run *)ctx)->watch, ev->pid, ev->path);
+	if (ev->path[0] == '/' && ev->path[1] != '/')
+		maps_watch_add(&((struct uprobe_run *)ctx)->watch, ev->pid, ev->path);
 }
 
 static bool deferred_pending(const struct uprobe_set *s)

@@ -589,7 +589,12 @@ static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 
 static int sampling_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	return sampling_attach(&c->samp, err, errlen) ? RUN_FAILED : RUN_OK;
+	int pids[TARGET_MAX_IDS + 1];
+
+	if (sampling_attach(&c->samp, err, errlen))
+		return RUN_FAILED;
+	sampling_watch_mappings(&c->samp, pids, c->o->system_wide ? 0 : watched_pids(c, pids));
+	return RUN_OK;
 }
 
 static void sampling_poll_op(struct run_ctx *c, int timeout_ms)
