@@ -470,7 +470,8 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 	return 0;
 }
 
-static struct sym_proc *proc_add(struct symbolizer *s, int pid)
+/* pid's entry, made without reading its maps (NULL when out of memory). */
+static struct sym_proc *proc_new(struct symbolizer *s, int pid)
 {
 	struct sym_proc *p;
 	size_t pos;
@@ -497,6 +498,15 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	s->procs[pos] = p;
 	s->nr_procs++;
 	proc_uids(p);
+	return p;
+}
+
+static struct sym_proc *proc_add(struct symbolizer *s, int pid)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+
+	if (p || !(p = proc_new(s, pid)))
+		return p;
 	proc_snapshot(s, p, true);
 	return p;
 }
@@ -529,8 +539,11 @@ int symbolizer_add_mapping(struct symbolizer *s, int pid, uint64_t start, uint64
 
 	if (!vdso && (path[0] != '/' || path[1] == '/'))
 		return 0;	/* anonymous executable memory ("//anon"): JIT code, named from perf maps */
-	if (!p && !(p = proc_add(s, pid)))
-		return -ENOMEM;
+	if (!p) {	/* its maps are read when one of its addresses is first named (-a: most never are) */
+		if (!(p = proc_new(s, pid)))
+			return -ENOMEM;
+		p->started = procmaps_start_time(pid);
+	}
 	if (p->maps_ok && (e = procmaps_find(&p->maps, start)) && e->start == start && e->end == end &&
 	    e->inode == ino)
 		return 0;	/* read in its maps already */
