@@ -27,10 +27,12 @@
  * mapping holds it, module "[unknown]").
  *
  * Callers name addresses soon after they are sampled (sampling: each new
- * stack within ~50 ms), so that the maps read are the ones sampled.  Limit:
- * an address of a process that exited (or unmapped the code) before it was
- * named stays "[unknown]+0xADDR" (or module+0xOFF when only its symbols are
- * missing).
+ * stack within ~50 ms), so that the maps read are the ones sampled, and add
+ * the kernel's records of the mappings made since (symbolizer_add_mapping), so
+ * that a process that exits first is still named.  Limit without those
+ * records: an address of a process that exited (or unmapped the code) before
+ * it was named stays "[unknown]+0xADDR" (or module+0xOFF when only its symbols
+ * are missing).
  */
 #ifndef TMABPF_SYMBOLIZE_H
 #define TMABPF_SYMBOLIZE_H
