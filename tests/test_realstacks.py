@@ -358,7 +358,11 @@ def test_llama_deferred_bare_name(stacks, tmp_path, gguf):
                              "--uprobe", "libllama.v0.5.0.so:llama_decode"], llama_cmd(gguf, n), tmp_path)
     finally:
         bt.send_signal(signal.SIGINT)
-        out = bt.communicate(timeout=60)[0]
+        try:
+            out = bt.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            bt.kill()
+            out = bt.communicate()[0]
     assert "before any process maps it" in r.stderr, r.stderr
     assert calls(report, "llama_decode") == n
     assert all(d["attached"] for d in report["uprobes"]["deferred"]), report["uprobes"]["deferred"]
