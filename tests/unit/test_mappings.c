@@ -3,7 +3,8 @@
  * Unit tests for user/collect/mmap_events.c and user/sym/libdirs.c: an executable mapping made by
  * this process, by a thread started after the events were opened, and by a child that exits at once,
  * each arrives as a record with the file's path, (dev, inode), protection and offset (checked
- * against stat); a data-only mapping does not; LD_LIBRARY_PATH entries, $ORIGIN and a directory's
+ * against stat); a data-only mapping does not; past MMAP_EVENTS_MAX_RINGS rings, one event per CPU
+ * and this process' records picked by pid; LD_LIBRARY_PATH entries, $ORIGIN and a directory's
  * files of a bare library name (libfoo.so: libfoo.so.1.2, not libfoobar.so).
  */
 #ifndef _GNU_SOURCE
@@ -114,6 +115,50 @@ static void test_mmap_events(void)
 	mmap_events_close(&m);
 }
 
+static void *park(void *arg)
+{
+	pthread_barrier_wait(arg);
+	return NULL;
+}
+
+/* A target with more threads x CPUs than MMAP_EVENTS_MAX_RINGS: one event per CPU, its records kept,
+ * another process' dropped. */
+static void test_many_threads(void)
+{
+	enum { N = MMAP_EVENTS_MAX_RINGS };
+	static pthread_t t[N];
+	pthread_barrier_t b;
+	struct mmap_events m;
+	struct seen s = { .self_pid = getpid() };
+	char err[512];
+	int pid = getpid(), other = 0;
+
+	if (geteuid() != 0) {
+		skip("mmap records past the ring bound", "not root");
+		return;
+	}
+	stat(FILE_X, &s.st);
+	pthread_barrier_init(&b, NULL, N + 1);
+	for (int i = 0; i < N; i++)
+		pthread_create(&t[i], NULL, park, &b);
+	check(mmap_events_open(&m, &pid, 1, err, sizeof(err)) == 0 && m.nonly == 1,
+	      "%d threads: one event per CPU, this process' records picked (%d rings, %s)", N + 1, m.nrings, err);
+	pthread_barrier_wait(&b);
+	for (int i = 0; i < N; i++)
+		pthread_join(t[i], NULL);
+	map_exec();
+	if ((other = fork()) == 0) {
+		map_exec();
+		_exit(0);
+	}
+	s.child_pid = other;
+	waitpid(other, NULL, 0);
+	mmap_events_drain(&m, on_event, &s);
+	check(s.n == 1 && s.child == 0, "its mapping kept, another process' not (%d, %d)", s.n, s.child);
+	mmap_events_close(&m);
+	pthread_barrier_destroy(&b);
+}
+
 static int files;
 
 static void count_file(void *ctx, const char *path)
@@ -159,6 +204,7 @@ static void test_libdirs(void)
 int main(void)
 {
 	test_mmap_events();
+	test_many_threads();
 	test_libdirs();
 	return check_exit();
 }

@@ -104,6 +104,22 @@ static int open_thread(struct mmap_events *m, int tid, int ncpu, char *err, size
 	return 0;
 }
 
+static int count_threads(int pid)
+{
+	char dir[64];
+	struct dirent *d;
+	DIR *t;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	if (!(t = opendir(dir)))
+		return 0;
+	while ((d = readdir(t)))
+		n += d->d_name[0] != '.';
+	closedir(t);
+	return n;
+}
+
 static int open_process(struct mmap_events *m, int pid, int ncpu, char *err, size_t errlen)
 {
 	char dir[64];
@@ -123,13 +139,24 @@ static int open_process(struct mmap_events *m, int pid, int ncpu, char *err, siz
 
 int mmap_events_open(struct mmap_events *m, const int *pids, int npids, char *err, size_t errlen)
 {
-	int ncpu = libbpf_num_possible_cpus(), r = 0;
+	int ncpu = libbpf_num_possible_cpus(), r = 0, threads = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (ncpu <= 0) {
 		err_set(err, errlen, "mmap records: cannot count the CPUs: %s", strerror(-ncpu));
 		return ncpu ? ncpu : -ENODEV;
+	}
+	for (int i = 0; i < npids; i++)
+		threads += pids[i] > 0 ? count_threads(pids[i]) : 0;
+	if (threads * ncpu > MMAP_EVENTS_MAX_RINGS) {
+		if (!(m->only = malloc(npids * sizeof(*m->only)))) {
+			err_set(err, errlen, "mmap records: out of memory");
+			return -ENOMEM;
+		}
+		memcpy(m->only, pids, npids * sizeof(*m->only));
+		m->nonly = npids;
+		npids = 0;
 	}
 	if (!npids)
 		r = open_thread(m, -1, ncpu, err, errlen);
@@ -167,6 +194,14 @@ static void deliver(struct mmap_events *m, const struct perf_event_header *h, mm
 
 	if (h->size < sizeof(*r) + sizeof(*id) || !memchr(r->filename, 0, name_max))
 		return;
+	if (m->nonly) {
+		int i = 0;
+
+		while (i < m->nonly && m->only[i] != (int)r->pid)
+			i++;
+		if (i == m->nonly)
+			return;	/* another process */
+	}
 	ev = (struct mmap_event){ .pid = (int)r->pid, .tid = (int)r->tid, .addr = r->addr, .len = r->len,
 				  .pgoff = r->pgoff, .maj = r->maj, .min = r->min, .ino = r->ino, .prot = r->prot,
 				  .flags = r->flags, .time_ns = id->time, .path = r->filename };
@@ -222,5 +257,6 @@ void mmap_events_close(struct mmap_events *m)
 	}
 	free(m->fds);
 	free(m->rings);
+	free(m->only);
 	memset(m, 0, sizeof(*m));
 }

@@ -8,7 +8,8 @@
  *
  * One event per (thread, CPU) with inherit for the targets (a thread or
  * process they start later is followed by the kernel), or one per CPU for
- * every process (pid -1: -a, the daemon).  Each has its own ring buffer
+ * every process (pid -1: -a, the daemon, and targets with more threads than
+ * MMAP_EVENTS_MAX_RINGS allows, whose records are then picked by pid).  Each has its own ring buffer
  * (the kernel refuses one ring for an inherited per-task event on every
  * CPU), drained by mmap_events_drain().  A record gives the mapping's
  * process and thread, file name, (dev, inode), protection, offset and time
@@ -20,6 +21,9 @@
 #include <stddef.h>
 
 #define MMAP_EVENTS_RING_PAGES 16	/* data pages per ring (64 KiB): a few hundred mappings */
+#define MMAP_EVENTS_MAX_RINGS 256	/* more (threads x CPUs): one event per CPU for every process instead,
+					 * keeping the followed processes' records (those they start later are
+					 * then not followed) */
 
 struct mmap_event {
 	int pid, tid;
@@ -40,6 +44,7 @@ struct mmap_events {
 	size_t page;
 	unsigned long long lost;	/* records the kernel dropped (a ring was full) */
 	unsigned long long seen;	/* mapping records read */
+	int *only, nonly;		/* past MMAP_EVENTS_MAX_RINGS: the processes whose records are kept */
 };
 
 /* Follow pids[0..npids) (processes: every thread of each, and what they start later); npids 0:

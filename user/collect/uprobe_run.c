@@ -294,7 +294,7 @@ void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids)
 
 int uprobe_run_poll_ms(const struct uprobe_run *u, int dflt_ms)
 {
-	return u->loaded && u->set.nr_deferred && mmap_events_on(&u->mev) && dflt_ms > UPROBE_RUN_DEFER_POLL_MS ?
+	return u->loaded && deferred_pending(&u->set) && mmap_events_on(&u->mev) && dflt_ms > UPROBE_RUN_DEFER_POLL_MS ?
 	       UPROBE_RUN_DEFER_POLL_MS : dflt_ms;
 }
 

@@ -69,7 +69,7 @@ void uprobe_run_read(struct uprobe_run *u);
 /* Learn the mappings of pids[0..npids) (the targets' processes) from the kernel from now on; where
  * that fails, say so in one line: the maps are then polled. */
 void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids);
-/* How long the run's poll may wait (dflt_ms, or less): while a deferred spec can attach and the
+/* How long the run's poll may wait (dflt_ms, or less): while a deferred spec has no file yet and the
  * mapping records come from the kernel, UPROBE_RUN_DEFER_POLL_MS, so that a mapping from a new
  * directory is seen (and the deferred names' files there probed) in about that long. */
 #define UPROBE_RUN_DEFER_POLL_MS 2
