@@ -5,10 +5,11 @@ zero-evidence lines, deferred attach, the hot-probe guard, and the CLI's traps."
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 
-from conftest import GROUNDTRUTH, load_json, run_tmabpf
+from conftest import GROUNDTRUTH, TMABPF, load_json, run_tmabpf
 
 PY = "/usr/bin/python3"
 HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
@@ -172,6 +173,28 @@ def test_bare_name_probed_before_dlopen(tmp_path):
         assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_ahead_fn", 100)], (what, rows, r.stderr)
         assert load_json(out)["uprobes"]["deferred"] == [{"lib": "libtmabpfahead.so", "glob": "tmabpf_ahead_*",
                                                            "attached": True}]
+    # -p: the directory from the running process' /proc/PID/environ (LD_LIBRARY_PATH)
+    code = ("import ctypes, sys, time\nsys.stdin.readline()\n"
+            "f = ctypes.CDLL('libtmabpfahead.so').tmabpf_ahead_fn\nfor i in range(100): f(i)\n")
+    p = subprocess.Popen([PY, "-c", code], stdin=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LD_LIBRARY_PATH=str(libdir)))
+    try:
+        out = str(tmp_path / "p.json")
+        tm = subprocess.Popen([TMABPF, "--quiet", "--json", out, "-p", str(p.pid), "--uprobe",
+                               "libtmabpfahead.so:tmabpf_ahead_*"], stderr=subprocess.PIPE, text=True)
+        line = tm.stderr.readline()
+        while line and "functions attached" not in line:
+            line = tm.stderr.readline()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        assert p.wait(timeout=30) == 0
+        tm.send_signal(signal.SIGINT)
+        assert tm.wait(timeout=30) == 0
+    finally:
+        p.kill()
+        p.wait()
+    rows = [f for f in load_json(out)["functions"] if f["tid"] is None]
+    assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_ahead_fn", 100)], rows
 
 
 def test_hot_probe_guard(tmp_path):
