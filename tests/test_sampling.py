@@ -479,3 +479,20 @@ def test_rate_above_kernel_limit():
     assert r.returncode == 2, r.stderr
     lines = [l for l in r.stderr.splitlines() if l.strip()]
     assert len(lines) == 1 and "perf_event_max_sample_rate" in lines[0], r.stderr
+
+
+def test_short_lived_processes_named(tmp_path):
+    """30 processes that each spin 15 ms and exit, under sh -c: their stacks are named from the kernel's
+    mapping records, kept after they exit (the maps read when their stacks were named, up to 50 ms
+    after, were gone: 65 of 480 samples, 13.5 %, stayed '[unknown]+0xADDR' at gt_spin's address)."""
+    gt = os.path.join(BUILD, "workloads", "groundtruth")
+    out = str(tmp_path / "s.json")
+    r = run_tmabpf(["--quiet", "--sample=999", "--json", out, "--", "sh", "-c",
+                    f"for i in $(seq 30); do {gt} --out /dev/null spin:15; done"])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    s = rep["sampling"]
+    spin = [x for x in rep["samples"] if x["tid"] is None and x["symbol"] == "gt_spin"]
+    assert len({x["pid"] for x in spin}) >= 25, [x["pid"] for x in spin]
+    assert s["unmapped_leaf_samples"] * 100 <= s["samples"], (s, r.stderr)
+    assert sum(x["count"] for x in spin) >= 0.6 * s["samples"], s

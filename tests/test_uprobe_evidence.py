@@ -5,10 +5,11 @@ zero-evidence lines, deferred attach, the hot-probe guard, and the CLI's traps."
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 
-from conftest import GROUNDTRUTH, load_json, run_tmabpf
+from conftest import GROUNDTRUTH, TMABPF, load_json, run_tmabpf
 
 PY = "/usr/bin/python3"
 HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
@@ -117,9 +118,83 @@ def test_deferred_attach_on_dlopen(tmp_path):
     r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libtmabpfdefer.so:tmabpf_deferred_*", "--", PY, "-c", code])
     assert r.returncode == 0, r.stderr
     assert re.search(r"uprobe: pid \d+ mapped \S+libtmabpfdefer\.so: 1 functions of "
-                     r"'libtmabpfdefer\.so:tmabpf_deferred_\*' attached", r.stderr), r.stderr
+                     r"'libtmabpfdefer\.so:tmabpf_deferred_\*' attached [\d.]+ ms after it mapped it \(calls before "
+                     r"are not counted\)", r.stderr), r.stderr
     rows = [f for f in load_json(out)["functions"] if f["tid"] is None]
     assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_deferred_fn", 100)]
+
+
+DLOPEN_MAIN = r"""#include <dlfcn.h>
+#include <stdio.h>
+int main(void)
+{
+	void *h = dlopen("libtmabpfahead.so", RTLD_NOW);
+	int (*f)(int) = h ? (int (*)(int))dlsym(h, "tmabpf_ahead_fn") : 0;
+	int s = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	for (int i = 0; i < 100; i++)
+		s += f(i);
+	return s == 5050 ? 0 : 2;
+}
+"""
+
+
+def test_bare_name_probed_before_dlopen(tmp_path):
+    """A bare name nothing maps yet, in a directory the target loads libraries from (LD_LIBRARY_PATH, or
+    its executable's RUNPATH): probed in that file before the start, so the 100 calls of a program that
+    dlopens it at once and exits (about 1 ms) are all counted, as -- CMD and under -- sh -c (the maps
+    polling saw none: the file was never mapped when it looked)."""
+    libdir, bindir = tmp_path / "lib", tmp_path / "bin"
+    libdir.mkdir()
+    bindir.mkdir()
+    (tmp_path / "a.c").write_text("int tmabpf_ahead_fn(int x) { return x + 1; }\n")
+    (tmp_path / "m.c").write_text(DLOPEN_MAIN)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-o", str(libdir / "libtmabpfahead.so"), str(tmp_path / "a.c")],
+                   check=True)
+    plain, rpath = str(bindir / "plain"), str(bindir / "rpath")
+    subprocess.run(["gcc", "-o", plain, str(tmp_path / "m.c"), "-ldl"], check=True)
+    subprocess.run(["gcc", "-o", rpath, str(tmp_path / "m.c"), "-ldl", "-Wl,--enable-new-dtags",
+                    "-Wl,-rpath,$ORIGIN/../lib"], check=True)
+    cases = [("LD_LIBRARY_PATH", [plain], {"LD_LIBRARY_PATH": str(libdir)}),
+             ("LD_LIBRARY_PATH, sh -c", ["sh", "-c", plain + "; true"], {"LD_LIBRARY_PATH": str(libdir)}),
+             ("RUNPATH", [rpath], {})]
+    for what, cmd, env in cases:
+        out = str(tmp_path / "a.json")
+        r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libtmabpfahead.so:tmabpf_ahead_*", "--"] + cmd,
+                       env=dict(os.environ, **env))
+        assert r.returncode == 0, (what, r.stderr)
+        assert re.search(r"'libtmabpfahead\.so:tmabpf_ahead_\*' probed in \S+/lib/libtmabpfahead\.so before any "
+                         r"process maps it", r.stderr), (what, r.stderr)
+        rows = [f for f in load_json(out)["functions"] if f["tid"] is None]
+        assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_ahead_fn", 100)], (what, rows, r.stderr)
+        assert load_json(out)["uprobes"]["deferred"] == [{"lib": "libtmabpfahead.so", "glob": "tmabpf_ahead_*",
+                                                           "attached": True}]
+    # -p: the directory from the running process' /proc/PID/environ (LD_LIBRARY_PATH)
+    code = ("import ctypes, sys, time\nsys.stdin.readline()\n"
+            "f = ctypes.CDLL('libtmabpfahead.so').tmabpf_ahead_fn\nfor i in range(100): f(i)\n")
+    p = subprocess.Popen([PY, "-c", code], stdin=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LD_LIBRARY_PATH=str(libdir)))
+    try:
+        out = str(tmp_path / "p.json")
+        tm = subprocess.Popen([TMABPF, "--quiet", "--json", out, "-p", str(p.pid), "--uprobe",
+                               "libtmabpfahead.so:tmabpf_ahead_*"], stderr=subprocess.PIPE, text=True)
+        line = tm.stderr.readline()
+        while line and "functions attached" not in line:
+            line = tm.stderr.readline()
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        assert p.wait(timeout=30) == 0
+        tm.send_signal(signal.SIGINT)
+        assert tm.wait(timeout=30) == 0
+    finally:
+        p.kill()
+        p.wait()
+    rows = [f for f in load_json(out)["functions"] if f["tid"] is None]
+    assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_ahead_fn", 100)], rows
 
 
 def test_hot_probe_guard(tmp_path):

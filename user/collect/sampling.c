@@ -68,10 +68,28 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 	return 0;
 }
 
+void sampling_watch_mappings(struct sampling *s, const int *pids, int npids)
+{
+	char err[512];
+
+	if (s->loaded && mmap_events_open(&s->mev, pids, npids, err, sizeof(err)))
+		warn_add("sample: %s: a process that exits before its stacks are named keeps only their addresses", err);
+}
+
+static void on_mapping(void *ctx, const struct mmap_event *ev)
+{
+	struct sampling *s = ctx;
+
+	symbolizer_add_mapping(s->sym, ev->pid, ev->addr, ev->addr + ev->len, ev->pgoff, ev->path, ev->maj, ev->min,
+			       ev->ino);
+}
+
 void sampling_poll(struct sampling *s)
 {
-	if (s->loaded)
-		samples_poll(&s->prog);
+	if (!s->loaded)
+		return;
+	mmap_events_drain(&s->mev, on_mapping, s);	/* before the stacks that may need them are named */
+	samples_poll(&s->prog);
 }
 
 void sampling_tick(struct sampling *s, unsigned long long now_ns)
@@ -562,6 +580,7 @@ int sampling_collect(struct sampling *s, const struct event_list *evs, const str
 
 	if (!s->loaded)
 		return 0;
+	mmap_events_drain(&s->mev, on_mapping, s);
 	result_reset(s, res);
 	res->seen = self->stat[STAT_SAMPLES_SEEN];
 	res->target = self->stat[STAT_SAMPLES_TARGET];
@@ -621,6 +640,7 @@ void sampling_free(struct sampling *s)
 		samples_destroy(&s->prog);
 	s->loaded = false;
 	memo_free(&s->memo);
+	mmap_events_close(&s->mev);
 	symbolizer_free(s->sym);
 	s->sym = NULL;
 	folded_free(&s->folded);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "collect/evsamples_loader.h"
+#include "collect/mmap_events.h"
 #include "collect/samples_loader.h"
 #include "collect/threads_loader.h"
 #include "model/folded.h"
@@ -37,6 +38,7 @@ struct sampling {
 	const struct event_list *evs;	/* what evp samples */
 	double events_hz;		/* ... at this rate per CPU, all events together */
 	struct symbolizer *sym;
+	struct mmap_events mev;		/* the sampled processes' mappings as they happen (sampling_watch_mappings) */
 	struct stack_memo memo;
 	bool loaded;
 	struct sample_result res;	/* sampling_collect() */
@@ -67,6 +69,10 @@ int sampling_load(struct sampling *s, struct threads_prog *tp, const struct samp
 int sampling_attach(struct sampling *s, char *err, size_t errlen);
 /* Name the user stacks of new sample rows while their processes live (call often: every poll). */
 void sampling_poll(struct sampling *s);
+/* From now on, learn the executable mappings of pids[0..npids) (0: every process) from the kernel, so
+ * that a process that exits before its stacks are named still has them named; where that fails,
+ * one line says so. */
+void sampling_watch_mappings(struct sampling *s, const int *pids, int npids);
 /* Periodic work (every poll): --sample-events' periods follow the events' rates. */
 void sampling_tick(struct sampling *s, unsigned long long now_ns);
 /* Stop sampling; the rows stay readable. */

@@ -9,13 +9,18 @@
 #include "sym/elfsyms.h"
 
 #define SHOWN 3
+#define CANDIDATES 12	/* files of a similar name judged (MKL maps 6 named libmkl_*) */
 
+/* The length of the name prefix a and b share, cut back to a whole part of the name (after its
+ * last '_', '-' or '.'): libmkl_avx512.so and libmkl_avx2.so share "libmkl_", not "libmkl_avx". */
 static size_t common_prefix(const char *a, const char *b)
 {
 	size_t n = 0;
 
 	while (a[n] && a[n] == b[n])
 		n++;
+	while (n && a[n] && !strchr("_-.", a[n - 1]))
+		n--;
 	return n;
 }
 
@@ -58,7 +63,7 @@ static void judge(struct candidate *c, size_t pre, const char *glob)
 static void never_mapped(const struct uprobe_lib *l, int nfuncs, const struct maps_watch *w)
 {
 	const char *name = path_base(l->module);
-	struct candidate c[6], self, *best = NULL;
+	struct candidate c[CANDIDATES], self, *best = NULL;
 	char instead[512] = "", suggest[700] = "", wide[300];
 	size_t o = 0, most = 0;
 	int nc = 0;
@@ -69,7 +74,7 @@ static void never_mapped(const struct uprobe_lib *l, int nfuncs, const struct ma
 		if (p > most && p >= 4)
 			most = p;
 	}
-	for (size_t i = 0; most && i < w->n && nc < 6; i++) {
+	for (size_t i = 0; most && i < w->n && nc < CANDIDATES; i++) {
 		if (common_prefix(name, path_base(w->paths[i])) < most)
 			continue;
 		c[nc].path = w->paths[i];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --uprobe feature for one run.  See uprobe_run.h. */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,26 +12,92 @@
 #include "lib/clock.h"
 #include "lib/warn.h"
 
+/* Deferred spec d's functions in one more file of its name, found where the target loads libraries
+ * from (before any process maps it). */
+struct ahead {
+	struct uprobe_run *u;
+	int d, nlibs, libs[UPROBE_MAX_LIBS];
+	char first[PATH_MAX];
+};
+
+/* Deferred spec d in one more file, path, mapped by pid (or to be): retried without the pid when that
+ * process is gone already (it only names the root the path is in). */
+static int add_file(struct uprobe_run *u, int d, const char *path, int pid, int *lib, char *err, size_t errlen)
+{
+	int r = uprobe_set_add_deferred(&u->set, d, path, pid, lib, err, errlen);
+
+	if (r && pid > 0 && kill(pid, 0) && errno == ESRCH)
+		r = uprobe_set_add_deferred(&u->set, d, path, -1, lib, err, errlen);
+	return r;
+}
+
+static void add_ahead(void *ctx, const char *path)
+{
+	struct ahead *a = ctx;
+	struct uprobe_run *u = a->u;
+	char real[PATH_MAX], err[1024];
+	int lib, before = u->set.deferred[a->d].attached;
+
+	if (!realpath(path, real))
+		return;
+	/* a file probed already (by another spec, or a link: libfoo.so.1 -> libfoo.so.1.2) adds nothing; no
+	 * pid: no process maps it yet, and reading a target's maps for it costs milliseconds */
+	if (add_file(u, a->d, real, -1, &lib, err, sizeof(err))) {
+		warn_add("uprobe: '%s:%s': %s: %s", u->set.deferred[a->d].lib, u->set.deferred[a->d].glob, real, err);
+		return;
+	}
+	if (lib < 0 || u->set.deferred[a->d].attached == before || a->nlibs >= UPROBE_MAX_LIBS)
+		return;
+	a->libs[a->nlibs++] = lib;
+	if (!a->first[0])
+		snprintf(a->first, sizeof(a->first), "%s", real);
+}
+
+/* Deferred spec d in the directories not searched yet: how many files took it (their libraries in a). */
+static int search_ahead(struct uprobe_run *u, int d, struct ahead *a)
+{
+	*a = (struct ahead){ .u = u, .d = d };
+	libdirs_find(&u->dirs, u->dirs_searched, u->set.deferred[d].lib, add_ahead, a);
+	return a->nlibs;
+}
+
 int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,
 		       bool defer, char *err, size_t errlen)
 {
+	size_t searched = u->dirs_searched;
+
 	for (int i = 0; i < nspecs; i++) {
 		int r = uprobe_set_add_spec(&u->set, specs[i], pid, exe, err, errlen);
 
-		/* a bare name that nothing maps yet (a library the target will dlopen): attach when it maps it */
+		/* a bare name that nothing maps yet (a library the target will dlopen): each file of that name
+		 * where the target loads libraries from now, any other when a target maps it */
 		if (r == -ENOENT && defer && !strchr(specs[i], '/') && specs[i][0] != ':') {
 			char why[1024];
+			struct ahead a;
+			int d = u->set.nr_deferred;
 
 			snprintf(why, sizeof(why), "%s", err);
 			if ((r = uprobe_set_defer(&u->set, specs[i], err, errlen)) == 0) {
-				fprintf(stderr, "tmabpf: uprobe: %s; '%s' attaches when the target maps a file of that name\n",
-					why, specs[i]);
+				if (!u->dirs.n && pid > 0)
+					libdirs_of_process(&u->dirs, pid);
+				else if (!u->dirs.n && exe)
+					libdirs_of_command(&u->dirs, exe);
+				u->dirs_searched = searched;
+				if (search_ahead(u, d, &a))
+					fprintf(stderr, "tmabpf: uprobe: %s; '%s' probed in %s%s before any process maps it "
+						"(where the target loads libraries from), and in any other file of that name "
+						"a target maps\n", why, specs[i], a.first,
+						a.nlibs > 1 ? " and more files of that name" : "");
+				else
+					fprintf(stderr, "tmabpf: uprobe: %s; '%s' attaches when the target maps a file of "
+						"that name\n", why, specs[i]);
 				continue;
 			}
 		}
 		if (r)
 			return r;
 	}
+	u->dirs_searched = u->dirs.n;
 	return 0;
 }
 
@@ -98,38 +166,112 @@ static unsigned long long *calls_per_func(const struct uprobe_run *u)
 	return calls;
 }
 
-/* A target mapped path: attach the deferred specs that name it (all of them, then the library's
- * links once). */
-static void on_mapped(void *ctx, int pid, const char *path)
+/* A target mapped path (at mapped_ns, CLOCK_MONOTONIC; 0: seen in its maps): attach the deferred
+ * specs that name it (all of them, then the library's links once), saying how late. */
+static void attach_named(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
 {
-	struct uprobe_run *u = ctx;
 	int lib = -1, nfuncs = 0, n = 0;
-	char err[1024], names[512] = "";
+	char err[1024], names[512] = "", late[64] = "";
 	size_t o = 0;
 
 	for (int d = 0; d < u->set.nr_deferred; d++) {
 		struct uprobe_deferred *df = &u->set.deferred[d];
-		int l;
+		int l, before = df->attached;
 
-		if (df->attached || !maps_watch_name_matches(df->lib, path))
+		if (!maps_watch_name_matches(df->lib, path))
 			continue;
-		if (uprobe_set_add_deferred(&u->set, d, path, pid, &l, err, sizeof(err))) {
+		if (add_file(u, d, path, pid, &l, err, sizeof(err))) {
 			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
-			df->attached = -1;	/* said once */
-			continue;
+			continue;	/* said once: the watch reports each file once */
 		}
 		lib = l >= 0 ? l : lib;
-		nfuncs += df->attached;
+		nfuncs += df->attached - before;
 		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
 			      df->lib, df->glob);
 	}
 	if (lib < 0)
 		return;
+	if (mapped_ns)
+		snprintf(late, sizeof(late), " %.1f ms after it mapped it (calls before are not counted)",
+			 (mono_ns() - mapped_ns) / 1e6);
 	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err)))
 		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
 	else
-		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached\n", pid, path, nfuncs,
-			names);
+		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached%s\n", pid, path, nfuncs,
+			names, late);
+}
+
+/* A target mapped a file from a directory (or with a run path) not known before: the deferred names'
+ * files there are probed now, before any process maps them. */
+static void attach_ahead(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
+{
+	bool todo[UPROBE_MAX_LIBS] = { false }, failed[UPROBE_MAX_LIBS] = { false };
+	int added[UPROBE_MAX_LIBS], nlibs[UPROBE_MAX_LIBS], lib1[UPROBE_MAX_LIBS];
+	char err[1024], after[64] = "", *first[UPROBE_MAX_LIBS];
+	struct ahead a;
+
+	if (!libdirs_add_object(&u->dirs, path))
+		return;
+	for (int d = 0; d < u->set.nr_deferred; d++) {
+		int before = u->set.deferred[d].attached;
+
+		first[d] = NULL;
+		nlibs[d] = search_ahead(u, d, &a);
+		added[d] = u->set.deferred[d].attached - before;
+		for (int i = 0; i < a.nlibs; i++)
+			todo[a.libs[i]] = true;
+		if (a.nlibs) {
+			first[d] = strdup(a.first);
+			lib1[d] = a.libs[0];
+		}
+	}
+	u->dirs_searched = u->dirs.n;
+	for (int l = 0; l < u->set.nr_libs; l++)	/* each library's links once, for every spec it took */
+		if (todo[l] && uprobes_reattach_lib(&u->prog, &u->set, l, err, sizeof(err))) {
+			warn_add("uprobe: attaching %s: %s", u->set.libs[l].module, err);
+			failed[l] = true;
+		}
+	if (mapped_ns)
+		snprintf(after, sizeof(after), " (%.1f ms after)", (mono_ns() - mapped_ns) / 1e6);
+	for (int d = 0; d < u->set.nr_deferred; d++) {
+		struct uprobe_deferred *df = &u->set.deferred[d];
+
+		if (first[d] && !failed[lib1[d]])
+			fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s%s: %d functions of '%s:%s' attached in %s%s "
+				"before any process maps it\n", pid, path, after, added[d], df->lib, df->glob, first[d],
+				nlibs[d] > 1 ? " and more files of that name" : "");
+		free(first[d]);
+	}
+}
+
+static void attach_mapped(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
+{
+	if (!u->set.nr_deferred)
+		return;
+	attach_named(u, pid, path, mapped_ns);
+	attach_ahead(u, pid, path, mapped_ns);
+}
+
+static void on_mapped(void *ctx, int pid, const char *path)
+{
+	attach_mapped(ctx, pid, path, 0);
+}
+
+static void on_mmap_event(void *ctx, const struct mmap_event *ev)
+{
+	struct uprobe_run *u = ctx;
+
+	if (ev->path[0] != '/' || ev->path[1] == '/')
+		return;	/* not a file: [vdso], anonymous executable memory ("//anon") */
+	if (maps_watch_add(&u->watch, ev->pid, ev->path) == 1)
+		attach_mapped(u, ev->pid, ev->path, ev->time_ns);
+}
+
+/* After the detach: the evidence only, nothing attaches. */
+static void on_mmap_event_late(void *ctx, const struct mmap_event *ev)
+{
+	if (ev->path[0] == '/' && ev->path[1] != '/')
+		maps_watch_add(&((struct uprobe_run *)ctx)->watch, ev->pid, ev->path);
 }
 
 static bool deferred_pending(const struct uprobe_set *s)
@@ -140,18 +282,39 @@ static bool deferred_pending(const struct uprobe_set *s)
 	return false;
 }
 
+void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids)
+{
+	char err[512];
+
+	if (!u->loaded || mmap_events_open(&u->mev, pids, npids, err, sizeof(err)) == 0)
+		return;
+	warn_add("uprobe: %s; reading the targets' /proc/PID/maps every %d ms instead (a library mapped and "
+		 "unmapped between two reads, or by a process that exits first, is missed)", err, MAPS_WATCH_FAST_MS);
+}
+
+int uprobe_run_poll_ms(const struct uprobe_run *u, int dflt_ms)
+{
+	return u->loaded && deferred_pending(&u->set) && mmap_events_on(&u->mev) && dflt_ms > UPROBE_RUN_DEFER_POLL_MS ?
+	       UPROBE_RUN_DEFER_POLL_MS : dflt_ms;
+}
+
 bool uprobe_run_watch_due(const struct uprobe_run *u, unsigned long long now_ns, unsigned long long t0_ns)
 {
 	unsigned long long every = deferred_pending(&u->set) || now_ns - t0_ns < MAPS_WATCH_EARLY_NS ?
 				   MAPS_WATCH_FAST_MS : MAPS_WATCH_MS;
 
+	if (u->loaded && mmap_events_on(&u->mev))
+		return true;	/* the records, every poll; the maps once, for the state at attach */
 	return u->loaded && now_ns - u->watch_ts >= every * 1000000ULL;
 }
 
 void uprobe_run_watch(struct uprobe_run *u, const int *pids, int npids, unsigned long long now_ns)
 {
-	maps_watch_poll(&u->watch, pids, npids, on_mapped, u);
-	u->watch_ts = now_ns;
+	if (!u->watch_ts || !mmap_events_on(&u->mev)) {
+		maps_watch_poll(&u->watch, pids, npids, on_mapped, u);
+		u->watch_ts = now_ns;
+	}
+	mmap_events_drain(&u->mev, on_mmap_event, u);
 }
 
 bool uprobe_run_guard_due(const struct uprobe_run *u, unsigned long long now_ns)
@@ -230,6 +393,10 @@ void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool
 
 	if (!u->loaded)
 		return;
+	mmap_events_drain(&u->mev, on_mmap_event_late, u);
+	if (u->mev.lost)
+		warn_add("uprobe: %llu mapping records lost (a ring of %d pages was full): the libraries the targets "
+			 "mapped may be incomplete", u->mev.lost, MMAP_EVENTS_RING_PAGES);
 	if ((calls = calls_per_func(u))) {
 		uprobe_evidence_report(&u->set, calls, watched ? &u->watch : NULL);
 		free(calls);
@@ -257,6 +424,8 @@ void uprobe_run_free(struct uprobe_run *u)
 	free(u->rate_calls);
 	free(u->guarded);
 	maps_watch_free(&u->watch);
+	mmap_events_close(&u->mev);
+	libdirs_free(&u->dirs);
 	memset(u, 0, sizeof(*u));
 }
 

@@ -3,7 +3,10 @@
  * uprobe_run: the --uprobe feature for one run.  Resolves the LIB:GLOB specs
  * (uprobe_targets.c; a bare library name nothing maps yet is deferred), loads
  * and attaches the programs (uprobes_loader.c), and while the run goes:
- *   - attaches deferred specs when a target maps their library (maps_watch.c);
+ *   - learns the targets' executable mappings from the kernel as they happen
+ *     (mmap_events.c; /proc/PID/maps read once for the state at attach, and
+ *     polled only where the records cannot be had) into maps_watch.c, and
+ *     attaches deferred specs when a target maps their library;
  *   - --max-rate: detaches functions that fire faster than allowed;
  *   - the hot-probe guard: says once which probe costs more than
  *     UPROBE_GUARD_SHARE of the targets' CPU time (calls x cost per call:
@@ -15,9 +18,11 @@
 #define TMABPF_UPROBE_RUN_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "collect/mmap_events.h"
 #include "collect/probe_calib.h"
 #include "collect/uprobes_loader.h"
 #include "model/results.h"
+#include "sym/libdirs.h"
 #include "sym/maps_watch.h"
 #include "sym/uprobe_targets.h"
 
@@ -35,13 +40,17 @@ struct uprobe_run {
 	bool *guarded;			/* per function: hot-probe warning given */
 	int nrate;			/* functions in rate_calls */
 	struct maps_watch watch;	/* files the targets map (deferred specs, zero evidence) */
-	unsigned long long watch_ts;
+	unsigned long long watch_ts;	/* last read of /proc/PID/maps; 0: not yet */
+	struct mmap_events mev;		/* the kernel's mapping records for the targets (uprobe_run_watch_start) */
+	struct libdirs dirs;		/* where the targets load libraries from (deferred bare names) */
+	size_t dirs_searched;		/* dirs[0..dirs_searched) searched for the deferred names */
 	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
 	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
 };
 
 /* Resolve specs for target pid (-1: none) or the command exe (NULL: none).  defer: a bare library
- * name nothing maps yet waits for a target to map it (said on stderr).  0, or -errno with one
+ * name nothing maps yet is probed at once in every file of that name in the directories the target
+ * loads libraries from (libdirs.c), and in any other a target maps later (said on stderr).  0, or -errno with one
  * line in err (bad input). */
 int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspecs, int pid, const char *exe,
 		       bool defer, char *err, size_t errlen);
@@ -57,6 +66,14 @@ int uprobe_run_load(struct uprobe_run *u, struct threads_prog *tp, const struct 
 int uprobe_run_attach(struct uprobe_run *u, char *err, size_t errlen);
 /* Rows and run time now, into u->rows, u->run_ns/run_cnt. */
 void uprobe_run_read(struct uprobe_run *u);
+/* Learn the mappings of pids[0..npids) (the targets' processes) from the kernel from now on; where
+ * that fails, say so in one line: the maps are then polled. */
+void uprobe_run_watch_start(struct uprobe_run *u, const int *pids, int npids);
+/* How long the run's poll may wait (dflt_ms, or less): while a deferred spec has no file yet and the
+ * mapping records come from the kernel, UPROBE_RUN_DEFER_POLL_MS, so that a mapping from a new
+ * directory is seen (and the deferred names' files there probed) in about that long. */
+#define UPROBE_RUN_DEFER_POLL_MS 2
+int uprobe_run_poll_ms(const struct uprobe_run *u, int dflt_ms);
 /* When the targets' maps are due a look at now_ns (often while a deferred spec waits and in the
  * first seconds after t0_ns, when most dlopens happen); pids the target processes. */
 bool uprobe_run_watch_due(const struct uprobe_run *u, unsigned long long now_ns, unsigned long long t0_ns);

@@ -259,6 +259,9 @@ int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz
 	}
 	s->attached = true;
 	s->hz = s->prog.hz;
+	/* a process that exits before its rows are drained keeps its names */
+	if (top_functions > 0 && mmap_events_open(&s->mev, NULL, 0, err, errlen))
+		warn_add("sample: %s: a process that exits before its rows are named keeps only their addresses", err);
 	return 0;
 }
 
@@ -290,10 +293,21 @@ const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *sp
 	return dsamp_sampler(s);
 }
 
+static void on_mapping(void *ctx, const struct mmap_event *ev)
+{
+	struct dsamp *s = ctx;
+
+	if (s->usym)
+		symbolizer_add_mapping(s->usym, ev->pid, ev->addr, ev->addr + ev->len, ev->pgoff, ev->path, ev->maj,
+				       ev->min, ev->ino);
+}
+
 void dsamp_poll(struct dsamp *s)
 {
-	if (s->attached)
-		samples_poll(&s->prog);
+	if (!s->attached)
+		return;
+	mmap_events_drain(&s->mev, on_mapping, s);	/* before the new rows' processes are named */
+	samples_poll(&s->prog);
 }
 
 /* ---- routing into series, like the spine's (daemon_agg.c) ---- */
@@ -710,6 +724,7 @@ void dsamp_stop(struct dsamp *s)
 	if (s->loaded)
 		samples_destroy(&s->prog);
 	s->loaded = s->attached = false;
+	mmap_events_close(&s->mev);
 	symbolizer_free(s->usym);
 	symbolizer_free(s->ksym);
 	s->usym = s->ksym = NULL;

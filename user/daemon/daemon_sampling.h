@@ -29,6 +29,7 @@
 #define TMABPF_DAEMON_SAMPLING_H
 #include <stdbool.h>
 #include <stdio.h>
+#include "collect/mmap_events.h"
 #include "collect/samples_loader.h"
 #include "daemon/budget.h"
 #include "daemon/daemon_agg.h"
@@ -55,6 +56,7 @@ struct dsamp {
 	bool loaded, attached;
 	struct symbolizer *usym, *ksym;
 	struct u64map known;		/* pids whose maps usym holds */
+	struct mmap_events mev;		/* every process' executable mappings as they happen, into usym */
 	unsigned long long sym_born_ns;
 	unsigned long long sym_rebuilds;
 	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */

@@ -13,6 +13,11 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group_fd, flags);
 }
 
+int perf_open_fd(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	return sys_perf_event_open(a, pid, cpu, group_fd, flags);
+}
+
 const char *perf_open_hint(int err, const struct perf_event_attr *a)
 {
 	switch (err) {

@@ -2,6 +2,7 @@
 /* Open one counting perf event per (event, CPU), system-wide, respecting groups. */
 #ifndef TMABPF_PERF_OPEN_H
 #define TMABPF_PERF_OPEN_H
+#include <sys/types.h>
 #include "pmu/events.h"
 
 struct perf_counters {
@@ -20,6 +21,8 @@ struct perf_counters {
 int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_cpus,
 		       char *err, size_t errlen);
 void perf_counters_close(struct perf_counters *pc);
+/* perf_event_open(2) itself: an fd, or -1 with errno. */
+int perf_open_fd(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd, unsigned long flags);
 /* A one-line hint for a perf_event_open errno. */
 const char *perf_open_hint(int err, const struct perf_event_attr *a);
 

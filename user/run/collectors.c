@@ -382,9 +382,28 @@ static int uprobes_load_op(struct run_ctx *c, char *err, size_t errlen)
 	return uprobe_run_load(&c->up, &c->spine, &cfg, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
+/* The target processes whose maps the uprobes watch: -p's, and the command (exec'd once released). */
+static int watched_pids(const struct run_ctx *c, int *pids)
+{
+	const struct target *t = &c->o->target;
+	int n = 0;
+
+	for (int i = 0; i < t->nr_pids; i++)
+		pids[n++] = t->pids[i];
+	if (t->child && !t->child_reaped)
+		pids[n++] = t->child;	/* exec'd: target_release waited for it */
+	return n;
+}
+
 static int uprobes_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	return uprobe_run_attach(&c->up, err, errlen) ? RUN_FAILED : RUN_OK;
+	int pids[TARGET_MAX_IDS + 1];
+
+	if (uprobe_run_attach(&c->up, err, errlen))
+		return RUN_FAILED;
+	if (!c->o->system_wide)
+		uprobe_run_watch_start(&c->up, pids, watched_pids(c, pids));
+	return RUN_OK;
 }
 
 static void uprobes_read_op(struct run_ctx *c)
@@ -400,16 +419,10 @@ static void uprobes_read_op(struct run_ctx *c)
 /* The deferred specs wait for their library in the targets' maps; the guard checks once a second. */
 static void uprobes_tick(struct run_ctx *c, unsigned long long now)
 {
-	struct target *t = &c->o->target;
-
 	if (!c->o->system_wide && uprobe_run_watch_due(&c->up, now, c->t0)) {
-		int pids[TARGET_MAX_IDS + 1], n = 0;
+		int pids[TARGET_MAX_IDS + 1];
 
-		for (int i = 0; i < t->nr_pids; i++)
-			pids[n++] = t->pids[i];
-		if (t->child && !t->child_reaped)
-			pids[n++] = t->child;	/* exec'd: target_release waited for it */
-		uprobe_run_watch(&c->up, pids, n, mono_ns());
+		uprobe_run_watch(&c->up, pids, watched_pids(c, pids), mono_ns());
 	}
 	if (uprobe_run_guard_due(&c->up, now)) {
 		struct thread_stats sum;
@@ -577,7 +590,12 @@ static int sampling_load_op(struct run_ctx *c, char *err, size_t errlen)
 
 static int sampling_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	return sampling_attach(&c->samp, err, errlen) ? RUN_FAILED : RUN_OK;
+	int pids[TARGET_MAX_IDS + 1];
+
+	if (sampling_attach(&c->samp, err, errlen))
+		return RUN_FAILED;
+	sampling_watch_mappings(&c->samp, pids, c->o->system_wide ? 0 : watched_pids(c, pids));
+	return RUN_OK;
 }
 
 static void sampling_poll_op(struct run_ctx *c, int timeout_ms)

@@ -218,7 +218,7 @@ static const char *wait_loop(struct run_state *st)
 	for (;;) {
 		unsigned long long t;
 
-		collectors_poll(TABLE, c, POLL_MS);
+		collectors_poll(TABLE, c, uprobe_run_poll_ms(&c->up, POLL_MS));
 		if (run_stop_signal)
 			return signal_name();
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)

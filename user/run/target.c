@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/exec_path.h"
 #include "lib/warn.h"
 #include "run/target.h"
 #include "sym/procmaps.h"
@@ -110,7 +111,6 @@ int target_check(struct target *t, char *err, size_t errlen)
 /* execvp's own PATH search, done early so a bad command fails before any BPF is loaded. */
 static int check_executable(const char *cmd, char *err, size_t errlen)
 {
-	const char *path = getenv("PATH");
 	char buf[4096];
 
 	if (strchr(cmd, '/')) {
@@ -119,19 +119,8 @@ static int check_executable(const char *cmd, char *err, size_t errlen)
 		err_set(err, errlen, "cannot execute '%s': %s", cmd, strerror(errno));
 		return -errno;
 	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, ":");
-		struct stat st;
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
-			return 0;
-		p += n;
-		if (*p == ':')
-			p++;
-	}
+	if (exec_path_find(cmd, buf, sizeof(buf)) == 0)
+		return 0;
 	err_set(err, errlen, "cannot execute '%s': command not found in PATH", cmd);
 	return -ENOENT;
 }

@@ -155,7 +155,9 @@ static void load_build_id(const struct elf_read *er, struct elfsyms *s)
 	}
 }
 
-static char *read_soname(const struct elf_read *er)
+/* The string of the dynamic entry tag, else of tag2 (-1: none), or NULL; the dynamic section and
+ * its string table read bounded (elf_read.h). */
+static char *read_dyn_string(const struct elf_read *er, Elf64_Sxword tag, Elf64_Sxword tag2)
 {
 	Elf *elf = er->elf;
 	Elf_Scn *scn = NULL;
@@ -165,53 +167,76 @@ static char *read_soname(const struct elf_read *er)
 	size_t i, n;
 
 	while ((scn = elf_nextscn(elf, scn))) {
+		Elf64_Xword off = 0;
+		bool found = false, second = false;
+		struct elf_strtab t;
+		const char *str;
+		char *out = NULL;
+
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
 			continue;
 		data = elf_read_small_data(er, scn);
 		if (!data)
 			return NULL;
 		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			if (!gelf_getdyn(data, i, &dyn))
+		for (i = 0; i < n && !found; i++) {
+			if (!gelf_getdyn(data, i, &dyn) || dyn.d_tag == DT_NULL)
 				break;
-			if (dyn.d_tag == DT_SONAME) {
-				struct elf_strtab t;
-				const char *str;
-				char *out = NULL;
-
-				if (elf_strtab_open(&t, er, sh.sh_link) == 0 && (str = elf_strtab_get(&t, dyn.d_un.d_val)))
-					out = strdup(str);
-				elf_strtab_close(&t);
-				return out;
+			if (dyn.d_tag == tag) {
+				off = dyn.d_un.d_val;
+				found = true;
+			} else if (dyn.d_tag == tag2 && !second) {
+				off = dyn.d_un.d_val;
+				second = true;
 			}
-			if (dyn.d_tag == DT_NULL)
-				break;
 		}
+		if (!found && !second)
+			return NULL;
+		if (elf_strtab_open(&t, er, sh.sh_link) == 0 && (str = elf_strtab_get(&t, off)))
+			out = strdup(str);
+		elf_strtab_close(&t);
+		return out;
 	}
 	return NULL;
 }
 
-int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
+static char *read_soname(const struct elf_read *er)
+{
+	return read_dyn_string(er, DT_SONAME, -1);
+}
+
+/* A dynamic string of path (tag, else tag2) into buf: 0, -ENOENT if none, other -errno. */
+static int read_dyn_string_file(const char *path, Elf64_Sxword tag, Elf64_Sxword tag2, char *buf, size_t buflen)
 {
 	struct elf_read e;
-	char *soname;
+	char *str;
 	int ret;
 
 	ret = elf_read_open(&e, path, NULL, 0);
 	if (ret)
 		return ret;
-	soname = read_soname(&e);
+	str = read_dyn_string(&e, tag, tag2);
 	if (elf_read_changed(&e)) {
-		free(soname);
-		soname = NULL;
+		free(str);
+		str = NULL;
 		ret = -EAGAIN;
 	}
 	elf_read_close(&e);
-	if (!soname)
+	if (!str)
 		return ret ? ret : -ENOENT;
-	ret = snprintf(buf, buflen, "%s", soname) >= (int)buflen ? -ENAMETOOLONG : 0;
-	free(soname);
+	ret = snprintf(buf, buflen, "%s", str) >= (int)buflen ? -ENAMETOOLONG : 0;
+	free(str);
 	return ret;
+}
+
+int elfsyms_read_runpath(const char *path, char *buf, size_t buflen)
+{
+	return read_dyn_string_file(path, DT_RUNPATH, DT_RPATH, buf, buflen);
+}
+
+int elfsyms_read_soname(const char *path, char *buf, size_t buflen)
+{
+	return read_dyn_string_file(path, DT_SONAME, -1, buf, buflen);
 }
 
 /* ---- symbol versions (.gnu.version / .gnu.version_d) ------------------ */

@@ -136,5 +136,7 @@ int elfsyms_ifunc_warning(const struct elfsyms *s, const struct elfsym *sym, cha
 
 /* DT_SONAME of an ELF file: 0 and buf filled, -ENOENT if none, other -errno. */
 int elfsyms_read_soname(const char *path, char *buf, size_t buflen);
+/* DT_RUNPATH of an ELF file, else its DT_RPATH ("$ORIGIN/../lib:/opt/x"): the same returns. */
+int elfsyms_read_runpath(const char *path, char *buf, size_t buflen);
 
 #endif /* __TMABPF_ELFSYMS_H */

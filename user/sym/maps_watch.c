@@ -42,6 +42,13 @@ static int add(struct maps_watch *w, int pid, const char *path)
 	return 0;
 }
 
+int maps_watch_add(struct maps_watch *w, int pid, const char *path)
+{
+	if (maps_watch_seen(w, path))
+		return 0;
+	return add(w, pid, path) ? -1 : 1;
+}
+
 int maps_watch_poll(struct maps_watch *w, const int *pids, int npids, maps_watch_fn fn, void *ctx)
 {
 	int fresh = 0;
@@ -55,7 +62,7 @@ int maps_watch_poll(struct maps_watch *w, const int *pids, int npids, maps_watch
 			const struct procmaps_entry *e = &m.entries[k];
 
 			if (!(e->flags & PROCMAPS_F_FILE) || !(e->flags & PROCMAPS_F_EXEC) || (e->flags & PROCMAPS_F_JIT) ||
-			    maps_watch_seen(w, e->path) || add(w, pids[i], e->path))
+			    maps_watch_add(w, pids[i], e->path) != 1)
 				continue;
 			fresh++;
 			if (fn)

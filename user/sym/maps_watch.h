@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * maps_watch: the executable files the target processes map during a run,
- * read from /proc/PID/maps when polled (collect/uprobe_run.c: every MAPS_WATCH_MS while
- * --uprobe is on; every MAPS_WATCH_FAST_MS in the first MAPS_WATCH_EARLY_NS and while a
- * deferred --uprobe waits for its file).  It tells the uprobes which libraries a process mapped
- * later (dlopen: deferred --uprobe NAME:GLOB attaches then) and, at the end,
- * which probed libraries it never mapped and what it mapped instead.
- * Limit: a file mapped and unmapped again between two polls is not seen.
+ * maps_watch: the executable files the target processes map during a run.  Fed by the kernel's
+ * mapping records as they happen (collect/mmap_events.c, maps_watch_add) after one read of
+ * /proc/PID/maps for the state at attach time (maps_watch_poll); where the records cannot be had,
+ * by polling the maps (collect/uprobe_run.c: every MAPS_WATCH_MS; every MAPS_WATCH_FAST_MS in the
+ * first MAPS_WATCH_EARLY_NS and while a deferred --uprobe waits for its file), said in one line.
+ * It tells the uprobes which libraries a process mapped later (dlopen: deferred --uprobe
+ * NAME:GLOB attaches then) and, at the end, which probed libraries it never mapped and what it
+ * mapped instead.  Limit of polling alone: a file mapped and unmapped again between two polls is
+ * not seen.
  */
 #ifndef TMABPF_MAPS_WATCH_H
 #define TMABPF_MAPS_WATCH_H
@@ -28,6 +30,8 @@ typedef void (*maps_watch_fn)(void *ctx, int pid, const char *path);
 
 /* Read the maps of pids[0..npids); report files not seen before.  Returns how many were new. */
 int maps_watch_poll(struct maps_watch *w, const int *pids, int npids, maps_watch_fn fn, void *ctx);
+/* Add one mapped file (pid mapped it): 1 when new, 0 when seen before, -1 out of memory. */
+int maps_watch_add(struct maps_watch *w, int pid, const char *path);
 /* Has any watched process mapped path (its real path as the target sees it)? */
 bool maps_watch_seen(const struct maps_watch *w, const char *path);
 /* Does file name (a bare library name: "libfoo.so", "libfoo.so.1") name this path's file: the same

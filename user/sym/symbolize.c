@@ -2,6 +2,7 @@
 /* Addresses -> module, function, offset.  See symbolize.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,8 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	m->owns = true;
 	m->pid = pid;
 	m->name = symbolizer_intern(s, path_base(e->path));
-	snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);
+	if (pid > 0)
+		snprintf(m->root, sizeof(m->root), "/proc/%d/root", pid);	/* pid 0: ours (a mapping record's file) */
 	m->map = *e;
 	m->map.path = m->path;
 	if (s->open_fds < MAX_MODULE_FDS) {
@@ -450,7 +452,7 @@ static int proc_snapshot(struct symbolizer *s, struct sym_proc *p, bool exec)
 		}
 		return r;
 	}
-	if (!exec && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
+	if ((!exec || !m.nr) && p->maps_ok && (!m.nr || procmaps_start_time(p->pid) != p->started)) {
 		procmaps_free(&m);	/* exited (or its pid reused) while we read */
 		p->gone = true;
 		return -ESRCH;
@@ -497,7 +499,8 @@ static void proc_exe(struct sym_proc *p)
 	p->exe = strdup(buf);
 }
 
-static struct sym_proc *proc_add(struct symbolizer *s, int pid)
+/* pid's entry, made without reading its maps (NULL when out of memory). */
+static struct sym_proc *proc_new(struct symbolizer *s, int pid)
 {
 	struct sym_proc *p;
 	size_t pos;
@@ -525,6 +528,15 @@ static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 	s->nr_procs++;
 	proc_uids(p);
 	proc_exe(p);
+	return p;
+}
+
+static struct sym_proc *proc_add(struct symbolizer *s, int pid)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+
+	if (p || !(p = proc_new(s, pid)))
+		return p;
 	proc_snapshot(s, p, true);
 	return p;
 }
@@ -544,6 +556,61 @@ int symbolizer_add_pid(struct symbolizer *s, int pid)
 	if (!p)
 		return -ENOMEM;
 	return p->maps_ok ? 0 : -ESRCH;
+}
+
+int symbolizer_add_mapping(struct symbolizer *s, int pid, uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *path, unsigned int maj, unsigned int min, uint64_t ino)
+{
+	struct sym_proc *p = proc_find(s, pid, NULL);
+	struct procmaps one = { .pid = pid, .nr = 1 };
+	const struct procmaps_entry *e;
+	bool ours, vdso = !strcmp(path, "[vdso]");
+	struct stat st;
+	int *mod;
+
+	if (!vdso && (path[0] != '/' || path[1] == '/'))
+		return 0;	/* anonymous executable memory ("//anon"): JIT code, named from perf maps */
+	if (!p) {	/* its maps are read when one of its addresses is first named (-a: most never are) */
+		if (!(p = proc_new(s, pid)))
+			return -ENOMEM;
+		p->started = procmaps_start_time(pid);
+	}
+	if (p->maps_ok && (e = procmaps_find(&p->maps, start)) && e->start == start && e->end == end &&
+	    e->inode == ino)
+		return 0;	/* read in its maps already */
+	/* the file by its path when that is the recorded one (device, inode): a zombie's /proc/PID/root
+	 * opens nothing; else through the process' root while it lives */
+	ours = vdso || (!stat(path, &st) && st.st_dev == makedev(maj, min) && st.st_ino == ino);
+	if (!ours && (p->gone || kill(pid, 0)))
+		return -ESTALE;	/* another file there now (or another root), and the process gone */
+	if (!(one.entries = calloc(1, sizeof(*one.entries))) || !(one.entries->path = strdup(path))) {
+		free(one.entries);
+		return -ENOMEM;
+	}
+	*one.entries = (struct procmaps_entry){ .start = start, .end = end, .offset = pgoff, .perms = "r-xp",
+						.dev_major = maj, .dev_minor = min, .inode = ino,
+						.path = one.entries->path,
+						.flags = PROCMAPS_F_EXEC | (vdso ? PROCMAPS_F_SPECIAL | PROCMAPS_F_VDSO :
+										   PROCMAPS_F_FILE) };
+	if (p->maps_ok && procmaps_merge_stale(&one, &p->maps)) {
+		procmaps_free(&one);
+		return -ENOMEM;
+	}
+	if (!(mod = calloc(one.nr, sizeof(*mod)))) {
+		procmaps_free(&one);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < one.nr; i++) {
+		e = &one.entries[i];
+		mod[i] = (e->flags & PROCMAPS_F_FILE) && (e->flags & PROCMAPS_F_EXEC) && !(e->flags & PROCMAPS_F_JIT)
+				 ? module_get(s, ours ? 0 : pid, e) : -1;
+	}
+	procmaps_free(&p->maps);
+	free(p->mod);
+	p->maps = one;
+	p->mod = mod;
+	p->maps_ok = true;
+	return 0;
 }
 
 /* ---- perf maps -------------------------------------------------------- */

@@ -30,10 +30,12 @@
  * mapping holds it, module "[unknown]").
  *
  * Callers name addresses soon after they are sampled (sampling: each new
- * stack within ~50 ms), so that the maps read are the ones sampled.  Limit:
- * an address of a process that exited (or unmapped the code) before it was
- * named stays "[unknown]+0xADDR" (or module+0xOFF when only its symbols are
- * missing).
+ * stack within ~50 ms), so that the maps read are the ones sampled, and add
+ * the kernel's records of the mappings made since (symbolizer_add_mapping), so
+ * that a process that exits first is still named.  Limit without those
+ * records: an address of a process that exited (or unmapped the code) before
+ * it was named stays "[unknown]+0xADDR" (or module+0xOFF when only its symbols
+ * are missing).
  */
 #ifndef TMABPF_SYMBOLIZE_H
 #define TMABPF_SYMBOLIZE_H
@@ -101,6 +103,12 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 /* Read pid's maps now and open its mapped files; a later call (after an
  * exec) replaces them.  0, or -errno when its maps cannot be read. */
 int symbolizer_add_pid(struct symbolizer *s, int pid);
+/* One executable file mapping pid made, as the kernel recorded it (collect/mmap_events.c): kept in
+ * its maps, over what it overlaps, so that the addresses of a process that exits before its maps are
+ * read are still named.  The file is read through /proc/PID/root while pid lives, else by path only
+ * when that file is still the recorded one (device and inode).  0 or -errno. */
+int symbolizer_add_mapping(struct symbolizer *s, int pid, uint64_t start, uint64_t end, uint64_t pgoff,
+			   const char *path, unsigned int maj, unsigned int min, uint64_t ino);
 
 /* Name a user address of pid.  caller: addr is a return address (a frame
  * below the leaf), looked up at addr - 1 so that a call at a function's end

@@ -301,7 +301,7 @@ int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int p
 	if (r)
 		return r;
 	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
-	s->deferred[d].attached = s->nr_funcs - before;
+	s->deferred[d].attached += s->nr_funcs - before;	/* one more file of that name */
 	for (int i = before; i < s->nr_funcs; i++)
 		s->funcs[i].marker = s->deferred[d].marker;
 	return 0;
