@@ -409,7 +409,8 @@ IGNORES_SIGINT = [sys.executable, "-c", "import signal, time; signal.signal(sign
 @pytest.mark.parametrize("sig,command,rc,left_running", [
     (signal.SIGTERM, ["sleep", "60"], 128 + signal.SIGTERM, False),
     (signal.SIGINT, IGNORES_SIGINT, 128 + signal.SIGINT, True),
-], ids=["SIGTERM", "SIGINT-ignored"])
+    (signal.SIGHUP, ["sleep", "60"], 128 + signal.SIGHUP, False),
+], ids=["SIGTERM", "SIGINT-ignored", "SIGHUP"])
 def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_running):
     """A supervisor's stop (systemctl stop with KillMode=process) reaches tmabpf alone: it was held
     until the command ended.  Now profiling stops within 200 ms, the report is written, and the
@@ -442,6 +443,16 @@ def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_
         p.wait()
         if child and left_running:
             os.kill(child, signal.SIGKILL)
+
+
+def test_sighup_stops_the_daemon_cleanly():
+    """A closed ssh session sends SIGHUP: it killed the daemon with nothing detached or said; now it
+    stops as SIGTERM does (exit 0, 'stopping (SIGHUP)')."""
+    with Daemon("--interval", "200") as d:
+        d.metrics()
+        rc = d.stop(signal.SIGHUP)
+    assert rc == 0, (rc, d.stderr())
+    assert "stopping (SIGHUP)" in d.stderr(), d.stderr()
 
 
 # ---- 8. memory under thread churn ----

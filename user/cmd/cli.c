@@ -155,7 +155,7 @@ void cli_usage(FILE *f)
 	      "  sudo tmabpf --uprobe 'libmkl_avx512.so:sgemm*' -- ./infer   per-function cost\n"
 	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
 	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
-	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' the signal is passed on\n"
+	      "SIGINT/SIGTERM/SIGHUP stop profiling and write the report; with '-- COMMAND' the signal is passed on\n"
 	      "to the command (unless the terminal sent it to both, as Ctrl-C does) and tmabpf waits up to 2 s\n"
 	      "for its exit status, else leaves it running and exits 128+signal.\n"
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"

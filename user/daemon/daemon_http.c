@@ -538,12 +538,13 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 		free(h);
 		return -EIO;
 	}
-	/* the thread inherits this mask: SIGINT/SIGTERM go to the main loop */
+	/* the thread inherits this mask: SIGINT/SIGTERM/SIGHUP go to the main loop */
 	sigset_t block, old;
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	r = pthread_create(&h->thread, NULL, serve, h);
