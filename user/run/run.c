@@ -238,11 +238,12 @@ static int write_folded(struct run_state *st)
 {
 	struct run_ctx *c = &st->c;
 	char err[512];
+	int r;
 
 	if (!outfile_is_open(&st->folded_out))
 		return RUN_OK;
-	if (folded_write(c->samp.loaded ? &c->samp.folded : &c->off_folded, st->folded_out.f))
-		st->folded_out.write_errno = ENOMEM;
+	if ((r = folded_write(c->samp.loaded ? &c->samp.folded : &c->off_folded, st->folded_out.f)))
+		st->folded_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
 	if (outfile_commit(&st->folded_out, err, sizeof(err))) {
 		err_print("%s", err);
 		return RUN_FAILED;
@@ -255,6 +256,7 @@ static int write_pprof(struct run_state *st)
 {
 	struct sampling *s = &st->c.samp;
 	char err[512];
+	int r;
 
 	if (!outfile_is_open(&st->pprof_out))
 		return RUN_OK;
@@ -264,8 +266,8 @@ static int write_pprof(struct run_state *st)
 	}
 	if (s->profile.nomem)
 		warn_add("--pprof: out of memory: some stacks are missing from the profile");
-	if (pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err)))
-		st->pprof_out.write_errno = EIO;
+	if ((r = pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err))))
+		st->pprof_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
 	if (outfile_commit(&st->pprof_out, err, sizeof(err))) {
 		err_print("%s", err);
 		return RUN_FAILED;
