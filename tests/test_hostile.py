@@ -223,6 +223,32 @@ def test_full_disk_keeps_the_previous_report(tiny_fs):
     assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
 
 
+def fill(d):
+    """Fill the file system of d; returns the filler's path."""
+    filler = d / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"x" * 4096):
+            pass
+    except OSError:
+        pass
+    os.close(fd)
+    return filler
+
+
+@pytest.mark.parametrize("opt", ["--folded", "--pprof"])
+def test_full_disk_stacks_say_enospc(tiny_fs, opt):
+    """--folded and --pprof on a full disk said 'Cannot allocate memory' and 'Input/output error':
+    now the write's own error, exit 1 with one line, and no file left behind."""
+    fill(tiny_fs)
+    out = tiny_fs / "stacks"
+    r = run_tmabpf(["-a", "-d", "1", "--quiet", "--sample=999", opt, str(out)])
+    assert r.returncode == 1, r.stderr
+    (line,) = error_lines(r.stderr)
+    assert "No space left on device" in line and opt in line, line
+    assert sorted(os.listdir(tiny_fs)) == ["filler"], "a file was left behind"
+
+
 # ---- 2. perf maps planted by the profiled process' user ----
 
 JITMAP = os.path.join(BUILD, "workloads", "jitmap")
