@@ -57,9 +57,21 @@ def test_malformed_event(spec, needle):
     (["-p", "12x"], "bad pid"),
     (["-p", "1", "-a"], "choose one target"),
     (["-d"], "needs a value"),
+    (["-d", "0x10"], "bad duration"),  # strtod read it as 16 s
+    (["-d", "inf"], "bad duration"),
+    (["--"], "needs a COMMAND"),  # ran system-wide
+    (["-d", "0.2", "--"], "needs a COMMAND"),
+    (["--json", "same", "--pprof", "same", "--sample"], "are one file"),  # the report lost the profile
+    (["--json", "./same", "--folded", "same", "--sample"], "are one file"),
+    (["--max-rate", "0x10", "--uprobe", "libc.so.6:malloc"], "bad --max-rate"),
 ])
 def test_bad_options(args, needle):
     assert_usage_error(run_tmabpf(args), needle)
+
+
+def test_daemon_hex_duration():
+    """'daemon -d 0x10' was 16 s."""
+    assert_usage_error(run_tmabpf(["daemon", "-d", "0x10"]), "bad duration")
 
 
 def test_command_not_found():
