@@ -74,6 +74,40 @@ def test_daemon_hex_duration():
     assert_usage_error(run_tmabpf(["daemon", "-d", "0x10"]), "bad duration")
 
 
+def memory_cgroup():
+    """(directory of our memory cgroup, its limit file): cgroup v1's memory controller, else v2."""
+    v2 = None
+    with open("/proc/self/cgroup") as f:
+        for line in f.read().splitlines():
+            _, ctrl, path = line.split(":", 2)
+            if "memory" in ctrl.split(","):
+                return f"/sys/fs/cgroup/memory{path}", "memory.limit_in_bytes"
+            if ctrl == "":
+                v2 = (f"/sys/fs/cgroup{path}", "memory.max")
+    return v2
+
+
+def test_memcg_hint_names_the_cgroup_limit():
+    """Maps too large for the memory cgroup: the hint said 'raise RLIMIT_MEMLOCK', which the kernel no
+    longer applies (BPF memory is charged to the memory cgroup since 5.11); it names the limit."""
+    parent, limit = memory_cgroup()
+    cg = os.path.join(parent, f"tmabpf-memcg-{os.getpid()}")
+    try:
+        os.mkdir(cg)
+        with open(os.path.join(cg, limit), "w") as f:
+            f.write(str(64 << 20))
+    except OSError as e:
+        pytest.skip(f"cannot make a memory cgroup under {parent}: {e}")
+    try:
+        r = subprocess.run(["sh", "-c", f'echo $$ > {cg}/cgroup.procs && exec "$@"', "sh", TMABPF, "--quiet",
+                            "--max-threads", "4000000", "-d", "0.2"], capture_output=True, text=True, timeout=60)
+    finally:
+        os.rmdir(cg)
+    (line,) = [l for l in r.stderr.splitlines() if "error:" in l]
+    assert r.returncode != 0 and "Cannot allocate memory" in line, (r.returncode, r.stderr)
+    assert f"{cg}/{limit} (now {64 << 20})" in line and "RLIMIT_MEMLOCK does not apply" in line, line
+
+
 def test_command_not_found():
     assert_usage_error(run_tmabpf(["--", "/nonexistent/cmd"]), "cannot execute")
     assert_usage_error(run_tmabpf(["--", "no-such-command-xyz"]), "cannot execute")
