@@ -419,6 +419,26 @@ def test_metrics_answer_beside_slow_and_idle_clients():
         assert d.stop() == 0
 
 
+def test_two_content_lengths_refused():
+    """Two Content-Length headers make a request's end ambiguous (smuggling behind a proxy): they were
+    answered 200; now 400 with one line."""
+    with Daemon("--interval", "250") as d:
+        s = socket.create_connection((d.host, d.port), timeout=10)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        s.close()
+        assert d.request()[0] == 200, "the daemon still serves"
+        assert d.stop() == 0
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert body == b"400 bad request: more than one Content-Length header\n", body
+
+
 def flood_limits():
     """2,000 sockets; and nice 19: the flood attacks connection slots and deadlines, not the CPU, and
     its reconnect loop starving the scrape of one of the 2 CPUs would measure the scheduler."""

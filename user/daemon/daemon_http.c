@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -328,17 +329,31 @@ static void profile_gone(struct daemon_http *h, struct conn *k)
 		MHD_resume_connection(c);
 }
 
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	if (key && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		(*(int *)cls)++;
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
+	static const char two_lengths[] = "400 bad request: more than one Content-Length header\n";
 	struct daemon_http *h = cls;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct conn *k = ci ? ci->socket_context : NULL;
 	struct http_answer a;
 	char *copy = NULL;
+	int lengths = 0;
 
 	if (*con_cls == &h->prof)
 		return profile_reply(h, c, k);
+	/* two lengths make the request's end ambiguous (RFC 9112 6.3: request smuggling behind a proxy) */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &lengths);
+	if (lengths > 1)
+		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", two_lengths, sizeof(two_lengths) - 1,
+			     MHD_RESPMEM_PERSISTENT);
 	http_route(method, url, &a);
 	if (a.profile)
 		return profile_request(h, c, k, con_cls);
