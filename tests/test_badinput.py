@@ -204,7 +204,7 @@ BAD = [
     (["diff", "a.json"], "expected two reports"),
     (["diff", "/nonexistent", "/nonexistent"], "cannot read the report"),
     (["diff", "/", "/"], "cannot read the report: a directory"),
-    (["diff", "/dev/null", "/dev/null"], "empty file, not a tmabpf JSON report"),
+    (["diff", "/dev/null", "/dev/null"], "a character device, not a file"),  # refused before reading
     (["diff", "--bogus"], "unknown option '--bogus'"),
     (["diff", "a", "b", "--fail-on"], "option '--fail-on' needs a value"),
     # list

@@ -142,6 +142,40 @@ def test_symlink_at_output_is_refused(tmp_path):
         assert victim.read_text() == "root's secret\n"
 
 
+@pytest.mark.parametrize("opt", ["--json", "--folded"])
+def test_output_directory_swapped_for_a_link(nobody_dir, tmp_path, opt):
+    """The owner of a directory on the output path swaps it for a link to root's directory mid-run:
+    root's report landed there.  Now the directory is held open from the start (openat2
+    RESOLVE_NO_SYMLINKS) and the report lands in the directory it was, renamed or not."""
+    victim = tmp_path / "root-only"
+    victim.mkdir(mode=0o700)
+    sub = os.path.join(nobody_dir, "sub")
+    subprocess.run(AS_NOBODY + ["mkdir", sub], check=True)
+    extra = ["--sample"] if opt == "--folded" else []
+    p = subprocess.Popen([TMABPF, "-d", "1.5", "--quiet", *extra, opt, os.path.join(sub, "out.json")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    subprocess.run(AS_NOBODY + ["sh", "-c", f"mv {sub} {sub}.real && ln -s {victim} {sub}"], check=True)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert os.listdir(victim) == [], f"root's report followed the link: {os.listdir(victim)}"
+    assert os.listdir(sub + ".real") == ["out.json"]
+    if opt == "--json":
+        load_json(os.path.join(sub + ".real", "out.json"))
+
+
+def test_link_on_the_output_directory_path_is_refused(nobody_dir, tmp_path):
+    """A link anywhere on the output directory's path is refused before the run, with one line."""
+    real = os.path.join(nobody_dir, "real")
+    os.mkdir(real)
+    os.symlink(real, os.path.join(nobody_dir, "link"))
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", os.path.join(nobody_dir, "link", "out.json")])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    (line,) = error_lines(r.stderr)
+    assert "symbolic link on the way" in line, line
+    assert os.listdir(real) == []
+
+
 def test_fifo_at_output_is_refused_at_once(tmp_path):
     """A FIFO at an output path used to hang the end of the run: now it is refused at the start."""
     fifo = tmp_path / "fifo"
