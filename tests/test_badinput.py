@@ -108,6 +108,19 @@ def test_memcg_hint_names_the_cgroup_limit():
     assert f"{cg}/{limit} (now {64 << 20})" in line and "RLIMIT_MEMLOCK does not apply" in line, line
 
 
+def test_uprobe_on_another_architectures_library(tmp_path):
+    """An aarch64 library (here: libm with e_machine 183) was probed on x86-64 at its aarch64 offsets,
+    in the middle of unrelated instructions; now refused with one line naming the machine."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("the check's foreign library is made for an x86-64 host")
+    lib = tmp_path / "libm-aarch64.so.6"
+    data = bytearray(open("/lib/x86_64-linux-gnu/libm.so.6", "rb").read())
+    data[18:20] = (183).to_bytes(2, "little")  # EM_AARCH64
+    lib.write_bytes(data)
+    assert_usage_error(run_tmabpf(["--uprobe", f"{lib}:sin", "-d", "0.2"]),
+                       "is built for ELF machine 183 (aarch64), not this x86-64 host's 62")
+
+
 def test_command_not_found():
     assert_usage_error(run_tmabpf(["--", "/nonexistent/cmd"]), "cannot execute")
     assert_usage_error(run_tmabpf(["--", "no-such-command-xyz"]), "cannot execute")
