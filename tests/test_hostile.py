@@ -234,29 +234,6 @@ def tiny_fs(tmp_path):
     subprocess.run(["umount", str(d)], check=False)
 
 
-def test_full_disk_keeps_the_previous_report(tiny_fs):
-    """The disk fills up during the run: exit 1 with one line, the previous report at the path is
-    left whole (it used to be truncated, with exit 0)."""
-    out = tiny_fs / "report.json"
-    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
-    assert r.returncode == 0, r.stderr
-    before = out.read_bytes()
-    filler = tiny_fs / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while os.write(fd, b"x" * 4096):
-            pass
-    except OSError:
-        pass
-    os.close(fd)
-    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
-    assert r.returncode == 1, r.stderr
-    (line,) = error_lines(r.stderr)
-    assert "No space left on device" in line and "left as it was" in line, line
-    assert out.read_bytes() == before
-    assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
-
-
 def fill(d):
     """Fill the file system of d; returns the filler's path."""
     filler = d / "filler"
@@ -268,6 +245,22 @@ def fill(d):
         pass
     os.close(fd)
     return filler
+
+
+def test_full_disk_keeps_the_previous_report(tiny_fs):
+    """The disk fills up during the run: exit 1 with one line, the previous report at the path is
+    left whole (it used to be truncated, with exit 0)."""
+    out = tiny_fs / "report.json"
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    before = out.read_bytes()
+    fill(tiny_fs)
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
+    assert r.returncode == 1, r.stderr
+    (line,) = error_lines(r.stderr)
+    assert "No space left on device" in line and "left as it was" in line, line
+    assert out.read_bytes() == before
+    assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
 
 
 @pytest.mark.parametrize("opt", ["--folded", "--pprof"])
