@@ -104,12 +104,11 @@ static int create_unlinked(struct outfile *o, mode_t mode, char *err, size_t err
 	}
 out:
 	if (fd < 0) {
-		int e = errno;
+		int e = errno, dirlen = o->base - o->path > 1 ? (int)(o->base - o->path - 1) : 1;	/* "dir", "/", "." */
 
 		free(o->tmp);
 		o->tmp = NULL;
-		err_set(err, errlen, "%s %s: cannot create a file in %.*s: %s", o->what, o->path,
-			o->base > o->path + 1 ? (int)(o->base - o->path - 1) : o->base > o->path ? 1 : 1,
+		err_set(err, errlen, "%s %s: cannot create a file in %.*s: %s", o->what, o->path, dirlen,
 			o->base > o->path ? o->path : ".", strerror(e));
 		return -e;
 	}
