@@ -163,3 +163,21 @@ def test_live_view(hostile, tmp_path):
         "terminal controls from the names reached the pane"
     assert_no_forged_rows(screen, "live view")
     assert SHOWN_COMM in screen, screen
+
+
+def test_uprobe_preview_of_a_hostile_symbol(tmp_path):
+    """--dry-run's --uprobe preview lists a library's symbols: one named with OSC 52 and a newline
+    (its .strtab written after linking) is shown with '?'."""
+    ph = b"evil_PLACEHOLDER_X"
+    evil = b"evil\x1b]52;c;QQ\x07\nXYZ"
+    assert len(evil) == len(ph)
+    src, lib = tmp_path / "e.s", tmp_path / "libevil.so"
+    name = ph.decode()
+    src.write_text(f".text\n.globl {name}\n.type {name},@function\n{name}:\nret\n.size {name},1\n")
+    subprocess.run(["gcc", "-shared", "-nostdlib", "-o", str(lib), str(src)], check=True, capture_output=True)
+    lib.write_bytes(lib.read_bytes().replace(ph, evil))
+    r = subprocess.run([TMABPF, "--dry-run", "--uprobe", f"{lib}:evil*"], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    text = assert_clean(r.stdout, "--dry-run")
+    assert_no_forged_rows(text, "--dry-run")
+    assert "evil?]52;c;QQ??XYZ" in text, text

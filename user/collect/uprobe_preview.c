@@ -2,6 +2,7 @@
 /* --dry-run --uprobe preview and the hot-probe guard.  See uprobe_preview.h. */
 #include <stdio.h>
 #include "collect/uprobe_preview.h"
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 
 double uprobe_call_cost_ns(const struct uprobe_func *f, const struct probe_calib *calib, double bpf_ns_per_hit)
@@ -32,18 +33,21 @@ void uprobe_preview_print(const struct uprobe_set *s, const struct probe_calib *
 		/* the unprobeable ones first: they are what the user must know */
 		for (int i = 0; i < 2 * s->nr_funcs && shown < UPROBE_PREVIEW_NAMES; i++) {
 			const struct uprobe_func *u = &s->funcs[i % s->nr_funcs];
+			char sym[512];
+			const char *name;
 
 			if (u->lib != lib || (i < s->nr_funcs) != (u->insn.cls == UINSN_REFUSED))
 				continue;
 			shown++;
+			name = text_safe(u->symbol, sym, sizeof(sym));	/* a library's symbols are its author's */
 			if (u->insn.cls == UINSN_REFUSED)
-				fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-", u->symbol,
+				fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-", name,
 					u->insn.why);
 			else if (calib)
 				fprintf(f, "  %-14s %6.2f us  %s (%s)\n", uprobe_insn_class_name(u->insn.cls),
-					uprobe_call_cost_ns(u, calib, 0) / 1e3, u->symbol, u->insn.why);
+					uprobe_call_cost_ns(u, calib, 0) / 1e3, name, u->insn.why);
 			else
-				fprintf(f, "  %-14s %9s  %s (%s)\n", uprobe_insn_class_name(u->insn.cls), "?", u->symbol,
+				fprintf(f, "  %-14s %9s  %s (%s)\n", uprobe_insn_class_name(u->insn.cls), "?", name,
 					u->insn.why);
 		}
 		if (n > shown)
