@@ -3,8 +3,8 @@
 (comm) with an OSC 52 clipboard write, a newline and a byte that is not UTF-8, and names its JIT
 code in its perf map with OSC 52, CSI 2J, a C1 CSI and invalid UTF-8.  Every text output shows
 them as ps and top do ('?' for each control character and bad byte): the report, --batch
-intervals, --folded, diff, /metrics label values and the live view (raw bytes sent to a tmux
-pane); no newline forges a row.  The JSON report is valid UTF-8 (read back with a strict decoder)
+intervals, --folded, diff, /metrics label values, the live view (raw bytes sent to a tmux pane)
+and --dry-run's --uprobe preview of a library's symbols; no newline forges a row.  The JSON report is valid UTF-8 (read back with a strict decoder)
 and keeps the names, controls escaped, bad bytes as U+FFFD."""
 import json
 import os
