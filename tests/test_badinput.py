@@ -57,9 +57,68 @@ def test_malformed_event(spec, needle):
     (["-p", "12x"], "bad pid"),
     (["-p", "1", "-a"], "choose one target"),
     (["-d"], "needs a value"),
+    (["-d", "0x10"], "bad duration"),  # strtod read it as 16 s
+    (["-d", "inf"], "bad duration"),
+    (["--"], "needs a COMMAND"),  # ran system-wide
+    (["-d", "0.2", "--"], "needs a COMMAND"),
+    (["--json", "same", "--pprof", "same", "--sample"], "are one file"),  # the report lost the profile
+    (["--json", "./same", "--folded", "same", "--sample"], "are one file"),
+    (["--max-rate", "0x10", "--uprobe", "libc.so.6:malloc"], "bad --max-rate"),
 ])
 def test_bad_options(args, needle):
     assert_usage_error(run_tmabpf(args), needle)
+
+
+def test_daemon_hex_duration():
+    """'daemon -d 0x10' was 16 s."""
+    assert_usage_error(run_tmabpf(["daemon", "-d", "0x10"]), "bad duration")
+
+
+def memory_cgroup():
+    """(directory of our memory cgroup, its limit file): cgroup v1's memory controller, else v2."""
+    v2 = None
+    with open("/proc/self/cgroup") as f:
+        for line in f.read().splitlines():
+            _, ctrl, path = line.split(":", 2)
+            if "memory" in ctrl.split(","):
+                return f"/sys/fs/cgroup/memory{path}", "memory.limit_in_bytes"
+            if ctrl == "":
+                v2 = (f"/sys/fs/cgroup{path}", "memory.max")
+    return v2
+
+
+def test_memcg_hint_names_the_cgroup_limit():
+    """Maps too large for the memory cgroup: the hint said 'raise RLIMIT_MEMLOCK', which the kernel no
+    longer applies (BPF memory is charged to the memory cgroup since 5.11); it names the limit."""
+    parent, limit = memory_cgroup()
+    cg = os.path.join(parent, f"tmabpf-memcg-{os.getpid()}")
+    try:
+        os.mkdir(cg)
+        with open(os.path.join(cg, limit), "w") as f:
+            f.write(str(64 << 20))
+    except OSError as e:
+        pytest.skip(f"cannot make a memory cgroup under {parent}: {e}")
+    try:
+        r = subprocess.run(["sh", "-c", f'echo $$ > {cg}/cgroup.procs && exec "$@"', "sh", TMABPF, "--quiet",
+                            "--max-threads", "4000000", "-d", "0.2"], capture_output=True, text=True, timeout=60)
+    finally:
+        os.rmdir(cg)
+    (line,) = [l for l in r.stderr.splitlines() if "error:" in l]
+    assert r.returncode != 0 and "Cannot allocate memory" in line, (r.returncode, r.stderr)
+    assert f"{cg}/{limit} (now {64 << 20})" in line and "RLIMIT_MEMLOCK does not apply" in line, line
+
+
+def test_uprobe_on_another_architectures_library(tmp_path):
+    """An aarch64 library (here: libm with e_machine 183) was probed on x86-64 at its aarch64 offsets,
+    in the middle of unrelated instructions; now refused with one line naming the machine."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("the check's foreign library is made for an x86-64 host")
+    lib = tmp_path / "libm-aarch64.so.6"
+    data = bytearray(open("/lib/x86_64-linux-gnu/libm.so.6", "rb").read())
+    data[18:20] = (183).to_bytes(2, "little")  # EM_AARCH64
+    lib.write_bytes(data)
+    assert_usage_error(run_tmabpf(["--uprobe", f"{lib}:sin", "-d", "0.2"]),
+                       "is built for ELF machine 183 (aarch64), not this x86-64 host's 62")
 
 
 def test_command_not_found():
@@ -158,7 +217,7 @@ BAD = [
     (["diff", "a.json"], "expected two reports"),
     (["diff", "/nonexistent", "/nonexistent"], "cannot read the report"),
     (["diff", "/", "/"], "cannot read the report: a directory"),
-    (["diff", "/dev/null", "/dev/null"], "empty file, not a tmabpf JSON report"),
+    (["diff", "/dev/null", "/dev/null"], "a character device, not a file"),  # refused before reading
     (["diff", "--bogus"], "unknown option '--bogus'"),
     (["diff", "a", "b", "--fail-on"], "option '--fail-on' needs a value"),
     # list

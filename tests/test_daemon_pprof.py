@@ -119,7 +119,8 @@ def test_profile_read_by_go_tool_pprof(daemon, tmp_path):
 
 
 @pytest.mark.parametrize("query", ["", "?seconds=", "?seconds=0", "?seconds=-1", "?seconds=99999999999",
-                                   "?seconds=nan", "?seconds=1.5", "?seconds=abc", "?seconds=3601"])
+                                   "?seconds=nan", "?seconds=1.5", "?seconds=abc", "?seconds=3601",
+                                   "?seconds=301"])
 def test_bad_seconds(daemon, query):
     status, body, _ = fetch(daemon, "/debug/pprof/profile" + query)
     assert status == 400
@@ -170,6 +171,29 @@ def test_client_gone_mid_profile(daemon):
     status, body, took = fetch(daemon, "/debug/pprof/profile?seconds=1")
     assert status == 200 and body[:2] == b"\x1f\x8b" and took < 10, (status, took)
     assert profiles_total(daemon, "served", 1) == 1 and profiles_total(daemon, "refused", 0) == 0
+    assert daemon.alive()
+
+
+def test_profile_cap_and_retry_after(daemon):
+    """seconds=3600 held every other profile request off with 429 for an hour: the longest is now
+    300 s (3600 gets 400), and a request refused meanwhile is told when to come back (Retry-After:
+    the running profile's seconds left, plus one)."""
+    status, body, _ = fetch(daemon, "/debug/pprof/profile?seconds=3600")
+    assert status == 400 and b"from 1 to 300" in body, (status, body)
+    s = socket.create_connection((daemon.host, daemon.port))
+    s.sendall(b"GET /debug/pprof/profile?seconds=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+    try:
+        time.sleep(1.0)
+        c = http.client.HTTPConnection(daemon.host, daemon.port, timeout=10)
+        c.request("GET", "/debug/pprof/profile?seconds=5")
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        assert r.status == 429, (r.status, body)
+        after = int(r.getheader("Retry-After"))
+        assert 25 <= after <= 31, after
+    finally:
+        s.close()
     assert daemon.alive()
 
 

@@ -182,6 +182,8 @@ def test_bad_inputs(reports, tmp_path):
     notjson.write_text("{ this is not json")
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"tmabpf": {"schema": 2}, "threads": [], "processes": []}))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
     for args, needle in [
         ([base], "expected two reports"),
         ([base, "/nonexistent.json"], "cannot read the report"),
@@ -189,6 +191,8 @@ def test_bad_inputs(reports, tmp_path):
         ([base, str(other)], "a report of schema 2; this tmabpf reads schema 1"),
         ([base, base, "--top", "-1"], "--top"),
         ([base, base, "--bogus"], "unknown option"),
+        ([base, "/dev/urandom"], "a character device, not a file"),  # was read for 4 GiB
+        ([base, str(fifo)], "a FIFO, not a file"),  # the open blocked
     ]:
         r = diff(*args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)

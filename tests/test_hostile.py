@@ -142,6 +142,40 @@ def test_symlink_at_output_is_refused(tmp_path):
         assert victim.read_text() == "root's secret\n"
 
 
+@pytest.mark.parametrize("opt", ["--json", "--folded"])
+def test_output_directory_swapped_for_a_link(nobody_dir, tmp_path, opt):
+    """The owner of a directory on the output path swaps it for a link to root's directory mid-run:
+    root's report landed there.  Now the directory is held open from the start (openat2
+    RESOLVE_NO_SYMLINKS) and the report lands in the directory it was, renamed or not."""
+    victim = tmp_path / "root-only"
+    victim.mkdir(mode=0o700)
+    sub = os.path.join(nobody_dir, "sub")
+    subprocess.run(AS_NOBODY + ["mkdir", sub], check=True)
+    extra = ["--sample"] if opt == "--folded" else []
+    p = subprocess.Popen([TMABPF, "-d", "1.5", "--quiet", *extra, opt, os.path.join(sub, "out.json")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    subprocess.run(AS_NOBODY + ["sh", "-c", f"mv {sub} {sub}.real && ln -s {victim} {sub}"], check=True)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert os.listdir(victim) == [], f"root's report followed the link: {os.listdir(victim)}"
+    assert os.listdir(sub + ".real") == ["out.json"]
+    if opt == "--json":
+        load_json(os.path.join(sub + ".real", "out.json"))
+
+
+def test_link_on_the_output_directory_path_is_refused(nobody_dir, tmp_path):
+    """A link anywhere on the output directory's path is refused before the run, with one line."""
+    real = os.path.join(nobody_dir, "real")
+    os.mkdir(real)
+    os.symlink(real, os.path.join(nobody_dir, "link"))
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", os.path.join(nobody_dir, "link", "out.json")])
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    (line,) = error_lines(r.stderr)
+    assert "symbolic link on the way" in line, line
+    assert os.listdir(real) == []
+
+
 def test_fifo_at_output_is_refused_at_once(tmp_path):
     """A FIFO at an output path used to hang the end of the run: now it is refused at the start."""
     fifo = tmp_path / "fifo"
@@ -200,14 +234,9 @@ def tiny_fs(tmp_path):
     subprocess.run(["umount", str(d)], check=False)
 
 
-def test_full_disk_keeps_the_previous_report(tiny_fs):
-    """The disk fills up during the run: exit 1 with one line, the previous report at the path is
-    left whole (it used to be truncated, with exit 0)."""
-    out = tiny_fs / "report.json"
-    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
-    assert r.returncode == 0, r.stderr
-    before = out.read_bytes()
-    filler = tiny_fs / "filler"
+def fill(d):
+    """Fill the file system of d; returns the filler's path."""
+    filler = d / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
     try:
         while os.write(fd, b"x" * 4096):
@@ -215,12 +244,36 @@ def test_full_disk_keeps_the_previous_report(tiny_fs):
     except OSError:
         pass
     os.close(fd)
+    return filler
+
+
+def test_full_disk_keeps_the_previous_report(tiny_fs):
+    """The disk fills up during the run: exit 1 with one line, the previous report at the path is
+    left whole (it used to be truncated, with exit 0)."""
+    out = tiny_fs / "report.json"
+    r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    before = out.read_bytes()
+    fill(tiny_fs)
     r = run_tmabpf(["-d", "0.2", "--quiet", "--json", str(out)])
     assert r.returncode == 1, r.stderr
     (line,) = error_lines(r.stderr)
     assert "No space left on device" in line and "left as it was" in line, line
     assert out.read_bytes() == before
     assert sorted(os.listdir(tiny_fs)) == ["filler", "report.json"], "a temporary file was left behind"
+
+
+@pytest.mark.parametrize("opt", ["--folded", "--pprof"])
+def test_full_disk_stacks_say_enospc(tiny_fs, opt):
+    """--folded and --pprof on a full disk said 'Cannot allocate memory' and 'Input/output error':
+    now the write's own error, exit 1 with one line, and no file left behind."""
+    fill(tiny_fs)
+    out = tiny_fs / "stacks"
+    r = run_tmabpf(["-a", "-d", "1", "--quiet", "--sample=999", opt, str(out)])
+    assert r.returncode == 1, r.stderr
+    (line,) = error_lines(r.stderr)
+    assert "No space left on device" in line and opt in line, line
+    assert sorted(os.listdir(tiny_fs)) == ["filler"], "a file was left behind"
 
 
 # ---- 2. perf maps planted by the profiled process' user ----
@@ -402,6 +455,26 @@ def test_metrics_answer_beside_slow_and_idle_clients():
         assert d.stop() == 0
 
 
+def test_two_content_lengths_refused():
+    """Two Content-Length headers make a request's end ambiguous (smuggling behind a proxy): they were
+    answered 200; now 400 with one line."""
+    with Daemon("--interval", "250") as d:
+        s = socket.create_connection((d.host, d.port), timeout=10)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        s.close()
+        assert d.request()[0] == 200, "the daemon still serves"
+        assert d.stop() == 0
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert body == b"400 bad request: more than one Content-Length header\n", body
+
+
 def flood_limits():
     """2,000 sockets; and nice 19: the flood attacks connection slots and deadlines, not the CPU, and
     its reconnect loop starving the scrape of one of the 2 CPUs would measure the scheduler."""
@@ -418,7 +491,8 @@ IGNORES_SIGINT = [sys.executable, "-c", "import signal, time; signal.signal(sign
 @pytest.mark.parametrize("sig,command,rc,left_running", [
     (signal.SIGTERM, ["sleep", "60"], 128 + signal.SIGTERM, False),
     (signal.SIGINT, IGNORES_SIGINT, 128 + signal.SIGINT, True),
-], ids=["SIGTERM", "SIGINT-ignored"])
+    (signal.SIGHUP, ["sleep", "60"], 128 + signal.SIGHUP, False),
+], ids=["SIGTERM", "SIGINT-ignored", "SIGHUP"])
 def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_running):
     """A supervisor's stop (systemctl stop with KillMode=process) reaches tmabpf alone: it was held
     until the command ended.  Now profiling stops within 200 ms, the report is written, and the
@@ -451,6 +525,16 @@ def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_
         p.wait()
         if child and left_running:
             os.kill(child, signal.SIGKILL)
+
+
+def test_sighup_stops_the_daemon_cleanly():
+    """A closed ssh session sends SIGHUP: it killed the daemon with nothing detached or said; now it
+    stops as SIGTERM does (exit 0, 'stopping (SIGHUP)')."""
+    with Daemon("--interval", "200") as d:
+        d.metrics()
+        rc = d.stop(signal.SIGHUP)
+    assert rc == 0, (rc, d.stderr())
+    assert "stopping (SIGHUP)" in d.stderr(), d.stderr()
 
 
 # ---- 8. memory under thread churn ----

@@ -55,6 +55,8 @@ static void test_prom(void)
 	check(!strcmp(render(label, "plain"), "plain"), "plain label value unchanged");
 	check(!strcmp(render(label, "a\"b\\c\nd"), "a\\\"b\\\\c\\nd"), "quote, backslash, newline escaped");
 	check(!strcmp(render(label, "d\xff"), "d\xef\xbf\xbd"), "invalid byte replaced by U+FFFD");
+	check(!strcmp(render(label, "\x1b]52;c;eA==\x07\x1b[2J\t\x7f\xc2\x9b"), "?]52;c;eA==??[2J???"),
+	      "control bytes (ESC, BEL, tab, DEL, C1 CSI) become '?' (%s)", render(label, "\x1b]52;c;eA==\x07\x1b[2J\t\x7f\xc2\x9b"));
 	check(!strcmp(render(label, "\xc3\xa9t\xc3"), "\xc3\xa9t\xef\xbf\xbd"), "valid UTF-8 kept, truncated sequence replaced");
 	check(!strcmp(render(label, "\xe2\x82\xac\xf0\x9f\x98\x80"), "\xe2\x82\xac\xf0\x9f\x98\x80"), "3- and 4-byte sequences kept");
 	check(!strcmp(render(label, "\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd"), "overlong encoding rejected");

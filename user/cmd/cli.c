@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #include <errno.h>
+#include <limits.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -159,8 +160,8 @@ void cli_usage(FILE *f)
 	      "  sudo tmabpf --uprobe 'libmkl_avx512.so:sgemm*' -- ./infer   per-function cost\n"
 	      "  sudo tmabpf -d 10 --sample --json out.json  10 s system-wide, stacks, JSON report\n"
 	      "  sudo tmabpf daemon                         always on: Prometheus /metrics on :9464\n"
-	      "SIGINT/SIGTERM stop profiling and write the report; with '-- COMMAND' it is passed on (unless the\n"
-	      "terminal sent it to both); tmabpf waits 2 s for its exit status, else exits 128+signal.\n"
+	      "SIGINT/SIGTERM/SIGHUP stop profiling and write the report; with '-- COMMAND' it is passed on (unless\n"
+	      "the terminal sent it to both); tmabpf waits 2 s for its exit status, else exits 128+signal.\n"
 	      "Exit status: the command's with '-- COMMAND', else 0; 2 bad usage; 1 runtime error.\n"
 	      "See tmabpf(8), tmabpf-daemon(8), tmabpf-analyze(1), tmabpf-diff(1), tmabpf-list(1), tmabpf-check(8),\n"
 	      "tmabpf-roofs(8).\n",
@@ -174,13 +175,10 @@ static int parse_int(const char *s, const char *what, long lo, long hi, int *out
 
 static int parse_duration(const char *s, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e7) {
-		err_print("bad duration '%s': expected seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
+	if (!parse_decimal(s, &v) || !(v > 0) || v > 1e7) {
+		err_print("bad duration '%s': expected decimal seconds in (0, 10000000], e.g. -d 10 or -d 0.5", s);
 		return EXIT_USAGE;
 	}
 	*out = v;
@@ -240,10 +238,7 @@ static int parse_one(int c, struct options *o)
 		o->uprobe_specs[o->nr_uprobe_specs++] = optarg;
 		return 0;
 	case OPT_MAX_RATE: {
-		char *end;
-
-		o->max_rate = strtod(optarg, &end);
-		if (*end || end == optarg || !(o->max_rate > 0)) {
+		if (!parse_decimal(optarg, &o->max_rate) || !(o->max_rate > 0)) {
 			err_print("bad --max-rate '%s': expected calls per second > 0", optarg);
 			return EXIT_USAGE;
 		}
@@ -344,6 +339,43 @@ static bool optional_value_misplaced(const char *opt, const char *next)
 	return false;
 }
 
+/* Do two output paths name one file ("out.json" and "./out.json" too)?  Then one output would
+ * silently replace the other. */
+static bool dir_and_base(const char *path, char *dir, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char d[PATH_MAX];
+
+	*base = slash ? slash + 1 : path;
+	snprintf(d, sizeof(d), "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path), slash ? path : ".");
+	return realpath(d, dir) != NULL;
+}
+
+static bool same_output(const char *a, const char *b)
+{
+	char da[PATH_MAX], db[PATH_MAX];
+	const char *ba, *bb;
+
+	if (!strcmp(a, b))
+		return true;
+	return dir_and_base(a, da, &ba) && dir_and_base(b, db, &bb) && !strcmp(da, db) && !strcmp(ba, bb);
+}
+
+static int check_outputs(const struct options *o)
+{
+	const char *path[] = { o->json_path, o->trace_path, o->pprof_path, o->folded_path };
+	static const char *const opt[] = { "--json", "--trace", "--pprof", "--folded" };
+
+	for (int i = 0; i < 4; i++)
+		for (int k = i + 1; k < 4; k++)
+			if (path[i] && path[k] && same_output(path[i], path[k])) {
+				err_print("%s %s and %s %s are one file: the second would replace the first; give "
+					  "each output its own path", opt[i], path[i], opt[k], path[k]);
+				return EXIT_USAGE;
+			}
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct options *o)
 {
 	int c, r;
@@ -359,6 +391,11 @@ int cli_parse(int argc, char **argv, struct options *o)
 	if (optind < argc && optind > 1 && strcmp(argv[optind - 1], "--") && optional_value_misplaced(argv[optind - 1],
 												    argv[optind]))
 		return EXIT_USAGE;
+	if (optind == argc && optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		err_print("'--' needs a COMMAND after it (without one tmabpf would profile the whole system: "
+			  "leave '--' out, or give -a)");
+		return EXIT_USAGE;
+	}
 	if (optind < argc)
 		o->target.argv = &argv[optind];
 	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {
@@ -380,5 +417,5 @@ int cli_parse(int argc, char **argv, struct options *o)
 		err_print("--pprof FILE needs --sample or --sample-events (the profile is their samples)");
 		return EXIT_USAGE;
 	}
-	return 0;
+	return check_outputs(o);
 }

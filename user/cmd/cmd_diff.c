@@ -19,6 +19,7 @@
 #include "cmd/diff_report.h"
 #include "cmd/diff_rules.h"
 #include "lib/parse.h"
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 
 #define MAX_METRICS 96
@@ -118,7 +119,7 @@ static int cmp_change(const void *a, const void *b)
 
 static void print_changes(struct change *ch, size_t n, int top)
 {
-	char b[64], v[64], d[64];
+	char b[64], v[64], d[64], name[512], metric[512];
 
 	if (!n) {
 		printf("no differences\n");
@@ -130,8 +131,9 @@ static void print_changes(struct change *ch, size_t n, int top)
 		fmt_val(b, sizeof(b), ch[i].metric, ch[i].base);
 		fmt_val(v, sizeof(v), ch[i].metric, ch[i].now);
 		fmt_delta(d, sizeof(d), &ch[i]);
-		printf("%-9s %-44.44s %-22.22s %16s %16s %12s\n", diff_kind_name(ch[i].row->kind), ch[i].row->name,
-		       ch[i].metric, b, v, d);
+		printf("%-9s %-44.44s %-22.22s %16s %16s %12s\n", diff_kind_name(ch[i].row->kind),
+		       text_safe(ch[i].row->name, name, sizeof(name)), text_safe(ch[i].metric, metric, sizeof(metric)), b, v,
+		       d);
 	}
 	if (top > 0 && n > (size_t)top)
 		printf("(%zu more changes; --top 0 shows all)\n", n - top);
@@ -139,6 +141,8 @@ static void print_changes(struct change *ch, size_t n, int top)
 
 static void print_unmatched(const struct diff_rows *rows)
 {
+	char name[512];
+
 	for (int s = 0; s < 2; s++) {
 		size_t cnt = 0;
 
@@ -149,7 +153,8 @@ static void print_unmatched(const struct diff_rows *rows)
 		printf("only in %s (%zu):", s ? "NEW" : "BASE", cnt);
 		for (size_t i = 0, shown = 0; i < rows->n && shown < 8; i++)
 			if (rows->v[i].side[s].present && !rows->v[i].side[!s].present) {
-				printf(" %s %s%s", diff_kind_name(rows->v[i].kind), rows->v[i].name, ++shown < cnt ? "," : "");
+				printf(" %s %s%s", diff_kind_name(rows->v[i].kind),
+				       text_safe(rows->v[i].name, name, sizeof(name)), ++shown < cnt ? "," : "");
 			}
 		printf("%s\n", cnt > 8 ? " ..." : "");
 	}
@@ -173,7 +178,7 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 		for (size_t i = 0; i < rows->n; i++) {
 			const struct drow *r = &rows->v[i];
 			double b, n, d;
-			char bs[64], ns[64], ds[64];
+			char bs[64], ns[64], ds[64], name[512];
 
 			if (!rule_applies(&rules[k], r) || !drow_metric(r, 0, metric[k], &b) ||
 			    !drow_metric(r, 1, metric[k], &n))
@@ -190,7 +195,8 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 			fmt_val(ns, sizeof(ns), rules[k].metric, n);
 			snprintf(ds, sizeof(ds), rules[k].unit == UNIT_PCT ? "%+.2f%%" : rules[k].unit == UNIT_PP ?
 				 "%+.2fpp" : "%+.6g", d);
-			printf("%-9s %-44.44s %-22.22s %16s %16s %12s  %s\n", diff_kind_name(r->kind), r->name,
+			printf("%-9s %-44.44s %-22.22s %16s %16s %12s  %s\n", diff_kind_name(r->kind),
+			       text_safe(r->name, name, sizeof(name)),
 			       rules[k].metric, bs, ns, ds, rules[k].text);
 		}
 	if (broken) {

@@ -876,14 +876,21 @@ int diff_report_load(struct diff_rows *rows, int side, const char *path, char *e
 	char *buf = NULL;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);	/* a FIFO must not block the open */
 	if (fd < 0)
 		return bad(&c, "cannot read the report: %s", strerror(errno)), -errno;
-	if (fstat(fd, &st) || S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st)) {
+		r = bad(&c, "cannot read the report: %s", strerror(errno));
 		close(fd);
-		return bad(&c, "cannot read the report: %s", S_ISDIR(st.st_mode) ? "a directory" : strerror(errno));
+		return r;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > DIFF_REPORT_MAX_BYTES) {
+	if (!S_ISREG(st.st_mode)) {	/* checked before anything is read (/dev/urandom was read for 4 GiB) */
+		close(fd);
+		return bad(&c, "cannot read the report: %s", S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ?
+			   "a FIFO, not a file" : S_ISCHR(st.st_mode) ? "a character device, not a file" :
+			   "not a regular file");
+	}
+	if (st.st_size > DIFF_REPORT_MAX_BYTES) {
 		close(fd);
 		return bad(&c, "%lld MiB: larger than the %lld MiB a report may have", (long long)st.st_size >> 20,
 			   DIFF_REPORT_MAX_BYTES >> 20);

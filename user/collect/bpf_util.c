@@ -25,18 +25,55 @@ void bpf_log_init(bool verbose)
 	libbpf_set_print(libbpf_print);
 }
 
+/* What limits BPF map memory: since Linux 5.11 it is charged to the memory cgroup, not
+ * RLIMIT_MEMLOCK.  "/sys/fs/cgroup/X/memory.max (now 67108864)", from /proc/self/cgroup. */
+static void memcg_limit(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re"), *v;
+	char line[2048], path[2200] = "", val[64] = "";
+	bool v1 = false;
+
+	snprintf(out, len, "the memory limit of tmabpf's cgroup (memory.max)");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, ":memory:/");
+
+		line[strcspn(line, "\n")] = 0;
+		if (m) {	/* cgroup v1's memory controller */
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", m + 8);
+			v1 = true;
+		} else if (!strncmp(line, "0::/", 4) && !v1) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!path[0])
+		return;
+	if ((v = fopen(path, "re"))) {
+		if (fgets(val, sizeof(val), v))
+			val[strcspn(val, "\n")] = 0;
+		fclose(v);
+	}
+	snprintf(out, len, "%s (now %s)", path, val[0] ? val : "unreadable");
+}
+
 int bpf_load_error(int err, char *buf, size_t len, const char *what, const struct bpf_hints *h)
 {
 	bool lacks = h->lacks && (err == -ENOENT || err == -ESRCH || (h->einval_lacks && err == -EINVAL));
 
-	if (err == -E2BIG || err == -ENOMEM)
-		err_set(buf, len, "%s: %s (maps too large: %s%s%sraise RLIMIT_MEMLOCK)", what, strerror(-err),
-			h->size_opt ? "lower " : "", h->size_opt ? h->size_opt : "", h->size_opt ? " or " : "");
-	else
+	if (err == -E2BIG || err == -ENOMEM) {
+		char limit[2400];
+
+		memcg_limit(limit, sizeof(limit));
+		err_set(buf, len, "%s: %s (maps too large: %s%s%sraise %s: BPF memory is charged to the memory cgroup "
+			"since Linux 5.11, RLIMIT_MEMLOCK does not apply)", what, strerror(-err), h->size_opt ? "lower " : "",
+			h->size_opt ? h->size_opt : "", h->size_opt ? " or " : "", limit);
+	} else {
 		err_set(buf, len, "%s: %s (%s)", what, strerror(-err),
 			err == -EPERM ? "need root or CAP_BPF+CAP_PERFMON" :
 			err == -EACCES ? "the BPF verifier refused it: rerun with --verbose for libbpf's log" :
 			lacks ? h->lacks : "rerun with --verbose for libbpf's log; see the kernel log");
+	}
 	return err;
 }
 

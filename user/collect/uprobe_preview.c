@@ -2,6 +2,7 @@
 /* --dry-run --uprobe preview and the hot-probe guard.  See uprobe_preview.h. */
 #include <stdio.h>
 #include "collect/uprobe_preview.h"
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 
 double uprobe_call_cost_ns(const struct uprobe_func *f, const struct probe_calib *calib, double bpf_ns_per_hit)
@@ -19,11 +20,11 @@ static int preview_rank(const struct uprobe_func *u)
 
 static void preview_func(const struct uprobe_func *u, const struct probe_calib *calib, FILE *f)
 {
-	char cost[16] = "?", place[128] = "";
+	char cost[16] = "?", place[128] = "", sym[512];
 
 	if (u->insn.cls == UINSN_REFUSED) {
-		fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-", u->symbol,
-			u->insn.why);
+		fprintf(f, "  %-14s %9s  %s (%s: skipped)\n", uprobe_insn_class_name(u->insn.cls), "-",
+			text_safe(u->symbol, sym, sizeof(sym)), u->insn.why);
 		return;
 	}
 	if (calib)
@@ -32,7 +33,8 @@ static void preview_func(const struct uprobe_func *u, const struct probe_calib *
 		snprintf(place, sizeof(place), "; probed at +0x%lx, %s", u->place.offset - u->offset, u->place.why);
 	else if (u->place.why[0])
 		snprintf(place, sizeof(place), "; at the symbol: %s", u->place.why);
-	fprintf(f, "  %-14s %9s  %s (%s%s)\n", uprobe_insn_class_name(u->insn.cls), cost, u->symbol, u->insn.why, place);
+	fprintf(f, "  %-14s %9s  %s (%s%s)\n", uprobe_insn_class_name(u->insn.cls), cost,
+		text_safe(u->symbol, sym, sizeof(sym)) /* a library's symbols are its author's */, u->insn.why, place);
 }
 
 void uprobe_preview_print(const struct uprobe_set *s, const struct probe_calib *calib, const char *why, FILE *f)

@@ -563,7 +563,7 @@ static void loop(struct daemon *D)
 
 		collectors_poll(TABLE, &D->c, wait_ms < 0 ? 0 : wait_ms > POLL_MS ? POLL_MS : (int)wait_ms);
 		if (run_stop_signal) {
-			why = run_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
+			why = run_stop_signal_name();
 			break;
 		}
 		t = mono_ns();

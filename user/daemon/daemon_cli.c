@@ -121,13 +121,10 @@ static int parse_long(const char *s, const char *what, long lo, long hi, int *ou
 
 static int parse_double(const char *s, const char *what, double lo, double hi, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo) || !(v <= hi)) {
-		err_print("%sbad %s '%s': expected a number in [%g, %g]", where, what, s, lo, hi);
+	if (!parse_decimal(s, &v) || !(v >= lo) || !(v <= hi)) {
+		err_print("%sbad %s '%s': expected a decimal number in [%g, %g]", where, what, s, lo, hi);
 		return EXIT_USAGE;
 	}
 	*out = v;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@ struct profile_req {
 	enum { PROF_IDLE, PROF_WAITING, PROF_RUNNING, PROF_DONE } st;
 	struct MHD_Connection *c;
 	int seconds;
+	unsigned long long since_ns;	/* accepted (mono_ns) */
 	unsigned int code;
 	const char *type;
 	char *body;
@@ -112,8 +114,9 @@ bad:
 	return -EINVAL;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const char *type, const char *body,
-			     size_t len, enum MHD_ResponseMemoryMode mode)
+/* An answer; retry_after: a Retry-After header's value, NULL for none. */
+static enum MHD_Result reply_with(struct MHD_Connection *c, unsigned int code, const char *type, const char *body,
+				  size_t len, enum MHD_ResponseMemoryMode mode, const char *retry_after)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
 	enum MHD_Result ret;
@@ -123,9 +126,17 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+	if (retry_after)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry_after);
 	ret = MHD_queue_response(c, code, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const char *type, const char *body,
+			     size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	return reply_with(c, code, type, body, len, mode, NULL);
 }
 
 void http_route(const char *method, const char *url, struct http_answer *a)
@@ -161,11 +172,11 @@ void http_route(const char *method, const char *url, struct http_answer *a)
 
 const char *http_profile_seconds(const char *v, int *secs)
 {
-	static const char missing[] = "400 bad request: " HTTP_PROFILE_PATH " needs seconds=N (1 to 3600)\n";
-	static const char bad[] = "400 bad request: seconds= must be a whole number of seconds from 1 to 3600\n";
+	static const char missing[] = "400 bad request: " HTTP_PROFILE_PATH " needs seconds=N (1 to 300)\n";
+	static const char bad[] = "400 bad request: seconds= must be a whole number of seconds from 1 to 300\n";
 	long n = 0;
 
-	_Static_assert(HTTP_PROFILE_MAX_S == 3600, "the messages say 3600");
+	_Static_assert(HTTP_PROFILE_MAX_S == 300, "the messages say 300");
 	if (!v || !*v)
 		return missing;
 	for (const char *p = v; *p; p++) {
@@ -183,10 +194,13 @@ const char *http_profile_seconds(const char *v, int *secs)
 static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connection *c, struct conn *k,
 				       void **con_cls)
 {
-	static const char busy[] = "429 too many requests: a profile is being taken; retry when it is done\n";
+	static const char busy[] = "429 too many requests: a profile is being taken; retry when it is done "
+				   "(Retry-After)\n";
 	static const char stopping[] = "503 service unavailable: the daemon is stopping\n";
 	const char *msg = NULL;
 	unsigned int code = MHD_HTTP_BAD_REQUEST;
+	long long retry = 0;
+	char after[24];
 	int secs = 0;
 
 	msg = http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
@@ -197,13 +211,17 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	} else if (!msg && h->prof.st != PROF_IDLE) {
 		msg = busy;
 		code = MHD_HTTP_TOO_MANY_REQUESTS;
+		/* the running one's seconds left, and one for its answer */
+		retry = h->prof.seconds - (long long)((mono_ns() - h->prof.since_ns) / 1000000000ULL) + 1;
 	}
 	if (msg) {
 		h->counts.profiles_refused++;
 		pthread_mutex_unlock(&h->lock);
-		return reply(c, code, "text/plain; charset=utf-8", msg, strlen(msg), MHD_RESPMEM_PERSISTENT);
+		snprintf(after, sizeof(after), "%lld", retry < 1 ? 1 : retry);
+		return reply_with(c, code, "text/plain; charset=utf-8", msg, strlen(msg), MHD_RESPMEM_PERSISTENT,
+				  code == MHD_HTTP_TOO_MANY_REQUESTS ? after : NULL);
 	}
-	h->prof = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs };
+	h->prof = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs, .since_ns = mono_ns() };
 	pthread_mutex_unlock(&h->lock);
 	if (k)
 		k->profile = true;
@@ -329,17 +347,31 @@ static void profile_gone(struct daemon_http *h, struct conn *k)
 		MHD_resume_connection(c);
 }
 
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	if (key && !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		(*(int *)cls)++;
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
+	static const char two_lengths[] = "400 bad request: more than one Content-Length header\n";
 	struct daemon_http *h = cls;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct conn *k = ci ? ci->socket_context : NULL;
 	struct http_answer a;
 	char *copy = NULL;
+	int lengths = 0;
 
 	if (*con_cls == &h->prof)
 		return profile_reply(h, c, k);
+	/* two lengths make the request's end ambiguous (RFC 9112 6.3: request smuggling behind a proxy) */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &lengths);
+	if (lengths > 1)
+		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", two_lengths, sizeof(two_lengths) - 1,
+			     MHD_RESPMEM_PERSISTENT);
 	http_route(method, url, &a);
 	if (a.profile)
 		return profile_request(h, c, k, con_cls);
@@ -551,12 +583,13 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 		free(h);
 		return -EIO;
 	}
-	/* the thread inherits this mask: SIGINT/SIGTERM go to the main loop */
+	/* the thread inherits this mask: SIGINT/SIGTERM/SIGHUP go to the main loop */
 	sigset_t block, old;
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	r = pthread_create(&h->thread, NULL, serve, h);

@@ -12,7 +12,7 @@
  * one line) is the exception: its connection is suspended, exempt from the deadline, until the
  * daemon's loop answers it (http_profile_wanted(), then http_profile_answer() once N seconds
  * of samples are in: bounded by N plus one refresh).  One profile at a time: a second request
- * meanwhile gets 429.  A client gone meanwhile (its end of the connection closed, seen within
+ * meanwhile gets 429 with Retry-After, the seconds until the first one ends.  A client gone meanwhile (its end of the connection closed, seen within
  * one turn of the server, ~100 ms) is noticed: its connection closes, the loop drops the
  * profile (http_profile_abandoned()) and the next request is taken at once; at http_stop() a
  * pending one is answered 503. */
@@ -26,7 +26,7 @@
 #define HTTP_DEFAULT_LISTEN "127.0.0.1:9464"
 #define HTTP_REQUEST_DEADLINE_MS 5000
 #define HTTP_MAX_CONNECTIONS 512
-#define HTTP_PROFILE_MAX_S 3600
+#define HTTP_PROFILE_MAX_S 300	/* one profile holds the others off for this long at most */
 #define HTTP_PROFILE_PATH "/debug/pprof/profile"
 
 struct http_counts {

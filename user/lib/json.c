@@ -2,6 +2,7 @@
 /* Streaming JSON writer. Keeps only a comma-state stack; never buffers the document. */
 #include <math.h>
 #include "lib/json.h"
+#include "lib/text_safe.h"
 
 void json_init(struct json *j, FILE *f, bool pretty)
 {
@@ -20,22 +21,33 @@ static void indent(struct json *j)
 		fputs("  ", j->f);
 }
 
+/* A JSON string, always valid UTF-8: a byte that is not part of valid UTF-8 becomes U+FFFD
+ * (written \ufffd); control characters (C0, DEL and the C1 range) are written \u00XX, so the
+ * file shown on a terminal carries no escape sequence. */
 static void put_escaped(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		bool control;
+		int n = text_safe_char(p, &control);
+
+		if (*p == '"')
+			fputs("\\\"", f);
+		else if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\r')
+			fputs("\\r", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (control && !utf8_seq_len(p))
+			fputs("\\ufffd", f);
+		else if (control)
+			fprintf(f, "\\u%04x", n == 2 ? p[1] : *p);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
 	}
 	fputc('"', f);
 }

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib/outfile.h"
@@ -41,49 +43,73 @@ static char *dir_of(const char *path, const char **base)
 	return strndup(path, slash - path);
 }
 
-static int refuse_existing(const char *what, const char *path, char *err, size_t errlen)
+/* The directory of the output, opened without following any symbolic link on the way (openat2
+ * RESOLVE_NO_SYMLINKS): everything after is relative to this fd, so a user who owns a directory on
+ * the path and swaps it for a link mid-run cannot move root's report elsewhere. */
+static int open_dir(const char *what, const char *path, const char *dir, char *err, size_t errlen)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)	/* before Linux 5.6: the last component at least */
+		fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP)
+			err_set(err, errlen, "%s %s: its directory %s has a symbolic link on the way (outputs never "
+				"follow links: give the real path, as realpath prints it)", what, path, dir);
+		else
+			err_set(err, errlen, "%s %s: cannot create a file in %s: %s", what, path, dir, strerror(e));
+		return -e;
+	}
+	return fd;
+}
+
+static int refuse_existing(const struct outfile *o, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0) {
+	/* "/", "dir/": the directory itself */
+	if (fstatat(o->dirfd, *o->base ? o->base : "", &st, AT_SYMLINK_NOFOLLOW | (*o->base ? 0 : AT_EMPTY_PATH)) == 0) {
 		if (S_ISREG(st.st_mode))
 			return 0;
-		err_set(err, errlen, "%s %s: is %s; give a regular file's path (or '-' for standard output)", what, path,
-			type_name(st.st_mode));
+		err_set(err, errlen, "%s %s: is %s; give a regular file's path (or '-' for standard output)", o->what,
+			o->path, type_name(st.st_mode));
 		return S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
 	if (errno == ENOENT)
 		return 0;
-	err_set(err, errlen, "%s %s: %s", what, path, strerror(errno));
+	err_set(err, errlen, "%s %s: %s", o->what, o->path, strerror(errno));
 	return -errno;
 }
 
-/* An unnamed file in dir (O_TMPFILE), else a fresh name there (o->tmp). */
-static int create_unlinked(struct outfile *o, const char *dir, const char *base, mode_t mode, char *err,
-			   size_t errlen)
+/* An unnamed file in the directory (O_TMPFILE), else a fresh name there (o->tmp). */
+static int create_unlinked(struct outfile *o, mode_t mode, char *err, size_t errlen)
 {
-	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	int fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
 
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		goto out;
 	for (int tries = 0; tries < 100; tries++) {	/* the file system has no O_TMPFILE */
 		free(o->tmp);
-		if (asprintf(&o->tmp, "%s/.%s.tmabpf-%08x", dir, base, random_u32()) < 0) {
+		if (asprintf(&o->tmp, ".%s.tmabpf-%08x", o->base, random_u32()) < 0) {
 			o->tmp = NULL;
 			errno = ENOMEM;
 			break;
 		}
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		fd = openat(o->dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
 out:
 	if (fd < 0) {
-		int e = errno;
+		int e = errno, dirlen = o->base - o->path > 1 ? (int)(o->base - o->path - 1) : 1;	/* "dir", "/", "." */
 
 		free(o->tmp);
 		o->tmp = NULL;
-		err_set(err, errlen, "%s %s: cannot create a file in %s: %s", o->what, o->path, dir, strerror(e));
+		err_set(err, errlen, "%s %s: cannot create a file in %.*s: %s", o->what, o->path, dirlen,
+			o->base > o->path ? o->path : ".", strerror(e));
 		return -e;
 	}
 	return fd;
@@ -92,16 +118,13 @@ out:
 /* Put the written file at o->path (rename never follows a link at the path). */
 static int link_into_place(struct outfile *o)
 {
-	const char *base;
-	char *dir = dir_of(o->path, &base), *name = NULL, proc[64];
+	char *name = NULL, proc[64];
 	int r = -ENOMEM;
 
-	if (!dir)
-		return -ENOMEM;
 	if (o->tmp) {
-		r = rename(o->tmp, o->path) ? -errno : 0;
+		r = renameat(o->dirfd, o->tmp, o->dirfd, o->base) ? -errno : 0;
 		if (r)
-			unlink(o->tmp);
+			unlinkat(o->dirfd, o->tmp, 0);
 		free(o->tmp);
 		o->tmp = NULL;
 		goto out;
@@ -109,32 +132,31 @@ static int link_into_place(struct outfile *o)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
 	for (int tries = 0; tries < 100; tries++) {
 		free(name);
-		if (asprintf(&name, "%s/.%s.tmabpf-%08x", dir, base, random_u32()) < 0) {
+		if (asprintf(&name, ".%s.tmabpf-%08x", o->base, random_u32()) < 0) {
 			name = NULL;
 			r = -ENOMEM;
 			break;
 		}
-		r = linkat(o->fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ||
-		    linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+		r = linkat(o->fd, "", o->dirfd, name, AT_EMPTY_PATH) == 0 ||
+		    linkat(AT_FDCWD, proc, o->dirfd, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
 		if (r != -EEXIST)
 			break;
 	}
-	if (!r && rename(name, o->path)) {
+	if (!r && renameat(o->dirfd, name, o->dirfd, o->base)) {
 		r = -errno;
-		unlink(name);
+		unlinkat(o->dirfd, name, 0);
 	}
 out:
 	if (!r)
 		o->linked = true;
 	free(name);
-	free(dir);
 	return r;
 }
 
 static int open_append(struct outfile *o, mode_t mode, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = openat(o->dirfd, o->base, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 
 	if (fd >= 0) {
 		if (fchmod(fd, mode))
@@ -143,7 +165,7 @@ static int open_append(struct outfile *o, mode_t mode, char *err, size_t errlen)
 	}
 	if (errno != EEXIST)
 		goto fail;
-	fd = open(o->path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = openat(o->dirfd, o->base, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		goto fail;
 	if (fstat(fd, &st) || fcntl(fd, F_SETFL, O_APPEND))
@@ -181,6 +203,7 @@ int outfile_open(struct outfile *o, const char *what, const char *path, enum out
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	o->dirfd = -1;
 	o->what = what;
 	o->kind = kind;
 	if (!path || !*path) {
@@ -192,18 +215,21 @@ int outfile_open(struct outfile *o, const char *what, const char *path, enum out
 		o->linked = true;
 		return 0;
 	}
-	if ((r = refuse_existing(what, path, err, errlen)))
+	if (!(o->path = strdup(path)) || !(dir = dir_of(path, &base)))
+		return outfile_abort(o), -ENOMEM;
+	o->base = o->path + (base - path);
+	o->dirfd = open_dir(what, path, dir, err, errlen);
+	free(dir);
+	if (o->dirfd < 0 || (r = refuse_existing(o, err, errlen))) {
+		r = o->dirfd < 0 ? o->dirfd : r;
+		outfile_abort(o);
 		return r;
-	if (!(o->path = strdup(path)))
-		return -ENOMEM;
+	}
 	if (kind == OUTFILE_APPEND) {
 		o->fd = open_append(o, mode, err, errlen);
 		o->linked = true;
 	} else {
-		if (!(dir = dir_of(path, &base)))
-			return -ENOMEM;
-		o->fd = create_unlinked(o, dir, base, mode, err, errlen);
-		free(dir);
+		o->fd = create_unlinked(o, mode, err, errlen);
 		if (o->fd >= 0 && fchmod(o->fd, mode)) {
 			r = -errno;
 			err_set(err, errlen, "%s %s: chmod: %s", what, path, strerror(-r));
@@ -298,14 +324,18 @@ void outfile_abort(struct outfile *o)
 		fclose(o->f);
 	else if (!o->f && o->path && o->fd >= 0)	/* (a zeroed, never opened outfile has fd 0) */
 		close(o->fd);
-	if (o->tmp)
-		unlink(o->tmp);
+	if (o->tmp && o->dirfd >= 0)
+		unlinkat(o->dirfd, o->tmp, 0);
+	if (o->path && o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->tmp);
 	free(o->path);
 	o->f = NULL;
 	o->fd = -1;
+	o->dirfd = -1;
 	o->tmp = NULL;
 	o->path = NULL;
+	o->base = NULL;
 }
 
 int outfile_parse_mode(const char *s, mode_t *mode, char *err, size_t errlen)

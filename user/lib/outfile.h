@@ -6,6 +6,10 @@
  *
  *   - a path that exists must be a regular file: a symbolic link, FIFO,
  *     directory or device is refused (no link is followed, no open blocks);
+ *   - the directory is opened once, without following a symbolic link
+ *     anywhere on its path (openat2 RESOLVE_NO_SYMLINKS), and everything
+ *     after is relative to it: a directory swapped for a link mid-run does
+ *     not move the file;
  *   - a new report is written to an unnamed file in the target's directory
  *     (O_TMPFILE; else a fresh O_EXCL name) and renamed over the path, so a
  *     planted link or hard link is replaced, never written through, and a
@@ -40,7 +44,9 @@ struct outfile {
 	FILE *f;		/* write here */
 	const char *what;	/* "--json", for messages */
 	char *path;
-	char *tmp;		/* named temporary (no O_TMPFILE), NULL when none */
+	const char *base;	/* its last component, in path */
+	char *tmp;		/* named temporary in the directory (no O_TMPFILE), NULL when none */
+	int dirfd;		/* the directory, -1 for stdout */
 	int fd;			/* -1 for stdout */
 	int write_errno;	/* first failed write or flush */
 	bool linked;		/* the file is at path already */

@@ -23,6 +23,21 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
 	return 0;
 }
 
+bool parse_decimal(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
 int getopt_error(int c, char **argv, const char *where, const char *help)
 {
 	const char *arg = argv[optind - 1];

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "lib/prom.h"
+#include "lib/text_safe.h"
 
 void prom_family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -20,38 +21,15 @@ void prom_family(FILE *f, const char *name, const char *type, const char *help)
 	fprintf(f, "\n# TYPE %s %s\n", name, type);
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is not one. */
-static int utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
-			return 0;	/* overlong, surrogate */
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-			return 0;	/* overlong, > U+10FFFF */
-		return 4;
-	}
-	return 0;
-}
-
 void prom_label_value(FILE *f, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)v;
 
 	while (*p) {
-		int n = utf8_len(p);
+		bool control;
+		int n = text_safe_char(p, &control);
 
-		if (!n) {
+		if (control && !utf8_seq_len(p)) {
 			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
 			p++;
 			continue;
@@ -62,6 +40,8 @@ void prom_label_value(FILE *f, const char *v)
 			fputs("\\\"", f);
 		else if (*p == '\n')
 			fputs("\\n", f);
+		else if (control)
+			fputc('?', f);	/* other control characters: as text_safe() shows them */
 		else
 			fwrite(p, 1, n, f);
 		p += n;

@@ -12,7 +12,8 @@ void prom_family(FILE *f, const char *name, const char *type, const char *help);
  * NULL name; a pair with a NULL value is left out.  NaN and infinities are
  * written as Prometheus spells them. */
 void prom_sample(FILE *f, const char *name, const char *const *labels, double v);
-/* A label value, escaped (\\, \", \n) and made valid UTF-8 (bad bytes become U+FFFD). */
+/* A label value, escaped (\\, \", \n) and made valid UTF-8 (bad bytes become U+FFFD); other
+ * control bytes (C0, DEL, C1) become '?', as text_safe() shows them. */
 void prom_label_value(FILE *f, const char *v);
 /* Number as the format wants it: integers without exponent when exact. */
 void prom_value(FILE *f, double v);

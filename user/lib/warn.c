@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 
 /* The report keeps the first WARN_HEAD warnings and the latest WARN_TAIL: a flood of one kind early in
@@ -52,26 +53,19 @@ void warn_quiet(void)
 	quiet = true;
 }
 
-/* One line, whatever a file or an argument put in the text: control bytes become '?'. */
-static void one_line(char *s)
-{
-	for (unsigned char *p = (unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-}
-
 /* fmt as one line (at most max bytes), said on stderr after "tmabpf: " and prefix unless quiet; kept
  * for the report when keep. */
 static void say(bool keep, size_t max, const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char buf[2048], safe[2048];
+	const char *line;
 
 	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
-	one_line(buf);
+	line = text_safe(buf, safe, sizeof(safe));	/* one line, whatever a file or an argument put in the text */
 	if (!quiet)
-		fprintf(stderr, "tmabpf: %s%s\n", prefix, buf);
+		fprintf(stderr, "tmabpf: %s%s\n", prefix, line);
 	if (keep)
-		keep_line(buf);
+		keep_line(line);
 }
 
 void warn_add(const char *fmt, ...)

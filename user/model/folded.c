@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/grow.h"
+#include "lib/text_safe.h"
 #include "model/folded.h"
 
 void folded_init(struct folded *f)
@@ -60,9 +61,11 @@ int folded_write(struct folded *f, FILE *out)
 		f->v[n++] = f->v[i];
 	}
 	f->nr = n;
-	for (size_t i = 0; i < n; i++)
-		if (fprintf(out, "%s %llu\n", f->v[i].stack, f->v[i].weight) < 0)
-			return -EIO;
+	for (size_t i = 0; i < n; i++) {	/* one stack a line: no name may break a line (text_safe) */
+		text_safe_fputs(f->v[i].stack, out);
+		if (fprintf(out, " %llu\n", f->v[i].weight) < 0)
+			return errno ? -errno : -EIO;
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * iteration) and "per_call" (their statistics), the per-token text. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/text_safe.h"
 #include "model/counters.h"
 #include "output/report_sections.h"
 
@@ -202,6 +203,7 @@ static void print_slowest(const struct report *r, FILE *f, const unsigned int *i
 		const struct iteration *it = &s->v[idx[i]];
 		unsigned long long all = iter_time_total(&it->sum);
 		int shown = 0;
+		char safe[512];
 
 		fprintf(f, "    #%-5zu tid %-7u %9.3f ms (%+.3f vs p50)  compute %4.1f%% spin %4.1f%% blocked %4.1f%% "
 			"runq %4.1f%%", idx[i], it->tid, ms(it->wall_ns), ms(it->wall_ns) - ms(st.p50_ns),
@@ -211,13 +213,13 @@ static void print_slowest(const struct report *r, FILE *f, const unsigned int *i
 			unsigned long long c = iteration_calls(it, ids[k]);
 
 			if (c != median[k])
-				fprintf(f, "%s %s %llu (median %llu)", shown++ ? "," : "; calls:", fn_name(r, ids[k]), c,
-					median[k]);
+				fprintf(f, "%s %s %llu (median %llu)", shown++ ? "," : "; calls:",
+					text_safe(fn_name(r, ids[k]), safe, sizeof(safe)), c, median[k]);
 		}
 		if (it->sampled && it->samples) {
 			fprintf(f, "; top:");
 			for (int k = 0; k < it->ntop && k < 3; k++)
-				fprintf(f, "%s %s %.0f%%", k ? "," : "", it->top[k].symbol,
+				fprintf(f, "%s %s %.0f%%", k ? "," : "", text_safe(it->top[k].symbol, safe, sizeof(safe)),
 					pct(it->top[k].samples, it->samples));
 		}
 		{
@@ -238,6 +240,7 @@ static void print_top(const struct iterations *s, FILE *f)
 	struct iter_top all[64], top[ITER_TOP];
 	unsigned long long samples = 0;
 	int n = 0, nt;
+	char safe[512];
 
 	for (size_t k = 0; k < s->n; k++) {
 		samples += s->v[k].samples;
@@ -250,7 +253,8 @@ static void print_top(const struct iterations *s, FILE *f)
 	fprintf(f, "  top functions in them (%llu samples):", samples);
 	nt = iter_top_pick(all, n, top, ITER_TOP);
 	for (int k = 0; k < nt; k++)
-		fprintf(f, "%s %s %.1f%%", k ? "," : "", top[k].symbol, pct(top[k].samples, samples));
+		fprintf(f, "%s %s %.1f%%", k ? "," : "", text_safe(top[k].symbol, safe, sizeof(safe)),
+			pct(top[k].samples, samples));
 	fputc('\n', f);
 }
 
@@ -262,6 +266,7 @@ void report_iterations_text(const struct report *r, FILE *f)
 	unsigned long long median[PERCALL_MAX_FUNCS];
 	struct iter_stats st;
 	unsigned long long all;
+	char safe[512];
 	int nids;
 
 	if (!s)
@@ -298,7 +303,8 @@ void report_iterations_text(const struct report *r, FILE *f)
 						oncpu += s->v[i].fns[x].oncpu_ns;
 					}
 			median[k] = iterations_median_calls(s, ids[k]);
-			fprintf(f, "    %-40.40s %12.2f %12.3f %12.3f\n", fn_name(r, ids[k]), (double)calls / s->n,
+			fprintf(f, "    %-40.40s %12.2f %12.3f %12.3f\n", text_safe(fn_name(r, ids[k]), safe, sizeof(safe)),
+				(double)calls / s->n,
 				ms(wall) / s->n, ms(oncpu) / s->n);
 		}
 	}

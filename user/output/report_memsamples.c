@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The memory-samples section of the reports (--mem-samples): JSON "mem_samples", text tables. */
+#include "lib/text_safe.h"
 #include "output/report_sections.h"
 #include "pmu/mem_event.h"
 
@@ -49,6 +50,7 @@ void report_memsamples_json(const struct report *r, struct json *j)
 void report_memsamples_text(const struct report *r, FILE *f, int top)
 {
 	const struct mem_result *m = r->mem;
+	char sym[512], mod[512];
 
 	if (!m)
 		return;
@@ -56,13 +58,15 @@ void report_memsamples_text(const struct report *r, FILE *f, int top)
 		(unsigned long long)m->ev->attr.sample_period, m->samples);
 	fprintf(f, "%7s %-40s %-24s %8s\n", "PID", "FUNCTION", "MODULE", "SAMPLES");
 	for (size_t i = 0; i < m->nfuncs && (int)i < top; i++)
-		fprintf(f, "%7u %-40.40s %-24.24s %8llu\n", m->funcs[i].pid, m->funcs[i].symbol, m->funcs[i].module,
+		fprintf(f, "%7u %-40.40s %-24.24s %8llu\n", m->funcs[i].pid, text_safe(m->funcs[i].symbol, sym, sizeof(sym)),
+			text_safe(m->funcs[i].module, mod, sizeof(mod)),
 			m->funcs[i].count);
 	fprintf(f, "%7s %-40s %-33s %8s\n", "PID", "DATA ADDRESSES IN MAPPING", "[START, END)", "SAMPLES");
 	for (size_t i = 0; i < m->nbins && (int)i < top; i++) {
 		const struct mem_bin *b = &m->bins[i];
 
-		fprintf(f, "%7u %-40.40s %16llx-%-16llx %8llu\n", b->pid, b->mapping, (unsigned long long)b->start,
+		fprintf(f, "%7u %-40.40s %16llx-%-16llx %8llu\n", b->pid, text_safe(b->mapping, sym, sizeof(sym)),
+			(unsigned long long)b->start,
 			(unsigned long long)b->end, b->count);
 	}
 }

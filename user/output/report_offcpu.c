@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The off-CPU stacks section of the reports (--offcpu-stacks): JSON rows and the text table. */
 #include <string.h>
+#include "lib/text_safe.h"
 #include "output/report_sections.h"
 
 void report_offcpu_json(const struct report *r, struct json *j)
@@ -44,11 +45,12 @@ void report_offcpu_json(const struct report *r, struct json *j)
 static void print_stack(FILE *f, const struct offcpu_stack *s)
 {
 	size_t nk = 0, shown = 0;
+	char safe[512];
 
 	while (nk < s->nframes && strstr(s->frames[nk], "_[k]"))
 		nk++;
 	for (size_t i = nk < s->nframes ? nk : 0; i < s->nframes && shown < 6; i++, shown++)
-		fprintf(f, "%s%s", shown ? " <- " : "", s->frames[i]);
+		fprintf(f, "%s%s", shown ? " <- " : "", text_safe(s->frames[i], safe, sizeof(safe)));
 	if (!s->nframes)
 		fputs("[no stack]", f);
 	fputc('\n', f);
@@ -66,8 +68,9 @@ void report_offcpu_text(const struct report *r, FILE *f, int top)
 	fprintf(f, "%7s %7s %-16s %-8s %10s %7s  %s\n", "PID", "TID", "COMM", "REASON", "MS", "COUNT", "STACK");
 	for (size_t i = 0; i < o->n && (int)i < top; i++) {
 		const struct offcpu_stack *s = &o->v[i];
+		char comm[64];
 
-		fprintf(f, "%7u %7u %-16.16s %-8s %10.3f %7llu  ", s->pid, s->tid, s->comm,
+		fprintf(f, "%7u %7u %-16.16s %-8s %10.3f %7llu  ", s->pid, s->tid, text_safe(s->comm, comm, sizeof(comm)),
 			offcpu_reason_name(s->reason), s->ns / 1e6, s->count);
 		print_stack(f, s);
 	}

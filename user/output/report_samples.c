@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
+#include "lib/text_safe.h"
 #include "model/counters.h"
 #include "output/report_sections.h"
 
@@ -202,10 +203,11 @@ void report_samples_text(const struct report *r, FILE *f, int top)
 	for (size_t i = 0; i < s->nprocs && (int)i < top; i++) {
 		const struct sample_func *x = &s->funcs[i];
 
-		char name[512];
-		int cols = cxx_name_shorten(x->symbol, 36, name, sizeof(name));	/* full names in --json */
+		char name[512], safe[512], mod[512];
+		int cols = cxx_name_shorten(text_safe(x->symbol, safe, sizeof(safe)), 36, name, sizeof(name));
 
-		fprintf(f, "%7u %s%*s %-20.20s %8llu %7.1f %6.1f", x->pid, name, 36 - cols, "", x->module, x->count,
+		fprintf(f, "%7u %s%*s %-20.20s %8llu %7.1f %6.1f", x->pid, name, 36 - cols, "",	/* full names in --json */
+			text_safe(x->module, mod, sizeof(mod)), x->count,
 			share_pct(s, x->count), ci95_pct(s, x->count));
 		for (int e = 0; e < r->evs->n; e++)
 			fprintf(f, " %14.0f", counter_scaled(&x->c[e]));

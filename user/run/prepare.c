@@ -22,8 +22,14 @@ void run_install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);	/* a file size limit is a write error (EFBIG), said like any other */
+}
+
+const char *run_stop_signal_name(void)
+{
+	return run_stop_signal == SIGINT ? "SIGINT" : run_stop_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
 }
 
 /* --cpu NAME, else the recipe for this host's CPU (NULL when there is none). */

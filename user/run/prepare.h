@@ -43,9 +43,12 @@ enum run_status run_check_privilege(void);
  * software events only; no recipe: no TMA). */
 void run_host(struct run_prep *p);
 
-/* SIGINT/SIGTERM seen (the signal), and whether the terminal sent it (to the whole process group). */
+/* SIGINT/SIGTERM/SIGHUP seen (the signal), and whether the terminal sent it (to the whole process group). */
 extern volatile sig_atomic_t run_stop_signal, run_stop_from_tty;
-/* Catch SIGINT and SIGTERM into run_stop_signal; SIGPIPE and SIGXFSZ become write errors. */
+/* Catch SIGINT, SIGTERM and SIGHUP (a closed ssh session ends the run as SIGTERM does) into
+ * run_stop_signal; SIGPIPE and SIGXFSZ become write errors. */
 void run_install_signals(void);
+/* "SIGINT", "SIGTERM" or "SIGHUP": the stop signal's name (the report's stop_reason). */
+const char *run_stop_signal_name(void);
 
 #endif

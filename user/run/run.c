@@ -31,7 +31,7 @@
 #define POLL_MS 50
 
 /*
- * SIGINT or SIGTERM in -- COMMAND mode: profiling has stopped (within one poll) and the report is
+ * SIGINT, SIGTERM or SIGHUP in -- COMMAND mode: profiling has stopped (within one poll) and the report is
  * written without waiting for the command.  The signal is passed on to the command, as perf record
  * does (it sends SIGTERM), unless it came from the terminal, which sent it to the command too.
  * The command's exit status is returned when it ends within STOP_GRACE_MS, else it is left running,
@@ -39,25 +39,20 @@
  */
 #define STOP_GRACE_MS 2000
 
-static const char *signal_name(void)
-{
-	return run_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
-}
-
 static void forward_stop(struct target *t)
 {
 	if (!t->child || t->child_reaped || !run_stop_signal)
 		return;
 	if (!run_stop_from_tty && kill(t->child, run_stop_signal) == 0)
 		fprintf(stderr, "tmabpf: %s: profiling stopped, the signal passed on to the command (pid %d)\n",
-			signal_name(), t->child);
+			run_stop_signal_name(), t->child);
 }
 
 static int command_exit_code(struct target *t)
 {
 	if (run_stop_signal && !t->child_reaped && target_wait(t, STOP_GRACE_MS)) {
 		fprintf(stderr, "tmabpf: the command (pid %d) is still running %d ms after %s; it is left running\n",
-			t->child, STOP_GRACE_MS, signal_name());
+			t->child, STOP_GRACE_MS, run_stop_signal_name());
 		return 128 + run_stop_signal;
 	}
 	return target_exit_code(t);
@@ -220,7 +215,7 @@ static const char *wait_loop(struct run_state *st)
 
 		collectors_poll(TABLE, c, uprobe_run_poll_ms(&c->up, POLL_MS));
 		if (run_stop_signal)
-			return signal_name();
+			return run_stop_signal_name();
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
 			return "quit";
 		t = mono_ns();
@@ -244,11 +239,12 @@ static int write_folded(struct run_state *st)
 {
 	struct run_ctx *c = &st->c;
 	char err[512];
+	int r;
 
 	if (!outfile_is_open(&st->folded_out))
 		return RUN_OK;
-	if (folded_write(c->samp.loaded ? &c->samp.folded : &c->off_folded, st->folded_out.f))
-		st->folded_out.write_errno = ENOMEM;
+	if ((r = folded_write(c->samp.loaded ? &c->samp.folded : &c->off_folded, st->folded_out.f)))
+		st->folded_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
 	if (outfile_commit(&st->folded_out, err, sizeof(err))) {
 		err_print("%s", err);
 		return RUN_FAILED;
@@ -261,6 +257,7 @@ static int write_pprof(struct run_state *st)
 {
 	struct sampling *s = &st->c.samp;
 	char err[512];
+	int r;
 
 	if (!outfile_is_open(&st->pprof_out))
 		return RUN_OK;
@@ -270,8 +267,8 @@ static int write_pprof(struct run_state *st)
 	}
 	if (s->profile.nomem)
 		warn_add("--pprof: out of memory: some stacks are missing from the profile");
-	if (pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err)))
-		st->pprof_out.write_errno = EIO;
+	if ((r = pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err))))
+		st->pprof_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
 	if (outfile_commit(&st->pprof_out, err, sizeof(err))) {
 		err_print("%s", err);
 		return RUN_FAILED;

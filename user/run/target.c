@@ -149,6 +149,7 @@ int target_spawn(struct target *t, char *err, size_t errlen)
 		close(ex[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* profiler went away before releasing us */
 		execvp(t->argv[0], t->argv);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
+#include <elf.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -178,6 +179,16 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 	return -ESRCH;
 }
 
+#if defined(__x86_64__)
+#define HOST_ELF_MACHINE EM_X86_64
+#define HOST_ELF_MACHINE_NAME "x86-64"
+#elif defined(__aarch64__)
+#define HOST_ELF_MACHINE EM_AARCH64
+#define HOST_ELF_MACHINE_NAME "aarch64"
+#else
+#error "tmabpf builds for x86-64 and aarch64"
+#endif
+
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
 			char *err, size_t errlen)
 {
@@ -199,6 +210,14 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 	r = elfsyms_load(res.path, &syms, err, errlen);
 	if (r)
 		return r;
+	if (syms.e_machine != HOST_ELF_MACHINE) {	/* its offsets mean other instructions here */
+		err_set(err, errlen, "--uprobe %s: %s is built for ELF machine %u (%s), not this %s host's %u", spec,
+			res.realpath, syms.e_machine, syms.e_machine == EM_AARCH64 ? "aarch64" : syms.e_machine == EM_X86_64 ?
+			"x86-64" : syms.e_machine == EM_386 ? "i386" : "another architecture", HOST_ELF_MACHINE_NAME,
+			HOST_ELF_MACHINE);
+		elfsyms_free(&syms);
+		return -ENOEXEC;
+	}
 	r = uprobe_set_add_matching(s, &res, &syms, glob, err, errlen);
 	elfsyms_free(&syms);
 	return r;

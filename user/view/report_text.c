@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/text_safe.h"
 #include "view/report_text.h"
 
 static void print_tma(const struct vm_header *h, FILE *f)
@@ -39,8 +40,10 @@ void report_text_header(const struct view *v, FILE *f)
 {
 	const struct vm_header *h = &v->hdr;
 	const struct event_list *evs = v->r->evs;
+	char target[sizeof(h->target)];
 
-	fprintf(f, "tmabpf %.1fs  target: %s  threads: %zu  pmu: %s  recipe: %s\n", h->elapsed_s, h->target,
+	fprintf(f, "tmabpf %.1fs  target: %s  threads: %zu  pmu: %s  recipe: %s\n", h->elapsed_s,
+		text_safe(h->target, target, sizeof(target)),
 		h->threads_seen, h->pmu ? "yes" : "no (software events)", h->recipe ? h->recipe : "none");
 	fprintf(f, v->r->estimated ? "events (threads' counts estimated from event samples):" : "events:");
 	for (int e = 0; e < evs->n; e++)
@@ -148,19 +151,20 @@ static void print_paths(const struct view *v, FILE *f)
 {
 	const struct report *r = v->r;
 	const struct vm_table *tp = &v->tab[VM_PROCS], *tt = &v->tab[VM_THREADS];
-	char path[512];
+	char path[512], comm[64];
 
 	if (!report_has_tma(r))
 		return;
 	fprintf(f, "TMA bottleneck path (recipe %s; full tree per thread in --json):\n", r->recipe);
 	for (size_t i = 0; i < tp->nrows && (int)i < v->top; i++)
 		if (report_tma_path(r, &v->pd[tp->rows[i].data].d, path, sizeof(path)) == 0)
-			fprintf(f, "  pid %7u %-16.16s %s\n", tp->rows[i].pid, tp->rows[i].s[0], path);
+			fprintf(f, "  pid %7u %-16.16s %s\n", tp->rows[i].pid, text_safe(tp->rows[i].s[0], comm, sizeof(comm)),
+				path);
 	for (size_t i = 0; i < tt->nrows && (int)i < v->top; i++) {
 		const struct thread_stats *s = &v->td[tt->rows[i].data];
 
 		if (s->oncpu_ns && report_tma_path(r, s, path, sizeof(path)) == 0)
-			fprintf(f, "  tid %7u %-16.16s %s\n", s->tid, s->comm, path);
+			fprintf(f, "  tid %7u %-16.16s %s\n", s->tid, text_safe(s->comm, comm, sizeof(comm)), path);
 	}
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
+#include "lib/text_safe.h"
 #include "view/view_model.h"
 
 /* ---------- cells ---------- */
@@ -102,9 +103,13 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 	if (!len)
 		return;
 	switch (col->fmt) {
-	case VM_F_STR:
-		snprintf(buf, len, "%s", row->s[col->arg] ? row->s[col->arg] : "");
+	case VM_F_STR: {	/* names from other users: no control byte reaches a terminal */
+		const char *v = row->s[col->arg] ? row->s[col->arg] : "";
+
+		if (text_safe(v, buf, len) == v)
+			snprintf(buf, len, "%s", v);
 		return;
+	}
 	case VM_F_CHAR:
 		snprintf(buf, len, "%c", row->src ? row->src : '-');
 		return;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 #include "output/report_sections.h"
 #include "view/view_curses.h"
@@ -180,13 +181,15 @@ static void style_off(struct view_curses *c, int pair, attr_t fallback)
 }
 
 /* Text from x to the right edge, cut to fit; "›" becomes ">" and "…" "~" without UTF-8. */
+/* Every string the live view draws: names from other users come through text_safe. */
 static void put(struct view_curses *c, int y, int x, const char *s)
 {
-	char buf[1024];
+	char buf[1024], safe[1024];
 	size_t k = 0;
 
 	if (y < 0 || y >= LINES || x >= COLS)
 		return;
+	s = text_safe(s, safe, sizeof(safe));
 	for (; *s && k + 4 < sizeof(buf); s++) {
 		if (!c->utf8 && !strncmp(s, "\xe2\x80\xba", 3)) {
 			buf[k++] = '>';
