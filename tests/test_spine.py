@@ -12,6 +12,7 @@ import pytest
 
 from conftest import (clock_through_steal, gt_thread, StealMeter, DECODER, GROUNDTRUTH, TMABPF, load_json,
                       run_tmabpf, start_groundtruth, threads_by_tid, within)
+from thread_windows import bad_windows
 
 REPORT_TOP = {"tmabpf", "host", "duration_ns", "events", "threads", "processes", "warnings"}
 THREAD_KEYS = {"pid", "tid", "comm", "oncpu_ns", "offcpu_ns", "offcpu_blocked_ns", "offcpu_runqueue_ns",
@@ -98,6 +99,19 @@ def test_runqueue_time_of_pinned_pair(gt_run):
         assert m["switches_involuntary"] >= 2
         # blocked at the start barrier from attach, then hardly
         assert m["offcpu_blocked_ns"] - (t["start_mono_ns"] - tm["start_ns"]) < 0.05 * t["cpu_ns"]
+
+
+def test_threads_fill_the_window(gt_run):
+    """Every thread's on + off CPU is its time in the window (tests/thread_windows.py): the workers
+    from attach (blocked at the start barrier) to their exit, the main thread to its exit."""
+    gt, tm = gt_run
+    assert bad_windows(tm, tm["_steal_slack_ns"]) == []
+    # all there at attach, blocked at the barrier: accounted from the window's start (before: from
+    # their first switch-in, 1.5 s later)
+    tt = threads_by_tid(tm)
+    for t in gt["threads"]:
+        seen = tt[t["tid"]]["first_seen_ns"]
+        assert seen <= tm["start_ns"], (t["comm"], seen, tm["start_ns"])
 
 
 def test_process_sums_equal_thread_sums(gt_run):
