@@ -508,7 +508,8 @@ static void end_cgroups(struct agg *a, unsigned long long now)
 	for (size_t i = 0; i < n; i++) {
 		struct agg_cgroup *c = v[i];
 
-		if (c->nprocs <= 0 && now - c->other.active_ns >= a->cfg.expire_ns) {
+		/* its totals' last increments stay expire_ns too, to be scraped */
+		if (c->nprocs <= 0 && now - c->all.active_ns >= a->cfg.expire_ns) {
 			u64map_del(&a->cgroups, c->id);
 			free(c);
 		}

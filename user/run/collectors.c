@@ -205,8 +205,7 @@ static int spine_finish(struct run_ctx *c, char *err, size_t errlen)
 {
 	const struct self_stats *s = &c->rep.self;
 	const struct thread_table *tt = &c->tt;
-
-	unsigned long long untraced_ns;
+	unsigned long long untraced_ns = 0;
 	int untraced = c->tcfg.filter_only ? 0 : edges_close_slices(&c->tt, c->stop_ns, &untraced_ns);
 
 	if (untraced)
