@@ -374,10 +374,19 @@ static __always_inline void thread_write_end(struct thread_stats *t, bool opened
 		t->seq++;
 }
 
-/* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec. */
+/* Bookkeeping of a switch-in of t at now on cpu, its exec time then exec.  t in already (its
+ * switch-out not traced: some hosts skip switches away from some tasks): of the time since its
+ * last switch-in, the runtime was on-CPU, the rest off-CPU in a state unknown, counted blocked
+ * (never on-CPU: thread_close_slice does the same at the end). */
 static __always_inline void account_switch_in(struct thread_stats *t, __u64 exec, __u64 now, __u32 cpu)
 {
-	if (t->last_out_ns) {
+	if (t->last_in_ns) {
+		__u64 span = sub_clamped(now, t->last_in_ns), ran = sub_clamped(exec, t->exec_in);
+
+		if (span > ran)
+			t->offcpu_blocked_ns += span - ran;
+		t->oncpu_ns = sub_clamped(exec, t->exec_base);
+	} else if (t->last_out_ns) {
 		__u64 off = sub_clamped(now, t->last_out_ns);
 
 		if (t->out_blocked)

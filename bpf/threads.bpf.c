@@ -59,6 +59,9 @@ static __always_inline void switch_out(struct thread_stats *t, struct task_struc
  * since its snapshot then holds that task's counts too. */
 const volatile __u32 cfg_test_drop_switch_in = 0;
 const volatile __u32 cfg_test_hide_switch = 0;
+/* TMABPF_TEST_DROP_SWITCH_OUT=N: ignore about 1 in N switch-outs of tracked threads (their side of the
+ * switch), as hosts that never trace switches away from some tasks do. */
+const volatile __u32 cfg_test_drop_switch_out = 0;
 
 static __always_inline bool test_one_in(__u32 n)
 {
@@ -101,6 +104,11 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 		return 0;
 	if (nt && test_one_in(cfg_test_drop_switch_in))
 		nt = NULL;
+	if (pt && test_one_in(cfg_test_drop_switch_out)) {
+		pt = NULL;
+		if (!nt)
+			return 0;
+	}
 	snap = bpf_map_lookup_elem(&snaps, &zero);
 	if (!snap)
 		return 0;
@@ -136,19 +144,24 @@ int BPF_PROG(tmabpf_switch, bool preempt, struct task_struct *prev, struct task_
 	return 0;
 }
 
-/* -p/-t: run once right after attach (threads_attach), it seeds every target
- * thread waiting in the runqueue then (runnable, on no CPU: thread_seed), so
- * that its wait counts from attach, not from its first switch-in.  Blocked
- * threads are left to their first switch-in (their wait before it is not
- * the run's; never woken ones are listed at the end: target_edges.c), running
- * ones to their first switch-out (account_catch_up). */
+/* The CLI (cfg_seed): run once right after attach (threads_attach), it seeds
+ * every tracked thread in its state then (thread_seed): running, waiting in
+ * the runqueue, or blocked, so that each thread's times count from attach,
+ * whatever it does first (a thread blocked at attach had its wait before its
+ * first switch-in lost, and one that never ran was missing).  The fork
+ * program seeds the threads born during the run the same way, from their
+ * fork: their wait for a first CPU is the run's too.  The daemon seeds
+ * nothing: its deltas count from a thread's first sight. */
+const volatile bool cfg_seed = false;
+__u64 seed_ns = 0;	/* the time every thread is seeded at (the run's start), set before the iteration */
+
 SEC("iter/task")
 int tmabpf_seed(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 
-	if (task && !task->on_cpu && task_state(task) == 0)
-		thread_seed(task, bpf_ktime_get_ns(), true);
+	if (task)
+		thread_seed(task, seed_ns ? seed_ns : bpf_ktime_get_ns(), false);
 	return 0;
 }
 
@@ -158,12 +171,11 @@ int BPF_PROG(tmabpf_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
-	if (!account_cfg.follow_fork || account_cfg.filter != FILTER_TGID || ptgid == ctgid)
-		return 0;
-	if (!bpf_map_lookup_elem(&pids, &ptgid))
-		return 0;
-	if (bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY))
+	if (account_cfg.follow_fork && account_cfg.filter == FILTER_TGID && ptgid != ctgid &&
+	    bpf_map_lookup_elem(&pids, &ptgid) && bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY))
 		stat_inc(STAT_PIDS_FULL);
+	if (cfg_seed)	/* not woken yet: runnable from now (its state still says new) */
+		thread_seed(child, bpf_ktime_get_ns(), true);
 	return 0;
 }
 

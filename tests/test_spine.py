@@ -12,6 +12,7 @@ import pytest
 
 from conftest import (clock_through_steal, gt_thread, StealMeter, DECODER, GROUNDTRUTH, TMABPF, load_json,
                       run_tmabpf, start_groundtruth, threads_by_tid, within)
+from thread_windows import bad_windows
 
 REPORT_TOP = {"tmabpf", "host", "duration_ns", "events", "threads", "processes", "warnings"}
 THREAD_KEYS = {"pid", "tid", "comm", "oncpu_ns", "offcpu_ns", "offcpu_blocked_ns", "offcpu_runqueue_ns",
@@ -80,8 +81,9 @@ def test_sleeper_blocked_time(gt_run):
     gt, tm = gt_run
     t = gt_thread(gt, "gt-sleep")
     m = threads_by_tid(tm)[t["tid"]]
-    truth = t["wall_ns"] - t["cpu_ns"]
-    assert within(m["offcpu_blocked_ns"], truth, 0.02), f"blocked {m['offcpu_blocked_ns']} vs wall-cpu {truth}"
+    # blocked from attach: at the start barrier, then in its work window (wall - CPU)
+    truth = t["start_mono_ns"] - tm["start_ns"] + t["wall_ns"] - t["cpu_ns"]
+    assert within(m["offcpu_blocked_ns"], truth, 0.02), f"blocked {m['offcpu_blocked_ns']} vs wait+wall-cpu {truth}"
     assert m["offcpu_runqueue_ns"] < 0.02 * truth
     assert m["switches_voluntary"] >= 1
 
@@ -95,7 +97,21 @@ def test_runqueue_time_of_pinned_pair(gt_run):
         # two spinners share one CPU: each waits on the runqueue while the other runs
         assert m["offcpu_runqueue_ns"] > 0.5 * t["cpu_ns"], f"{name}: runqueue {m['offcpu_runqueue_ns']}"
         assert m["switches_involuntary"] >= 2
-        assert m["offcpu_blocked_ns"] < 0.05 * t["cpu_ns"]
+        # blocked at the start barrier from attach, then hardly
+        assert m["offcpu_blocked_ns"] - (t["start_mono_ns"] - tm["start_ns"]) < 0.05 * t["cpu_ns"]
+
+
+def test_threads_fill_the_window(gt_run):
+    """Every thread's on + off CPU is its time in the window (tests/thread_windows.py): the workers
+    from attach (blocked at the start barrier) to their exit, the main thread to its exit."""
+    gt, tm = gt_run
+    assert bad_windows(tm, tm["_steal_slack_ns"]) == []
+    # all there at attach, blocked at the barrier: accounted from the window's start (before: from
+    # their first switch-in, 1.5 s later)
+    tt = threads_by_tid(tm)
+    for t in gt["threads"]:
+        seen = tt[t["tid"]]["first_seen_ns"]
+        assert seen <= tm["start_ns"], (t["comm"], seen, tm["start_ns"])
 
 
 def test_process_sums_equal_thread_sums(gt_run):

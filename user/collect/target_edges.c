@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Fold the slices in progress at stop; list -p threads that never ran.  See target_edges.h. */
+/* Fold the slices in progress at stop, close the open ones; list -p threads never seen.  See target_edges.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -45,6 +45,20 @@ int edges_switch_every_cpu(int ncpus)
 	free(th);
 	free(ok);
 	return started ? 0 : -EAGAIN;
+}
+
+int edges_close_slices(struct thread_table *tt, unsigned long long stop_ns, unsigned long long *untraced_ns)
+{
+	int n = 0;
+
+	*untraced_ns = 0;
+	for (size_t i = 0; i < tt->n_live; i++) {
+		unsigned long long u = thread_close_slice(&tt->live[i], stop_ns);
+
+		*untraced_ns += u;
+		n += u != 0;
+	}
+	return n;
 }
 
 static bool known(const struct thread_stats **all, size_t n, unsigned int tid)

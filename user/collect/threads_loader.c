@@ -92,11 +92,13 @@ int threads_load(struct threads_prog *p, const struct threads_cfg *cfg, const st
 	p->skel->rodata->account_cfg = p->acfg;
 	p->skel->rodata->cfg_test_drop_switch_in = test_hook("TMABPF_TEST_DROP_SWITCH_IN");
 	p->skel->rodata->cfg_test_hide_switch = test_hook("TMABPF_TEST_HIDE_SWITCH");
+	p->skel->rodata->cfg_test_drop_switch_out = test_hook("TMABPF_TEST_DROP_SWITCH_OUT");
 	p->skel->rodata->cfg_exec_start = cfg->exec_start;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_exec, cfg->exec_start != 0 && !cfg->filter_only);
 	bpf_program__set_autoload(p->skel->progs.tmabpf_switch, !cfg->filter_only);
 	bpf_program__set_autoload(p->skel->progs.tmabpf_exit, !cfg->filter_only);
-	p->seed = cfg->filter != FILTER_ALL && cfg->nr_ids > 0 && !cfg->filter_only;
+	p->seed = cfg->seed && !cfg->filter_only;
+	p->skel->rodata->cfg_seed = p->seed;
 	bpf_program__set_autoload(p->skel->progs.tmabpf_seed, p->seed);
 	bpf_program__set_autoattach(p->skel->progs.tmabpf_seed, false);
 	if (cfg->lru)
@@ -224,8 +226,10 @@ int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char 
 
 	if (r)
 		return load_error(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
+	if (p->seed)
+		p->skel->bss->seed_ns = p->seed_ns = mono_ns();
 	if (p->seed && (r = seed_threads(p)))
-		warn_add("seeding the target threads at attach: %s; a thread waiting then is counted from its first "
+		warn_add("seeding the tracked threads at attach: %s; a thread off-CPU then is counted from its first "
 			 "switch-in", strerror(-r));
 	return 0;
 }

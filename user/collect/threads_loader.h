@@ -23,6 +23,7 @@ struct threads_cfg {
 	int nr_ids;
 	bool filter_only;	/* the filter and the forks it follows only: nothing at context switches, no
 				 * thread sums (task accounting has them: --sample-events) */
+	bool seed;		/* the CLI: each tracked thread's times from attach, or from its fork (tmabpf_seed) */
 };
 
 typedef void (*thread_exit_fn)(void *ctx, const struct thread_stats *s);
@@ -38,7 +39,8 @@ struct threads_prog {
 	bool run_stats;		/* kernel BPF run-time stats on (our fd, or kernel.bpf_stats_enabled=1) */
 	int nr_cpus;
 	int max_threads;
-	bool seed;		/* -p/-t: seed the targets' threads at attach (tmabpf_seed) */
+	bool seed;		/* threads_cfg.seed, when it accounts (not filter_only) */
+	unsigned long long seed_ns;	/* CLOCK_MONOTONIC time the threads were seeded at (the window's start); 0: none */
 	thread_exit_fn on_exit;
 	void *ctx;
 };

@@ -44,21 +44,43 @@ const char *agg_cgroup_label(const struct agg_proc *p)
 	return p->cg ? p->cg->label : "";
 }
 
+/* The record holding label, if any. */
+static struct agg_cgroup *cgroup_by_label(const struct agg *a, const char *label)
+{
+	for (size_t i = 0; i < a->cgroups.cap; i++) {
+		struct agg_cgroup *c = a->cgroups.vals[i];
+
+		if (c && !strcmp(c->label, label))
+			return c;
+	}
+	return NULL;
+}
+
 static struct agg_cgroup *cgroup_get(struct agg *a, uint64_t id)
 {
-	struct agg_cgroup *c = u64map_get(&a->cgroups, id);
+	struct agg_cgroup *c = u64map_get(&a->cgroups, id), *old;
 	const char *path;
+	char label[sizeof(c->label)] = "";
 
 	if (c)
 		return c;
+	path = a->cfg.resolve_cgroups ? cgroup_names_get(&a->names, id) : NULL;
+	if (path)
+		snprintf(label, sizeof(label), "%s", path);
+	else if (id)
+		snprintf(label, sizeof(label), "cgroup-id:%llu", (unsigned long long)id);
+	/* A cgroup made again at the same path (a restarted service) has a new id: it takes the old
+	 * one's record, whose series go on.  Two records of one label would export every series of
+	 * it twice, and Prometheus rejects a scrape with a duplicate series whole. */
+	if ((old = cgroup_by_label(a, label)) && !u64map_put(&a->cgroups, id, old)) {
+		u64map_del(&a->cgroups, old->id);
+		old->id = id;
+		return old;
+	}
 	if ((int)a->cgroups.n >= a->cfg.max_cgroups || !(c = calloc(1, sizeof(*c))))
 		return &a->overflow;
 	c->id = id;
-	path = a->cfg.resolve_cgroups ? cgroup_names_get(&a->names, id) : NULL;
-	if (path)
-		snprintf(c->label, sizeof(c->label), "%s", path);
-	else if (id)
-		snprintf(c->label, sizeof(c->label), "cgroup-id:%llu", (unsigned long long)id);
+	snprintf(c->label, sizeof(c->label), "%s", label);
 	if (u64map_put(&a->cgroups, id, c)) {
 		free(c);
 		return &a->overflow;
@@ -457,6 +479,8 @@ static void end_procs(struct agg *a, unsigned long long now, double interval_s)
 		if (!pend_empty(p, ne)) {
 			series_route(p->exported ? &p->s : &p->cg->other, &p->pend, p->pend_scaled, p->pend_samples, ne,
 				     now);
+			series_route(&p->cg->all, &p->pend, p->pend_scaled, p->pend_samples, ne, now);
+			series_route(&a->host, &p->pend, p->pend_scaled, p->pend_samples, ne, now);
 			counters_add(a->counted, p->pend.c, ne);
 		}
 		memset(&p->pend, 0, sizeof(p->pend));
@@ -484,7 +508,8 @@ static void end_cgroups(struct agg *a, unsigned long long now)
 	for (size_t i = 0; i < n; i++) {
 		struct agg_cgroup *c = v[i];
 
-		if (c->nprocs <= 0 && now - c->other.active_ns >= a->cfg.expire_ns) {
+		/* its totals' last increments stay expire_ns too, to be scraped */
+		if (c->nprocs <= 0 && now - c->all.active_ns >= a->cfg.expire_ns) {
 			u64map_del(&a->cgroups, c->id);
 			free(c);
 		}

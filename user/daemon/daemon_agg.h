@@ -56,6 +56,7 @@ struct agg_cgroup {
 	char label[256];
 	int nprocs;
 	struct agg_series other;	/* processes without their own series */
+	struct agg_series all;		/* every process of the cgroup, with a series or not */
 };
 
 struct agg_proc {
@@ -93,6 +94,7 @@ struct agg {
 	struct u64map procs;		/* pid -> agg_proc */
 	struct u64map cgroups;		/* id -> agg_cgroup */
 	struct agg_cgroup overflow;	/* cgroups past max_cgroups */
+	struct agg_series host;		/* every thread's deltas: the host's totals, whatever has a series */
 	struct cgroup_names names;
 	unsigned int gen;
 	unsigned long long last_end_ns;

@@ -51,12 +51,16 @@ struct daemon_http {
 	pthread_mutex_t lock;
 	char *text;		/* exposition, guarded by lock */
 	size_t len;
+	unsigned long long text_ns;	/* guarded by lock: when it was published (CLOCK_MONOTONIC) */
 	struct http_counts counts;	/* guarded by lock */
 	struct profile_req prof;	/* guarded by lock */
 	bool abandoned;			/* guarded by lock: the running profile's client went away */
 	bool stopping;			/* guarded by lock: profiles are refused */
 };
 
+
+#define REFRESH_AGE "# HELP tmabpf_refresh_age_seconds Seconds since the last refresh, at this scrape.\n" \
+		    "# TYPE tmabpf_refresh_age_seconds gauge\ntmabpf_refresh_age_seconds "
 
 static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>tmabpf</h1>"
 			    "<p><a href=\"/metrics\">Metrics</a></p>"
@@ -376,12 +380,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (a.profile)
 		return profile_request(h, c, k, con_cls);
 	pthread_mutex_lock(&h->lock);
-	if (a.metrics) {
-		copy = malloc(h->len ? h->len : 1);
-		if (copy)
-			memcpy(copy, h->text, h->len);
+	if (a.metrics && (copy = malloc(h->len + sizeof(REFRESH_AGE) + 32))) {
+		/* the refresh's age at this scrape: a stalled or slowed refresh loop shows */
+		memcpy(copy, h->text, h->len);
+		a.len = h->len + (size_t)snprintf(copy + h->len, sizeof(REFRESH_AGE) + 32, REFRESH_AGE "%.3f\n",
+						  h->text_ns ? (mono_ns() - h->text_ns) / 1e9 : 0.0);
 		a.body = copy;
-		a.len = h->len;
 	}
 	if (a.code == MHD_HTTP_OK)
 		h->counts.ok++;
@@ -620,6 +624,7 @@ int http_publish(struct daemon_http *h, const char *text, size_t len)
 	free(h->text);
 	h->text = copy;
 	h->len = len;
+	h->text_ns = mono_ns();
 	pthread_mutex_unlock(&h->lock);
 	return 0;
 }

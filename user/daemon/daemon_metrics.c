@@ -179,6 +179,57 @@ static void process_families(FILE *f, const struct daemon_view *v)
 	}
 }
 
+/* The host's and each cgroup's totals, from every thread accounted (exited ones included), whatever
+ * has a process series: process series come and go (a dead process's stays expire_ns, a new one's
+ * first value is lost to rate()), so sums over them drift under churn; these do not. */
+static void total_samples(FILE *f, const char *name, const char *const *labels, const struct agg_series *s,
+			  bool oncpu)
+{
+	const char *buf[16];
+
+	if (oncpu) {
+		prom_sample(f, name, labels, s->total.oncpu_ns / 1e9);
+		return;
+	}
+	prom_sample(f, name, with(buf, labels, "reason", "blocked"), s->total.blocked_ns / 1e9);
+	prom_sample(f, name, with(buf, labels, "reason", "runqueue"), s->total.runq_ns / 1e9);
+}
+
+static void total_families(FILE *f, const struct daemon_view *v)
+{
+	static const char *const names[] = { "tmabpf_host_oncpu_seconds_total", "tmabpf_host_offcpu_seconds_total",
+					     "tmabpf_cgroup_oncpu_seconds_total", "tmabpf_cgroup_offcpu_seconds_total" };
+	static const char *const helps[] = {
+		"On-CPU time of every thread accounted, exited ones included: the host's, no process series behind it.",
+		"Off-CPU time of every thread accounted, blocked or runqueue.",
+		"On-CPU time of every thread of the cgroup, exited ones included, with a process series or not.",
+		"Off-CPU time of every thread of the cgroup, blocked or runqueue." };
+	const struct agg *a = v->agg;
+	const char *none[] = { NULL };
+
+	for (int fam = 0; fam < 4; fam++) {
+		prom_family(f, names[fam], "counter", helps[fam]);
+		if (fam < 2) {
+			total_samples(f, names[fam], none, &a->host, fam == 0);
+			continue;
+		}
+		for (size_t i = 0; i < a->cgroups.cap; i++) {
+			const struct agg_cgroup *c = a->cgroups.vals[i];
+
+			if (c && c->all.active_ns) {
+				const char *labels[] = { "cgroup", c->label, NULL };
+
+				total_samples(f, names[fam], labels, &c->all, fam == 2);
+			}
+		}
+		if (a->overflow.all.active_ns) {
+			const char *labels[] = { "cgroup", a->overflow.label, NULL };
+
+			total_samples(f, names[fam], labels, &a->overflow.all, fam == 2);
+		}
+	}
+}
+
 static void thread_families(FILE *f, const struct daemon_view *v)
 {
 	static const char *const names[] = { "tmabpf_thread_oncpu_seconds_total", "tmabpf_thread_offcpu_seconds_total",
@@ -501,6 +552,7 @@ static void self_families(FILE *f, const struct daemon_view *v)
 void daemon_metrics_write(FILE *f, const struct daemon_view *v)
 {
 	process_families(f, v);
+	total_families(f, v);
 	thread_families(f, v);
 	function_families(f, v);
 	self_families(f, v);

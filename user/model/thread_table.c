@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/kernel_file.h"
 #include "model/thread_table.h"
 
 void thread_table_init(struct thread_table *tt, int nr_events)
@@ -237,4 +238,33 @@ void thread_table_total(const struct thread_table *tt, struct thread_stats *sum)
 		thread_stats_add(sum, &tt->exited[i], tt->nr_events);
 	for (size_t i = 0; i < tt->n_live; i++)
 		thread_stats_add(sum, &tt->live[i], tt->nr_events);
+}
+
+unsigned long long thread_close_slice(struct thread_stats *s, unsigned long long now)
+{
+	unsigned long long span, on, exec;
+
+	if (s->exited)
+		return 0;
+	if (s->last_in_ns) {
+		span = now > s->last_in_ns ? now - s->last_in_ns : 0;
+		exec = kernel_thread_runtime_ns(s->pid, s->tid);
+		on = exec > s->exec_in ? exec - s->exec_in : 0;
+		if (!exec || on > span)
+			on = span;	/* gone since (its exit record has it), or ran past now */
+		s->oncpu_ns = (s->exec_in > s->exec_base ? s->exec_in - s->exec_base : 0) + on;
+		s->last_in_ns = 0;
+		if (span - on < THREAD_UNTRACED_MIN_NS)
+			return 0;	/* the runtime's lag on a running thread: in no state */
+		s->offcpu_blocked_ns += span - on;
+		return span - on;
+	}
+	if (s->last_out_ns && now > s->last_out_ns) {
+		if (s->out_blocked)
+			s->offcpu_blocked_ns += now - s->last_out_ns;
+		else
+			s->offcpu_runqueue_ns += now - s->last_out_ns;
+	}
+	s->last_out_ns = 0;
+	return 0;
 }

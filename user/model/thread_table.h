@@ -66,6 +66,15 @@ size_t thread_table_all(const struct thread_table *tt, const struct thread_stats
 size_t thread_table_processes(const struct thread_table *tt, struct thread_stats **out);
 /* Sum of all threads. */
 void thread_table_total(const struct thread_table *tt, struct thread_stats *sum);
+/* Bring live thread s's times up to now: the slice since its last traced switch is added, on-CPU
+ * from the kernel's runtime of the thread (never its wall time: a switch-out the kernel did not
+ * trace leaves a thread "switched in" while it sleeps: the rest of such a slice, from
+ * THREAD_UNTRACED_MIN_NS, is counted as blocked; under it, it is the runtime's lag on a running
+ * thread, a tick at most, and in no state), or off-CPU in its state at switch-out.  The slice is
+ * then closed (last_in_ns, last_out_ns 0).  Returns the blocked ns booked for an untraced
+ * switch-out, 0 when none. */
+#define THREAD_UNTRACED_MIN_NS 10000000ULL	/* more than a tick of lag: a switch-out not traced */
+unsigned long long thread_close_slice(struct thread_stats *s, unsigned long long now);
 /* Find a thread by tid and first_seen in a snapshot sorted by thread_stats_cmp. */
 const struct thread_stats *thread_find(const struct thread_stats *arr, size_t n, const struct thread_stats *key);
 int thread_stats_cmp(const void *a, const void *b);

@@ -32,6 +32,7 @@ static void write_header(const struct report *r, struct json *j)
 	json_str(j, "stop_reason", r->stop_reason);
 	json_str(j, "accounting", r->estimated ? "sampled" : "switch");
 	json_u64(j, "duration_ns", r->duration_ns);
+	json_u64(j, "start_ns", r->mono_ns - r->duration_ns);
 	report_events_scaled(r, scaled);
 	json_arr_begin(j, "events");
 	for (int e = 0; e < r->evs->n; e++) {

@@ -89,17 +89,7 @@ void host_info_read(struct host_info *h)
 
 static unsigned long long cap_effective(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long long caps = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps;
+	return kernel_file_field("/proc/self/status", "CapEff", 16, 0);
 }
 
 int host_check_privilege(char *err, size_t errlen)

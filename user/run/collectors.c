@@ -163,7 +163,10 @@ static int spine_load(struct run_ctx *c, char *err, size_t errlen)
 
 static int spine_attach(struct run_ctx *c, char *err, size_t errlen)
 {
-	return threads_attach(&c->spine, &c->pc, err, errlen) ? RUN_FAILED : RUN_OK;
+	if (threads_attach(&c->spine, &c->pc, err, errlen))
+		return RUN_FAILED;
+	c->t0 = c->spine.seed_ns;	/* the run's window starts where the threads' times do */
+	return RUN_OK;
 }
 
 static void spine_poll(struct run_ctx *c, int timeout_ms)
@@ -184,17 +187,11 @@ static void spine_read(struct run_ctx *c)
 	threads_self_stats(&c->spine, &c->rep.self);	/* the filter-only spine's stats hold the samplers' */
 }
 
-static bool has_targets(const struct run_ctx *c)
-{
-	return c->o->target.nr_pids || c->o->target.nr_tids;
-}
-
-/* What is accounted ends here, not when the links are gone: the slices running now are folded (-- CMD:
- * its exit did).  By whichever collector accounts the threads: the spine, or the task programs. */
+/* What is accounted ends here, not when the links are gone: the slices running now are folded.  By
+ * whichever collector accounts the threads: the spine, or the task programs. */
 static void accounting_stop(struct run_ctx *c)
 {
-	if (has_targets(c))
-		edges_switch_every_cpu(c->prep->host.ncpus);
+	edges_switch_every_cpu(c->prep->host.ncpus);
 	c->stop_ns = mono_ns();
 }
 
@@ -209,7 +206,13 @@ static int spine_finish(struct run_ctx *c, char *err, size_t errlen)
 {
 	const struct self_stats *s = &c->rep.self;
 	const struct thread_table *tt = &c->tt;
+	unsigned long long untraced_ns = 0;
+	int untraced = c->tcfg.filter_only ? 0 : edges_close_slices(&c->tt, c->stop_ns, &untraced_ns);
 
+	if (untraced)
+		warn_add("%d threads were switched in and their switch-out never traced (this host's kernel skips "
+			 "some): their on-CPU time is their runtime, the rest of that slice (%.3f s in all) is counted "
+			 "as blocked", untraced, untraced_ns / 1e9);
 	if (c->o->target.nr_pids)
 		edges_add_idle_threads(&c->tt, c->o->target.pids, c->o->target.nr_pids, c->t0, c->rep.duration_ns);
 	if (s->stat[STAT_THREADS_FULL])

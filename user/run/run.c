@@ -380,6 +380,7 @@ int run_profile(struct options *o)
 	run_host(&st.prep);
 	run_install_signals();
 	run_threads_cfg(o, &c->tcfg);
+	c->tcfg.seed = true;	/* the run's window: every thread's times from attach or its fork */
 	choose_accounting(c);
 	c->on_exit = on_thread_exit;
 	c->exit_ctx = c;
@@ -394,7 +395,8 @@ int run_profile(struct options *o)
 		return r;
 	}
 	view_init(&st.view, o->top);
-	c->t0 = mono_ns();
+	if (!c->t0)	/* else the spine's seed set it */
+		c->t0 = mono_ns();
 	c->rep.setup_cpu_ns = self_cpu_ns();
 	collectors_start(TABLE, c);
 	if (target_release(&o->target, err, sizeof(err))) {

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "lib/exec_path.h"
+#include "lib/kernel_file.h"
 #include "lib/warn.h"
 #include "run/target.h"
 #include "sym/procmaps.h"
@@ -80,10 +81,43 @@ static int check_profilable(pid_t id, const char *what, char *err, size_t errlen
 	return 0;
 }
 
+/* The process (Tgid of /proc/ID/status) that thread id belongs to; 0 when unknown (gone). */
+static pid_t thread_group(pid_t id)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", id);
+	return (pid_t)kernel_file_field(path, "Tgid", 10, 0);
+}
+
+/* -p of a thread that is not its process' main thread: its process, as perf -p, said in one line
+ * (a process already listed is not listed twice). */
+static void pids_to_processes(struct target *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nr_pids; i++) {
+		pid_t id = t->pids[i], tg = thread_group(id);
+		bool dup = false;
+
+		if (tg > 0 && tg != id) {
+			warn_add("-p %d: thread %d belongs to process %d: profiling process %d, every thread (-t %d for "
+				 "that thread alone)", id, id, tg, tg, id);
+			id = tg;
+		}
+		for (int k = 0; k < n; k++)
+			dup |= t->pids[k] == id;
+		if (!dup)
+			t->pids[n++] = id;
+	}
+	t->nr_pids = n;
+}
+
 int target_check(struct target *t, char *err, size_t errlen)
 {
 	int r;
 
+	pids_to_processes(t);
 	for (int i = 0; i < t->nr_pids; i++) {
 		if (!proc_exists(t->pids[i]) || (kill(t->pids[i], 0) == -1 && errno == ESRCH)) {
 			err_set(err, errlen, "no such process: %d (check with 'ps -p %d')", t->pids[i], t->pids[i]);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --trace counter tracks and thread/process names (see trace_tracks.h). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "trace/trace_tracks.h"
 
 struct trace_proc {
@@ -35,46 +33,6 @@ void trace_tracks_free(struct trace_tracks *tr)
 	free(tr->names);
 	tr->procs = NULL, tr->nprocs = 0;
 	tr->names = NULL, tr->nnames = 0;
-}
-
-/* The kernel's se.sum_exec_runtime of a thread (first field of schedstat; it
- * lags a running thread by at most a tick, and never runs ahead). 0 when unknown. */
-static unsigned long long exec_runtime(__u32 pid, __u32 tid)
-{
-	char path[64], buf[96];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return strtoull(buf, NULL, 10);
-}
-
-/* A live thread's times as of now: on-CPU from the kernel's runtime when it
- * runs (not wall time, which would count hypervisor steal), else the time
- * off-CPU so far. */
-static void bring_forward(struct thread_stats *s, unsigned long long now)
-{
-	if (s->exited)
-		return;
-	if (s->last_in_ns) {
-		unsigned long long exec = exec_runtime(s->pid, s->tid);
-
-		if (exec > s->exec_base && exec - s->exec_base > s->oncpu_ns)
-			s->oncpu_ns = exec - s->exec_base;
-	} else if (s->last_out_ns && now > s->last_out_ns) {
-		if (s->out_blocked)
-			s->offcpu_blocked_ns += now - s->last_out_ns;
-		else
-			s->offcpu_runqueue_ns += now - s->last_out_ns;
-	}
 }
 
 static unsigned long long max_u64(unsigned long long a, unsigned long long b)
@@ -238,7 +196,7 @@ void trace_tracks_sample(struct trace_tracks *tr, const struct thread_table *tt,
 	}
 	for (size_t i = 0; i < n; i++) {
 		v[i] = *all[i];
-		bring_forward(&v[i], now_ns);
+		thread_close_slice(&v[i], now_ns);
 	}
 	free(all);
 	update_names(tr, v, n);

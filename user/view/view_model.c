@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include "lib/clock.h"
 #include "lib/cxx_name.h"
+#include "model/thread_table.h"
 #include "view/view_model.h"
 
 void view_init(struct view *v, int top)
@@ -60,23 +61,6 @@ double vm_pct(double part, double whole)
 
 /* ---------- period data ---------- */
 
-/* Time since the thread's last switch, up to now: on-CPU when it is running,
- * blocked or runqueue (its state at switch-out) when it is not.  The BPF side
- * folds it in at the next switch. */
-static void add_open_slice(struct thread_stats *s, unsigned long long now)
-{
-	if (s->exited || !now)
-		return;
-	if (s->last_in_ns) {
-		s->oncpu_ns += sub0(now, s->last_in_ns);
-	} else if (s->last_out_ns) {
-		if (s->out_blocked)
-			s->offcpu_blocked_ns += sub0(now, s->last_out_ns);
-		else
-			s->offcpu_runqueue_ns += sub0(now, s->last_out_ns);
-	}
-}
-
 /* Every thread's sums, sorted by thread_stats_cmp. */
 static size_t snapshot(const struct report *r, bool open_slices, struct thread_stats **out)
 {
@@ -92,8 +76,8 @@ static size_t snapshot(const struct report *r, bool open_slices, struct thread_s
 	}
 	for (size_t i = 0; i < n; i++) {
 		s[i] = *all[i];
-		if (open_slices)
-			add_open_slice(&s[i], r->mono_ns);
+		if (open_slices && r->mono_ns)
+			thread_close_slice(&s[i], r->mono_ns);
 	}
 	free(all);
 	qsort(s, n, sizeof(*s), thread_stats_cmp);
