@@ -64,7 +64,8 @@ def parse_raw(raw):
             elif cur is not None:
                 cur["labels"].update(re.findall(r"(\w+):\[([^\]]*)\]", line))
         elif sect == "Locations":
-            m = re.match(r"\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", line)
+            # a location in no mapping (an [unknown] frame: a walk that left executable memory) has no M=
+            m = re.match(r"\s+(\d+): 0x[0-9a-f]+ (?:M=\d+ )?(\S+)", line)
             if m:
                 locs[int(m.group(1))] = m.group(2)
     return locs, samples
