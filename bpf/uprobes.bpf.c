@@ -31,6 +31,11 @@
  * ring buffer, which user space turns into per-thread spans.  cfg_trace is
  * rodata, so with tracing off the verifier drops that code.
  *
+ * One window for every probe (enum uprobe_window): a thread's outermost frame
+ * entered while the window is not open marks its slot `outside`, and that
+ * call and every call inside it are tracked (so that returns match) but
+ * neither counted nor traced.
+ *
  * --per-call (cfg_percall, percall.bpf.h): the outermost frame of a marker
  * function on a thread opens an iteration (ustack.marker) and its matched
  * return closes it, each with a process snapshot; a marker frame skipped by
@@ -103,6 +108,10 @@ struct {
 } funcs SEC(".maps");
 
 PERCPU_VAR(func_zero, struct func_stats);	/* insert template (too big for the stack) */
+
+/* enum uprobe_window (uprobes.h): user space opens it once every link is attached and closes it
+ * before the first detaches */
+volatile __u32 uprobe_window = UWIN_BEFORE;
 
 /* One --trace record; a full ring buffer is counted, never silent. */
 static __always_inline void trace_emit(__u32 pid, __u32 tid, __u32 fn, __u32 depth, __u32 kind, __u64 ts)
@@ -304,6 +313,14 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	struct counter_val *c;
 	__u32 outermost = 1, n = account_cfg.nr_events;
 
+	if (st->outside) {	/* tracked only, so that its return finds it: nothing counted */
+		if (d >= TMABPF_MAX_DEPTH)
+			return false;
+		st->ent[d].sp = sp;
+		st->ent[d].fn = fn;
+		st->depth = d + 1;
+		return true;
+	}
 	if (d >= TMABPF_MAX_DEPTH) {
 		count_call(st, fn, tid, st->pid, false);	/* not tracked further: counted here */
 		st->overflow++;
@@ -474,8 +491,13 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	/* calls are counted where the frame ends (return, unmatched, exit) or
 	 * overflows; the reader adds frames still open */
 	if (h.st) {
+		/* an outermost call decides for everything it calls (enum uprobe_window) */
+		if (!h.st->depth)
+			h.st->outside = uprobe_window != UWIN_OPEN;
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
+		if (h.st->outside)
+			return 0;
 		percall_spin(h.task, h.snap, fn, h.now, true);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
@@ -483,7 +505,8 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		}
 		return 0;
 	}
-	count_call(NULL, fn, h.tid, h.task->tgid, false);
+	if (uprobe_window == UWIN_OPEN)
+		count_call(NULL, fn, h.tid, h.task->tgid, false);
 	return 1;
 }
 
@@ -514,9 +537,11 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
 		if (st->ent[top].sp + RET_SP_DELTA < sp) {
 			/* deeper than the returning call: its return never came */
-			count_call(st, st->ent[top].fn, tid, st->pid, true);
-			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
-			percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
+			if (!st->outside) {
+				count_call(st, st->ent[top].fn, tid, st->pid, true);
+				trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
+				percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
+			}
 			st->depth = d - 1;
 			if (st->marker >= d)
 				st->marker = 0;	/* its iteration never ends: dropped */
@@ -524,6 +549,11 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		}
 		if (st->ent[top].sp + RET_SP_DELTA == sp && (session || st->ent[top].fn == fn)) {
 			__u32 ret_fn = st->ent[top].fn;
+
+			if (st->outside) {
+				st->depth = d - 1;
+				break;
+			}
 
 			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
 			frame_pop(st, d, h.snap, now, tid);
@@ -639,7 +669,7 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 	st = stack_at(slot);
 	if (!st)
 		return 0;
-	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
+	for (__u32 i = 0; i < TMABPF_MAX_DEPTH && !st->outside; i++) {
 		__u32 d = st->depth;
 
 		if (i >= d || d > TMABPF_MAX_DEPTH)
@@ -652,6 +682,7 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 		row_flush(st, k, tid);
 	st->depth = 0;
 	st->marker = 0;
+	st->outside = 0;
 	st->tid = 0;
 	bpf_map_delete_elem(&uslots, &tid);
 	bpf_map_push_elem(&ufree, &slot, 0);

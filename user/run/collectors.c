@@ -383,7 +383,7 @@ static int uprobes_load_op(struct run_ctx *c, char *err, size_t errlen)
 
 static int uprobes_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
-	return uprobe_run_attach(&c->up, err, errlen) ? RUN_FAILED : RUN_OK;
+	return uprobe_run_attach(&c->up, !c->o->target.child, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
 static void uprobes_read_op(struct run_ctx *c)
