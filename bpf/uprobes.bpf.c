@@ -313,14 +313,6 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	struct counter_val *c;
 	__u32 outermost = 1, n = account_cfg.nr_events;
 
-	if (st->outside) {	/* tracked only, so that its return finds it: nothing counted */
-		if (d >= TMABPF_MAX_DEPTH)
-			return false;
-		st->ent[d].sp = sp;
-		st->ent[d].fn = fn;
-		st->depth = d + 1;
-		return true;
-	}
 	if (d >= TMABPF_MAX_DEPTH) {
 		count_call(st, fn, tid, st->pid, false);	/* not tracked further: counted here */
 		st->overflow++;
@@ -352,6 +344,20 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	st->ent[d].outermost = outermost;
 	st->depth = d + 1;
 	return true;
+}
+
+/* An entry in a call outside the window (enum uprobe_window): its frame is tracked, so that its
+ * return finds it, and nothing counted.  0, or 1 when the stack is full (no return wanted). */
+static __always_inline int outside_push(struct ustack *st, __u32 fn, __u64 sp)
+{
+	__u32 d = st->depth;
+
+	if (d >= TMABPF_MAX_DEPTH)
+		return 1;
+	st->ent[d].sp = sp;
+	st->ent[d].fn = fn;
+	st->depth = d + 1;
+	return 0;
 }
 
 /* Close the top frame (index d - 1) at its return and fold it into the
@@ -494,10 +500,10 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		/* an outermost call decides for everything it calls (enum uprobe_window) */
 		if (!h.st->depth)
 			h.st->outside = uprobe_window != UWIN_OPEN;
+		if (h.st->outside)
+			return outside_push(h.st, fn, sp);
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
-		if (h.st->outside)
-			return 0;
 		percall_spin(h.task, h.snap, fn, h.now, true);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
@@ -508,6 +514,25 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	if (uprobe_window == UWIN_OPEN)
 		count_call(NULL, fn, h.tid, h.task->tgid, false);
 	return 1;
+}
+
+/* A return in a call outside the window (enum uprobe_window): its frame and those skipped above it
+ * are popped, nothing counted. */
+static __always_inline int outside_return(struct ustack *st, __u64 sp)
+{
+	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
+		__u32 d = st->depth, top;
+
+		if (d == 0 || d > TMABPF_MAX_DEPTH)
+			break;
+		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
+		if (st->ent[top].sp + RET_SP_DELTA > sp)
+			break;	/* an outer frame: this return is not one of ours */
+		st->depth = d - 1;
+		if (st->ent[top].sp + RET_SP_DELTA == sp)
+			break;
+	}
+	return 0;
 }
 
 /* session: the return of an entry that pushed a frame (on_entry() returns 1
@@ -529,6 +554,8 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		stat_inc(STAT_RET_NO_ENTRY);
 		return 0;
 	}
+	if (st->outside)	/* a loop of its own: one branch in the loop below doubles its verification */
+		return outside_return(st, sp);
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		__u32 d = st->depth, top;
 
@@ -537,11 +564,9 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
 		if (st->ent[top].sp + RET_SP_DELTA < sp) {
 			/* deeper than the returning call: its return never came */
-			if (!st->outside) {
-				count_call(st, st->ent[top].fn, tid, st->pid, true);
-				trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
-				percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
-			}
+			count_call(st, st->ent[top].fn, tid, st->pid, true);
+			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
+			percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
 			st->depth = d - 1;
 			if (st->marker >= d)
 				st->marker = 0;	/* its iteration never ends: dropped */
@@ -549,11 +574,6 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		}
 		if (st->ent[top].sp + RET_SP_DELTA == sp && (session || st->ent[top].fn == fn)) {
 			__u32 ret_fn = st->ent[top].fn;
-
-			if (st->outside) {
-				st->depth = d - 1;
-				break;
-			}
 
 			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
 			frame_pop(st, d, h.snap, now, tid);
