@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
@@ -46,17 +49,61 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
+/*
+ * The library, opened once: its symbols are read and its probes attached through /proc/self/fd/N,
+ * the inode opened, never through its path again (the kernel resolves a path at attach, so a path
+ * swapped in between for a symlink to another user's library would steer the probe into that file,
+ * at an offset computed in this one).  A file the target maps is the inode it maps: when its path
+ * names another file by now, the mapping itself is opened (/proc/PID/map_files).  The fd or -errno.
+ */
+static int lib_open(const struct libresolve_result *res, struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(res->path, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd >= 0 && res->found_in_maps &&
+	    (fstat(fd, st) || st->st_ino != res->inode || st->st_dev != (dev_t)res->dev)) {
+		close(fd);
+		fd = open(res->map_files, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 || fstat(fd, st)) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		err_set(err, errlen, "--uprobe: opening %s: %s", res->realpath, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode) ||
+	    (res->found_in_maps && (st->st_ino != res->inode || st->st_dev != (dev_t)res->dev))) {
+		close(fd);
+		err_set(err, errlen, "--uprobe: %s %s", res->realpath, S_ISREG(st->st_mode) ?
+			"changed while it was resolved (not the file the target maps): run again" : "is not a regular file");
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* The library of fd (lib_open), added once by its inode; the set owns fd (closed when the inode is
+ * already in the set, or on error). */
+static int add_lib(struct uprobe_set *s, int fd, const struct stat *st, const char *module, const char *note,
 		   const char *glob, char *err, size_t errlen)
 {
+	char path[64];
+
 	for (int i = 0; i < s->nr_libs; i++)
-		if (!strcmp(s->libs[i].attach_path, attach_path))
+		if (s->libs[i].ino == st->st_ino && s->libs[i].dev == st->st_dev) {
+			close(fd);
 			return i;
+		}
 	if (s->nr_libs >= UPROBE_MAX_LIBS) {
+		close(fd);
 		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
 		return -E2BIG;
 	}
-	s->libs[s->nr_libs].attach_path = strdup(attach_path);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	s->libs[s->nr_libs].fd = fd;
+	s->libs[s->nr_libs].dev = st->st_dev;
+	s->libs[s->nr_libs].ino = st->st_ino;
+	s->libs[s->nr_libs].attach_path = strdup(path);
 	s->libs[s->nr_libs].module = strdup(module);
 	s->libs[s->nr_libs].note = strdup(note);
 	s->libs[s->nr_libs].glob = strdup(glob);
@@ -180,11 +227,12 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
 			char *err, size_t errlen)
 {
-	char lib[4096], glob[1024];
+	char lib[4096], glob[1024], path[64];
 	struct libresolve_result res;
 	const struct elfsym **m = NULL;
 	struct elfsyms syms;
-	int r, n, li;
+	struct stat st;
+	int r, n, li, fd;
 
 	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
 	if (r)
@@ -196,15 +244,29 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 	r = libresolve_find(pid, lib, &res, err, errlen);
 	if (r)
 		return r;
-	r = elfsyms_load(res.path, &syms, err, errlen);
-	if (r)
+	if ((fd = lib_open(&res, &st, err, errlen)) < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = elfsyms_load(path, &syms, err, errlen);
+	if (r) {
+		char why[1024];
+		size_t n = strlen(path);
+
+		/* the error names the file as the user knows it, not by our fd */
+		if (err && !strncmp(err, path, n)) {
+			snprintf(why, sizeof(why), "%s", err + n);
+			err_set(err, errlen, "%s%s", res.realpath, why);
+		}
+		close(fd);
 		return r;
+	}
 	n = elfsyms_match_all(&syms, glob, &m);
 	if (n <= 0) {
+		close(fd);
 		r = n < 0 ? n : no_match_error(&syms, glob, res.realpath, err, errlen);
 		goto out;
 	}
-	li = add_lib(s, res.path, res.realpath, res.msg, glob, err, errlen);
+	li = add_lib(s, fd, &st, res.realpath, res.msg, glob, err, errlen);
 	r = li < 0 ? li : add_matches(s, li, &syms, m, n, glob, err, errlen);
 out:
 	free(m);
@@ -302,6 +364,7 @@ void uprobe_set_free(struct uprobe_set *s)
 	for (int i = 0; i < s->nr_funcs; i++)
 		free(s->funcs[i].symbol);
 	for (int i = 0; i < s->nr_libs; i++) {
+		close(s->libs[i].fd);
 		free(s->libs[i].attach_path);
 		free(s->libs[i].module);
 		free(s->libs[i].note);

@@ -23,7 +23,9 @@ struct uprobe_func {
 };
 
 struct uprobe_lib {
-	char *attach_path;		/* path libbpf attaches to */
+	char *attach_path;		/* /proc/self/fd/N of fd: what was read is what is attached */
+	int fd;				/* the file, open from resolution to uprobe_set_free */
+	unsigned long long dev, ino;	/* its device and inode */
 	char *module;			/* canonical path shown in reports */
 	char *note;			/* which file was chosen and why, shown once attached */
 	char *glob;			/* the glob of the first spec that named it */
