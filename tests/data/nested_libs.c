@@ -5,7 +5,8 @@
  *   -DPART_INNER  libwin_inner.so: win_inner(), a little arithmetic
  *   -DPART_OUTER  libwin_outer.so: win_outer(), WIN_CALLS calls of win_inner()
  *   (neither)     the program: THREADS threads (argv[1]) each call win_step() in a tight
- *                 loop, which calls win_outer() once; prints "ready" and runs until killed.
+ *                 loop, which calls win_outer() once; prints "ready" and runs until killed, or
+ *                 for argv[2] seconds.
  * Ground truth: calls(win_outer) = calls(win_step), calls(win_inner) = WIN_CALLS * calls(win_outer).
  */
 #define WIN_CALLS 16
@@ -26,9 +27,16 @@ __attribute__((noinline)) void win_outer(volatile unsigned long *x)
 }
 #else
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+static void done(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
 
 void win_outer(volatile unsigned long *x);
 
@@ -53,6 +61,10 @@ int main(int argc, char **argv)
 	int threads = argc > 1 ? atoi(argv[1]) : 1;
 	pthread_t t;
 
+	if (argc > 2) {
+		signal(SIGALRM, done);
+		alarm(atoi(argv[2]));
+	}
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t, NULL, loop, NULL);
 	printf("ready %d\n", WIN_CALLS);

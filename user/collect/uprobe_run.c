@@ -110,27 +110,29 @@ static unsigned long long *calls_per_func(const struct uprobe_run *u)
 static void on_mapped(void *ctx, int pid, const char *path)
 {
 	struct uprobe_run *u = ctx;
-	int lib = -1, nfuncs = 0, n = 0;
+	int lib = -1, nfuncs = 0, n = 0, funcs = u->set.nr_funcs;
 	char err[1024], names[512] = "";
 	size_t o = 0;
 
 	for (int d = 0; d < u->set.nr_deferred; d++) {
 		struct uprobe_deferred *df = &u->set.deferred[d];
-		int l;
+		bool many = uprobe_lib_is_glob(df->lib);	/* a library glob: every file it matches */
+		int l, had = df->attached;
 
-		if (df->attached || !maps_watch_name_matches(df->lib, path))
+		if ((df->attached && !many) || df->attached < 0 || !maps_watch_name_matches(df->lib, path))
 			continue;
 		if (uprobe_set_add_deferred(&u->set, d, path, pid, &l, err, sizeof(err))) {
 			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
-			df->attached = -1;	/* said once */
+			if (!many)
+				df->attached = -1;	/* said once */
 			continue;
 		}
 		lib = l >= 0 ? l : lib;
-		nfuncs += df->attached;
+		nfuncs += df->attached - had;
 		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
 			      df->lib, df->glob);
 	}
-	if (lib < 0)
+	if (lib < 0 || u->set.nr_funcs == funcs)
 		return;
 	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err)))
 		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,23 +225,16 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 	return -ESRCH;
 }
 
-int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
-			char *err, size_t errlen)
+/* One library (a name, a path: libresolve) and the function glob. */
+static int add_one(struct uprobe_set *s, const char *lib, const char *glob, int pid, char *err, size_t errlen)
 {
-	char lib[4096], glob[1024], path[64];
+	char path[64];
 	struct libresolve_result res;
 	const struct elfsym **m = NULL;
 	struct elfsyms syms;
 	struct stat st;
 	int r, n, li, fd;
 
-	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
-	if (r)
-		return r;
-	if ((r = check_address_lib(lib, pid, err, errlen)))
-		return r;
-	if (!lib[0] && pid <= 0 && main_exe)
-		snprintf(lib, sizeof(lib), "%s", main_exe);
 	r = libresolve_find(pid, lib, &res, err, errlen);
 	if (r)
 		return r;
@@ -272,6 +266,115 @@ out:
 	free(m);
 	elfsyms_free(&syms);
 	return r;
+}
+
+bool uprobe_lib_is_glob(const char *lib)
+{
+	return strncmp(lib, "0x", 2) && strpbrk(lib, "*?[");
+}
+
+/* The files a LIB glob matches (sorted, unique): with a directory, on disk (glob(3)); without, the
+ * basenames of the files pid maps.  How many, or -errno with err. */
+static int lib_glob_files(const char *lib, int pid, glob_t *g, char *err, size_t errlen)
+{
+	struct procmaps m;
+	int r;
+
+	memset(g, 0, sizeof(*g));
+	if (strchr(lib, '/')) {
+		r = glob(lib, 0, NULL, g);
+		return r == 0 ? (int)g->gl_pathc : r == GLOB_NOMATCH ? 0 : -ENOMEM;
+	}
+	if (pid <= 0) {
+		err_set(err, errlen, "--uprobe '%s': no process to match this library glob against (without a directory it "
+			 "matches the names of the files a target maps: -p PID or a command; with one, files on disk: "
+			 "'/usr/lib/x86_64-linux-gnu/%s')", lib, lib);
+		return -ENOENT;
+	}
+	if (procmaps_load(pid, &m, err, errlen))
+		return -ESRCH;
+	g->gl_pathv = calloc(m.nr + 1, sizeof(char *));
+	for (size_t i = 0; g->gl_pathv && i < m.nr; i++) {
+		const char *path = m.entries[i].path;
+		bool seen = false;
+
+		if (path[0] != '/' || fnmatch(lib, path_base(path), 0))
+			continue;
+		for (size_t k = 0; k < g->gl_pathc && !seen; k++)
+			seen = !strcmp(g->gl_pathv[k], path);
+		if (!seen)
+			g->gl_pathv[g->gl_pathc++] = strdup(path);
+	}
+	procmaps_free(&m);
+	return g->gl_pathv ? (int)g->gl_pathc : -ENOMEM;
+}
+
+static void lib_glob_free(const char *lib, glob_t *g)
+{
+	if (strchr(lib, '/')) {
+		globfree(g);
+		return;
+	}
+	for (size_t k = 0; k < g->gl_pathc; k++)
+		free(g->gl_pathv[k]);
+	free(g->gl_pathv);
+}
+
+/* LIB a glob (uprobe_lib_is_glob): GLOB in every file it matches.  An error when no file matches or
+ * no function in any; a file without a match is left out. */
+static int add_lib_glob(struct uprobe_set *s, const char *lib, const char *glob, int pid, char *err, size_t errlen)
+{
+	int n = 0, files = 0, r = 0;
+	char names[512] = "";
+	size_t o = 0;
+	glob_t g;
+
+	if ((n = lib_glob_files(lib, pid, &g, err, errlen)) < 0)
+		return n;
+	for (int i = 0; i < n && !r; i++) {
+		int before = s->nr_funcs;
+
+		r = add_one(s, g.gl_pathv[i], glob, pid, err, errlen);
+		if (r == -ESRCH)
+			r = 0;	/* no function matches in this one */
+		files += s->nr_funcs > before;
+		if (o < sizeof(names))
+			o += snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "", path_base(g.gl_pathv[i]));
+	}
+	lib_glob_free(lib, &g);
+	if (r)
+		return r;
+	if (!n) {
+		if (pid > 0 && !strchr(lib, '/'))
+			err_set(err, errlen, "--uprobe: no file mapped by pid %d matches '%s' (the glob matches a file's "
+				 "name: 'libggml-cpu-*.so')", pid, lib);
+		else
+			err_set(err, errlen, "--uprobe: no file matches '%s'", lib);
+		return -ENOENT;
+	}
+	if (!files) {
+		err_set(err, errlen, "--uprobe: no function matches '%s' in the %d file%s matching '%s' (%s%s)", glob, n,
+			 n == 1 ? "" : "s", lib, names, o >= sizeof(names) ? "..." : "");
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	int r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+
+	if (r)
+		return r;
+	if ((r = check_address_lib(lib, pid, err, errlen)))
+		return r;
+	if (uprobe_lib_is_glob(lib))
+		return add_lib_glob(s, lib, glob, pid, err, errlen);
+	if (!lib[0] && pid <= 0 && main_exe)
+		snprintf(lib, sizeof(lib), "%s", main_exe);
+	return add_one(s, lib, glob, pid, err, errlen);
 }
 
 /* The reason's kind, for counting: "EVEX-encoded (opcode 0x6e)" -> "EVEX-encoded". */
@@ -353,7 +456,7 @@ int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int p
 	if (r)
 		return r;
 	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
-	s->deferred[d].attached = s->nr_funcs - before;
+	s->deferred[d].attached += s->nr_funcs - before;	/* a library glob: each file it matches adds */
 	for (int i = before; i < s->nr_funcs; i++)
 		s->funcs[i].marker = s->deferred[d].marker;
 	return 0;

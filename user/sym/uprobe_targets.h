@@ -59,6 +59,10 @@ struct uprobe_set {
 int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
 			char *err, size_t errlen);
 void uprobe_set_free(struct uprobe_set *s);
+/* LIB (a spec's library part) is a glob ("libggml-cpu-*.so", "/opt/x/lib*.so"): it matches the
+ * files a target maps by their names (without a directory) or the files on disk (with one), each
+ * probed with the function glob; not an address ("0x..."). */
+bool uprobe_lib_is_glob(const char *lib);
 
 /* Keep SPEC (a bare library name that nothing maps yet) for later.  0 or -errno (err filled). */
 int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen);
