@@ -59,12 +59,12 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
  */
 static int lib_open(const struct libresolve_result *res, struct stat *st, char *err, size_t errlen)
 {
-	int fd = open(res->path, O_RDONLY | O_CLOEXEC), e;
+	int fd = open(res->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e;
 
 	if (fd >= 0 && res->found_in_maps &&
 	    (fstat(fd, st) || st->st_ino != res->inode || st->st_dev != (dev_t)res->dev)) {
 		close(fd);
-		fd = open(res->map_files, O_RDONLY | O_CLOEXEC);
+		fd = open(res->map_files, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	}
 	if (fd < 0 || fstat(fd, st)) {
 		e = errno;
@@ -331,12 +331,19 @@ static int add_lib_glob(struct uprobe_set *s, const char *lib, const char *glob,
 
 	if ((n = lib_glob_files(lib, pid, &g, err, errlen)) < 0)
 		return n;
+	if (n > UPROBE_MAX_LIBS) {
+		lib_glob_free(lib, &g);
+		err_set(err, errlen, "--uprobe: '%s' matches %d files; at most %d libraries can be probed", lib, n,
+			 UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
 	for (int i = 0; i < n && !r; i++) {
 		int before = s->nr_funcs;
 
 		r = add_one(s, g.gl_pathv[i], glob, pid, err, errlen);
-		if (r == -ESRCH)
-			r = 0;	/* no function matches in this one */
+		/* left out: no function matches in it, not an ELF file of the target's kind, changed */
+		if (r == -ESRCH || r == -ENOEXEC || r == -EXDEV || r == -EISDIR || r == -EAGAIN || r == -ESTALE)
+			r = 0;
 		files += s->nr_funcs > before;
 		if (o < sizeof(names))
 			o += snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "", path_base(g.gl_pathv[i]));
