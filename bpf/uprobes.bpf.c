@@ -31,6 +31,11 @@
  * ring buffer, which user space turns into per-thread spans.  cfg_trace is
  * rodata, so with tracing off the verifier drops that code.
  *
+ * One window for every probe (enum uprobe_window): a thread's outermost frame
+ * entered while the window is not open marks its slot `outside`, and that
+ * call and every call inside it are tracked (so that returns match) but
+ * neither counted nor traced.
+ *
  * --per-call (cfg_percall, percall.bpf.h): the outermost frame of a marker
  * function on a thread opens an iteration (ustack.marker) and its matched
  * return closes it, each with a process snapshot; a marker frame skipped by
@@ -103,6 +108,10 @@ struct {
 } funcs SEC(".maps");
 
 PERCPU_VAR(func_zero, struct func_stats);	/* insert template (too big for the stack) */
+
+/* enum uprobe_window (uprobes.h): user space opens it once every link is attached and closes it
+ * before the first detaches */
+volatile __u32 uprobe_window = UWIN_BEFORE;
 
 /* One --trace record; a full ring buffer is counted, never silent. */
 static __always_inline void trace_emit(__u32 pid, __u32 tid, __u32 fn, __u32 depth, __u32 kind, __u64 ts)
@@ -337,6 +346,20 @@ static __always_inline bool frame_push(struct ustack *st, const struct cpu_snap 
 	return true;
 }
 
+/* An entry in a call outside the window (enum uprobe_window): its frame is tracked, so that its
+ * return finds it, and nothing counted.  0, or 1 when the stack is full (no return wanted). */
+static __always_inline int outside_push(struct ustack *st, __u32 fn, __u64 sp)
+{
+	__u32 d = st->depth;
+
+	if (d >= TMABPF_MAX_DEPTH)
+		return 1;
+	st->ent[d].sp = sp;
+	st->ent[d].fn = fn;
+	st->depth = d + 1;
+	return 0;
+}
+
 /* Close the top frame (index d - 1) at its return and fold it into the
  * function's row and the parent's sums. */
 static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct cpu_snap *snap,
@@ -474,6 +497,11 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 	/* calls are counted where the frame ends (return, unmatched, exit) or
 	 * overflows; the reader adds frames still open */
 	if (h.st) {
+		/* an outermost call decides for everything it calls (enum uprobe_window) */
+		if (!h.st->depth)
+			h.st->outside = uprobe_window != UWIN_OPEN;
+		if (h.st->outside)
+			return outside_push(h.st, fn, sp);
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
 		percall_spin(h.task, h.snap, fn, h.now, true);
@@ -483,8 +511,28 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		}
 		return 0;
 	}
-	count_call(NULL, fn, h.tid, h.task->tgid, false);
+	if (uprobe_window == UWIN_OPEN)
+		count_call(NULL, fn, h.tid, h.task->tgid, false);
 	return 1;
+}
+
+/* A return in a call outside the window (enum uprobe_window): its frame and those skipped above it
+ * are popped, nothing counted. */
+static __always_inline int outside_return(struct ustack *st, __u64 sp)
+{
+	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
+		__u32 d = st->depth, top;
+
+		if (d == 0 || d > TMABPF_MAX_DEPTH)
+			break;
+		top = (d - 1) & (TMABPF_MAX_DEPTH - 1);
+		if (st->ent[top].sp + RET_SP_DELTA > sp)
+			break;	/* an outer frame: this return is not one of ours */
+		st->depth = d - 1;
+		if (st->ent[top].sp + RET_SP_DELTA == sp)
+			break;
+	}
+	return 0;
 }
 
 /* session: the return of an entry that pushed a frame (on_entry() returns 1
@@ -506,6 +554,8 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 		stat_inc(STAT_RET_NO_ENTRY);
 		return 0;
 	}
+	if (st->outside)	/* a loop of its own: one branch in the loop below doubles its verification */
+		return outside_return(st, sp);
 	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
 		__u32 d = st->depth, top;
 
@@ -639,7 +689,7 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 	st = stack_at(slot);
 	if (!st)
 		return 0;
-	for (__u32 i = 0; i < TMABPF_MAX_DEPTH; i++) {
+	for (__u32 i = 0; i < TMABPF_MAX_DEPTH && !st->outside; i++) {
 		__u32 d = st->depth;
 
 		if (i >= d || d > TMABPF_MAX_DEPTH)
@@ -652,6 +702,7 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 		row_flush(st, k, tid);
 	st->depth = 0;
 	st->marker = 0;
+	st->outside = 0;
 	st->tid = 0;
 	bpf_map_delete_elem(&uslots, &tid);
 	bpf_map_push_elem(&ufree, &slot, 0);

@@ -23,6 +23,21 @@ struct ustack_ent {
 	__u32 outermost;	/* 1 unless fn is already active deeper in the stack */
 };
 
+/*
+ * The window every probe of a run counts in (uprobe_window, set by user space):
+ * before every link is attached and after the first is about to detach, calls
+ * are tracked but not counted.  A thread's call counts with everything it calls
+ * when its outermost probed frame was entered while the window was open, so
+ * nested counts agree exactly at both edges: a call in flight when the window
+ * opens counts nothing, one in flight when it closes counts all of it (user
+ * space waits for those to return before detaching).
+ */
+enum uprobe_window {
+	UWIN_BEFORE = 0,	/* links being attached */
+	UWIN_OPEN = 1,
+	UWIN_CLOSED = 2,	/* about to detach: calls in flight finish, no new outermost one counts */
+};
+
 struct ustack {
 	__u32 tid;		/* 0: slot free */
 	__u32 pid;		/* tgid */
@@ -30,6 +45,8 @@ struct ustack {
 	__u32 overflow;		/* calls not tracked because the stack was full */
 	__u32 marker;		/* --per-call: index + 1 of the outermost marker frame; 0 = none open */
 	__u32 iter_seq;		/* --per-call: the slot's iterations begun (percall_rec.seq) */
+	__u32 outside;		/* its outermost frame was entered while the window was not open:
+				 * nothing in that call counts (enum uprobe_window) */
 	struct ustack_ent ent[TMABPF_MAX_DEPTH];
 };
 

@@ -15,7 +15,7 @@ from conftest import ROOT
 
 with open(os.path.join(ROOT, "user", "lib", "version.h")) as f:
     VERSION = re.search(r'#define TMABPF_VERSION "([^"]*)"', f.read()).group(1)
-MAN_PAGES = {"man8": ["tmabpf.8", "tmabpf-daemon.8", "tmabpf-check.8"], "man1": ["tmabpf-analyze.1", "tmabpf-diff.1", "tmabpf-list.1"]}
+MAN_PAGES = {"man8": ["tmabpf.8", "tmabpf-daemon.8", "tmabpf-check.8", "tmabpf-roofs.8"], "man1": ["tmabpf-analyze.1", "tmabpf-diff.1", "tmabpf-list.1"]}
 # lintian tags kept, each at most informational (the test fails on any error or warning):
 #   package-supports-alternative-init-but-no-init.d-script  the daemon is started by systemd only
 #   spelling-error-in-binary  "prefered": the kernel's field names (ifa_prefered) in the BPF objects' BTF

@@ -112,6 +112,33 @@ def test_torch_exact_counts(stacks, tmp_path):
     assert report["uprobes"]["never_called"] == [] and report["uprobes"]["never_mapped"] == []
 
 
+TORCH_LOOP = ("import torch\ntorch.set_num_threads(1)\nx, w = torch.randn(8, 64), torch.randn(64, 64)\n"
+              "print('ready', flush=True)\nwith torch.no_grad():\n    while True:\n        "
+              "torch.nn.functional.linear(x, w)\n")
+
+
+def test_torch_nested_counts_agree_mid_run(stacks, tmp_path):
+    """-p on a running PyTorch loop with probes on linear, mm (libtorch_cpu) and OpenBLAS' sgemm_:
+    one window for every probe, so each linear's one mm and one sgemm_ agree exactly in every run
+    (before: 3787 linear against 4149 mm and sgemm_, links attached and detached 10-40 ms apart)."""
+    need(stacks, "torch")
+    p = subprocess.Popen([PY, "-c", TORCH_LOOP], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().startswith("ready")
+        for run in range(10):
+            out = str(tmp_path / "r.json")
+            r = run_tmabpf(["--batch", "--quiet", "--json", out, "-p", str(p.pid), "-d", "0.5",
+                            "--uprobe", "libtorch_cpu.so:at::_ops::linear::call",
+                            "--uprobe", "libtorch_cpu.so:at::_ops::mm::call", "--uprobe", "libblas.so.3:sgemm_"])
+            assert r.returncode == 0, r.stderr
+            report = load_json(out)
+            n = [calls(report, s) for s in ("at::_ops::linear::call", "at::_ops::mm::call", "sgemm_")]
+            assert n[0] > 0 and n[0] == n[1] == n[2], (run, n)
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_torch_sample_fidelity(stacks, tmp_path):
     need(stacks, "torch")
     runs = []

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --roofline's BPF on the known GEMM/GEMV entries (roofline_loader.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf/roofline.h"
@@ -55,19 +57,36 @@ static const struct known *sym_known(const struct elfsym *s)
 
 int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_t errlen)
 {
+	char fdpath[64];
 	struct elfsyms es;
-	int r, added = 0;
+	struct stat st;
+	int r, added = 0, fd;
 
+	/* opened once, read and attached through the fd: a path its owner swaps in between for a link to
+	 * another file never steers a probe there (as --uprobe, user/sym/uprobe_targets.c) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	for (int i = 0; i < p->nlibs; i++)
-		if (!strcmp(p->paths[i], path))
+		if (p->devs[i] == (unsigned long long)st.st_dev && p->inos[i] == (unsigned long long)st.st_ino) {
+			close(fd);
 			return 0;
+		}
 	if (p->nlibs >= ROOFLINE_MAX_LIBS) {
+		close(fd);
 		err_set(err, errlen, "--roofline: more than %d libraries", ROOFLINE_MAX_LIBS);
 		return -E2BIG;
 	}
-	r = elfsyms_load(path, &es, err, errlen);
-	if (r)
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	r = elfsyms_load(fdpath, &es, err, errlen);
+	if (r) {
+		close(fd);
 		return r;
+	}
 	for (size_t i = 0; i < es.nr_syms; i++) {
 		const struct elfsym *s = &es.syms[i];
 		const struct known *k = sym_known(s);
@@ -78,6 +97,7 @@ int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_
 		f = realloc(p->fns, (size_t)(p->nfns + 1) * sizeof(*p->fns));
 		if (!f) {
 			elfsyms_free(&es);
+			close(fd);
 			return -ENOMEM;
 		}
 		p->fns = f;
@@ -91,13 +111,19 @@ int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_
 		added++;
 	}
 	elfsyms_free(&es);
-	if (added) {
-		p->paths[p->nlibs] = strdup(path);
-		p->link_fds[p->nlibs] = -1;
-		if (!p->paths[p->nlibs])
-			return -ENOMEM;
-		p->nlibs++;
+	if (!added) {
+		close(fd);
+		return 0;
 	}
+	p->lib_fds[p->nlibs] = fd;
+	p->link_fds[p->nlibs] = -1;
+	p->devs[p->nlibs] = (unsigned long long)st.st_dev;
+	p->inos[p->nlibs] = (unsigned long long)st.st_ino;
+	if (!(p->paths[p->nlibs] = strdup(fdpath))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->nlibs++;
 	return added;
 }
 
@@ -244,8 +270,10 @@ void roofline_free(struct roofline_prog *p)
 	roofline_detach(p);
 	roofline_bpf__destroy(p->skel);
 	p->skel = NULL;
-	for (int l = 0; l < p->nlibs; l++)
+	for (int l = 0; l < p->nlibs; l++) {
 		free(p->paths[l]);
+		close(p->lib_fds[l]);
+	}
 	free(p->fns);
 	memset(p, 0, sizeof(*p));
 }

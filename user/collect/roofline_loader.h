@@ -26,7 +26,9 @@ struct roofline_fn {
 struct roofline_prog {
 	struct roofline_bpf *skel;
 	int nlibs;
-	char *paths[ROOFLINE_MAX_LIBS];
+	char *paths[ROOFLINE_MAX_LIBS];	/* /proc/self/fd/N of lib_fds[]: read and attached through the inode opened */
+	int lib_fds[ROOFLINE_MAX_LIBS];
+	unsigned long long devs[ROOFLINE_MAX_LIBS], inos[ROOFLINE_MAX_LIBS];	/* told apart by inode */
 	int link_fds[ROOFLINE_MAX_LIBS];
 	struct roofline_fn *fns;
 	int nfns;
@@ -39,7 +41,8 @@ struct roofline_filter {
 	unsigned int filter, main_id;
 };
 
-/* Add the known entries of the ELF file at path (a library already added is skipped): how many
+/* Add the known entries of the ELF file at path (a library already added, by device and inode, is
+ * skipped: --uprobe's /proc/self/fd/N and the same file by name are one): how many
  * it has (0: none), or -errno with err. */
 int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_t errlen);
 /* Is name a known GEMM/GEMV entry? */

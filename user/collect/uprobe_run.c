@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "collect/uprobe_evidence.h"
 #include "collect/uprobe_preview.h"
@@ -128,20 +129,26 @@ int uprobe_run_load(struct uprobe_run *u, struct threads_prog *tp, const struct 
 	return r;
 }
 
-int uprobe_run_attach(struct uprobe_run *u, char *err, size_t errlen)
+int uprobe_run_attach(struct uprobe_run *u, bool running, char *err, size_t errlen)
 {
-	char line[1024];
+	char line[1024], when[64] = "";
 	int skipped, r = uprobes_attach(&u->prog, &u->set, err, errlen);
+	unsigned long long settle = u->prog.attach_ns > UPROBE_SETTLE_MIN_NS ? u->prog.attach_ns : UPROBE_SETTLE_MIN_NS;
 
 	if (r)
 		return r;
+	if (running) {
+		nanosleep(&(struct timespec){ .tv_sec = settle / 1000000000ULL, .tv_nsec = settle % 1000000000ULL }, NULL);
+		snprintf(when, sizeof(when), "; all count from one instant, %.1f ms later", settle / 1e6);
+	}
+	uprobes_window_open(&u->prog);
 	skipped = uprobe_set_unprobeable(&u->set, line, sizeof(line));
 	for (int i = 0; i < u->set.nr_libs; i++)
 		fprintf(stderr, "tmabpf: uprobe: %s\n", u->set.libs[i].note);
 	if (skipped)
 		fprintf(stderr, "tmabpf: uprobe: %s\n", line);
-	fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)\n", u->set.nr_funcs - skipped,
-		u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog));
+	fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)%s\n", u->set.nr_funcs - skipped,
+		u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog), when);
 	u->rate_ts = mono_ns();
 	return 0;
 }
@@ -170,7 +177,7 @@ static unsigned long long *calls_per_func(const struct uprobe_run *u)
  * specs that name it (all of them, then the library's links once), saying how late. */
 static void attach_named(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
 {
-	int lib = -1, nfuncs = 0, n = 0;
+	int lib = -1, nfuncs = 0, n = 0, funcs = u->set.nr_funcs;
 	char err[1024], names[512] = "", late[64] = "";
 	size_t o = 0;
 
@@ -178,7 +185,7 @@ static void attach_named(struct uprobe_run *u, int pid, const char *path, unsign
 		struct uprobe_deferred *df = &u->set.deferred[d];
 		int l, before = df->attached;
 
-		if (!maps_watch_name_matches(df->lib, path))
+		if (df->attached < 0 || !maps_watch_name_matches(df->lib, path))
 			continue;
 		if (add_file(u, d, path, pid, &l, err, sizeof(err))) {
 			warn_add("uprobe: '%s:%s': pid %d mapped %s, but: %s", df->lib, df->glob, pid, path, err);
@@ -189,7 +196,7 @@ static void attach_named(struct uprobe_run *u, int pid, const char *path, unsign
 		o += snprintf(names + o, o < sizeof(names) ? sizeof(names) - o : 0, "%s'%s:%s'", n++ ? ", " : "",
 			      df->lib, df->glob);
 	}
-	if (lib < 0)
+	if (lib < 0 || u->set.nr_funcs == funcs)
 		return;
 	if (mapped_ns)
 		snprintf(late, sizeof(late), " %.1f ms after it mapped it (calls before are not counted)",
@@ -411,8 +418,16 @@ void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool
 
 void uprobe_run_detach(struct uprobe_run *u)
 {
-	if (u->loaded)
-		uprobes_detach(&u->prog);
+	int open;
+
+	if (!u->loaded)
+		return;
+	if ((open = uprobes_window_close(&u->prog, UPROBE_DRAIN_NS)))
+		warn_add("uprobe: %d thread%s still inside a probed call %.0f ms after counting stopped: %s, but the "
+			 "probed calls %s after the probes detached are not", open, open == 1 ? " was" : "s were",
+			 UPROBE_DRAIN_NS / 1e6, open == 1 ? "that call counts" : "those calls count",
+			 open == 1 ? "it made" : "they made");
+	uprobes_detach(&u->prog);
 }
 
 void uprobe_run_free(struct uprobe_run *u)

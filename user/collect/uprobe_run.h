@@ -26,6 +26,9 @@
 #include "sym/maps_watch.h"
 #include "sym/uprobe_targets.h"
 
+#define UPROBE_SETTLE_MIN_NS 100000000ULL	/* uprobe_run_attach */
+#define UPROBE_DRAIN_NS 200000000ULL		/* uprobe_run_detach */
+
 struct uprobe_run {
 	struct uprobe_set set;
 	struct uprobes_prog prog;
@@ -63,7 +66,11 @@ bool uprobe_run_wanted(const struct uprobe_run *u);
 /* Load (the spine's maps shared) and attach; then say what was attached.  0 or -errno with err. */
 int uprobe_run_load(struct uprobe_run *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
 		    size_t errlen);
-int uprobe_run_attach(struct uprobe_run *u, char *err, size_t errlen);
+/* Attach, then open the window every probe counts in (enum uprobe_window).  running: the targets
+ * run already (-p, -t, -a), so a call may have been entered before its probe attached, unseen,
+ * and its probed callees would count as outermost calls: the window opens after a settle as long
+ * as attaching took (at least UPROBE_SETTLE_MIN_NS), so that only calls longer than that can. */
+int uprobe_run_attach(struct uprobe_run *u, bool running, char *err, size_t errlen);
 /* Rows and run time now, into u->rows, u->run_ns/run_cnt. */
 void uprobe_run_read(struct uprobe_run *u);
 /* Learn the mappings of pids[0..npids) (the targets' processes) from the kernel from now on; where
@@ -85,6 +92,8 @@ void uprobe_run_guard(struct uprobe_run *u, unsigned long long now_ns, unsigned 
 /* End of run (after the last read): losses of the stats slots as warnings, and the zero
  * evidence (watch NULL: system-wide, nothing watched). */
 void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool watched);
+/* Close the window, wait up to UPROBE_DRAIN_NS for the calls it counts to return (said when some
+ * do not), detach. */
 void uprobe_run_detach(struct uprobe_run *u);
 void uprobe_run_free(struct uprobe_run *u);
 /* --dry-run: what the globs match, each function's entry class and its cost here. */

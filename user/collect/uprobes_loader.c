@@ -298,6 +298,39 @@ int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, i
 	return attach_multi(u, set, lib, err, errlen);
 }
 
+void uprobes_window_open(struct uprobes_prog *u)
+{
+	__atomic_store_n(&u->skel->bss->uprobe_window, UWIN_OPEN, __ATOMIC_RELEASE);
+}
+
+/* Threads inside a call that counts (a slot with frames, entered while the window was open). */
+static int counted_calls_open(const struct uprobes_prog *u)
+{
+	int n = 0;
+
+	for (int s = 0; s < u->max_stacks; s++) {
+		const struct ustack *st = (const void *)(u->slots + (size_t)s * u->slot_size);
+
+		if (__atomic_load_n(&st->tid, __ATOMIC_ACQUIRE) && __atomic_load_n(&st->depth, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&st->outside, __ATOMIC_RELAXED))
+			n++;
+	}
+	return n;
+}
+
+int uprobes_window_close(struct uprobes_prog *u, unsigned long long wait_ns)
+{
+	unsigned long long t0 = mono_ns();
+	int n;
+
+	if (!u->skel || !u->slots)
+		return 0;
+	__atomic_store_n(&u->skel->bss->uprobe_window, UWIN_CLOSED, __ATOMIC_RELEASE);
+	while ((n = counted_calls_open(u)) && mono_ns() - t0 < wait_ns)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	return n;
+}
+
 /* The row of (fn, tid) in rows[0..*n), appended when new; NULL when full. */
 static struct func_row *row_find(struct u64map *idx, struct func_row *rows, size_t *n, size_t cap, __u32 fn,
 				 __u32 tid, __u32 pid)
@@ -374,6 +407,8 @@ static void add_slots(struct uprobes_prog *u, struct u64map *idx, struct func_ro
 
 		if (!tid)
 			continue;
+		if (__atomic_load_n(&st->outside, __ATOMIC_RELAXED))
+			depth = 0;	/* a call outside the window: it counts nothing */
 		for (int k = 0; k < TMABPF_ROW_CACHE; k++) {
 			const struct func_head *h = (const void *)((const unsigned char *)(st + 1) +
 								   k * USLOT_ROW_BYTES((size_t)u->nr_events));

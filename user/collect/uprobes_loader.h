@@ -57,6 +57,11 @@ int uprobes_attach(struct uprobes_prog *u, const struct uprobe_set *set, char *e
 /* (Re-)create the links of one library: after --max-rate detached functions, or for a library a
  * deferred --uprobe added to set after uprobes_attach (uprobe_multi only). */
 int uprobes_reattach_lib(struct uprobes_prog *u, const struct uprobe_set *set, int lib, char *err, size_t errlen);
+/* The window every probe counts in (enum uprobe_window): opened once every link is attached;
+ * closed before the first detaches, then up to wait_ns for the calls it counts to return.  Returns
+ * the threads still inside such a call. */
+void uprobes_window_open(struct uprobes_prog *u);
+int uprobes_window_close(struct uprobes_prog *u, unsigned long long wait_ns);
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 /* Drop a (function, thread) row from the funcs map (its thread is gone). */
 void uprobes_forget(struct uprobes_prog *u, const struct func_key *key);

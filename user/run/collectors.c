@@ -402,7 +402,7 @@ static int uprobes_attach_op(struct run_ctx *c, char *err, size_t errlen)
 {
 	int pids[TARGET_MAX_IDS + 1];
 
-	if (uprobe_run_attach(&c->up, err, errlen))
+	if (uprobe_run_attach(&c->up, !c->o->target.child, err, errlen))
 		return RUN_FAILED;
 	if (!c->o->system_wide)
 		uprobe_run_watch_start(&c->up, pids, watched_pids(c, pids));

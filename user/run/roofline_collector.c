@@ -39,7 +39,7 @@ static int add_lib(struct roofline_run *r, const char *path, char *err, size_t e
 {
 	int n = roofline_add_lib(&r->prog, path, err, errlen);
 
-	return n < 0 && n != -ENOENT ? n : 0;
+	return n < 0 && n != -ENOENT && n != -EINVAL && n != -EACCES ? n : 0;
 }
 
 /* --uprobe's functions that have no known signature: one line naming the first few. */

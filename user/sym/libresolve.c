@@ -611,6 +611,8 @@ static int result_mapped(const struct ctx *c, const struct mfile *f, const char 
 	out->dev = makedev(e->dev_major, e->dev_minor);
 	out->inode = e->inode;
 	out->found_in_maps = true;
+	snprintf(out->map_files, sizeof(out->map_files), "/proc/%d/map_files/%llx-%llx", c->pid,
+		 (unsigned long long)e->start, (unsigned long long)e->end);
 	out->deleted = e->flags & PROCMAPS_F_DELETED;
 	out->pid = c->pid;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", c->pid);

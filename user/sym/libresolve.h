@@ -39,6 +39,9 @@ struct libresolve_result {
 	char path[LIBRESOLVE_PATH_MAX + 64];
 	/* canonical path as the target sees it (symlinks resolved in its root) */
 	char realpath[LIBRESOLVE_PATH_MAX];
+	/* found_in_maps: /proc/PID/map_files/START-END, the mapped inode itself whatever its path
+	 * names now */
+	char map_files[64];
 	uint64_t dev;		/* makedev(major, minor) as in the maps / stat() */
 	uint64_t inode;
 	bool found_in_maps;	/* mapped in the target right now */

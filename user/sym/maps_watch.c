@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Executable files mapped by the target processes during a run.  See maps_watch.h. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sym/maps_watch.h"
@@ -19,7 +20,8 @@ bool maps_watch_name_matches(const char *name, const char *path)
 	size_t n = strlen(name);
 
 	base = base ? base + 1 : path;
-	return !strcmp(base, name) || (!strncmp(base, name, n) && base[n] == '.' && strstr(name, ".so"));
+	return !strcmp(base, name) || (!strncmp(base, name, n) && base[n] == '.' && strstr(name, ".so")) ||
+	       !fnmatch(name, base, 0);	/* a library glob (uprobe_lib_is_glob) */
 }
 
 static int add(struct maps_watch *w, int pid, const char *path)

@@ -2,10 +2,14 @@
 /* Resolution of --uprobe specs: library (libresolve), symbols (elfsyms), JIT check (procmaps). */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
@@ -47,17 +51,61 @@ static int check_address_lib(const char *lib, int pid, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-static int add_lib(struct uprobe_set *s, const char *attach_path, const char *module, const char *note,
+/*
+ * The library, opened once: its symbols are read and its probes attached through /proc/self/fd/N,
+ * the inode opened, never through its path again (the kernel resolves a path at attach, so a path
+ * swapped in between for a symlink to another user's library would steer the probe into that file,
+ * at an offset computed in this one).  A file the target maps is the inode it maps: when its path
+ * names another file by now, the mapping itself is opened (/proc/PID/map_files).  The fd or -errno.
+ */
+static int lib_open(const struct libresolve_result *res, struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(res->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e;
+
+	if (fd >= 0 && res->found_in_maps &&
+	    (fstat(fd, st) || st->st_ino != res->inode || st->st_dev != (dev_t)res->dev)) {
+		close(fd);
+		fd = open(res->map_files, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	if (fd < 0 || fstat(fd, st)) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		err_set(err, errlen, "--uprobe: opening %s: %s", res->realpath, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode) ||
+	    (res->found_in_maps && (st->st_ino != res->inode || st->st_dev != (dev_t)res->dev))) {
+		close(fd);
+		err_set(err, errlen, "--uprobe: %s %s", res->realpath, S_ISREG(st->st_mode) ?
+			"changed while it was resolved (not the file the target maps): run again" : "is not a regular file");
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* The library of fd (lib_open), added once by its inode; the set owns fd (closed when the inode is
+ * already in the set, or on error). */
+static int add_lib(struct uprobe_set *s, int fd, const struct stat *st, const char *module, const char *note,
 		   const char *glob, char *err, size_t errlen)
 {
+	char path[64];
+
 	for (int i = 0; i < s->nr_libs; i++)
-		if (!strcmp(s->libs[i].attach_path, attach_path))
+		if (s->libs[i].ino == st->st_ino && s->libs[i].dev == st->st_dev) {
+			close(fd);
 			return i;
+		}
 	if (s->nr_libs >= UPROBE_MAX_LIBS) {
+		close(fd);
 		err_set(err, errlen, "too many libraries in --uprobe (at most %d)", UPROBE_MAX_LIBS);
 		return -E2BIG;
 	}
-	s->libs[s->nr_libs].attach_path = strdup(attach_path);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	s->libs[s->nr_libs].fd = fd;
+	s->libs[s->nr_libs].dev = st->st_dev;
+	s->libs[s->nr_libs].ino = st->st_ino;
+	s->libs[s->nr_libs].attach_path = strdup(path);
 	s->libs[s->nr_libs].module = strdup(module);
 	s->libs[s->nr_libs].note = strdup(note);
 	s->libs[s->nr_libs].glob = strdup(glob);
@@ -189,56 +237,191 @@ static int no_match_error(const struct elfsyms *syms, const char *glob, const ch
 #error "tmabpf builds for x86-64 and aarch64"
 #endif
 
-int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
-			char *err, size_t errlen)
+/* The library opened (fd, st: lib_open; the set owns fd, closed on error), resolved (res) and its
+ * symbols loaded (syms): built for this machine, and the functions matching glob appended; -ESRCH
+ * with near matches in err when none does. */
+static int add_opened(struct uprobe_set *s, int fd, const struct stat *st, const struct libresolve_result *res,
+		      const struct elfsyms *syms, const char *glob, char *err, size_t errlen)
 {
-	char lib[4096], glob[1024];
-	struct libresolve_result res;
-	struct elfsyms syms;
-	int r;
+	const struct elfsym **m = NULL;
+	int r, n, li;
 
-	r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
-	if (r)
-		return r;
-	if ((r = check_address_lib(lib, pid, err, errlen)))
-		return r;
-	if (!lib[0] && pid <= 0 && main_exe)
-		snprintf(lib, sizeof(lib), "%s", main_exe);
-	r = libresolve_find(pid, lib, &res, err, errlen);
-	if (r)
-		return r;
-	r = elfsyms_load(res.path, &syms, err, errlen);
-	if (r)
-		return r;
-	if (syms.e_machine != HOST_ELF_MACHINE) {	/* its offsets mean other instructions here */
-		err_set(err, errlen, "--uprobe %s: %s is built for ELF machine %u (%s), not this %s host's %u", spec,
-			res.realpath, syms.e_machine, syms.e_machine == EM_AARCH64 ? "aarch64" : syms.e_machine == EM_X86_64 ?
-			"x86-64" : syms.e_machine == EM_386 ? "i386" : "another architecture", HOST_ELF_MACHINE_NAME,
-			HOST_ELF_MACHINE);
-		elfsyms_free(&syms);
+	if (syms->e_machine != HOST_ELF_MACHINE) {	/* its offsets mean other instructions here */
+		close(fd);
+		err_set(err, errlen, "--uprobe: %s is built for ELF machine %u (%s), not this %s host's %u", res->realpath,
+			syms->e_machine, syms->e_machine == EM_AARCH64 ? "aarch64" : syms->e_machine == EM_X86_64 ? "x86-64" :
+			syms->e_machine == EM_386 ? "i386" : "another architecture", HOST_ELF_MACHINE_NAME, HOST_ELF_MACHINE);
 		return -ENOEXEC;
 	}
-	r = uprobe_set_add_matching(s, &res, &syms, glob, err, errlen);
-	elfsyms_free(&syms);
+	n = elfsyms_match_all(syms, glob, &m);
+	if (n <= 0) {
+		close(fd);
+		r = n < 0 ? n : no_match_error(syms, glob, res->realpath, err, errlen);
+		goto out;
+	}
+	li = add_lib(s, fd, st, res->realpath, res->msg, glob, err, errlen);
+	r = li < 0 ? li : add_matches(s, li, syms, m, n, glob, err, errlen);
+out:
+	free(m);
 	return r;
 }
 
 int uprobe_set_add_matching(struct uprobe_set *s, const struct libresolve_result *res, const struct elfsyms *syms,
 			    const char *glob, char *err, size_t errlen)
 {
-	const struct elfsym **m = NULL;
-	int r, n, li;
+	struct stat st;
+	int fd = lib_open(res, &st, err, errlen);
 
-	n = elfsyms_match_all(syms, glob, &m);
-	if (n <= 0) {
-		r = n < 0 ? n : no_match_error(syms, glob, res->realpath, err, errlen);
-		goto out;
+	return fd < 0 ? fd : add_opened(s, fd, &st, res, syms, glob, err, errlen);
+}
+
+/* One library (a name, a path: libresolve) and the function glob. */
+static int add_one(struct uprobe_set *s, const char *lib, const char *glob, int pid, char *err, size_t errlen)
+{
+	char path[64];
+	struct libresolve_result res;
+	struct elfsyms syms;
+	struct stat st;
+	int r, fd;
+
+	r = libresolve_find(pid, lib, &res, err, errlen);
+	if (r)
+		return r;
+	if ((fd = lib_open(&res, &st, err, errlen)) < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = elfsyms_load(path, &syms, err, errlen);
+	if (r) {
+		char why[1024];
+		size_t n = strlen(path);
+
+		/* the error names the file as the user knows it, not by our fd */
+		if (err && !strncmp(err, path, n)) {
+			snprintf(why, sizeof(why), "%s", err + n);
+			err_set(err, errlen, "%s%s", res.realpath, why);
+		}
+		close(fd);
+		return r;
 	}
-	li = add_lib(s, res->path, res->realpath, res->msg, glob, err, errlen);
-	r = li < 0 ? li : add_matches(s, li, syms, m, n, glob, err, errlen);
-out:
-	free(m);
+	r = add_opened(s, fd, &st, &res, &syms, glob, err, errlen);
+	elfsyms_free(&syms);
 	return r;
+}
+
+bool uprobe_lib_is_glob(const char *lib)
+{
+	return strncmp(lib, "0x", 2) && strpbrk(lib, "*?[");
+}
+
+/* The files a LIB glob matches (sorted, unique): with a directory, on disk (glob(3)); without, the
+ * basenames of the files pid maps.  How many, or -errno with err. */
+static int lib_glob_files(const char *lib, int pid, glob_t *g, char *err, size_t errlen)
+{
+	struct procmaps m;
+	int r;
+
+	memset(g, 0, sizeof(*g));
+	if (strchr(lib, '/')) {
+		r = glob(lib, 0, NULL, g);
+		return r == 0 ? (int)g->gl_pathc : r == GLOB_NOMATCH ? 0 : -ENOMEM;
+	}
+	if (pid <= 0) {
+		err_set(err, errlen, "--uprobe '%s': no process to match this library glob against (without a directory it "
+			 "matches the names of the files a target maps: -p PID or a command; with one, files on disk: "
+			 "'/usr/lib/x86_64-linux-gnu/%s')", lib, lib);
+		return -ENOENT;
+	}
+	if (procmaps_load(pid, &m, err, errlen))
+		return -ESRCH;
+	g->gl_pathv = calloc(m.nr + 1, sizeof(char *));
+	for (size_t i = 0; g->gl_pathv && i < m.nr; i++) {
+		const char *path = m.entries[i].path;
+		bool seen = false;
+
+		if (path[0] != '/' || fnmatch(lib, path_base(path), 0))
+			continue;
+		for (size_t k = 0; k < g->gl_pathc && !seen; k++)
+			seen = !strcmp(g->gl_pathv[k], path);
+		if (!seen)
+			g->gl_pathv[g->gl_pathc++] = strdup(path);
+	}
+	procmaps_free(&m);
+	return g->gl_pathv ? (int)g->gl_pathc : -ENOMEM;
+}
+
+static void lib_glob_free(const char *lib, glob_t *g)
+{
+	if (strchr(lib, '/')) {
+		globfree(g);
+		return;
+	}
+	for (size_t k = 0; k < g->gl_pathc; k++)
+		free(g->gl_pathv[k]);
+	free(g->gl_pathv);
+}
+
+/* LIB a glob (uprobe_lib_is_glob): GLOB in every file it matches.  An error when no file matches or
+ * no function in any; a file without a match is left out. */
+static int add_lib_glob(struct uprobe_set *s, const char *lib, const char *glob, int pid, char *err, size_t errlen)
+{
+	int n = 0, files = 0, r = 0;
+	char names[512] = "";
+	size_t o = 0;
+	glob_t g;
+
+	if ((n = lib_glob_files(lib, pid, &g, err, errlen)) < 0)
+		return n;
+	if (n > UPROBE_MAX_LIBS) {
+		lib_glob_free(lib, &g);
+		err_set(err, errlen, "--uprobe: '%s' matches %d files; at most %d libraries can be probed", lib, n,
+			 UPROBE_MAX_LIBS);
+		return -E2BIG;
+	}
+	for (int i = 0; i < n && !r; i++) {
+		int before = s->nr_funcs;
+
+		r = add_one(s, g.gl_pathv[i], glob, pid, err, errlen);
+		/* left out: no function matches in it, not an ELF file of the target's kind, changed */
+		if (r == -ESRCH || r == -ENOEXEC || r == -EXDEV || r == -EISDIR || r == -EAGAIN || r == -ESTALE)
+			r = 0;
+		files += s->nr_funcs > before;
+		if (o < sizeof(names))
+			o += snprintf(names + o, sizeof(names) - o, "%s%s", i ? ", " : "", path_base(g.gl_pathv[i]));
+	}
+	lib_glob_free(lib, &g);
+	if (r)
+		return r;
+	if (!n) {
+		if (pid > 0 && !strchr(lib, '/'))
+			err_set(err, errlen, "--uprobe: no file mapped by pid %d matches '%s' (the glob matches a file's "
+				 "name: 'libggml-cpu-*.so')", pid, lib);
+		else
+			err_set(err, errlen, "--uprobe: no file matches '%s'", lib);
+		return -ENOENT;
+	}
+	if (!files) {
+		err_set(err, errlen, "--uprobe: no function matches '%s' in the %d file%s matching '%s' (%s%s)", glob, n,
+			 n == 1 ? "" : "s", lib, names, o >= sizeof(names) ? "..." : "");
+		return -ESRCH;
+	}
+	return 0;
+}
+
+int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const char *main_exe,
+			char *err, size_t errlen)
+{
+	char lib[4096], glob[1024];
+	int r = libresolve_split_spec(spec, lib, sizeof(lib), glob, sizeof(glob), err, errlen);
+
+	if (r)
+		return r;
+	if ((r = check_address_lib(lib, pid, err, errlen)))
+		return r;
+	if (uprobe_lib_is_glob(lib))
+		return add_lib_glob(s, lib, glob, pid, err, errlen);
+	if (!lib[0] && pid <= 0 && main_exe)
+		snprintf(lib, sizeof(lib), "%s", main_exe);
+	return add_one(s, lib, glob, pid, err, errlen);
 }
 
 /* The reason's kind, for counting: "EVEX-encoded (opcode 0x6e)" -> "EVEX-encoded". */
@@ -320,7 +503,7 @@ int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int p
 	if (r)
 		return r;
 	*lib = s->nr_libs > libs ? s->nr_libs - 1 : (before < s->nr_funcs ? s->funcs[before].lib : -1);
-	s->deferred[d].attached += s->nr_funcs - before;	/* one more file of that name */
+	s->deferred[d].attached += s->nr_funcs - before;	/* one more file of that name, or a library glob's */
 	for (int i = before; i < s->nr_funcs; i++)
 		s->funcs[i].marker = s->deferred[d].marker;
 	return 0;
@@ -331,6 +514,7 @@ void uprobe_set_free(struct uprobe_set *s)
 	for (int i = 0; i < s->nr_funcs; i++)
 		free(s->funcs[i].symbol);
 	for (int i = 0; i < s->nr_libs; i++) {
+		close(s->libs[i].fd);
 		free(s->libs[i].attach_path);
 		free(s->libs[i].module);
 		free(s->libs[i].note);

@@ -28,7 +28,9 @@ struct uprobe_func {
 };
 
 struct uprobe_lib {
-	char *attach_path;		/* path libbpf attaches to */
+	char *attach_path;		/* /proc/self/fd/N of fd: what was read is what is attached */
+	int fd;				/* the file, open from resolution to uprobe_set_free */
+	unsigned long long dev, ino;	/* its device and inode */
 	char *module;			/* canonical path shown in reports */
 	char *note;			/* which file was chosen and why, shown once attached */
 	char *glob;			/* the glob of the first spec that named it */
@@ -67,6 +69,10 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
 int uprobe_set_add_matching(struct uprobe_set *s, const struct libresolve_result *res, const struct elfsyms *syms,
 			    const char *glob, char *err, size_t errlen);
 void uprobe_set_free(struct uprobe_set *s);
+/* LIB (a spec's library part) is a glob ("libggml-cpu-*.so", "/opt/x/lib*.so"): it matches the
+ * files a target maps by their names (without a directory) or the files on disk (with one), each
+ * probed with the function glob; not an address ("0x..."). */
+bool uprobe_lib_is_glob(const char *lib);
 
 /* Keep SPEC (a bare library name that nothing maps yet) for later.  0 or -errno (err filled). */
 int uprobe_set_defer(struct uprobe_set *s, const char *spec, char *err, size_t errlen);
