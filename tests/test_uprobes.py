@@ -145,7 +145,10 @@ def test_missed_switch_ins_keep_faults_exact(tmp_path):
     t = gt_thread(gt, "gt-fault")
     m = {x["tid"]: x for x in tm["threads"]}[t["tid"]]
     assert m["missed_switch_in"] > 0, ("the test hook dropped nothing", m)
-    assert funcs(tm, t["tid"])["gt_fault_pages"]["counters"]["page-faults"] == t["functions"]["gt_fault_pages"]["minflt"]
+    # page-faults counts a fault the kernel retried once, and the task counts it major (CI once: 200012
+    # page-faults against 200001 minor faults): the event's truth is minor + major
+    f = t["functions"]["gt_fault_pages"]
+    assert funcs(tm, t["tid"])["gt_fault_pages"]["counters"]["page-faults"] == f["minflt"] + f["majflt"], f
     # the thread's whole life: its getrusage totals, give or take its exit's faults after the last one
     # and its first slice (18 over in 1 run of 30: a first sight has no switch-out to count its own
     # faults from, so that slice is time-shared)

@@ -51,6 +51,10 @@
  *       cpu_ns    CLOCK_THREAD_CPUTIME_ID delta summed over the calls
  *       wall_ns   CLOCK_MONOTONIC delta summed over the calls
  *       minflt    getrusage(RUSAGE_THREAD) ru_minflt delta summed
+ *       majflt    the same of ru_majflt (measured calls only): a fault the
+ *                 kernel retried counts major (FAULT_FLAG_TRIED), and the
+ *                 page-faults event counts it, so that event's truth is
+ *                 minflt + majflt
  *       These are measured by the caller around each call, so they include
  *       one clock/getrusage call's worth of overhead (a few microseconds),
  *       never the probed function's own measurement code (it has none).
@@ -288,7 +292,8 @@ static void *const fn_addrs[FN_COUNT] = {
 
 struct fn_stat {
 	uint64_t calls, returns, outermost_calls;
-	uint64_t cpu_ns, wall_ns, minflt;
+	uint64_t cpu_ns, wall_ns, minflt, majflt;
+	bool has_majflt;
 	bool nominal, has_cpu, has_wall, has_minflt;
 	const char *nested_in;
 };
@@ -324,7 +329,8 @@ static void stat_add_measured(struct fn_stat *f, const struct sample *a)
 	f->cpu_ns += b.cpu_ns - a->cpu_ns;
 	f->wall_ns += b.mono_ns - a->mono_ns;
 	f->minflt += (uint64_t)(b.ru.ru_minflt - a->ru.ru_minflt);
-	f->has_cpu = f->has_wall = f->has_minflt = true;
+	f->majflt += (uint64_t)(b.ru.ru_majflt - a->ru.ru_majflt);
+	f->has_cpu = f->has_wall = f->has_minflt = f->has_majflt = true;
 }
 
 /* @call runs between two samples; the result goes to fn[@id] */
@@ -684,6 +690,8 @@ static void json_fn_stat(FILE *f, const char *name, const struct fn_stat *s)
 	json_opt_u64(f, "cpu_ns", s->has_cpu, s->cpu_ns);
 	json_opt_u64(f, "wall_ns", s->has_wall, s->wall_ns);
 	json_opt_u64(f, "minflt", s->has_minflt, s->minflt);
+	if (s->has_majflt)
+		fprintf(f, ", \"majflt\": %llu", (unsigned long long)s->majflt);
 	if (s->outermost_calls != s->calls)
 		fprintf(f, ", \"outermost_calls\": %llu",
 			(unsigned long long)s->outermost_calls);
