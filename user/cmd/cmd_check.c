@@ -33,6 +33,7 @@
 #include "cmd/cmd_check.h"
 #include "cmd/perf_csv.h"
 #include "cmd/report_read.h"
+#include "lib/parse.h"
 #include "collect/uprobes_loader.h"
 #include "lib/kernel_file.h"
 #include "model/zero_counts.h"
@@ -461,7 +462,7 @@ static bool parse_ulong(const char *s, unsigned long *out)
 
 int cmd_check(int argc, char **argv)
 {
-	const char *cpuname = NULL;
+	const char *cpuname = NULL, *val;
 	unsigned long loops = DEFAULT_LOOPS;
 	struct check c = { 0 };
 	struct host_info h = { 0 };
@@ -477,10 +478,10 @@ int cmd_check(int argc, char **argv)
 				return usage("--calibrate wants a count > 0, not", argv[i]);
 			calibrated_loop(loops);
 			return 0;
-		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
-			cpuname = argv[++i];
-		} else if (!strncmp(argv[i], "--cpu=", 6)) {
-			cpuname = argv[i] + 6;
+		} else if ((val = parse_opt_value(argc, argv, &i, "--cpu"))) {
+			if (!*val)
+				return usage("--cpu wants a CPU name", NULL);
+			cpuname = val;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: tmabpf check [--cpu NAME] [--loops N]\n"
 			       "What this host can do for tmabpf: kernel, privileges, perf_event_paranoid, BTF, the PMU\n"
