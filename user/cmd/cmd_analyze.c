@@ -16,7 +16,7 @@
 #include "lib/json.h"
 #include "output/tma_output.h"
 #include "pmu/cpu_detect.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 
 /* One line on stderr; the exit code for bad input. */

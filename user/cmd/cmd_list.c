@@ -5,8 +5,9 @@
 #include <string.h>
 #include "cmd/cmd_list.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/events.h"
 #include "pmu/pfm_enc.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
 
