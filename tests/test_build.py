@@ -71,3 +71,30 @@ def test_tma_and_model_unit_tests_link_without_pmu_collect_libbpf():
         undef = subprocess.run(["nm", "-u", os.path.join(BUILD, "tests", t)], capture_output=True, text=True,
                                timeout=60).stdout
         assert not re.search(r"\b(bpf_\w+|libbpf_\w+|pfm_\w+)\b", undef), f"{t}: {undef}"
+
+
+# what the TMA engine may call outside tma/: string and memory work, its cache's mutex, lib's
+# err_set (formats an error string); no stdio, no environment, no file, no libpfm4 (issue 30 part 4)
+ENGINE_MAY_CALL = {
+    "calloc", "malloc", "realloc", "free", "strdup", "memcpy", "memmove", "memset", "memcmp", "snprintf",
+    "strcmp", "strncmp", "strcasecmp", "strncasecmp", "strlen", "strchr", "strrchr", "strstr", "strcspn",
+    "strtok_r", "strtod", "strtoull", "strtol", "strtoul", "qsort", "__ctype_b_loc", "__ctype_tolower_loc",
+    "__ctype_toupper_loc", "__popcountdi2", "__stack_chk_fail", "pthread_mutex_lock", "pthread_mutex_unlock",
+    "fabs", "fmax", "fmin", "pow", "log", "exp", "sqrt", "floor", "ceil", "err_set",
+}
+
+
+def symbols(obj, *flags):
+    out = subprocess.run(["nm", *flags, obj], capture_output=True, text=True, timeout=60).stdout
+    return {ln.split()[-1] for ln in out.splitlines() if ln.split()}
+
+
+def test_tma_engine_calls_no_io_and_no_library_with_global_state():
+    """Every object of tma/ but tma_env.o (the host's facts, read from /sys and /proc for the plan's
+    caller) calls only tma/ itself and pure libc: tma_compute cannot reach stdio, setenv or libpfm4."""
+    objs = [o for o in glob.glob(os.path.join(BUILD, "user", "tma", "*.o")) if not o.endswith("/tma_env.o")]
+    assert len(objs) >= 6, objs
+    defined = set().union(*(symbols(o, "--defined-only") for o in objs))
+    for o in objs:
+        bad = symbols(o, "-u") - defined - ENGINE_MAY_CALL
+        assert not bad, f"{os.path.relpath(o, BUILD)} calls {sorted(bad)}"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lib/warn.h"
 #include "tma/tma.h"
 #include "tma/tma_cache.h"
 #include "tma/tma_expr.h"
@@ -232,8 +233,6 @@ static struct cform *cform_build(const struct tma_cpu *c, const struct tma_formu
 	}
 	return cf;
 fail:
-	fprintf(stderr, "tmabpf: TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
-		"or more than %d metrics, %d events or %d nodes)\n", c->name, f->name, MAXM, MAXK, TMA_MAX_NODES);
 	cform_free(cf);
 	return NULL;
 }
@@ -252,6 +251,20 @@ static struct cform *cform_get(const struct tma_cpu *c, const struct tma_formula
 	}
 	pthread_mutex_unlock(&cf_lock);
 	return cf;
+}
+
+int tma_compile(const struct tma_cpu *c, char *err, size_t errlen)
+{
+	const struct tma_formulation *f[] = { c->perf, c->gc };
+
+	for (int i = 0; i < 2; i++)
+		if (f[i] && !cform_get(c, f[i])) {
+			err_set(err, errlen, "TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
+				"or more than %d metrics, %d events or %d nodes)", c->name, f[i]->name, MAXM, MAXK,
+				TMA_MAX_NODES);
+			return -ENOMEM;
+		}
+	return 0;
 }
 
 void tma_cache_reset(void)

@@ -144,6 +144,9 @@ int tma_compute(const struct tma_plan *p, int n, const struct tma_count *counts,
  * with the events they lack). */
 int tma_compute_named(const struct tma_plan *p, int n, const char *const *names, const double *values,
 		      const double *pct_running, struct tma_result *res);
+/* Compile c's formulations into the cache (tma_plan_init does): 0, or -ENOMEM with err
+ * (out of memory, or a recipe over the engine's limits). */
+int tma_compile(const struct tma_cpu *c, char *err, size_t errlen);
 /* The formulation the BPF path plans with: general counters where the CPU has one. */
 const struct tma_formulation *tma_run_formulation(const struct tma_cpu *c);
 /* Value of metric name in r (NaN if absent). */

@@ -46,7 +46,7 @@ int tma_plan_init(struct tma_plan *p, const struct tma_cpu *c, int level, bool r
 	p->level = level;
 	p->run = run;
 	p->env = *env;
-	return 0;
+	return tma_compile(c, err, errlen);
 }
 
 struct grp {
