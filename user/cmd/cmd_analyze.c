@@ -17,7 +17,7 @@
 #include "lib/parse.h"
 #include "output/tma_output.h"
 #include "pmu/cpu_detect.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 
 /* One line on stderr; the exit code for bad input. */

@@ -36,13 +36,15 @@
 #include "lib/parse.h"
 #include "collect/uprobes_loader.h"
 #include "lib/kernel_file.h"
+#include "model/report.h"
 #include "model/zero_counts.h"
 #include "pmu/cpu_detect.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
+#include "pmu/key_encode.h"
 
 extern char **environ;
 
@@ -403,7 +405,7 @@ static void compare_tma(struct check *c, const char *self, const struct tma_cpu 
 	struct counter_val total[TMABPF_MAX_EVENTS];
 
 	tma_env_host(&env);
-	if (tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&plan, &evs, err, sizeof(err))) {
 		line(c, "FAIL", "TMA level 1 on %s: %s", tma_cpu_name(cpu), err);
 		return;
@@ -422,7 +424,7 @@ static void compare_tma(struct check *c, const char *self, const struct tma_cpu 
 		line(c, "WARN", "TMA level 1 (%s): %s", tma_cpu_name(cpu), why);
 		return;
 	}
-	if (tma_compute(&plan, &evs, tm.v, pct, &rt) || (pf.ok && tma_compute(&plan, &evs, pf.v, pct, &rp))) {
+	if (tma_compute_events(&plan, &evs, tm.v, pct, &rt) || (pf.ok && tma_compute_events(&plan, &evs, pf.v, pct, &rp))) {
 		line(c, "FAIL", "TMA level 1 (%s): the formulas could not be computed from the counts", tma_cpu_name(cpu));
 		return;
 	}

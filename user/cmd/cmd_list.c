@@ -6,8 +6,9 @@
 #include "cmd/cmd_list.h"
 #include "lib/parse.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/events.h"
 #include "pmu/pfm_enc.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
 

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "collect/roofline_loader.h"
 #include "collect/threads_loader.h"
 #include "lib/outfile.h"
