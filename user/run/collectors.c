@@ -409,6 +409,11 @@ static int uprobes_attach_op(struct run_ctx *c, char *err, size_t errlen)
 	return RUN_OK;
 }
 
+static void uprobes_poll(struct run_ctx *c, int timeout_ms)
+{
+	uprobe_run_poll(&c->up);
+}
+
 static void uprobes_read_op(struct run_ctx *c)
 {
 	uprobe_run_read(&c->up);
@@ -454,7 +459,7 @@ static void uprobes_free(struct run_ctx *c)
 
 const struct collector uprobes_collector = {
 	.name = "uprobes", .wanted = uprobes_wanted, .load = uprobes_load_op, .attach = uprobes_attach_op,
-	.read = uprobes_read_op, .tick = uprobes_tick, .detach = uprobes_detach_op, .finish = uprobes_finish,
+	.poll = uprobes_poll, .read = uprobes_read_op, .tick = uprobes_tick, .detach = uprobes_detach_op, .finish = uprobes_finish,
 	.free = uprobes_free,
 };
 
