@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * dnnlwork: oneDNN (Debian's libdnnl) primitives executed a known number of times, for --itt
- * (tests/test_itt.py): CONV convolutions (N=1, C=K=32, 56x56, 3x3), MM matmuls (256x256x256)
+ * (tests/test_itt.py): CONV convolutions (N=1, C=K=32, 56x56, 3x3), MM matmuls (512x512x512)
  * and REORDERS reorders (nchw -> nhwc of the convolution's source), one after another.
  *
  *   dnnlwork CONV MM REORDERS [SIZE]   (SIZE: the convolution's height and width, default 56)
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	}
 	/* matmul 256x256 * 256x256 */
 	{
-		dnnl_dims_t d = { 256, 256 };
+		dnnl_dims_t d = { 512, 512 };
 		dnnl_matmul_desc_t md;
 
 		CHECK(dnnl_memory_desc_init_by_tag(&a_md, 2, d, dnnl_f32, dnnl_ab));

@@ -75,6 +75,11 @@ static int on_name(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void drain(void *ctx)
+{
+	itt_run_poll(ctx);
+}
+
 int itt_run_attach(struct itt_run *r, struct uprobes_prog *p, struct uprobe_set *set, char *err, size_t errlen)
 {
 	struct bpf_program *progs[3] = { p->skel->progs.tmabpf_itt_begin, p->skel->progs.tmabpf_itt_end,
@@ -83,6 +88,8 @@ int itt_run_attach(struct itt_run *r, struct uprobes_prog *p, struct uprobe_set 
 
 	r->set = set;
 	set->itt = &r->names;
+	r->names.drain = drain;
+	r->names.drain_ctx = r;
 	r->rb = ringbuf_open(bpf_map__fd(p->skel->maps.itt_rb), on_name, r, "ITT names", err, errlen);
 	if (!r->rb)
 		return -ENOMEM;
@@ -115,9 +122,6 @@ unsigned int itt_run_fn(struct itt_run *r, unsigned int pid, unsigned int fn)
 		return fn;
 	if ((f = itt_names_fn(&r->names, pid, fn & ~ITT_FN)) >= 0)
 		return (unsigned int)f;
-	itt_run_poll(r);
-	if ((f = itt_names_fn(&r->names, pid, fn & ~ITT_FN)) >= 0)
-		return (unsigned int)f;
 	/* its name record was lost (a full ring buffer): still counted, by number */
 	snprintf(name, sizeof(name), "#%u", fn & ~ITT_FN);
 	r->unnamed++;
@@ -127,7 +131,6 @@ unsigned int itt_run_fn(struct itt_run *r, unsigned int pid, unsigned int fn)
 
 void itt_run_rows(struct itt_run *r, struct func_row *rows, size_t n)
 {
-	itt_run_poll(r);
 	for (size_t i = 0; i < n; i++)
 		rows[i].key.fn = itt_run_fn(r, rows[i].s.pid, rows[i].key.fn);
 }

@@ -57,10 +57,14 @@ int itt_names_add(struct uprobe_set *s, struct itt_names *n, unsigned int pid, u
 	return (int)fn1 - 1;
 }
 
-int itt_names_fn(const struct itt_names *n, unsigned int pid, unsigned int id)
+int itt_names_fn(struct itt_names *n, unsigned int pid, unsigned int id)
 {
 	uintptr_t fn1 = n ? (uintptr_t)u64map_get(&n->ids, (uint64_t)pid << 32 | id) : 0;
 
+	if (!fn1 && n && n->drain) {
+		n->drain(n->drain_ctx);
+		fn1 = (uintptr_t)u64map_get(&n->ids, (uint64_t)pid << 32 | id);
+	}
 	return fn1 ? (int)fn1 - 1 : -1;
 }
 

@@ -18,14 +18,17 @@ struct itt_names {
 	int lib;			/* its index in the set's libraries; -1: not added yet */
 	struct u64map ids;		/* pid << 32 | pair id -> function id + 1 */
 	struct strmap by_name;		/* "domain:task" -> function id + 1 */
+	void (*drain)(void *ctx);	/* brings the names that arrived since (a look-up's miss) */
+	void *drain_ctx;
 };
 
 /* The function of pair id of process pid, added as "domain:task" when new (names made safe
  * elsewhere: they are the profiled program's).  -1 when out of memory. */
 int itt_names_add(struct uprobe_set *s, struct itt_names *n, unsigned int pid, unsigned int id, const char *domain,
 		  const char *task);
-/* The function of pair id of process pid, -1 when not named (yet). */
-int itt_names_fn(const struct itt_names *n, unsigned int pid, unsigned int id);
+/* The function of pair id of process pid (the names that arrived drained first when it is not
+ * known yet), -1 when not named. */
+int itt_names_fn(struct itt_names *n, unsigned int pid, unsigned int id);
 void itt_names_free(struct itt_names *n);
 
 #endif

@@ -101,7 +101,7 @@ static const char *fn_name(const struct trace_spans *s, __u32 pid, __u32 fn, cha
 
 	if (itt >= 0)	/* --itt: a span of the collector, named as its rows are */
 		fn = (__u32)itt;
-	if (s->uset && (int)fn < s->uset->nr_funcs && s->uset->funcs[fn].symbol)
+	if (s->uset && fn < (__u32)s->uset->nr_funcs && s->uset->funcs[fn].symbol)
 		return s->uset->funcs[fn].symbol;
 	snprintf(buf, len, "function#%u", fn);
 	return buf;
