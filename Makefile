@@ -128,6 +128,12 @@ $(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 $(O)/workloads/dnnlwork: tests/workloads/dnnlwork.c | $(O)/workloads
 	$(CC) $(CFLAGS) $< -o $@ -ldnnl
 
+# OpenMP on libiomp5 (LLVM's libomp: Intel's ABI and ITT), not gcc's libgomp
+$(O)/workloads/ompbarrier: tests/workloads/ompbarrier.c | $(O)/workloads
+	$(CC) $(CFLAGS) -fopenmp -c $< -o $@.o
+	$(CC) $(CFLAGS) $@.o -o $@ -liomp5 -lpthread
+	rm -f $@.o
+
 $(O)/workloads/gemmwork: tests/workloads/gemmwork.c | $(O)/workloads
 	$(CC) $(CFLAGS) -I/usr/include/$(shell $(CC) -dumpmachine) $< -o $@ -lopenblas
 

@@ -451,7 +451,7 @@ static int starts_itt(const char *s)
 	return s && !strncmp(s, "__itt_", 6);
 }
 
-/* Point the instrumented library's table at our functions; the others keep theirs. */
+/* Point the instrumented library's table at our functions. */
 EXPORT void __itt_api_init(struct itt_global *g, int init_groups)
 {
 	struct itt_api_info *v;
@@ -463,9 +463,12 @@ EXPORT void __itt_api_init(struct itt_global *g, int init_groups)
 	o = g->api_list_ptr;
 	/* the table's rows have had a null_func since 2011; the older form is told by its stride */
 	if (starts_itt(v[0].name) && starts_itt(v[1].name)) {
+		/* the others as without a collector (null_func: NULL, or the static part's own
+		 * implementation): a library that calls what a collector offers (libomp's
+		 * __itt_stack_caller_create) must see it absent, not a stub answering NULL */
 		for (; v->name; v++)
-			if (ours(v->name) && v->func_ptr)
-				*v->func_ptr = ours(v->name);
+			if (v->func_ptr)
+				*v->func_ptr = ours(v->name) ? ours(v->name) : v->null_func;
 	} else {
 		for (; o->name; o++)
 			if (ours(o->name) && o->func_ptr)

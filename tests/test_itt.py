@@ -5,6 +5,8 @@
   primitive kind equal the executions DNNL_VERBOSE=1 prints in the same run, exactly; each span
   of --trace lasts DNNL_VERBOSE's own time of that execution within 5 % where it is over 1 ms
   (oneDNN times the execution inside the span: the span adds the verbose line's printing).
+- OpenMP on libiomp5 (tests/workloads/ompbarrier.c: N explicit barriers in T threads): every
+  thread has exactly N "sync:OMP Barrier" spans (libomp's __itt_sync_prepare ... _acquired).
 - Bad input: a program without ITT gets one line at the end; a collector the user named already
   is said, and the run goes on; a tmabpf without its collector says where it looked and goes on.
 """
@@ -18,6 +20,7 @@ import pytest
 from conftest import BUILD, TMABPF, load_json, run_tmabpf
 
 DNNLWORK = os.path.join(BUILD, "workloads", "dnnlwork")
+OMPBARRIER = os.path.join(BUILD, "workloads", "ompbarrier")
 COLLECTOR = os.path.join(BUILD, "libtmabpf-itt.so")
 KINDS = ("convolution", "matmul", "reorder")
 
@@ -83,6 +86,18 @@ def test_span_times_match_dnnl_verbose(dnnl_run):
             assert abs(span_ms - ms) <= 0.05 * ms, (kind, span_ms, ms)
         assert span_ms >= ms * 0.999, (kind, span_ms, ms)	# the span holds oneDNN's own timing
     assert checked >= 4, execs
+
+
+def test_openmp_barrier_spans_equal_the_barriers(tmp_path):
+    n, t = 40, 3
+    js = str(tmp_path / "r.json")
+    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--", OMPBARRIER, str(n), str(t)])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(js)
+    per_thread = {f["tid"]: f["calls"] for f in rep["functions"]
+                  if f["symbol"] == "sync:OMP Barrier" and f["tid"] is not None}
+    assert sorted(per_thread.values()) == [n] * t, per_thread
+    assert all(f["unmatched"] == 0 for f in rep["functions"]), rep["functions"]
 
 
 def test_no_itt_in_target_is_said():
