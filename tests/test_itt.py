@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -98,6 +99,39 @@ def test_openmp_barrier_spans_equal_the_barriers(tmp_path):
                   if f["symbol"] == "sync:OMP Barrier" and f["tid"] is not None}
     assert sorted(per_thread.values()) == [n] * t, per_thread
     assert all(f["unmatched"] == 0 for f in rep["functions"]), rep["functions"]
+
+
+def test_pid_that_loaded_the_collector_is_picked_up(tmp_path):
+    """-p on a process started with INTEL_LIBITTNOTIFY64 (as a service's unit would): its pairs were
+    named before tmabpf attached, so their names come from the collector's table in the process."""
+    js = str(tmp_path / "r.json")
+    env = dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR)
+    w = subprocess.Popen([DNNLWORK, "400000", "0", "0", "16"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "1", "--quiet", "--json", js])
+    finally:
+        w.kill()
+        w.wait()
+    assert r.returncode == 0, r.stderr
+    rows = [f for f in load_json(js)["functions"] if f["tid"] == w.pid]
+    assert [f["symbol"] for f in rows] == ["dnnl::primitive::execute:convolution"], rows
+    assert rows[0]["calls"] > 100 and rows[0]["unmatched"] == 0, rows
+    assert "not loaded the ITT collector" not in r.stderr and "no ITT events" not in r.stderr, r.stderr
+
+
+def test_pid_without_the_collector_is_told_how_to_start_it():
+    w = subprocess.Popen(["sleep", "30"])
+    try:
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3", "--quiet"])
+    finally:
+        w.kill()
+        w.wait()
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if "ITT" in l and "spans of the ITT collector" not in l]
+    assert len(lines) == 1, r.stderr
+    assert f"pid {w.pid} has not loaded the ITT collector" in lines[0]
+    assert f"INTEL_LIBITTNOTIFY64={os.path.realpath(COLLECTOR)}" in lines[0], lines
 
 
 def test_no_itt_in_target_is_said():

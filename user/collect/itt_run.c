@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The --itt feature for one run.  See itt_run.h. */
 #include <bpf/libbpf.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +16,89 @@
 #include "collect/itt_run.h"
 #include "collect/link_detach.h"
 #include "lib/warn.h"
+#include "sym/procmaps.h"
 #include "uprobes.skel.h"
 
 static const char *const env_names[] = { "INTEL_LIBITTNOTIFY64", "INTEL_LIBITTNOTIFY32" };
+
+/* Where the collector keeps its pairs, as offsets from its load address: read from our own load of
+ * the file (its code runs nothing on load), for the processes that named pairs before we attached. */
+static void table_offsets(struct itt_run *r)
+{
+	void *h = dlopen(r->path, RTLD_LAZY | RTLD_LOCAL), *pairs, *npairs;
+	struct stat st;
+	Dl_info info;
+
+	if (!stat(r->path, &st)) {
+		r->ino = st.st_ino;
+		r->dev = st.st_dev;
+	}
+	if (!h)
+		return;
+	pairs = dlsym(h, "tmabpf_itt_pairs");
+	npairs = dlsym(h, "tmabpf_itt_npairs");
+	if (pairs && npairs && dladdr(pairs, &info) && info.dli_fbase) {
+		r->pairs_off = (uintptr_t)pairs - (uintptr_t)info.dli_fbase;
+		r->npairs_off = (uintptr_t)npairs - (uintptr_t)info.dli_fbase;
+	}
+	dlclose(h);
+}
+
+/* Where process pid loaded the collector (its mapping at file offset 0), or 0. */
+static uint64_t loaded_at(const struct itt_run *r, int pid)
+{
+	struct procmaps m;
+	uint64_t base = 0;
+	char err[256];
+
+	if (procmaps_load(pid, &m, err, sizeof(err)))
+		return 0;
+	for (size_t i = 0; i < m.nr && !base; i++)
+		if (m.entries[i].inode == r->ino && m.entries[i].offset == 0 && !strcmp(m.entries[i].path, r->path))
+			base = m.entries[i].start;
+	procmaps_free(&m);
+	return base;
+}
+
+static bool peek(int pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* The pairs process pid named, read from its collector (those named before we attached). */
+static void read_table(struct itt_run *r, unsigned int pid)
+{
+	uint64_t base = r->pairs_off ? loaded_at(r, (int)pid) : 0;
+	uint32_t n = 0;
+
+	if (!base || !peek((int)pid, base + r->npairs_off, &n, sizeof(n)))
+		return;
+	for (uint32_t id = 0; id < n && id < ITT_TABLE_MAX; id++) {
+		uint64_t p[2];
+		char domain[ITT_NAME_LEN] = "", name[ITT_NAME_LEN] = "";
+
+		if (!peek((int)pid, base + r->pairs_off + id * sizeof(p), p, sizeof(p)))
+			break;
+		/* a string near the end of a mapping: read shorter */
+		for (size_t len = ITT_NAME_LEN - 1; len >= 16 && !peek((int)pid, p[0], domain, len); len /= 2)
+			;
+		for (size_t len = ITT_NAME_LEN - 1; len >= 16 && !peek((int)pid, p[1], name, len); len /= 2)
+			;
+		domain[ITT_NAME_LEN - 1] = name[ITT_NAME_LEN - 1] = 0;
+		itt_names_add(r->set, &r->names, pid, id, domain, name);
+	}
+}
+
+void itt_run_check_pids(struct itt_run *r, const int *pids, int npids)
+{
+	for (int i = 0; i < npids; i++)
+		if (!loaded_at(r, pids[i]) && ++r->unloaded)
+			warn_add("--itt: pid %d has not loaded the ITT collector, so its ITT spans are not seen: start it "
+				 "with INTEL_LIBITTNOTIFY64=%s in its environment (a service: Environment= in its unit)",
+				 pids[i], r->path);
+}
 
 int itt_run_find(struct itt_run *r, char *err, size_t errlen)
 {
@@ -35,6 +119,7 @@ int itt_run_find(struct itt_run *r, char *err, size_t errlen)
 		snprintf(p, sizeof(p), "%s/" ITT_COLLECTOR, where[i]);
 		if (!access(p, R_OK) && realpath(p, r->path)) {
 			r->names.collector = r->path;
+			table_offsets(r);
 			return 0;
 		}
 	}
@@ -122,7 +207,10 @@ unsigned int itt_run_fn(struct itt_run *r, unsigned int pid, unsigned int fn)
 		return fn;
 	if ((f = itt_names_fn(&r->names, pid, fn & ~ITT_FN)) >= 0)
 		return (unsigned int)f;
-	/* its name record was lost (a full ring buffer): still counted, by number */
+	read_table(r, pid);	/* named before we attached (-p, the daemon) */
+	if ((f = itt_names_fn(&r->names, pid, fn & ~ITT_FN)) >= 0)
+		return (unsigned int)f;
+	/* its name record was lost (a full ring buffer) and its process is gone: still counted, by number */
 	snprintf(name, sizeof(name), "#%u", fn & ~ITT_FN);
 	r->unnamed++;
 	f = itt_names_add(r->set, &r->names, pid, fn & ~ITT_FN, "?", name);
@@ -144,8 +232,8 @@ void itt_run_finish(struct itt_run *r, const struct func_row *rows, size_t n)
 			spans += rows[i].s.calls;
 	if (r->unnamed)
 		warn_add("--itt: %llu span names were lost (their ring buffer was full): shown as '?:#ID'", r->unnamed);
-	if (spans || r->other_collector)
-		return;
+	if (spans || r->other_collector || r->unloaded)
+		return;	/* said already */
 	warn_add("--itt: no ITT events: the program's libraries do not carry ITT (oneDNN, Intel's OpenMP and "
 		 "the libraries built with ittapi do: see tmabpf(8)), or it was started without "
 		 "INTEL_LIBITTNOTIFY64=%s", r->path);

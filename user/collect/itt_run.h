@@ -21,6 +21,7 @@
 #define ITT_COLLECTOR "libtmabpf-itt.so"
 #define ITT_SYSTEM_DIR "/usr/lib/tmabpf"
 #define ITT_RING_BYTES (64u << 10)	/* names: 256 pairs in flight */
+#define ITT_TABLE_MAX 8192		/* pairs of one process (the collector's MAX_PAIRS) */
 
 struct ring_buffer;
 struct bpf_link;
@@ -32,11 +33,16 @@ struct itt_run {
 	struct bpf_link *links[3];	/* begin, end, name */
 	struct uprobe_set *set;		/* where the names go */
 	bool other_collector;		/* INTEL_LIBITTNOTIFY64 named another collector */
+	int unloaded;			/* -p pids without the collector (said at the start) */
+	unsigned long long ino, dev;	/* the collector's file, as the targets' maps show it */
+	unsigned long pairs_off, npairs_off;	/* its tmabpf_itt_pairs and _npairs (0: unknown) */
 	unsigned long long unnamed;	/* spans whose name never came */
 };
 
 /* Find the collector (0), or -ENOENT with one line in err saying where it was looked for and the fix. */
 int itt_run_find(struct itt_run *r, char *err, size_t errlen);
+/* -p: each pid that has not loaded the collector gets one line saying how to start it. */
+void itt_run_check_pids(struct itt_run *r, const int *pids, int npids);
 /* For a launched command: INTEL_LIBITTNOTIFY64 and INTEL_LIBITTNOTIFY32 name the collector in
  * tmabpf's environment, which the command inherits; one already naming another collector is kept
  * and said (the command loads that one: no spans). */

@@ -116,7 +116,7 @@ int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, c
 	return r;
 }
 
-void uprobe_run_enable_itt(struct uprobe_run *u, bool command)
+void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, int npids)
 {
 	struct itt_run *r = calloc(1, sizeof(*r));
 	char err[1024];
@@ -132,6 +132,7 @@ void uprobe_run_enable_itt(struct uprobe_run *u, bool command)
 	}
 	if (command)
 		itt_run_env(r);
+	itt_run_check_pids(r, pids, npids);
 	u->itt = r;
 }
 

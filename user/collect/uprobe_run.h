@@ -65,8 +65,9 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
 int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, const char *exe, bool defer, char *err,
 			      size_t errlen);
 /* --itt: find the collector and, for a launched command (before it is spawned), name it in the
- * environment; a missing collector is said in one line (the run goes on without spans). */
-void uprobe_run_enable_itt(struct uprobe_run *u, bool command);
+ * environment; a missing collector is said in one line (the run goes on without spans), and so is
+ * each of pids[0..npids) (-p) that has not loaded it. */
+void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, int npids);
 /* Every poll: what arrived for --itt (span names). */
 void uprobe_run_poll(struct uprobe_run *u);
 /* Anything to probe, now or later. */

@@ -138,7 +138,7 @@ static enum run_status resolve_uprobes(struct run_state *st)
 	if (o->per_call)
 		spin_set_mark(&st->c.percall.spin, &st->c.up.set);
 	if (o->itt)
-		uprobe_run_enable_itt(&st->c.up, o->target.argv != NULL);
+		uprobe_run_enable_itt(&st->c.up, o->target.argv != NULL, o->target.pids, o->target.nr_pids);
 	return RUN_OK;
 }
 
