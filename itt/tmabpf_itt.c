@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "itt/itt_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 /* a probe target: never inlined, merged or cloned, a frame push as its first instruction */
@@ -40,55 +41,6 @@
 #define SALT_FN 0x9e3779b97f4a7c15ULL		/* pair_key(): a task named by a function's address */
 #define SALT_FRAME 0xc2b2ae3d27d4eb4fULL	/* ... a frame */
 #define SALT_SYNC 0x165667b19e3779f9ULL		/* ... a sync object's type */
-
-/* The ABI's structures (ittnotify.h): only their layout matters. */
-struct itt_domain {
-	volatile int flags;
-	const char *nameA;
-	void *nameW;
-	int extra1;
-	void *extra2;
-	struct itt_domain *next;
-};
-
-struct itt_string_handle {
-	const char *strA;
-	void *strW;
-	int extra1;
-	void *extra2;
-	struct itt_string_handle *next;
-};
-
-struct itt_id {
-	unsigned long long d1, d2, d3;
-};
-
-/* ittnotify_config.h's __itt_global, up to the table; __itt_api_info with and without null_func */
-struct itt_api_info {
-	const char *name;
-	void **func_ptr;
-	void *init_func;
-	void *null_func;
-	int group;
-};
-
-struct itt_api_info_old {
-	const char *name;
-	void **func_ptr;
-	void *init_func;
-	int group;
-};
-
-struct itt_global {
-	unsigned char magic[8];
-	unsigned long version_major, version_minor, version_build;
-	volatile long api_initialized, mutex_initialized, atomic_counter;
-	pthread_mutex_t mutex;
-	void *lib;
-	void *error_handler;
-	const char **dll_path_ptr;
-	void *api_list_ptr;
-};
 
 /* ---- the hooks tmabpf probes ---- */
 
