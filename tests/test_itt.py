@@ -7,6 +7,9 @@
   (oneDNN times the execution inside the span: the span adds the verbose line's printing).
 - OpenMP on libiomp5 (tests/workloads/ompbarrier.c: N explicit barriers in T threads): every
   thread has exactly N "sync:OMP Barrier" spans (libomp's __itt_sync_prepare ... _acquired).
+- PyTorch (Debian's python3-torch, tests/workloads/convnet.py): every oneDNN span of the calling
+  thread lies inside a probed at::_ops::convolution::call span, and its convolution spans equal
+  DNNL_VERBOSE's convolution executions (5 of the 10 torch convolutions).
 - Bad input: a program without ITT gets one line at the end; a collector the user named already
   is said, and the run goes on; a tmabpf without its collector says where it looked and goes on.
 """
@@ -18,7 +21,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, TMABPF, load_json, run_tmabpf
+from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
 
 DNNLWORK = os.path.join(BUILD, "workloads", "dnnlwork")
 OMPBARRIER = os.path.join(BUILD, "workloads", "ompbarrier")
@@ -108,7 +111,12 @@ def test_pid_that_loaded_the_collector_is_picked_up(tmp_path):
     env = dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR)
     w = subprocess.Popen([DNNLWORK, "400000", "0", "0", "16"], env=env, stdout=subprocess.DEVNULL)
     try:
-        time.sleep(0.5)
+        for _ in range(200):	# until it has loaded the collector (at its first primitive): names made
+            with open(f"/proc/{w.pid}/maps") as f:
+                if os.path.realpath(COLLECTOR) in f.read():
+                    break
+            time.sleep(0.05)
+        time.sleep(0.2)
         r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "1", "--quiet", "--json", js])
     finally:
         w.kill()
@@ -132,6 +140,55 @@ def test_pid_without_the_collector_is_told_how_to_start_it():
     assert len(lines) == 1, r.stderr
     assert f"pid {w.pid} has not loaded the ITT collector" in lines[0]
     assert f"INTEL_LIBITTNOTIFY64={os.path.realpath(COLLECTOR)}" in lines[0], lines
+
+
+def torch_available():
+    return subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not torch_available(), reason="python3-torch is not installed (scripts/install-realstacks.sh)")
+def test_torch_convolutions_hold_their_onednn_spans(tmp_path):
+    js, tr = str(tmp_path / "r.json"), str(tmp_path / "t.json")
+    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--trace", tr,
+                    "--uprobe", "libtorch_cpu.so:at::_ops::convolution::call", "--",
+                    "env", "DNNL_VERBOSE=1", "/usr/bin/python3", os.path.join(ROOT, "tests", "workloads", "convnet.py"),
+                    "5"], timeout=300)
+    assert r.returncode == 0, r.stderr
+    execs = verbose_execs(r.stdout)
+    pid = load_json(js)["processes"][0]["pid"]
+    trace = load_json(tr)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    main = [e for e in events if e.get("ph") == "X" and e.get("tid") == pid]
+    ops = [e for e in main if e["name"].startswith("at::_ops::convolution::call")]
+    spans = [e for e in main if e["name"].startswith("dnnl::primitive::execute:")]
+    convs = [e for e in spans if span_kind(e["name"]) == "convolution"]
+    # torch runs the 3-channel first layer without oneDNN: 5 of the 10 convolutions execute a primitive
+    assert len(ops) == 10 and len(convs) == sum(1 for k, _ in execs if k == "convolution") == 5, \
+        (len(ops), len(convs), r.stdout[-2000:])
+    outside = [e for e in spans
+               if not any(o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"] for o in ops)]
+    assert not outside, outside
+
+
+@pytest.mark.parametrize("collector", ["ours", "another"])
+def test_pid_started_with_the_variable(collector):
+    """A process whose environment names the collector loads it at its first ITT call: not told
+    (the end's 'no ITT events' line covers a program that never makes one); one that names
+    another collector is told how to start it."""
+    other = "/nonexistent/libother_collector.so"
+    env = dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR if collector == "ours" else other)
+    w = subprocess.Popen(["sleep", "30"], env=env)
+    try:
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3", "--quiet"])
+    finally:
+        w.kill()
+        w.wait()
+    assert r.returncode == 0, r.stderr
+    told = [l for l in r.stderr.splitlines() if f"pid {w.pid}" in l]
+    if collector == "ours":
+        assert not told and "no ITT events" in r.stderr, r.stderr
+    else:
+        assert len(told) == 1 and other in told[0] and os.path.realpath(COLLECTOR) in told[0], r.stderr
 
 
 def test_no_itt_in_target_is_said():

@@ -16,6 +16,7 @@
 #include "collect/itt_run.h"
 #include "collect/link_detach.h"
 #include "lib/warn.h"
+#include "sym/proc_environ.h"
 #include "sym/procmaps.h"
 #include "uprobes.skel.h"
 
@@ -93,11 +94,25 @@ static void read_table(struct itt_run *r, unsigned int pid)
 
 void itt_run_check_pids(struct itt_run *r, const int *pids, int npids)
 {
-	for (int i = 0; i < npids; i++)
-		if (!loaded_at(r, pids[i]) && ++r->unloaded)
-			warn_add("--itt: pid %d has not loaded the ITT collector, so its ITT spans are not seen: start it "
-				 "with INTEL_LIBITTNOTIFY64=%s in its environment (a service: Environment= in its unit)",
-				 pids[i], r->path);
+	for (int i = 0; i < npids; i++) {
+		char env[PATH_MAX], real[PATH_MAX];
+
+		if (loaded_at(r, pids[i]))
+			continue;
+		/* named in its environment: loaded at its first ITT call */
+		if (!proc_environ_get(pids[i], "INTEL_LIBITTNOTIFY64", env, sizeof(env)) && env[0]) {
+			if (realpath(env, real) && !strcmp(real, r->path))
+				continue;
+			r->unloaded++;
+			warn_add("--itt: pid %d was started with INTEL_LIBITTNOTIFY64=%s, another ITT collector, so its "
+				 "ITT spans are not seen: start it with INTEL_LIBITTNOTIFY64=%s", pids[i], env, r->path);
+			continue;
+		}
+		r->unloaded++;
+		warn_add("--itt: pid %d has not loaded the ITT collector, so its ITT spans are not seen: start it "
+			 "with INTEL_LIBITTNOTIFY64=%s in its environment (a service: Environment= in its unit)", pids[i],
+			 r->path);
+	}
 }
 
 int itt_run_find(struct itt_run *r, char *err, size_t errlen)
