@@ -117,7 +117,7 @@ $(O)/tmabpf: $(USER_OBJS)
 # --itt's collector (itt/), loaded by the profiled program: nothing of tmabpf, no libbpf; its hooks
 # start with a nop (emulated by the kernel's uprobes: docs/itt.md)
 $(O)/libtmabpf-itt.so: itt/tmabpf_itt.c itt/itt_abi.h | $(O)
-	$(CC) $(CFLAGS) -I. -fPIC -shared -fvisibility=hidden $(if $(filter x86,$(ARCH)),-fcf-protection=none) $(LDFLAGS) $< -o $@ -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(if $(filter x86,$(ARCH)),-fcf-protection=none) $(LDFLAGS) $< -o $@ -lpthread
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)

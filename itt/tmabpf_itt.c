@@ -20,7 +20,9 @@
  *
  * No libbpf, nothing of tmabpf: this file is loaded into the profiled program.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
