@@ -102,6 +102,7 @@ def test_openmp_barrier_spans_equal_the_barriers(tmp_path):
                   if f["symbol"] == "sync:OMP Barrier" and f["tid"] is not None}
     assert sorted(per_thread.values()) == [n] * t, per_thread
     assert all(f["unmatched"] == 0 for f in rep["functions"]), rep["functions"]
+    assert "spans/s" not in r.stderr, r.stderr
 
 
 def test_pid_that_loaded_the_collector_is_picked_up(tmp_path):
@@ -189,6 +190,16 @@ def test_pid_started_with_the_variable(collector):
         assert not told and "no ITT events" in r.stderr, r.stderr
     else:
         assert len(told) == 1 and other in told[0] and os.path.realpath(COLLECTOR) in told[0], r.stderr
+
+
+def test_hot_spans_are_said_once():
+    """The hot-probe guard counts spans like calls: barriers back to back (no work between) cost
+    the target far more than 5 % of its CPU time; 40 barriers (the test above) are not said."""
+    r = run_tmabpf(["--itt", "--quiet", "--", OMPBARRIER, "200000", "2", "0"])
+    assert r.returncode == 0, r.stderr
+    hot = [l for l in r.stderr.splitlines() if "spans/s" in l]
+    assert len(hot) == 1 and "itt: sync:OMP Barrier:" in hot[0] and "DNNL_ITT_TASK_LEVEL" in hot[0], r.stderr
+    assert "--max-rate" not in hot[0]	# a span is not detached alone
 
 
 def test_no_itt_in_target_is_said():
