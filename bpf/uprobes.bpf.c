@@ -671,12 +671,16 @@ int tmabpf_itt_name(struct pt_regs *ctx)
 {
 	__u32 id = (__u32)PT_REGS_PARM1(ctx);
 	const char *domain = (const char *)PT_REGS_PARM2(ctx), *name = (const char *)PT_REGS_PARM3(ctx);
+	__u64 id_tgid = bpf_get_current_pid_tgid();
 	struct itt_name_rec *r;
 
+	/* the targets' only: any process that maps the collector runs this (another user's too) */
+	if (!task_tracked(id_tgid >> 32, (__u32)id_tgid))
+		return 0;
 	r = bpf_ringbuf_reserve(&itt_rb, sizeof(*r), 0);
 	if (!r)
 		return 0;
-	r->pid = bpf_get_current_pid_tgid() >> 32;
+	r->pid = id_tgid >> 32;
 	r->id = id;
 	if (bpf_probe_read_user_str(r->domain, sizeof(r->domain), domain) < 0)
 		r->domain[0] = 0;
