@@ -63,7 +63,7 @@ include mk/cross.mk
 # the libraries' and the unit tests' prerequisites are computed per target ($$*)
 .SECONDEXPANSION:
 
-all: $(O)/tmabpf $(WORKLOAD_BINS) $(BENCH_BINS) $(UNIT_BINS)
+all: $(O)/tmabpf $(O)/libtmabpf-itt.so $(WORKLOAD_BINS) $(BENCH_BINS) $(UNIT_BINS)
 
 deps:
 	@scripts/install-deps.sh
@@ -145,13 +145,32 @@ $(O)/user/lib/version.o $(O)/fuzz/obj/lib/version.o: $(O)/version_build.h
 $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
+<<<<<<< HEAD
 unit_link = $(or $(UNIT_LINK_$(1)),$(LIB_OBJS) $(LDLIBS_TMABPF))
 unit_link_files = $(filter-out -l%,$(call unit_link,$(1)))
 $(O)/tests/%: tests/unit/%.c $$(call unit_link_files,$$*) | $(O)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(call unit_link,$*) -o $@
+=======
+# --itt's collector (itt/), loaded by the profiled program: nothing of tmabpf, no libbpf; its hooks
+# start with a nop (emulated by the kernel's uprobes: docs/itt.md)
+$(O)/libtmabpf-itt.so: itt/tmabpf_itt.c itt/itt_abi.h | $(O)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(if $(filter x86,$(ARCH)),-fcf-protection=none) $(LDFLAGS) $< -o $@ -lpthread
+
+$(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
+>>>>>>> itt
 
 $(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
+
+$(O)/workloads/dnnlwork: tests/workloads/dnnlwork.c | $(O)/workloads
+	$(CC) $(CFLAGS) $< -o $@ -ldnnl
+
+# OpenMP on libiomp5 (LLVM's libomp: Intel's ABI and ITT), not gcc's libgomp
+$(O)/workloads/ompbarrier: tests/workloads/ompbarrier.c | $(O)/workloads
+	$(CC) $(CFLAGS) -fopenmp -c $< -o $@.o
+	$(CC) $(CFLAGS) $@.o -o $@ -liomp5 -lpthread
+	rm -f $@.o
 
 $(O)/workloads/gemmwork: tests/workloads/gemmwork.c | $(O)/workloads
 	$(CC) $(CFLAGS) -I/usr/include/$(shell $(CC) -dumpmachine) $< -o $@ -lopenblas
@@ -218,6 +237,8 @@ clean:
 VERSION := $(shell sed -n 's/^\#define TMABPF_VERSION "\([^"]*\)".*/\1/p' user/lib/version.h)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# --itt's collector: BINDIR/../lib/tmabpf, where tmabpf looks (run/itt_env.c)
+ITTDIR ?= $(PREFIX)/lib/tmabpf
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/tmabpf
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
@@ -226,7 +247,7 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 MAN_PAGES := $(patsubst man/%.md,$(O)/man/%,$(wildcard man/*.md))
 EXAMPLES := deploy/kubernetes/tmabpf-daemonset.yaml deploy/prometheus/prometheus.yml \
 	deploy/prometheus/tmabpf-rules.yml deploy/grafana/tmabpf-dashboard.json
-INSTALLED := $(BINDIR)/tmabpf $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf \
+INSTALLED := $(BINDIR)/tmabpf $(ITTDIR)/libtmabpf-itt.so $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf \
 	$(patsubst $(O)/man/%,$(MANDIR)/man1/%,$(filter %.1,$(MAN_PAGES))) \
 	$(patsubst $(O)/man/%,$(MANDIR)/man8/%,$(filter %.8,$(MAN_PAGES))) \
 	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
@@ -240,10 +261,11 @@ $(O)/man/%: man/%.md user/lib/version.h | $(O)/man
 $(O)/man:
 	@mkdir -p $@
 
-install: $(O)/tmabpf man
-	install -d $(addprefix $(DESTDIR),$(BINDIR) $(MANDIR)/man1 $(MANDIR)/man8 $(UNITDIR) $(COMPLETIONDIR) \
+install: $(O)/tmabpf $(O)/libtmabpf-itt.so man
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(ITTDIR) $(MANDIR)/man1 $(MANDIR)/man8 $(UNITDIR) $(COMPLETIONDIR) \
 		$(DOCDIR)/examples $(SYSCONFDIR)/tmabpf)
 	install -m 755 $(O)/tmabpf $(DESTDIR)$(BINDIR)/tmabpf
+	install -m 644 $(O)/libtmabpf-itt.so $(DESTDIR)$(ITTDIR)/libtmabpf-itt.so
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
 	sed -e 's#/usr/bin/tmabpf#$(BINDIR)/tmabpf#' -e 's#/etc/tmabpf/#$(SYSCONFDIR)/tmabpf/#' \
@@ -261,7 +283,7 @@ uninstall:
 		rm -f $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
 		echo "uninstall: kept the edited $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; fi
-	rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf) 2>/dev/null || true
+	rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples $(DOCDIR) $(SYSCONFDIR)/tmabpf $(ITTDIR)) 2>/dev/null || true
 
 deb:
 	VERSION='$(VERSION)' TMABPF_GIT='$(TMABPF_GIT)' scripts/build-deb.sh

@@ -15,6 +15,8 @@ echo "== decoder overhead (issue: per-function deltas)"
 /usr/bin/python3 bench/bench-decoder-overhead.py
 echo "== TMA engine cost per tma_compute call, compiled formulas cold vs warm (issue: live view)"
 build/bench/tma_cost 200
+echo "== --itt: an ITT span against a probed call =="
+build/bench/itt_cost build/tmabpf build/libtmabpf-itt.so
 echo "== live view cost (issue: live view): tmabpf's own CPU with 1000 threads, 1 s refresh"
 build/bench/live_cost build/tmabpf 20 1000
 echo "== fleet daemon overhead (issue: fleet mode)"

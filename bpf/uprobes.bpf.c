@@ -632,6 +632,65 @@ UPROBE_PROG("uretprobe.multi", tmabpf_uexit, on_return)
 UPROBE_PROG("uprobe", tmabpf_uentry1, on_entry)
 UPROBE_PROG("uretprobe", tmabpf_uexit1, on_return)
 
+/* --itt (uprobes.h): begin(id, key) and end(id, key) of the collector's spans; the key stands for
+ * the stack pointer, so that a span nests with probed calls like one (the collector's frame at the
+ * begin: below its probed callers'). */
+const volatile __u64 cfg_itt_wake = 0;	/* wake user space once this many bytes of names wait */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* set by the loader with --itt */
+} itt_rb SEC(".maps");
+
+SEC("uprobe")
+int tmabpf_itt_begin(struct pt_regs *ctx)
+{
+	__u32 id = (__u32)PT_REGS_PARM1(ctx);
+	__u64 key = PT_REGS_PARM2(ctx);
+
+	barrier_var(key);
+	on_entry(key, ITT_FN | id);
+	return 0;
+}
+
+SEC("uprobe")
+int tmabpf_itt_end(struct pt_regs *ctx)
+{
+	__u32 id = (__u32)PT_REGS_PARM1(ctx);
+	__u64 key = PT_REGS_PARM2(ctx);
+
+	barrier_var(key);
+	on_return_of(key + RET_SP_DELTA, ITT_FN | id, false);
+	return 0;
+}
+
+/* A pair's names (once per pair and process).  One lost to a full ring buffer leaves its spans
+ * unnamed: user space reads the collector's table instead, or says so (collect/itt_run.c). */
+SEC("uprobe")
+int tmabpf_itt_name(struct pt_regs *ctx)
+{
+	__u32 id = (__u32)PT_REGS_PARM1(ctx);
+	const char *domain = (const char *)PT_REGS_PARM2(ctx), *name = (const char *)PT_REGS_PARM3(ctx);
+	__u64 id_tgid = bpf_get_current_pid_tgid();
+	struct itt_name_rec *r;
+
+	/* the targets' only: any process that maps the collector runs this (another user's too) */
+	if (!task_tracked(id_tgid >> 32, (__u32)id_tgid))
+		return 0;
+	r = bpf_ringbuf_reserve(&itt_rb, sizeof(*r), 0);
+	if (!r)
+		return 0;
+	r->pid = id_tgid >> 32;
+	r->id = id;
+	if (bpf_probe_read_user_str(r->domain, sizeof(r->domain), domain) < 0)
+		r->domain[0] = 0;
+	if (bpf_probe_read_user_str(r->name, sizeof(r->name), name) < 0)
+		r->name[0] = 0;
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&itt_rb, BPF_RB_AVAIL_DATA) >= cfg_itt_wake ? BPF_RB_FORCE_WAKEUP
+											     : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
 static __always_inline void row_add(struct func_stats *fs, struct func_head *h, const struct counter_val *c,
 				    const struct counter_val *self)
 {

@@ -131,6 +131,23 @@ struct trace_rec {
 };
 
 /*
+ * --itt: the spans of the ITT collector (itt/tmabpf_itt.c), whose hooks the uprobe programs
+ * tmabpf_itt_begin/_end/_name probe.  A span is a frame of function id ITT_FN | the collector's
+ * pair id (per process: user space names it from the name records, sym/itt_names.h), its
+ * "stack pointer" the key the collector passes to both hooks.
+ */
+#define ITT_FN 0x80000000u
+#define ITT_NAME_LEN 128
+
+/* One (domain, task name) pair of a process, in the itt_rb ring buffer. */
+struct itt_name_rec {
+	__u32 pid;		/* tgid */
+	__u32 id;		/* the collector's pair id */
+	char domain[ITT_NAME_LEN];
+	char name[ITT_NAME_LEN];
+};
+
+/*
  * --per-call (bpf/percall.bpf.h): every outermost call of a marker function
  * on a thread is an iteration.  At its entry and at its return the uprobe
  * programs put a snapshot of the whole process into the percall_rb ring

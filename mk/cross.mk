@@ -26,7 +26,9 @@ ARM64_LIBDIRS := $(ARM64_SYSROOT)/usr/lib/aarch64-linux-gnu $(ARM64_SYSROOT)/lib
 CPPFLAGS += -I$(ARM64_SYSROOT)/usr/include/aarch64-linux-gnu -I$(ARM64_SYSROOT)/usr/include
 LDFLAGS += $(addprefix -L,$(ARM64_LIBDIRS)) $(addprefix -Wl$(comma)-rpath-link$(comma),$(ARM64_LIBDIRS))
 # not cross-built: OpenBLAS (decoder) is not in the sysroot; hotfuncs/jitmap build with the host's clang
-WORKLOAD_BINS := $(filter-out $(O)/workloads/decoder $(O)/workloads/hotfuncs $(O)/workloads/jitmap,$(WORKLOAD_BINS))
+# (and oneDNN, libiomp5: dnnlwork, ompbarrier)
+WORKLOAD_BINS := $(filter-out $(O)/workloads/decoder $(O)/workloads/hotfuncs $(O)/workloads/jitmap \
+	$(O)/workloads/dnnlwork $(O)/workloads/ompbarrier,$(WORKLOAD_BINS))
 FUZZ_BINS :=
 $(USER_OBJS) $(O)/tmabpf: | $(ARM64_SYSROOT)/.stamp
 $(ARM64_SYSROOT)/.stamp:

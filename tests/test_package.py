@@ -39,7 +39,7 @@ def test_make_install_and_uninstall(tmp_path, prefix, etc, units):
     dest = tmp_path / "root"
     make("install", f"PREFIX={prefix}", f"DESTDIR={dest}")
     p = prefix.lstrip("/")
-    want = {f"{p}/bin/tmabpf", f"{units}/tmabpf.service", f"{etc}/tmabpf/daemon.conf",
+    want = {f"{p}/bin/tmabpf", f"{p}/lib/tmabpf/libtmabpf-itt.so", f"{units}/tmabpf.service", f"{etc}/tmabpf/daemon.conf",
             f"{p}/share/bash-completion/completions/tmabpf",
             *(f"{p}/share/man/{sec}/{m}" for sec, ms in MAN_PAGES.items() for m in ms),
             *(f"{p}/share/doc/tmabpf/examples/{e}" for e in
@@ -129,6 +129,9 @@ def test_deb_builds_passes_lintian_and_installs_into_a_throwaway_root(tmp_path):
         tags = [l.split()[:3] for l in f if re.match(r"^[EWIPX]: ", l)]
     assert not [t for t in tags if t[0] in ("E:", "W:")], tags
     assert {t[2] for t in tags} <= KEPT_LINTIAN, tags
+    # --itt's collector, where tmabpf looks for it (../lib/tmabpf from /usr/bin)
+    files = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True).stdout
+    assert "./usr/lib/tmabpf/libtmabpf-itt.so" in files, files
     # runtime dependencies: libbpf1 from bookworm-backports and every library tmabpf links
     deps = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True, text=True).stdout
     for lib in ("libbpf1 (>= 1:1.4)", "libelf1", "libdw1", "libpfm4", "libncursesw6", "libmicrohttpd12",

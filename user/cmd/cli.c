@@ -27,6 +27,7 @@ enum {
 	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 	OPT_PROBE_AT,
+	OPT_ITT,
 };
 
 static const char *yes_no(int r)
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "tma", optional_argument, NULL, OPT_TMA },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "itt", no_argument, NULL, OPT_ITT },
 	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
 	{ "probe-at", required_argument, NULL, OPT_PROBE_AT },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
@@ -123,6 +125,7 @@ void cli_usage(FILE *f)
 	      "      --cpu NAME         use CPU NAME's TMA recipe ('tmabpf list' names them)\n"
 	      "Per function (uprobes):\n"
 	      "      --uprobe LIB:GLOB  calls, times, counter deltas of GLOB's functions in LIB (':GLOB': program)\n"
+	      "      --itt              oneDNN primitives, OpenMP barriers, ... as rows: the ITT API's spans\n"
 	      "      --max-rate N       detach a function called more than N times a second\n"
 	      "      --probe-at WHERE   auto: past endbr64 where safe (one trap, not two); symbol: at the symbol\n"
 	      "      --roofline[=SVG]   GEMM/GEMV calls' FLOPs, bytes and shapes from their arguments, with the\n"
@@ -142,8 +145,7 @@ void cli_usage(FILE *f)
 	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
 	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
-	      "      --top N            rows per table (default 20)\n"
-	      "      --quiet            no final text report\n"
+	      "      --top N            rows per table (default 20)     --quiet   no final text report\n"
 	      "      --mode OCTAL       files' permission bits (default 600); outputs replaced whole, no links\n"
 	      "      --dry-run          print every perf_event_attr that would be opened; open nothing\n"
 	      "      --verbose          libbpf's log (verifier output) on errors\n"
@@ -227,6 +229,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_QUIET: o->quiet = true; return 0;
 	case OPT_DRY_RUN: o->dry_run = true; return 0;
 	case OPT_VERBOSE: o->verbose = true; return 0;
+	case OPT_ITT: o->itt = true; return 0;
 	case OPT_UPROBE:
 		if (o->nr_uprobe_specs >= 16) {
 			err_print("too many --uprobe options (at most 16)");

@@ -114,7 +114,7 @@ void uprobe_evidence_report(struct uprobe_set *s, const unsigned long long *call
 		size_t o = 0;
 
 		for (int i = 0; i < s->nr_funcs; i++)
-			if (s->funcs[i].lib == lib && s->funcs[i].insn.cls != UINSN_REFUSED) {
+			if (s->funcs[i].lib == lib && s->funcs[i].insn.cls != UINSN_REFUSED && !s->funcs[i].itt) {
 				nfuncs++;
 				total += calls[i];
 			}

@@ -78,6 +78,13 @@ void uprobe_preview_print(const struct uprobe_set *s, const struct probe_calib *
 
 void uprobe_guard_warn(const struct uprobe_func *f, double rate, double cost_ns, double target_cpus)
 {
+	if (f->itt) {	/* a span is not detached alone: the library emits fewer (docs/itt.md) */
+		warn_add("itt: %s: %.0f spans/s x %.1f us per span = %.0f %% of the target's CPU time: the probes slow it "
+			 "and inflate the spans' own time; fewer spans: DNNL_ITT_TASK_LEVEL=1 (oneDNN: the calling "
+			 "thread's only), KMP_ITT_PREPARE_DELAY (OpenMP: short barrier waits left out)", f->symbol, rate,
+			 cost_ns / 1e3, 100.0 * rate * cost_ns / 1e9 / target_cpus);
+		return;
+	}
 	warn_add("uprobe: %s: %.0f calls/s x %.1f us per probed call (%s entry) = %.0f %% of the target's CPU time: the "
 		 "probe slows it and inflates the function's own time; --max-rate %.0f detaches a function past the "
 		 "rate that costs %.0f %% (or probe a less frequent caller)", f->symbol, rate, cost_ns / 1e3,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "collect/itt_run.h"
 #include "collect/uprobe_evidence.h"
 #include "collect/uprobe_preview.h"
 #include "collect/uprobe_run.h"
@@ -115,15 +116,46 @@ int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, c
 	return r;
 }
 
+void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, int npids)
+{
+	struct itt_run *r = calloc(1, sizeof(*r));
+	char err[1024];
+
+	if (!r) {
+		warn_add("--itt: out of memory");
+		return;
+	}
+	if (itt_run_find(r, err, sizeof(err))) {
+		warn_add("%s; going on without ITT spans", err);
+		free(r);
+		return;
+	}
+	if (command)
+		itt_run_env(r);
+	itt_run_check_pids(r, pids, npids);
+	u->itt = r;
+}
+
+void uprobe_run_poll(struct uprobe_run *u)
+{
+	if (u->itt)
+		itt_run_poll(u->itt);
+}
+
 bool uprobe_run_wanted(const struct uprobe_run *u)
 {
-	return u->set.nr_funcs || u->set.nr_deferred;
+	return u->set.nr_funcs || u->set.nr_deferred || u->itt;
 }
 
 int uprobe_run_load(struct uprobe_run *u, struct threads_prog *tp, const struct uprobes_cfg *cfg, char *err,
 		    size_t errlen)
 {
-	int r = uprobes_load(&u->prog, tp, cfg, err, errlen);
+	struct uprobes_cfg c = *cfg;
+	int r;
+
+	if (u->itt)
+		c.itt_ring_bytes = ITT_RING_BYTES;
+	r = uprobes_load(&u->prog, tp, &c, err, errlen);
 
 	u->loaded = true;	/* uprobe_run_free() cleans up a partial load */
 	return r;
@@ -135,6 +167,8 @@ int uprobe_run_attach(struct uprobe_run *u, bool running, char *err, size_t errl
 	int skipped, r = uprobes_attach(&u->prog, &u->set, err, errlen);
 	unsigned long long settle = u->prog.attach_ns > UPROBE_SETTLE_MIN_NS ? u->prog.attach_ns : UPROBE_SETTLE_MIN_NS;
 
+	if (!r && u->itt)
+		r = itt_run_attach(u->itt, &u->prog, &u->set, err, errlen);
 	if (r)
 		return r;
 	if (running) {
@@ -147,8 +181,11 @@ int uprobe_run_attach(struct uprobe_run *u, bool running, char *err, size_t errl
 		fprintf(stderr, "tmabpf: uprobe: %s\n", u->set.libs[i].note);
 	if (skipped)
 		fprintf(stderr, "tmabpf: uprobe: %s\n", line);
-	fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)%s\n", u->set.nr_funcs - skipped,
-		u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog), when);
+	if (u->set.nr_funcs || u->set.nr_deferred || !u->itt)
+		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)%s\n", u->set.nr_funcs - skipped,
+			u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog), when);
+	if (u->itt)
+		fprintf(stderr, "tmabpf: itt: spans of the ITT collector %s%s\n", u->itt->path, when);
 	u->rate_ts = mono_ns();
 	return 0;
 }
@@ -159,6 +196,8 @@ void uprobe_run_read(struct uprobe_run *u)
 	u->rows = NULL;
 	u->nrows = 0;
 	uprobes_read(&u->prog, &u->rows, &u->nrows);
+	if (u->itt)
+		itt_run_rows(u->itt, u->rows, u->nrows);
 	uprobes_run_stats(&u->prog, &u->run_ns, &u->run_cnt);
 }
 
@@ -370,7 +409,7 @@ void uprobe_run_guard(struct uprobe_run *u, unsigned long long now_ns, unsigned 
 
 		if (f->detached)
 			continue;
-		if (u->max_rate && rate > u->max_rate) {
+		if (u->max_rate && rate > u->max_rate && !f->itt) {	/* a span is not detached alone */
 			f->detached = true;
 			warn_add("detached %s: %.0f calls/s > --max-rate %.0f", f->symbol, rate, u->max_rate);
 			if (uprobes_reattach_lib(&u->prog, &u->set, f->lib, err, sizeof(err)))
@@ -408,6 +447,8 @@ void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool
 		uprobe_evidence_report(&u->set, calls, watched ? &u->watch : NULL);
 		free(calls);
 	}
+	if (u->itt)
+		itt_run_finish(u->itt, u->rows, u->nrows);
 	if (self->stat[STAT_STACKS_FULL])
 		warn_add("uprobes: all %d call-stack slots taken: %llu calls counted without deltas (raise --max-stacks)",
 			 u->prog.max_stacks, self->stat[STAT_STACKS_FULL]);
@@ -427,11 +468,16 @@ void uprobe_run_detach(struct uprobe_run *u)
 			 "probed calls %s after the probes detached are not", open, open == 1 ? " was" : "s were",
 			 UPROBE_DRAIN_NS / 1e6, open == 1 ? "that call counts" : "those calls count",
 			 open == 1 ? "it made" : "they made");
+	if (u->itt)
+		itt_run_detach(u->itt);
 	uprobes_detach(&u->prog);
 }
 
 void uprobe_run_free(struct uprobe_run *u)
 {
+	if (u->itt)
+		itt_run_free(u->itt);
+	free(u->itt);
 	if (u->loaded)
 		uprobes_destroy(&u->prog);
 	uprobe_set_free(&u->set);

@@ -29,6 +29,8 @@
 #define UPROBE_SETTLE_MIN_NS 100000000ULL	/* uprobe_run_attach */
 #define UPROBE_DRAIN_NS 200000000ULL		/* uprobe_run_detach */
 
+struct itt_run;
+
 struct uprobe_run {
 	struct uprobe_set set;
 	struct uprobes_prog prog;
@@ -49,6 +51,7 @@ struct uprobe_run {
 	size_t dirs_searched;		/* dirs[0..dirs_searched) searched for the deferred names */
 	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */
 	int calib_state;		/* 0 not measured, 1 measured, -1 failed */
+	struct itt_run *itt;		/* --itt: its own state (itt_run.c); NULL when off */
 };
 
 /* Resolve specs for target pid (-1: none) or the command exe (NULL: none).  defer: a bare library
@@ -61,6 +64,12 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
  * leave its functions alone): its functions, now or when deferred, are markers. */
 int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, const char *exe, bool defer, char *err,
 			      size_t errlen);
+/* --itt: find the collector and, for a launched command (before it is spawned), name it in the
+ * environment; a missing collector is said in one line (the run goes on without spans), and so is
+ * each of pids[0..npids) (-p) that has not loaded it. */
+void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, int npids);
+/* Every poll: what arrived for --itt (span names). */
+void uprobe_run_poll(struct uprobe_run *u);
 /* Anything to probe, now or later. */
 bool uprobe_run_wanted(const struct uprobe_run *u);
 /* Load (the spine's maps shared) and attach; then say what was attached.  0 or -errno with err. */

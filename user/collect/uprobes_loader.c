@@ -94,6 +94,13 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 		u->skel->rodata->cfg_percall = true;
 		bpf_map__set_max_entries(u->skel->maps.percall_rb, cfg->percall_ring_bytes);
 	}
+	if (cfg->itt_ring_bytes) {
+		u->skel->rodata->cfg_itt_wake = cfg->itt_ring_bytes / 4;
+		bpf_map__set_max_entries(u->skel->maps.itt_rb, cfg->itt_ring_bytes);
+	}
+	bpf_program__set_autoload(u->skel->progs.tmabpf_itt_begin, cfg->itt_ring_bytes);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_itt_end, cfg->itt_ring_bytes);
+	bpf_program__set_autoload(u->skel->progs.tmabpf_itt_name, cfg->itt_ring_bytes);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_usess, mode == UPROBES_SESSION);
 	bpf_program__set_expected_attach_type(u->skel->progs.tmabpf_usess, ATTACH_UPROBE_SESSION);
 	bpf_program__set_autoload(u->skel->progs.tmabpf_uentry, mode == UPROBES_MULTI);
@@ -161,7 +168,8 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 	int n = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].lib != lib || set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
+		if (set->funcs[i].lib != lib || set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED ||
+		    set->funcs[i].itt)
 			continue;
 		offs[n] = set->funcs[i].place.offset;
 		cookies[n++] = (__u64)i;
@@ -223,7 +231,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 	int k = 0;
 
 	for (int i = 0; i < set->nr_funcs; i++) {
-		if (set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED)
+		if (set->funcs[i].detached || set->funcs[i].insn.cls == UINSN_REFUSED || set->funcs[i].itt)
 			continue;
 		if (k / 2 >= UPROBE_CLASSIC_CAP) {
 			err_set(err, errlen, "%d functions matched; classic uprobes are capped at %d (kernel lacks "

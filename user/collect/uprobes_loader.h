@@ -19,6 +19,7 @@ struct uprobes_cfg {
 	int max_funcs;		/* (function, thread) pairs */
 	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
 	unsigned int percall_ring_bytes;	/* --per-call: snapshots ring buffer (power of 2); 0 = off */
+	unsigned int itt_ring_bytes;	/* --itt: span names ring buffer (power of 2); 0 = off */
 };
 
 enum uprobes_mode {

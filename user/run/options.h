@@ -28,6 +28,7 @@ struct options {
 	bool verbose;			/* libbpf's own log */
 	const char *uprobe_specs[16];	/* --uprobe LIB:GLOB */
 	int nr_uprobe_specs;
+	bool itt;			/* --itt: the ITT API's spans (collect/itt_run.h) */
 	double max_rate;		/* --max-rate: calls/s above which a function is detached; 0 = off */
 	bool probe_at_symbol;		/* --probe-at=symbol: no entry probe moved past endbr64 */
 	int max_stacks;

@@ -20,7 +20,7 @@ struct uprobes {
 
 static bool uprobes_wanted(const struct run_ctx *c)
 {
-	return c->o->nr_uprobe_specs || c->o->per_call;
+	return c->o->nr_uprobe_specs || c->o->per_call || c->o->itt;
 }
 
 /* The specs, resolved before anything is loaded so that bad input fails cleanly: the --per-call
@@ -49,6 +49,8 @@ static int uprobes_init_op(struct run_ctx *c, void **self, char *err, size_t err
 	}
 	if (uprobe_run_resolve(&s->up, o->uprobe_specs, o->nr_uprobe_specs, pid, exe, defer, err, errlen))
 		return RUN_BAD_INPUT;
+	if (o->itt)	/* --itt: the collector's hooks, as the spans' rows */
+		uprobe_run_enable_itt(&s->up, o->target.argv != NULL, o->target.pids, o->target.nr_pids);
 	n = uprobe_run_wanted(&s->up);
 	c->links.uset = &s->up.set;
 	c->rep.uset = n ? &s->up.set : NULL;
@@ -93,6 +95,14 @@ static int uprobes_attach_op(struct run_ctx *c, void *self, char *err, size_t er
 static int uprobes_poll_ms_op(struct run_ctx *c, void *self, int dflt_ms)
 {
 	return uprobe_run_poll_ms(&((struct uprobes *)self)->up, dflt_ms);
+}
+
+static void uprobes_poll_op(struct run_ctx *c, void *self, int timeout_ms)
+{
+	struct uprobe_run *u = &((struct uprobes *)self)->up;
+
+	if (u->loaded)
+		uprobe_run_poll(u);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -206,7 +216,8 @@ static void uprobes_free_op(struct run_ctx *c, void *self)
 
 const struct collector uprobes_collector = {
 	.name = "uprobes", .wanted = uprobes_wanted, .init = uprobes_init_op, .preview = uprobes_preview_op,
-	.load = uprobes_load_op, .attach = uprobes_attach_op, .poll_ms = uprobes_poll_ms_op, .read = uprobes_read_op,
+	.load = uprobes_load_op, .attach = uprobes_attach_op, .poll_ms = uprobes_poll_ms_op,
+	.poll = uprobes_poll_op, .read = uprobes_read_op,
 	.tick = uprobes_tick_op, .exited = uprobes_exited_op, .detach = uprobes_detach_op, .finish = uprobes_finish_op,
 	.free = uprobes_free_op,
 };

@@ -13,6 +13,7 @@
 #include "sym/elfsyms.h"
 #include "sym/libdirs.h"
 #include "sym/maps_watch.h"
+#include "sym/proc_environ.h"
 #include "sym/procmaps.h"
 
 /* dir (n bytes of it) once; 1 when new */
@@ -95,24 +96,13 @@ void libdirs_of_command(struct libdirs *d, const char *cmd)
 		libdirs_add_object(d, real);
 }
 
-/* LD_LIBRARY_PATH in /proc/PID/environ (NUL-separated), read as far as it goes */
+/* LD_LIBRARY_PATH in /proc/PID/environ */
 static void add_environ(struct libdirs *d, int pid)
 {
-	char path[64], buf[65536];
-	ssize_t n;
-	int fd;
+	char val[65536];
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		if (!strncmp(p, "LD_LIBRARY_PATH=", 16))
-			add_list(d, p + 16, NULL);
+	if (!proc_environ_get(pid, "LD_LIBRARY_PATH", val, sizeof(val)))
+		add_list(d, val, NULL);
 }
 
 void libdirs_of_process(struct libdirs *d, int pid)

@@ -8,6 +8,7 @@
 #include "sym/uprobe_insn.h"
 
 struct elfsyms;
+struct itt_names;
 struct libresolve_result;
 
 #define UPROBE_MAX_LIBS 32
@@ -25,6 +26,7 @@ struct uprobe_func {
 	bool never_called;		/* set at the end of a run: attached, zero calls */
 	bool marker;			/* --per-call: its outermost calls are iterations */
 	bool spin;			/* --per-call: in the spin set (collect/spin.h): its on-CPU time is spin */
+	bool itt;			/* --itt: an ITT span's name (sym/itt_names.h), not a probed function */
 };
 
 struct uprobe_lib {
@@ -53,6 +55,7 @@ struct uprobe_set {
 	int nr_deferred;
 	struct uprobe_deferred deferred[UPROBE_MAX_LIBS];
 	enum probe_at probe_at;		/* --probe-at */
+	struct itt_names *itt;		/* --itt: the spans' names (sym/itt_names.h); NULL when off */
 };
 
 /*

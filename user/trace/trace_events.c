@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "sym/itt_names.h"
 #include "trace/trace_events.h"
 
 #define NOTE_UNMATCHED "unmatched: skipped by longjmp or an exception"
@@ -94,9 +95,13 @@ static struct trace_thread *thread_get(struct trace_spans *s, __u32 tid, __u32 p
 	return t;
 }
 
-static const char *fn_name(const struct trace_spans *s, __u32 fn, char *buf, size_t len)
+static const char *fn_name(const struct trace_spans *s, __u32 pid, __u32 fn, char *buf, size_t len)
 {
-	if (s->uset && (int)fn < s->uset->nr_funcs && s->uset->funcs[fn].symbol)
+	int itt = fn & ITT_FN && s->uset ? itt_names_fn(s->uset->itt, pid, fn & ~ITT_FN) : -1;
+
+	if (itt >= 0)	/* --itt: a span of the collector, named as its rows are */
+		fn = (__u32)itt;
+	if (s->uset && fn < (__u32)s->uset->nr_funcs && s->uset->funcs[fn].symbol)
 		return s->uset->funcs[fn].symbol;
 	snprintf(buf, len, "function#%u", fn);
 	return buf;
@@ -107,7 +112,7 @@ static void emit(struct trace_spans *s, const struct trace_thread *t, __u32 d, u
 {
 	char buf[32];
 
-	trace_writer_span(s->w, t->pid, t->tid, fn_name(s, t->f[d].fn, buf, sizeof(buf)), t->f[d].start_ns, end_ns,
+	trace_writer_span(s->w, t->pid, t->tid, fn_name(s, t->pid, t->f[d].fn, buf, sizeof(buf)), t->f[d].start_ns, end_ns,
 			  note);
 	s->spans++;
 }

@@ -13,6 +13,15 @@
 #include "lib/text_safe.h"
 #include "view/report_text.h"
 
+/* Any --itt span among the functions (their kind, 'i', then has a legend). */
+static bool itt_rows(const struct report *r)
+{
+	for (int i = 0; r->uset && i < r->uset->nr_funcs; i++)
+		if (r->uset->funcs[i].itt)
+			return true;
+	return false;
+}
+
 static void print_tma(const struct vm_header *h, FILE *f)
 {
 	static const char *const name[VM_TMA_L1] = { "Frontend_Bound", "Bad_Speculation", "Backend_Bound", "Retiring" };
@@ -130,7 +139,7 @@ static void print_funcs(struct view *v, FILE *f)
 		fprintf(f, "uprobes: %d in %d files, %.0f ns BPF per hit; ", h->nfuncs, h->nlibs, h->uprobe_ns_per_hit);
 	if (h->sample_event)
 		fprintf(f, "samples: %llu, %s at %d Hz; ", h->samples, h->sample_event, h->sample_hz);
-	fprintf(f, "S: u = uprobes, s = samples):\n");
+	fprintf(f, "S: u = uprobes, %ss = samples):\n", itt_rows(v->r) ? "i = ITT spans, " : "");
 	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
 }
 

@@ -203,13 +203,13 @@ static void drill_funcs(const struct view *v, unsigned int pid, long long tid, c
 
 	if (!sel)
 		return;
-	for (size_t i = 0; (!fn || fn->src == 'u') && i < v->nftd; i++) {
+	for (size_t i = 0; (!fn || fn->src != 's') && i < v->nftd; i++) {
 		const struct func_sum *f = &v->ftd[i];
 
 		if (f->pid != pid || (tid >= 0 && f->tid != tid) || (fn && f->fn != fn->id))
 			continue;
 		if (f->s.calls || f->s.oncpu_ns)
-			sel[n++] = (struct hot){ 'u', r->uset->funcs[f->fn].symbol, f->tid, f->s.calls, NAN,
+			sel[n++] = (struct hot){ r->uset->funcs[f->fn].itt ? 'i' : 'u', r->uset->funcs[f->fn].symbol, f->tid, f->s.calls, NAN,
 						 f->s.oncpu_ns, f->s.self_oncpu_ns, f->s.wall_ns };
 	}
 	/* sampled: per-process rows for a process, per-thread rows otherwise */

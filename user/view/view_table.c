@@ -337,7 +337,9 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 
 	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns)
 		return;	/* not called in this period */
-	row = add_row(v, t, f->pid, f->tid, f->fn, 'u', data, sym, f->s.c);
+	/* an ITT span (--itt) is a row like a probed function's, of its own kind */
+	row = add_row(v, t, f->pid, f->tid, f->fn, r->uset && f->fn < r->uset->nr_funcs && r->uset->funcs[f->fn].itt ? 'i' : 'u',
+		      data, sym, f->s.c);
 	for (int c = 0; row && c < t->ncols; c++)
 		row->v[c] = t->col[c].key == K_SHARE ? vm_pct(f->s.self_oncpu_ns, v->total.oncpu_ns) :
 			    func_cell(t->col[c].key, t->col[c].arg, f, period);
