@@ -145,20 +145,15 @@ $(O)/user/lib/version.o $(O)/fuzz/obj/lib/version.o: $(O)/version_build.h
 $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
-<<<<<<< HEAD
-unit_link = $(or $(UNIT_LINK_$(1)),$(LIB_OBJS) $(LDLIBS_TMABPF))
-unit_link_files = $(filter-out -l%,$(call unit_link,$(1)))
-$(O)/tests/%: tests/unit/%.c $$(call unit_link_files,$$*) | $(O)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(call unit_link,$*) -o $@
-=======
 # --itt's collector (itt/), loaded by the profiled program: nothing of tmabpf, no libbpf; its hooks
 # start with a nop (emulated by the kernel's uprobes: docs/itt.md)
 $(O)/libtmabpf-itt.so: itt/tmabpf_itt.c itt/itt_abi.h | $(O)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(if $(filter x86,$(ARCH)),-fcf-protection=none) $(LDFLAGS) $< -o $@ -lpthread
 
-$(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
->>>>>>> itt
+unit_link = $(or $(UNIT_LINK_$(1)),$(LIB_OBJS) $(LDLIBS_TMABPF))
+unit_link_files = $(filter-out -l%,$(call unit_link,$(1)))
+$(O)/tests/%: tests/unit/%.c $$(call unit_link_files,$$*) | $(O)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(call unit_link,$*) -o $@
 
 $(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
