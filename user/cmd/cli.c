@@ -339,6 +339,25 @@ static bool optional_value_misplaced(const char *opt, const char *next)
 	return false;
 }
 
+/* "-p 1 2": the second id was taken as the command to run.  Say how to write several. */
+static bool ids_split(const struct options *o, char **argv)
+{
+	const struct target *t = &o->target;
+	const pid_t *ids = t->nr_pids ? t->pids : t->tids;
+	int n = t->nr_pids ? t->nr_pids : t->nr_tids;
+	char list[512] = "";
+	size_t len = 0;
+
+	if (!n || !argv[0] || !argv[0][0] || strspn(argv[0], "0123456789") != strlen(argv[0]))
+		return false;
+	for (int i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%d,", ids[i]);
+	err_print("%s %.*s %s: use %s %s%s to name several %s (a separate '%s' would be run as the command; put "
+		  "commands after --)", t->nr_pids ? "-p" : "-t", (int)strlen(list) - 1, list, argv[0],
+		  t->nr_pids ? "-p" : "-t", list, argv[0], t->nr_pids ? "PIDs" : "TIDs", argv[0]);
+	return true;
+}
+
 /* Do two output paths name one file ("out.json" and "./out.json" too)?  Then one output would
  * silently replace the other. */
 static bool dir_and_base(const char *path, char *dir, const char **base)
@@ -384,7 +403,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
 		if (c == ':' || c == '?')
-			return getopt_error(c, argv, "", "tmabpf --help");
+			return getopt_error(c, argv, "", "tmabpf --help", long_opts);
 		if ((r = parse_one(c, o)))
 			return r;
 	}
@@ -396,6 +415,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			  "leave '--' out, or give -a)");
 		return EXIT_USAGE;
 	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") && ids_split(o, &argv[optind]))
+		return EXIT_USAGE;
 	if (optind < argc)
 		o->target.argv = &argv[optind];
 	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {
