@@ -140,7 +140,7 @@ static enum run_status resolve_uprobes(struct run_state *st)
 	return RUN_OK;
 }
 
-/* --dry-run: what would be opened and probed; opens nothing. */
+/* --dry-run: what would be opened and probed, and which events open here; counts nothing. */
 static int dry_run(struct run_state *st)
 {
 	struct options *o = st->c.o;
@@ -151,6 +151,7 @@ static int dry_run(struct run_state *st)
 	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
 			 stdout))
 		return RUN_FAILED;
+	dryrun_print_here(&st->prep.evs, o->cpu_name, st->prep.host.pmu ? NULL : st->prep.host.pmu_why, stdout);
 	if (o->nr_uprobe_specs || o->per_call) {
 		if ((r = resolve_uprobes(st)) == RUN_OK)
 			uprobe_run_preview(&st->c.up, stdout);
