@@ -388,6 +388,46 @@ def test_batch_format_parses(tmp_path):
     assert "processes:\n    PID THREADS COMM" in final
 
 
+def test_filter_keys_and_q_ends_the_command(tmp_path, term):
+    """Issue 32: '/' opens an empty prompt (the old filter off while typing), Ctrl-U clears what was
+    typed, Esc brings the old filter back; q with -- COMMAND ends the command as Ctrl-C does (it
+    was left running in the foreground, 'waiting for the command'), the shell prompt back at once
+    with the command's exit status."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    t = term(width=160, height=40)
+    t.run(f"{TMABPF} -I 300 --json {tm_out} -- {GROUNDTRUTH} --delay-ms 0 --out {gt_out} --repeat 2000 "
+          f"spin:100 sleep:100; echo rc=$?")
+    t.wait(lambda s: "gt-spin" in s and "gt-sleep" in s, "the command's threads", timeout=30)
+    pid = child_tmabpf(t)
+    gt_pid = int(subprocess.run(["pgrep", "-P", str(pid), "-x", "groundtruth"], capture_output=True,
+                                text=True).stdout.split()[0])
+    comms = lambda s: {r["COMM"] for r in table(s)}
+    t.keys("/")
+    t.keys("gt-spin", literal=True)
+    t.keys("Enter")
+    t.wait(lambda s: "filter: gt-spin" in s and comms(s) == {"gt-spin"}, "filter gt-spin")
+    t.keys("/")
+    t.wait(lambda s: "Ctrl-U: clear, Esc: cancel): _" in s and {"gt-spin", "gt-sleep"} <= comms(s),
+           "an empty prompt, every row")
+    t.keys("gt-sl", literal=True)
+    t.wait(lambda s: "Esc: cancel): gt-sl_" in s and comms(s) == {"gt-sleep"}, "typed gt-sl")
+    t.keys("C-u")
+    t.wait(lambda s: "Esc: cancel): _" in s and {"gt-spin", "gt-sleep"} <= comms(s), "Ctrl-U cleared it")
+    t.keys("xyz", literal=True)
+    t.keys("Escape")
+    t.wait(lambda s: "Esc: cancel)" not in s and "filter: gt-spin" in s and comms(s) == {"gt-spin"},
+           "Esc: the old filter back")
+    t0 = time.time()
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (quit) ===" in s and "rc=" in s and Tmux.at_prompt(s),
+               "the report, the command ended and the prompt", timeout=15)
+    assert time.time() - t0 < 5, time.time() - t0
+    assert "rc=130" in s and "waiting for the command" not in s, s
+    assert wait_gone(gt_pid, timeout=1) and wait_gone(pid, timeout=5)
+    assert nothing_attached()
+    assert load_json(tm_out)["stop_reason"] == "quit"
+
+
 def test_key_by_key_fallback(tmp_path):
     """Kernels without batch map lookups: one line says so, the data is the same."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")

@@ -227,7 +227,10 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
-	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		warn_errors_only();	/* warnings stay in the JSON's "warnings" */
+		return 0;
 	case OPT_DRY_RUN: o->dry_run = true; return 0;
 	case OPT_VERBOSE: o->verbose = true; return 0;
 	case OPT_UPROBE:

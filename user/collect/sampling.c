@@ -53,7 +53,7 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 	s->start_mono_ns = mono_ns();
 	s->start_unix_s = unix_time_s();
 	if (!r && s->prog.hz > 0)
-		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
+		note_print("sample: %s at %d Hz on every CPU (%s)", s->prog.event, s->prog.hz,
 			s->prog.why);
 	if (r || !s->ev_loaded)
 		return r;
@@ -63,8 +63,8 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 		if (!s->evp.open[e])
 			warn_add("--sample-events: %s cannot sample: %s; it has no estimate", s->evs->ev[e].name,
 				 s->evp.why[e]);
-	fprintf(stderr, "tmabpf: sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
-		"weighted by its period\n", s->evs->n, s->evp.freq, s->evp.hz);
+	note_print("sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
+		"weighted by its period", s->evs->n, s->evp.freq, s->evp.hz);
 	return 0;
 }
 
