@@ -512,6 +512,13 @@ def live_sampled_functions(hf, term):
               "TMA: not available (no PMU: software events)", "threads running it", " hf-0", " hf-1"):
         assert w in s, (w, s)
     assert "hotfuncs" in s.split("function hf_b in ", 1)[1].split(",", 1)[0], s
+    # its callers from the stacks sampled so far: hf_outer calls hf_b (hotfuncs.c), nothing else does
+    m = re.search(r"^callers \(whole run so far: (\d+) samples in hf_b\)\n\s+SAMPLES\s+SHARE\s+CALLER\n"
+                  r"((?:\s+\d+\s+[\d.]+%\s+\S+\n)+)", s, re.M)
+    assert m, s
+    callers = [l.split() for l in m.group(2).splitlines()]
+    assert callers[0][2] == "hf_outer" and num(callers[0][1].rstrip("%")) >= 90, callers
+    assert sum(int(c[0]) for c in callers) == int(m.group(1)), callers
     t.keys("Escape")
     t.wait(lambda s: "details (Esc" not in s and "FUNCTION" in s, "back to the table")
     t.keys("/")
