@@ -6,7 +6,9 @@
 #define TMABPF_REPORT_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "model/folded.h"
 #include "model/iterations.h"
+#include "model/profile.h"
 #include "model/results.h"
 #include "model/roofline.h"
 #include "model/sample_sums.h"
@@ -43,6 +45,11 @@ struct report {
 	const struct sample_result *samples;
 	/* --sample: the table so far, per thread (sampling_snapshot at each -I refresh); NULL when off */
 	const struct sample_result *samples_live;
+	/* the stacks as folded lines (--sample, with the off-CPU stacks among them; --offcpu-stacks);
+	 * NULL when neither runs; folded_write merges them in place */
+	struct folded *folded;
+	/* --pprof: the samples with their stacks; NULL when none could be read */
+	const struct profile *profile;
 	/* off-CPU stacks (--offcpu-stacks); NULL when off */
 	const struct offcpu_result *offcpu;
 	/* memory samples (--mem-samples); NULL when off or unavailable */
