@@ -62,7 +62,7 @@ void dryrun_print_here(const struct event_list *evs, bool other_cpu, const char 
 			return;
 		}
 	fprintf(f, "here: %d of %d would open on this host%s (each opened on every CPU and closed at once; nothing "
-		"counted)%s\n", n, evs->n, other_cpu ? ", whose CPU --cpu does not name" : "",
+		"counted)%s\n", n, evs->n, other_cpu ? ", planned for the CPU --cpu names" : "",
 		n < evs->n ? "; a real run goes on without:" : "");
 	for (int e = 0; e < evs->n; e++)
 		if (errs[e]) {
