@@ -110,3 +110,18 @@ def test_daemon_includes_few_headers():
     for direct in ("tasks_read(", "threads_read(", "uprobes_read(", "tasks_self_stats(", "threads_self_stats(",
                    "uprobes_run_stats("):
         assert direct not in text, direct
+
+
+def exported_functions(header):
+    return re.findall(r"^[a-z_ ]+\**\b([a-z_0-9]+)\(", open(header).read(), re.M)
+
+
+def test_each_daemon_file_exports_its_own_prefix():
+    """A name says which file holds it: daemon_http_start is in daemon_http.c (cmd_daemon, the
+    subcommand's entry, is named as every subcommand's)."""
+    bad = []
+    for h in sorted(glob.glob(os.path.join(ROOT, "user", "daemon", "*.h"))):
+        stem = os.path.basename(h)[:-2]
+        bad += [(stem, f) for f in exported_functions(h)
+                if f != stem and not f.startswith(stem + "_") and f != "cmd_" + stem]
+    assert not bad, bad

@@ -38,12 +38,12 @@ static void refresh_funcs(struct daemon *D)
 {
 	const struct report *rep = &D->c.rep;
 
-	agg_funcs_update(&D->funcs, rep->frows, rep->nfrows);
+	daemon_agg_funcs_update(&D->funcs, rep->frows, rep->nfrows);
 	for (size_t i = 0; i < rep->nfrows && D->n_drop_tids; i++) {
 		uint32_t tid = rep->frows[i].key.tid;
 
 		if (bsearch(&tid, D->drop_tids, D->n_drop_tids, sizeof(tid), cmp_u32))
-			agg_funcs_forget(&D->funcs, rep->frows[i].key.fn, tid);
+			daemon_agg_funcs_forget(&D->funcs, rep->frows[i].key.fn, tid);
 	}
 	free(D->drop_tids);
 	D->drop_tids = NULL;
@@ -62,31 +62,31 @@ static void refresh(struct daemon *D)
 	unsigned long long t0 = mono_ns();
 	const struct thread_table *tt = &D->c.tt;
 
-	agg_begin(&D->agg);	/* the exits the read drains belong to this interval */
+	daemon_agg_begin(&D->agg);	/* the exits the read drains belong to this interval */
 	collectors_read(&D->c);
 	for (size_t i = 0; i < tt->n_live; i++)
-		agg_thread_seen(&D->agg, &tt->live[i]);
+		daemon_agg_thread_seen(&D->agg, &tt->live[i]);
 	D->self.threads_in_map = tt->n_live;
 	if (D->acct.sampled) {
 		unsigned long long cnt;
 
-		devs_drain(&D->devs, &D->agg);	/* the interval's estimates, as the threads' counts */
+		daemon_evsampled_drain(&D->devs, &D->agg);	/* the interval's estimates, as the threads' counts */
 		D->self.event_sampling = true;
 		memcpy(D->self.event_samples, D->devs.samples, sizeof(D->self.event_samples));
-		devs_run_stats(&D->devs, &D->self.evsample_run_ns, &cnt);
+		daemon_evsampled_run_stats(&D->devs, &D->self.evsample_run_ns, &cnt);
 	}
 	if (D->c.links.uprobes)
 		refresh_funcs(D);
-	agg_end(&D->agg, mono_ns());
+	daemon_agg_end(&D->agg, mono_ns());
 	daemon_publish_tma_check(D);
 	if (D->sampler)
-		dsamp_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
+		daemon_sampling_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
 	D->self.spine = D->c.rep.self;
 	D->self.uprobe_run_ns = D->c.rep.uprobe_run_ns;
 	D->self.uprobe_run_cnt = D->c.rep.uprobe_run_cnt;
 	D->self.max_threads = D->self.spine.max_threads;
 	daemon_overhead_update(D, mono_ns());
-	http_counts(D->http, &D->self.http);
+	daemon_http_counts(D->http, &D->self.http);
 	daemon_publish_self(&D->self);
 	D->self.refreshes++;
 	daemon_publish(D);
@@ -105,7 +105,7 @@ static void loop(struct daemon *D)
 	unsigned long long start = D->start_ns = mono_ns(), next, deadline;
 	const char *why = "SIGTERM";
 
-	if (agg_init(&D->agg, &acfg))
+	if (daemon_agg_init(&D->agg, &acfg))
 		warn_add("cgroup paths unavailable: %s", D->agg.names.why);
 	D->agg_ready = true;
 	budget_init(&D->budget, d->max_overhead_pct, D->sampler ? D->samp.hz : 0, d->min_sample_hz);
@@ -115,7 +115,7 @@ static void loop(struct daemon *D)
 	refresh(D);
 	fprintf(stderr, "tmabpf: %s\n", D->acct.line);
 	fprintf(stderr, "tmabpf: daemon: serving http://%s/metrics, refresh every %d ms, %d events, threads %s %d\n",
-		http_bound(D->http), d->interval_ms, evs->n, D->acct.tasks ? "at most" : "map (LRU)", d->run.max_threads);
+		daemon_http_bound(D->http), d->interval_ms, evs->n, D->acct.tasks ? "at most" : "map (LRU)", d->run.max_threads);
 	next = start + d->interval_ms * 1000000ULL;
 	deadline = d->run.duration_s > 0 ? start + (unsigned long long)(d->run.duration_s * 1e9) : 0;
 	for (;;) {
@@ -163,7 +163,7 @@ static int serve(struct daemon *D)
 	run_host(&D->prep);
 	run_install_signals();
 	if (!(r = collectors_load(c)) && !(r = collectors_attach(c))) {
-		if (c->links.uprobes && agg_funcs_init(&D->funcs, c->links.uset->nr_funcs)) {
+		if (c->links.uprobes && daemon_agg_funcs_init(&D->funcs, c->links.uset->nr_funcs)) {
 			err_print("out of memory for %d functions", c->links.uset->nr_funcs);
 			r = RUN_FAILED;
 		} else {
@@ -184,43 +184,43 @@ int cmd_daemon(int argc, char **argv)
 	int r;
 
 	D = (struct daemon){ .d = &d };
-	r = daemon_parse(argc, argv, &d);
+	r = daemon_cli_parse(argc, argv, &d);
 	if (!r) {
 		bpf_log_init(d.run.verbose);
 		r = run_prepare(&d.run, &D.prep);
 	}
 	if (!r)
-		r = accounting_choose(&d, &D.prep, &D.acct);
+		r = daemon_accounting_choose(&d, &D.prep, &D.acct);
 	if (r) {
-		daemon_opts_free(&d);
+		daemon_cli_free(&d);
 		return r < 0 ? 0 : r;
 	}
 	/* big buffers (map reads) come and go as mmaps; a burst does not pin the heap */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	mallopt(M_ARENA_MAX, 2);
-	if (http_start(&D.http, d.listen, err, sizeof(err))) {
+	if (daemon_http_start(&D.http, d.listen, err, sizeof(err))) {
 		err_print("%s", err);
-		daemon_opts_free(&d);
+		daemon_cli_free(&d);
 		return EXIT_USAGE;
 	}
 	if (d.jsonl_path && outfile_open(&D.jsonl, "--jsonl", d.jsonl_path, OUTFILE_APPEND, d.run.out_mode, err,
 					 sizeof(err))) {
 		err_print("%s", err);
-		http_stop(D.http);
-		daemon_opts_free(&d);
+		daemon_http_stop(D.http);
+		daemon_cli_free(&d);
 		return EXIT_USAGE;
 	}
 	D.self.accounting = D.acct.sampled ? "sampled" : D.acct.tasks ? "tasks" : "switch";
 	r = serve(&D);
-	http_stop(D.http);
+	daemon_http_stop(D.http);
 	if (outfile_is_open(&D.jsonl) && outfile_commit(&D.jsonl, err, sizeof(err)) && !D.jsonl_failed) {
 		err_print("%s", err);
 		r = r ? r : 1;
 	}
 	if (D.agg_ready)
-		agg_free(&D.agg);
-	agg_funcs_free(&D.funcs);
+		daemon_agg_free(&D.agg);
+	daemon_agg_funcs_free(&D.funcs);
 	free(D.drop_tids);
-	daemon_opts_free(&d);
+	daemon_cli_free(&d);
 	return r;
 }

@@ -22,29 +22,29 @@ static int daemon_self(struct run_ctx *c, void **self, char *err, size_t errlen)
 
 static int evsampled_load_op(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
-	return devs_load(&((struct daemon *)self)->devs, &c->prep->evs, err, errlen) ? RUN_FAILED : RUN_OK;
+	return daemon_evsampled_load(&((struct daemon *)self)->devs, &c->prep->evs, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
 static int evsampled_attach_op(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
 	struct daemon *D = self;
 
-	return devs_attach(&D->devs, D->d->events_hz, err, errlen) ? RUN_FAILED : RUN_OK;
+	return daemon_evsampled_attach(&D->devs, D->d->events_hz, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
 static void evsampled_poll_op(struct run_ctx *c, void *self, int timeout_ms)
 {
-	devs_tick(&((struct daemon *)self)->devs, mono_ns());
+	daemon_evsampled_tick(&((struct daemon *)self)->devs, mono_ns());
 }
 
 static void evsampled_detach_op(struct run_ctx *c, void *self)
 {
-	devs_detach(&((struct daemon *)self)->devs);
+	daemon_evsampled_detach(&((struct daemon *)self)->devs);
 }
 
 static void evsampled_free_op(struct run_ctx *c, void *self)
 {
-	devs_free(&((struct daemon *)self)->devs);
+	daemon_evsampled_free(&((struct daemon *)self)->devs);
 }
 
 static const struct collector evsampled_collector = {
@@ -52,12 +52,12 @@ static const struct collector evsampled_collector = {
 	.poll = evsampled_poll_op, .detach = evsampled_detach_op, .free = evsampled_free_op,
 };
 
-/* The sampler starts once the accounting is attached; it never stops the daemon (dsamp_open says why). */
+/* The sampler starts once the accounting is attached; it never stops the daemon (daemon_sampling_open says why). */
 static int sampler_attach(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
 	struct daemon *D = self;
 
-	D->sampler = dsamp_open(&D->samp, D->acct.tasks ? NULL : c->links.spine, c->prep->host.pmu,
+	D->sampler = daemon_sampling_open(&D->samp, D->acct.tasks ? NULL : c->links.spine, c->prep->host.pmu,
 				c->links.uprobes != NULL, D->d);
 	return RUN_OK;
 }
@@ -67,7 +67,7 @@ static void sampler_poll(struct run_ctx *c, void *self, int timeout_ms)
 	struct daemon *D = self;
 
 	if (D->sampler)
-		dsamp_poll(&D->samp);
+		daemon_sampling_poll(&D->samp);
 }
 
 /* Its programs' stats beside the accounting's (standalone in tasks mode: its own slots). */
@@ -86,7 +86,7 @@ static void sampler_detach(struct run_ctx *c, void *self)
 	struct daemon *D = self;
 
 	D->sampler = NULL;
-	dsamp_stop(&D->samp);
+	daemon_sampling_stop(&D->samp);
 }
 
 static const struct collector sampler_collector = {
@@ -100,7 +100,7 @@ static void agg_exited(struct run_ctx *c, void *self, const struct thread_stats 
 	struct daemon *D = self;
 
 	if (D->agg_ready)
-		agg_thread_exit(&D->agg, s);
+		daemon_agg_thread_exit(&D->agg, s);
 }
 
 static const struct collector agg_collector = {

@@ -93,7 +93,7 @@ void daemon_overhead_update(struct daemon *D, unsigned long long now)
 	if (D->acct.sampled) {
 		unsigned long long ns, cnt;
 
-		devs_run_stats(&D->devs, &ns, &cnt);
+		daemon_evsampled_run_stats(&D->devs, &ns, &cnt);
 		bpf += ns;
 	}
 	if (!D->last_t) {

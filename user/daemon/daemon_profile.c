@@ -19,28 +19,28 @@ void daemon_profile_poll(struct daemon *D, unsigned long long now)
 	char err[256];
 	int secs;
 
-	if (D->profile_end_ns && http_profile_abandoned(D->http)) {
+	if (D->profile_end_ns && daemon_http_profile_abandoned(D->http)) {
 		D->profile_end_ns = 0;	/* its client went away: dropped, the next request is taken now */
 		if (D->acct.sampled)
-			devs_profile_end(&D->devs);
-		p = dsamp_profile_end(&D->samp, &D->agg, now);
+			daemon_evsampled_profile_end(&D->devs);
+		p = daemon_sampling_profile_end(&D->samp, &D->agg, now);
 		if (p)
 			profile_free(p);
 		free(p);
 		return;
 	}
 	if (!D->profile_end_ns) {
-		if (!http_profile_wanted(D->http, &secs))
+		if (!daemon_http_profile_wanted(D->http, &secs))
 			return;
 		/* sampled accounting: the events' estimates too, one sample type each */
-		if (!D->sampler || dsamp_profile_begin(&D->samp, &D->agg, D->acct.sampled ? &D->prep.evs : NULL, now)) {
+		if (!D->sampler || daemon_sampling_profile_begin(&D->samp, &D->agg, D->acct.sampled ? &D->prep.evs : NULL, now)) {
 			const char *msg = D->sampler ? nomem : no_sampler;
 
-			http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
+			daemon_http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
 			return;
 		}
 		if (D->acct.sampled)
-			devs_profile_begin(&D->devs, &D->samp);
+			daemon_evsampled_profile_begin(&D->devs, &D->samp);
 		D->profile_end_ns = now + (unsigned long long)secs * 1000000000ULL;
 		return;
 	}
@@ -48,16 +48,16 @@ void daemon_profile_poll(struct daemon *D, unsigned long long now)
 		return;
 	D->profile_end_ns = 0;
 	if (D->acct.sampled)
-		devs_profile_end(&D->devs);
-	p = dsamp_profile_end(&D->samp, &D->agg, now);
+		daemon_evsampled_profile_end(&D->devs);
+	p = daemon_sampling_profile_end(&D->samp, &D->agg, now);
 	if (p && p->nomem)
 		warn_add("/debug/pprof/profile: out of memory: some stacks are missing from the profile served");
 	if (!p || pprof_encode(p, &buf, &len, err, sizeof(err))) {
 		if (p)
 			warn_add("/debug/pprof/profile: %s", err);
-		http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(nomem), strlen(nomem));
+		daemon_http_profile_answer(D->http, 503, "text/plain; charset=utf-8", strdup(nomem), strlen(nomem));
 	} else {
-		http_profile_answer(D->http, 200, "application/octet-stream", (char *)buf, len);
+		daemon_http_profile_answer(D->http, 200, "application/octet-stream", (char *)buf, len);
 	}
 	if (p)
 		profile_free(p);

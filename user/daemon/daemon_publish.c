@@ -88,14 +88,14 @@ void daemon_publish(struct daemon *D)
 
 	if (f) {
 		daemon_metrics_write(f, &v);
-		if (fclose(f) == 0 && http_publish(D->http, buf, len))
+		if (fclose(f) == 0 && daemon_http_publish(D->http, buf, len))
 			warn_add("out of memory publishing the metrics");
 		free(buf);
 	}
 	if (outfile_is_open(&D->jsonl)) {
 		char err[512];
 
-		daemon_jsonl_write(D->jsonl.f, &v, unix_time_s());
+		daemon_metrics_jsonl_write(D->jsonl.f, &v, unix_time_s());
 		if (outfile_flush(&D->jsonl, err, sizeof(err))) {
 			if (!D->jsonl_failed)
 				warn_add("%s", err);

@@ -89,3 +89,14 @@ int getopt_error(int c, char **argv, const char *where, const char *help, const 
 			  help);
 	return EXIT_USAGE;
 }
+
+const char *parse_opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t l = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, l) && argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (strcmp(argv[*i], opt))
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : "";
+}

@@ -16,5 +16,8 @@ bool parse_decimal(const char *s, double *out);
  * option (missing value, unknown, or a value it does not take), with the nearest of opts' long
  * options to an unknown one ("did you mean '--uprobe'?"), EXIT_USAGE. */
 int getopt_error(int c, char **argv, const char *where, const char *help, const struct option *opts);
+/* A subcommand's option with a value, --opt=V or --opt V, at argv[*i]: the value (advancing *i
+ * past it; "" when --opt ends the line), or NULL when argv[*i] is not opt. */
+const char *parse_opt_value(int argc, char **argv, int *i, const char *opt);
 
 #endif

@@ -73,6 +73,9 @@ int report_tma(const struct report *r, const struct thread_stats *s, struct tma_
 /* Same with a plan and events of one's own (the daemon, the trace's counter tracks). */
 int sums_tma(const struct tma_plan *plan, const struct event_list *evs, const struct thread_stats *s,
 	     struct tma_result *res);
+/* tma_compute() of the counts of an event list (scaled values, percent running; NULL: 100). */
+int tma_compute_events(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
+		       const double *pct_running, struct tma_result *res);
 /* Any event multiplexed (running < enabled) in any thread. */
 void report_events_scaled(const struct report *r, bool *scaled);
 

@@ -6,7 +6,7 @@
 #include <bpf/libbpf.h>
 #include "output/dryrun.h"
 #include "pmu/perf_open.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 
 int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, const struct event_list *evs, FILE *f)
 {

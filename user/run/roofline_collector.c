@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "collect/roofline_loader.h"
 #include "collect/threads_loader.h"
 #include "lib/outfile.h"
@@ -36,11 +36,18 @@ static bool roofline_wanted(const struct run_ctx *c)
 	return c->o->roofline && !c->o->dry_run;
 }
 
+/* A library that cannot be read (gone, not a regular file or ELF, not ours to read) is said in one
+ * line and the others go on; any other failure fails the run. */
 static int add_lib(struct roofline_run *r, const char *path, char *err, size_t errlen)
 {
-	int n = roofline_add_lib(&r->prog, path, err, errlen);
+	int n;
 
-	return n < 0 && n != -ENOENT && n != -EINVAL && n != -EACCES ? n : 0;
+	err[0] = 0;
+	n = roofline_add_lib(&r->prog, path, err, errlen);
+	if (n != -ENOENT && n != -EINVAL && n != -EACCES)
+		return n < 0 ? n : 0;
+	warn_add("--roofline: %s: %s; its GEMM/GEMV calls are not measured", path, err[0] ? err : strerror(-n));
+	return 0;
 }
 
 /* --uprobe's functions that have no known signature: one line naming the first few. */

@@ -287,9 +287,7 @@ static void cleanup(struct run_state *st)
 	view_curses_close(st->ui);
 	st->ui = NULL;
 	view_free(&st->view);
-	for (int i = 0; i < c->o->target.nr_pids; i++)
-		if (c->o->target.pidfds[i] >= 0)
-			close(c->o->target.pidfds[i]);
+	target_free(&st->o->target);
 }
 
 /* --sample-events: thread sums from the task iterator, nothing at context switches, unless a
