@@ -288,3 +288,42 @@ def test_subcommand_typo_is_never_run_as_a_command(typo, meant, tmp_path):
     r = run_tmabpf([typo], env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"})
     assert_usage_error(r, f"did you mean 'tmabpf {meant}'?")
     assert f"tmabpf -- {typo}" in r.stderr and not marker.exists()
+
+
+@pytest.fixture(scope="module")
+def small_report(tmp_path_factory):
+    """A real report (software counters, a thread of 'true') for diff's metric names."""
+    out = str(tmp_path_factory.mktemp("typo") / "r.json")
+    r = run_tmabpf(["--quiet", "--json", out, "--", "true"])
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.mark.parametrize("args,meant", [
+    (["--uprobes", "libc.so.6:malloc"], "did you mean '--uprobe'?"),
+    (["--jsno", "x.json"], "did you mean '--json'?"),
+    (["--sampel"], "did you mean '--sample'?"),
+    (["--dryrun"], "did you mean '--dry-run'?"),
+    (["--durations", "1"], "did you mean '--duration'?"),
+    (["--ofcpu-stacks"], "did you mean '--offcpu-stacks'?"),
+    (["-uprobe", "libc.so.6:malloc"], "did you mean '--uprobe'?"),
+    (["-a", "--quite"], "did you mean '--quiet'?"),
+    (["diff", "a.json", "b.json", "--fail-of", "wall_ns>+5%"], "did you mean '--fail-on'?"),
+    (["roofs", "--qiuet"], "did you mean '--quiet'?"),
+    (["daemon", "--listne", ":9464"], "did you mean '--listen'?"),
+    (["-e", "cylces", "-d", "1"], "did you mean 'cycles'?"),
+    (["-e", "task-clok", "-d", "1"], "did you mean 'task-clock'?"),
+    (["-e", "page-faults,context-switch", "-d", "1"], "did you mean 'context-switches'?"),
+    (["-p", "1", "2"], "use -p 1,2"),
+    (["-t", "1,3", "2"], "use -t 1,3,2"),
+    (["deamon"], "did you mean 'tmabpf daemon'?"),
+    (["chekc"], "did you mean 'tmabpf check'?"),
+    (["diff", "{r}", "{r}", "--fail-on", "wal_ns>+5%"], "did you mean 'wall_ns'?"),
+    (["diff", "{r}", "{r}", "--fail-on", "thread.oncpu_n>+5%"], "did you mean 'oncpu_ns'?"),
+    (["diff", "{r}", "{r}", "--fail-on", "process[true].page-fault>+1%"], "did you mean 'page-faults'?"),
+])
+def test_typo_gets_its_suggestion(args, meant, small_report):
+    """Issue 32: every typo of an option (long, with one dash, of each subcommand), a subcommand, an
+    event or a --fail-on metric gets the right suggestion in one line, exit 2, nothing run."""
+    r = run_tmabpf([a.format(r=small_report) for a in args])
+    assert_usage_error(r, meant)

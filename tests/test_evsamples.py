@@ -39,7 +39,7 @@ def ev_run(tmp_path_factory):
     out, prof = str(tmp / "tm.json"), str(tmp / "tm.pb.gz")
     wl = start_groundtruth([f"fault:{FAULT_PAGES}", f"spin:{SPIN_MS}"], str(tmp / "truth.json"), delay_ms=1500,
                            extra=("--repeat", str(REPEAT)))
-    tm = run_tmabpf(["-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events", "--quiet",
+    tm = run_tmabpf(["-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events",
                      "--json", out, "--pprof", prof], timeout=300)
     _, wl_err = wl.communicate(timeout=300)
     assert wl.returncode == 0, wl_err
@@ -208,7 +208,7 @@ def test_nothing_runs_at_context_switches(tmp_path):
     # the work starts once the links are seen: the workload cannot end before they are read
     wl = start_groundtruth(["spin:300"], str(tmp_path / "truth.json"), delay_ms=0, extra=["--wait-signal"])
     tm = subprocess.Popen([TMABPF, "-p", str(wl.pid), "-e", "page-faults,task-clock", "--sample-events",
-                           "--quiet", "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                           "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     tps = []
     for _ in range(200):
         time.sleep(0.05)
@@ -268,7 +268,7 @@ def test_switch_program_kept_when_a_feature_needs_it(tmp_path):
     """--offcpu-stacks (and --uprobe, --per-call, --mem-samples) need per-switch data: the spine
     stays, said in one line, and the threads' counts are exact."""
     out = str(tmp_path / "tm.json")
-    r = run_tmabpf(["-e", "page-faults", "--sample-events", "--offcpu-stacks", "--quiet", "--json", out, "--",
+    r = run_tmabpf(["-e", "page-faults", "--sample-events", "--offcpu-stacks", "--json", out, "--",
                     GROUNDTRUTH, "--delay-ms", "10", "--out", str(tmp_path / "truth.json"), "fault:5000"])
     assert r.returncode == 0, r.stderr
     assert "accounting: per-switch (--offcpu-stacks needs the per-switch program" in r.stderr, r.stderr

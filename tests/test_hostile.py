@@ -502,7 +502,7 @@ def test_signal_to_tmabpf_alone_during_command(tmp_path, sig, command, rc, left_
     child = None
     with open(errf, "w") as ef:
         t0 = time.monotonic()
-        p = subprocess.Popen([TMABPF, "--quiet", "--json", str(out), "--", *command], stderr=ef)
+        p = subprocess.Popen([TMABPF, "--json", str(out), "--", *command], stdout=subprocess.DEVNULL, stderr=ef)
     try:
         time.sleep(1.5)
         t_sig = time.monotonic()

@@ -388,6 +388,46 @@ def test_batch_format_parses(tmp_path):
     assert "processes:\n    PID THREADS COMM" in final
 
 
+def test_filter_keys_and_q_ends_the_command(tmp_path, term):
+    """Issue 32: '/' opens an empty prompt (the old filter off while typing), Ctrl-U clears what was
+    typed, Esc brings the old filter back; q with -- COMMAND ends the command as Ctrl-C does (it
+    was left running in the foreground, 'waiting for the command'), the shell prompt back at once
+    with the command's exit status."""
+    gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
+    t = term(width=160, height=40)
+    t.run(f"{TMABPF} -I 300 --json {tm_out} -- {GROUNDTRUTH} --delay-ms 0 --out {gt_out} --repeat 2000 "
+          f"spin:100 sleep:100; echo rc=$?")
+    t.wait(lambda s: "gt-spin" in s and "gt-sleep" in s, "the command's threads", timeout=30)
+    pid = child_tmabpf(t)
+    gt_pid = int(subprocess.run(["pgrep", "-P", str(pid), "-x", "groundtruth"], capture_output=True,
+                                text=True).stdout.split()[0])
+    comms = lambda s: {r["COMM"] for r in table(s)}
+    t.keys("/")
+    t.keys("gt-spin", literal=True)
+    t.keys("Enter")
+    t.wait(lambda s: "filter: gt-spin" in s and comms(s) == {"gt-spin"}, "filter gt-spin")
+    t.keys("/")
+    t.wait(lambda s: "Ctrl-U: clear, Esc: cancel): _" in s and {"gt-spin", "gt-sleep"} <= comms(s),
+           "an empty prompt, every row")
+    t.keys("gt-sl", literal=True)
+    t.wait(lambda s: "Esc: cancel): gt-sl_" in s and comms(s) == {"gt-sleep"}, "typed gt-sl")
+    t.keys("C-u")
+    t.wait(lambda s: "Esc: cancel): _" in s and {"gt-spin", "gt-sleep"} <= comms(s), "Ctrl-U cleared it")
+    t.keys("xyz", literal=True)
+    t.keys("Escape")
+    t.wait(lambda s: "Esc: cancel)" not in s and "filter: gt-spin" in s and comms(s) == {"gt-spin"},
+           "Esc: the old filter back")
+    t0 = time.time()
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (quit) ===" in s and "rc=" in s and Tmux.at_prompt(s),
+               "the report, the command ended and the prompt", timeout=15)
+    assert time.time() - t0 < 5, time.time() - t0
+    assert "rc=130" in s and "waiting for the command" not in s, s
+    assert wait_gone(gt_pid, timeout=1) and wait_gone(pid, timeout=5)
+    assert nothing_attached()
+    assert load_json(tm_out)["stop_reason"] == "quit"
+
+
 def test_key_by_key_fallback(tmp_path):
     """Kernels without batch map lookups: one line says so, the data is the same."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
@@ -472,6 +512,13 @@ def live_sampled_functions(hf, term):
               "TMA: not available (no PMU: software events)", "threads running it", " hf-0", " hf-1"):
         assert w in s, (w, s)
     assert "hotfuncs" in s.split("function hf_b in ", 1)[1].split(",", 1)[0], s
+    # its callers from the stacks sampled so far: hf_outer calls hf_b (hotfuncs.c), nothing else does
+    m = re.search(r"^callers \(whole run so far: (\d+) samples in hf_b\)\n\s+SAMPLES\s+SHARE\s+CALLER\n"
+                  r"((?:\s+\d+\s+[\d.]+%\s+\S+\n)+)", s, re.M)
+    assert m, s
+    callers = [l.split() for l in m.group(2).splitlines()]
+    assert callers[0][2] == "hf_outer" and num(callers[0][1].rstrip("%")) >= 90, callers
+    assert sum(int(c[0]) for c in callers) == int(m.group(1)), callers
     t.keys("Escape")
     t.wait(lambda s: "details (Esc" not in s and "FUNCTION" in s, "back to the table")
     t.keys("/")

@@ -103,7 +103,7 @@ def test_no_pmu_one_line_and_run_goes_on(tmp_path):
     if os.path.exists("/sys/bus/event_source/devices/cpu/type"):
         pytest.skip("this host has a core PMU")
     out = str(tmp_path / "tm.json")
-    r = run_tmabpf(["--mem-samples", "--quiet", "--json", out, "--", "true"])
+    r = run_tmabpf(["--mem-samples", "--json", out, "--", "true"])
     assert r.returncode == 0, r.stderr
     lines = [l for l in r.stderr.splitlines() if "--mem-samples" in l]
     assert len(lines) == 1 and "fix:" in lines[0], r.stderr

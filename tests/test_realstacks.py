@@ -52,7 +52,7 @@ def need(stacks, name):
 
 def profile(args, cmd, tmp_path, name="r.json", env=None, timeout=300):
     out = str(tmp_path / name)
-    r = run_tmabpf(["--batch", "--quiet", "--json", out] + args + ["--"] + cmd, timeout=timeout,
+    r = run_tmabpf(["--batch", "--json", out] + args + ["--"] + cmd, timeout=timeout,
                    env=dict(os.environ, **(env or {})))
     assert r.returncode == 0, r.stderr
     return load_json(out), r
@@ -422,7 +422,7 @@ def test_llama_unprobeable_skipped(stacks, tmp_path, gguf):
     if not backend:
         pytest.skip("node-llama-cpp loaded no libggml-cpu-*.so backend")
     try:
-        r_p = run_tmabpf(["--batch", "--quiet", "-d", "0.5", "-p", str(proc.pid), "--json",
+        r_p = run_tmabpf(["--batch", "-d", "0.5", "-p", str(proc.pid), "--json",
                           str(tmp_path / "p.json"), "--uprobe", f"{backend}:*tinyBLAS*"])
     finally:
         proc.kill()

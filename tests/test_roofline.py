@@ -21,7 +21,7 @@ MKL_RT = "/usr/lib/x86_64-linux-gnu/libmkl_rt.so"
 
 def roofline_run(tmp_path, mode, n=None, extra=(), env=None, name="r.json"):
     out = tmp_path / name
-    r = run_tmabpf(["--roofline", "--batch", "--quiet", "--json", str(out), *extra, "--", GEMMWORK, mode,
+    r = run_tmabpf(["--roofline", "--batch", "--json", str(out), *extra, "--", GEMMWORK, mode,
                     *([str(n)] if n else [])], timeout=300, env=dict(os.environ, **(env or {})))
     assert r.returncode == 0, r.stderr
     own = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])

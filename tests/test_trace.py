@@ -223,7 +223,7 @@ def test_valid_after_sigint_with_open_frames(tmp_path):
     gt_out, tr_out = str(tmp_path / "gt.json"), str(tmp_path / "trace.json")
     gt = start_groundtruth(["sleep:5000", "multi:2:3:50"], gt_out, delay_ms=0, extra=["--wait-signal"])
     try:
-        p = subprocess.Popen([TMABPF, "--quiet", "-I", "200", "-p", str(gt.pid), "--trace", tr_out,
+        p = subprocess.Popen([TMABPF, "-I", "200", "-p", str(gt.pid), "--trace", tr_out,
                               "--uprobe", f"{GROUNDTRUTH}:gt_*"], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
         wait_attached(p)
@@ -288,7 +288,7 @@ def test_lost_records_are_counted_and_spans_still_nest(tmp_path, manyfuncs_lib):
     that made it still nest and close."""
     tm_out, tr_out = str(tmp_path / "tm.json"), str(tmp_path / "trace.json")
     env = dict(os.environ, TMABPF_TEST_TRACE_RING="4096")
-    r = run_tmabpf(["--quiet", "--json", tm_out, "--trace", tr_out, "--uprobe",
+    r = run_tmabpf(["--json", tm_out, "--trace", tr_out, "--uprobe",
                     f"{manyfuncs_lib}/libmanyfuncs.so:manyf_0*", "--", f"{manyfuncs_lib}/manyfuncs_driver", "100"],
                    env=env)
     assert r.returncode == 0, r.stderr

@@ -27,10 +27,10 @@ def test_entry_point_skipped_program_arguments_intact(tmp_path):
     so a return probe there overwrote argc with the trampoline's address: the program ran with
     its arguments ignored (hotfuncs ran 1 thread for 5 s instead of 2 for 0.3 s)."""
     out = str(tmp_path / "e.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", f"{HOTFUNCS}:*", "--", HOTFUNCS, "--threads", "2",
+    r = run_tmabpf(["--json", out, "--uprobe", f"{HOTFUNCS}:*", "--", HOTFUNCS, "--threads", "2",
                     "--seconds", "0.3", "spin"])
     assert r.returncode == 0, r.stderr
-    prog = json.loads(r.stdout)
+    prog = json.loads(r.stdout.splitlines()[0])  # then tmabpf's report, after the command's exit
     assert prog["seconds"] == 0.3 and len(prog["threads"]) == 2, prog
     assert re.search(r"uprobe: 1 of \d+ functions cannot be probed, skipped \(ELF entry point: 1\): _start",
                      r.stderr), r.stderr
@@ -47,7 +47,7 @@ def test_entry_point_skipped_program_arguments_intact(tmp_path):
 def test_lock_prefixed_entry_skipped_not_fatal(tmp_path):
     """libc.so.6:* used to fail as a whole on pthread_spin_lock (lock prefix, error 524)."""
     out = str(tmp_path / "c.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libc.so.6:pthread_spin*", "--", "true"])
+    r = run_tmabpf(["--json", out, "--uprobe", "libc.so.6:pthread_spin*", "--", "true"])
     assert r.returncode == 0, r.stderr
     rep = load_json(out)
     bad = rep["uprobes"]["unprobeable"]
@@ -58,7 +58,7 @@ def test_lock_prefixed_entry_skipped_not_fatal(tmp_path):
     # the same with -p on a running process that maps libc
     p = subprocess.Popen(["sleep", "5"])
     try:
-        r = run_tmabpf(["--quiet", "--json", out, "-p", str(p.pid), "-d", "0.3", "--uprobe", "libc.so.6:*"])
+        r = run_tmabpf(["--json", out, "-p", str(p.pid), "-d", "0.3", "--uprobe", "libc.so.6:*"])
     finally:
         p.kill()
         p.wait()
@@ -82,7 +82,7 @@ def test_dry_run_uprobe_preview():
 
 def test_zero_evidence_lines(tmp_path):
     out = str(tmp_path / "z.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libopenblas.so.0:sgemm_",
+    r = run_tmabpf(["--json", out, "--uprobe", "libopenblas.so.0:sgemm_",
                     "--uprobe", f"{GROUNDTRUTH}:gt_spin", "--uprobe", f"{GROUNDTRUTH}:gt_sleep",
                     "--", GROUNDTRUTH, "--out", str(tmp_path / "gt.json"), "spin:20"])
     assert r.returncode == 0, r.stderr
@@ -96,7 +96,7 @@ def test_zero_evidence_lines(tmp_path):
 
 def test_deferred_library_never_mapped(tmp_path):
     out = str(tmp_path / "d.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libnothing-such.so:f*", "--", "true"])
+    r = run_tmabpf(["--json", out, "--uprobe", "libnothing-such.so:f*", "--", "true"])
     assert r.returncode == 0, r.stderr
     assert "'libnothing-such.so:f*' attaches when the target maps a file of that name" in r.stderr
     assert "'libnothing-such.so:f*' never attached" in r.stderr
@@ -115,7 +115,7 @@ def test_deferred_attach_on_dlopen(tmp_path):
             "time.sleep(0.5)\n"
             "for i in range(100): l.tmabpf_deferred_fn(i)\n")
     out = str(tmp_path / "d.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libtmabpfdefer.so:tmabpf_deferred_*", "--", PY, "-c", code])
+    r = run_tmabpf(["--json", out, "--uprobe", "libtmabpfdefer.so:tmabpf_deferred_*", "--", PY, "-c", code])
     assert r.returncode == 0, r.stderr
     assert re.search(r"uprobe: pid \d+ mapped \S+libtmabpfdefer\.so: 1 functions of "
                      r"'libtmabpfdefer\.so:tmabpf_deferred_\*' attached [\d.]+ ms after it mapped it \(calls before "
@@ -164,7 +164,7 @@ def test_bare_name_probed_before_dlopen(tmp_path):
              ("RUNPATH", [rpath], {})]
     for what, cmd, env in cases:
         out = str(tmp_path / "a.json")
-        r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libtmabpfahead.so:tmabpf_ahead_*", "--"] + cmd,
+        r = run_tmabpf(["--json", out, "--uprobe", "libtmabpfahead.so:tmabpf_ahead_*", "--"] + cmd,
                        env=dict(os.environ, **env))
         assert r.returncode == 0, (what, r.stderr)
         assert re.search(r"'libtmabpfahead\.so:tmabpf_ahead_\*' probed in \S+/lib/libtmabpfahead\.so before any "
@@ -180,7 +180,7 @@ def test_bare_name_probed_before_dlopen(tmp_path):
                          env=dict(os.environ, LD_LIBRARY_PATH=str(libdir)))
     try:
         out = str(tmp_path / "p.json")
-        tm = subprocess.Popen([TMABPF, "--quiet", "--json", out, "-p", str(p.pid), "--uprobe",
+        tm = subprocess.Popen([TMABPF, "--json", out, "-p", str(p.pid), "--uprobe",
                                "libtmabpfahead.so:tmabpf_ahead_*"], stderr=subprocess.PIPE, text=True)
         line = tm.stderr.readline()
         while line and "functions attached" not in line:
@@ -200,7 +200,7 @@ def test_bare_name_probed_before_dlopen(tmp_path):
 def test_hot_probe_guard(tmp_path):
     code = "import os, time\nt = time.time()\nwhile time.time() - t < 2.5: os.getpid()\n"
     out = str(tmp_path / "g.json")
-    r = run_tmabpf(["--quiet", "--json", out, "--uprobe", "libc.so.6:getpid", "--", PY, "-c", code])
+    r = run_tmabpf(["--json", out, "--uprobe", "libc.so.6:getpid", "--", PY, "-c", code])
     assert r.returncode == 0, r.stderr
     warned = [l for l in r.stderr.splitlines() if "of the target's CPU time" in l]
     assert len(warned) == 1, r.stderr
@@ -222,7 +222,7 @@ def test_did_you_mean():
 
 def test_duration_then_waits_for_command():
     t0 = time.time()
-    r = run_tmabpf(["--quiet", "-d", "0.3", "--", "sleep", "1.2"])
+    r = run_tmabpf(["-d", "0.3", "--", "sleep", "1.2"])
     assert r.returncode == 0 and time.time() - t0 >= 1.2
     assert re.search(r"profiling stopped \(duration\); waiting for the command \(pid \d+\) to exit: Ctrl-C stops it",
                      r.stderr), r.stderr

@@ -52,7 +52,7 @@ def test_lib_glob_attaches_each_file_a_command_maps(nested, tmp_path):
     probed before it maps them) or when it maps them."""
     inner, outer, prog = nested
     out = str(tmp_path / "r.json")
-    r = run_tmabpf(["--batch", "--quiet", "--json", out, "--uprobe", "libwin_*.so:win_*", "--", prog, "1", "2"])
+    r = run_tmabpf(["--batch", "--json", out, "--uprobe", "libwin_*.so:win_*", "--", prog, "1", "2"])
     assert r.returncode == 0, r.stderr
     for lib in (inner, outer):
         assert (f"mapped {lib}: 1 functions of 'libwin_*.so:win_*' attached" in r.stderr or

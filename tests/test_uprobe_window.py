@@ -44,7 +44,7 @@ def test_nested_counts_agree_mid_run(nested, tmp_path):
         per_call = int(p.stdout.readline().split()[1])
         for run in range(RUNS):
             out = str(tmp_path / f"r{run}.json")
-            r = run_tmabpf(["--batch", "--quiet", "--json", out, "-p", str(p.pid), "-d", "0.4",
+            r = run_tmabpf(["--batch", "--json", out, "-p", str(p.pid), "-d", "0.4",
                             "--uprobe", outer + ":win_outer", "--uprobe", inner + ":win_inner",
                             "--uprobe", prog + ":win_step"])
             assert r.returncode == 0, r.stderr

@@ -190,7 +190,7 @@ def test_call_stack_slots_run_out(tmp_path):
     The others' calls are still counted exactly, without deltas, and the run says so; a slot given
     back at exit is reused."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
-    r = run_tmabpf(["--quiet", "--json", tm_out, "--max-stacks", "1", "--uprobe", ":gt_*", "--", GROUNDTRUTH,
+    r = run_tmabpf(["--json", tm_out, "--max-stacks", "1", "--uprobe", ":gt_*", "--", GROUNDTRUTH,
                     "--out", gt_out, "outer:200:100", "multi:3:4:100"])
     assert r.returncode == 0, r.stderr
     gt, tm = load_json(gt_out), load_json(tm_out)
@@ -351,7 +351,7 @@ def test_uprobe_fallbacks_count_the_same(tmp_path, force, mode):
     library; without uprobe_multi (< 6.6), classic per-function uprobes (both forced here)."""
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
     env = dict(os.environ, **{force: "1"})
-    r = run_tmabpf(["--quiet", "--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
+    r = run_tmabpf(["--json", tm_out, "--uprobe", ":gt_*", "--", GROUNDTRUTH, "--out", gt_out,
                     "outer:100:20", "recurse:4:5"], env=env)
     assert r.returncode == 0, r.stderr
     assert mode in r.stderr

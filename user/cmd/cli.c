@@ -145,13 +145,13 @@ void cli_usage(FILE *f)
 	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
 	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
-	      "      --top N            rows per table (default 20)     --quiet   no final text report\n"
+	      "      --top N            rows per table (default 20)\n"
+	      "      --quiet            no final text report, only errors on stderr (warnings: in the JSON)\n"
 	      "      --mode OCTAL       files' permission bits (default 600); outputs replaced whole, no links\n"
-	      "      --dry-run          print every perf_event_attr that would be opened; open nothing\n"
+	      "      --dry-run          print every perf_event_attr a run would open, and which open here\n"
 	      "      --verbose          libbpf's log (verifier output) on errors\n"
 	      "Limits:\n"
-	      "      --max-threads N    per-thread map (default 16384; overflow is counted)\n"
-	      "      --max-pids N       pid filter (default 4096)\n"
+	      "      --max-threads N    per-thread map (default 16384; overflow counted)  --max-pids N  (4096)\n"
 	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
 	      "      --max-funcs N      --uprobe (function, thread) pairs (default 16384)\n"
 	      "      --max-sample-stacks N  sampled (thread, stack) rows and stacks (default 16384)\n"
@@ -226,7 +226,10 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
-	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		warn_errors_only();	/* warnings stay in the JSON's "warnings" */
+		return 0;
 	case OPT_DRY_RUN: o->dry_run = true; return 0;
 	case OPT_VERBOSE: o->verbose = true; return 0;
 	case OPT_ITT: o->itt = true; return 0;
@@ -339,6 +342,25 @@ static bool optional_value_misplaced(const char *opt, const char *next)
 	return false;
 }
 
+/* "-p 1 2": the second id was taken as the command to run.  Say how to write several. */
+static bool ids_split(const struct options *o, char **argv)
+{
+	const struct target *t = &o->target;
+	const pid_t *ids = t->nr_pids ? t->pids : t->tids;
+	int n = t->nr_pids ? t->nr_pids : t->nr_tids;
+	char list[512] = "";
+	size_t len = 0;
+
+	if (!n || !argv[0] || !argv[0][0] || strspn(argv[0], "0123456789") != strlen(argv[0]))
+		return false;
+	for (int i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%d,", ids[i]);
+	err_print("%s %.*s %s: use %s %s%s to name several %s (a separate '%s' would be run as the command; put "
+		  "commands after --)", t->nr_pids ? "-p" : "-t", (int)strlen(list) - 1, list, argv[0],
+		  t->nr_pids ? "-p" : "-t", list, argv[0], t->nr_pids ? "PIDs" : "TIDs", argv[0]);
+	return true;
+}
+
 /* Do two output paths name one file ("out.json" and "./out.json" too)?  Then one output would
  * silently replace the other. */
 static bool dir_and_base(const char *path, char *dir, const char **base)
@@ -384,7 +406,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
 		if (c == ':' || c == '?')
-			return getopt_error(c, argv, "", "tmabpf --help");
+			return getopt_error(c, argv, "", "tmabpf --help", long_opts);
 		if ((r = parse_one(c, o)))
 			return r;
 	}
@@ -396,6 +418,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 			  "leave '--' out, or give -a)");
 		return EXIT_USAGE;
 	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") && ids_split(o, &argv[optind]))
+		return EXIT_USAGE;
 	if (optind < argc)
 		o->target.argv = &argv[optind];
 	if (!!o->target.argv + !!o->target.nr_pids + !!o->target.nr_tids + o->system_wide > 1) {

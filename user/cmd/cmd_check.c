@@ -159,7 +159,7 @@ static void check_agents(struct check *c)
 	DIR *proc = opendir("/proc");
 	struct dirent *d;
 	char list[512] = "";
-	int holders = 0, self = getpid();
+	int holders = 0, unseen = 0, self = getpid();
 	size_t n = 0;
 
 	if (!proc) {
@@ -175,8 +175,10 @@ static void check_agents(struct check *c)
 		if (pid <= 0 || pid == self)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-		if (!(fds = opendir(path)))
+		if (!(fds = opendir(path))) {
+			unseen += errno == EACCES || errno == EPERM;
 			continue;
+		}
 		while ((f = readdir(fds))) {
 			ssize_t l;
 
@@ -200,7 +202,10 @@ static void check_agents(struct check *c)
 			n += snprintf(list + n, sizeof(list) - n, "%s%s (pid %d): %d", n ? ", " : "", comm, pid, events);
 	}
 	closedir(proc);
-	if (holders)
+	if (unseen && !holders)
+		line(c, "SKIP", "other agents: not seen: %d processes' file descriptors are not readable as this user "
+		     "(needs root or CAP_SYS_PTRACE: run with sudo)", unseen);
+	else if (holders)
 		line(c, "WARN", "other agents: %d process%s hold perf events: %s (they share the counters)", holders,
 		     holders > 1 ? "es" : "", list);
 	else
@@ -511,10 +516,13 @@ int cmd_check(int argc, char **argv)
 	host_info_read(&h);
 	printf("tmabpf check: what this host can do\n");
 	line(&c, "OK", "kernel: %s %s, %d CPUs online", u.release, u.machine, h.ncpus_online);
+	/* err: the missing privilege, which the checks that need it name as they SKIP */
 	if (host_check_privilege(err, sizeof(err)))
 		line(&c, "FAIL", "privileges: %s", err);
-	else
+	else {
+		err[0] = 0;
 		line(&c, "OK", "privileges: may load BPF and open system-wide perf events");
+	}
 	v = kernel_file_int("/proc/sys/kernel/perf_event_paranoid", 99);
 	line(&c, "OK", "perf_event_paranoid: %d (%s)", v,
 	     geteuid() == 0 ? "root is not limited by it" : v <= 0 ? "CAP_PERFMON suffices" : "needs CAP_PERFMON");
@@ -526,7 +534,10 @@ int cmd_check(int argc, char **argv)
 	if (h.pmu) {
 		sscanf(h.pmu_why, "hardware PMU '%63[^']'", pmu);
 		line(&c, "OK", "PMU driver: %s", pmu);
-		hw = check_counters(&c, h.ncpus_online, &free);
+		if (err[0])
+			line(&c, "SKIP", "counters: not tried: %s", err);
+		else
+			hw = check_counters(&c, h.ncpus_online, &free);
 	} else {
 		line(&c, "FAIL", "PMU driver: none: %s; hardware counters, TMA and cycles sampling are unavailable "
 		     "(fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host); software events still work",
@@ -542,12 +553,17 @@ int cmd_check(int argc, char **argv)
 	else
 		line(&c, "OK", "NMI watchdog: %s", v == 0 ? "off" : "not present");
 	check_agents(&c);
-	if (uprobe_link_works(BPF_TRACE_UPROBE_MULTI))
+	if (err[0]) {
+		line(&c, "SKIP", "uprobe_multi links: not tried: %s", err);
+		line(&c, "SKIP", "uprobe session links: not tried: %s", err);
+	} else if (uprobe_link_works(BPF_TRACE_UPROBE_MULTI))
 		line(&c, "OK", "uprobe_multi links: yes (--uprobe attaches all functions of a library at once)");
 	else
 		line(&c, "WARN", "uprobe_multi links: no (kernel < 6.6): --uprobe uses classic uprobes, at most %d "
 		     "functions, slower to attach", UPROBE_CLASSIC_CAP);
-	if (uprobe_link_works(ATTACH_UPROBE_SESSION))
+	if (err[0])
+		;	/* said above */
+	else if (uprobe_link_works(ATTACH_UPROBE_SESSION))
 		line(&c, "OK", "uprobe session links: yes (one link per library for entry and return)");
 	else
 		line(&c, "WARN", "uprobe session links: no (kernel < 6.13): an entry and a return link per library, "
@@ -559,6 +575,8 @@ int cmd_check(int argc, char **argv)
 		line(&c, "WARN", "recipe: %s: no TMA; choose one with --cpu NAME (tmabpf list)", why);
 	if (!h.pmu) {
 		line(&c, "SKIP", "calibrated loop against perf stat: needs a PMU");
+	} else if (err[0]) {
+		line(&c, "SKIP", "calibrated loop against perf stat: not tried: %s", err);
 	} else if ((sl = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0) {
 		line(&c, "FAIL", "calibrated loop: /proc/self/exe unreadable");
 	} else {

@@ -170,8 +170,11 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 	/* a metric no row has is a typo: say so rather than pass */
 	for (int k = 0; k < nr; k++)
 		if (!(metric[k] = diff_metric_name(rows, rules[k].metric))) {
-			err_print("budget '%s': no row of either report has metric '%s' (fields: oncpu_ns, offcpu_ns, "
-				"wall_ns, calls, ...; event names; tma_* nodes)", rules[k].text, rules[k].metric);
+			const char *near = diff_metric_near(rows, rules[k].metric);
+
+			err_print("budget '%s': no row of either report has metric '%s'%s%s%s (fields: oncpu_ns, "
+				  "offcpu_ns, wall_ns, calls, ...; event names; tma_* nodes)", rules[k].text,
+				  rules[k].metric, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 			return EXIT_USAGE;
 		}
 	for (int k = 0; k < nr; k++)
@@ -238,7 +241,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 		case 'h': diff_usage(stdout); return 0;
-		default: return getopt_error(c, argv, "diff: ", "tmabpf diff --help");
+		default: return getopt_error(c, argv, "diff: ", "tmabpf diff --help", opts);
 		}
 	}
 	if (argc - optind != 2)

@@ -138,7 +138,7 @@ int cmd_roofs(int argc, char **argv)
 			}
 			break;
 		case 'h': fputs(ROOFS_HELP, stdout); return 0;
-		default: return getopt_error(c, argv, "roofs: ", "tmabpf roofs --help");
+		default: return getopt_error(c, argv, "roofs: ", "tmabpf roofs --help", opts);
 		}
 	}
 	if (optind < argc) {

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include "cmd/diff_report.h"
 #include "lib/grow.h"
+#include "lib/suggest.h"
 #include "lib/u64map.h"
 #include "lib/version.h"
 #include "lib/warn.h"
@@ -940,6 +941,42 @@ const char *diff_metric_name(const struct diff_rows *rows, const char *metric)
 	struct strmap *names = (struct strmap *)&rows->names;
 
 	return strmap_get(names, metric) ? strmap_intern(names, metric, (void *)1) : NULL;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const char *const *)a, y = (uintptr_t)*(const char *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+const char *diff_metric_near(const struct diff_rows *rows, const char *metric)
+{
+	const char **names = NULL, *near = NULL;
+	size_t n = 0, cap = 0, u = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+		for (int s = 0; s < 2; s++)
+			for (unsigned int k = 0; k < rows->v[i].side[s].n; k++) {
+				if (n == cap) {
+					const char **nv = realloc(names, (cap = cap ? 2 * cap : 256) * sizeof(*nv));
+
+					if (!nv)
+						goto out;
+					names = nv;
+				}
+				names[n++] = rows->v[i].side[s].m[k].name;
+			}
+	if (!n)
+		goto out;
+	qsort(names, n, sizeof(*names), cmp_ptr);	/* interned: one pointer per name */
+	for (size_t i = 0; i < n; i++)
+		if (!u || names[u - 1] != names[i])
+			names[u++] = names[i];
+	near = suggest_nearest(metric, names, u);
+out:
+	free(names);
+	return near;
 }
 
 bool drow_metric(const struct drow *r, int side, const char *name, double *out)

@@ -68,6 +68,8 @@ int diff_report_parse(struct diff_rows *rows, int side, const char *text, size_t
 		      size_t errlen);
 /* The interned name of metric, or NULL when no row has it. */
 const char *diff_metric_name(const struct diff_rows *rows, const char *metric);
+/* The metric some row has nearest to a mistyped one (suggest.h), or NULL. */
+const char *diff_metric_near(const struct diff_rows *rows, const char *metric);
 /* Value of the metric (interned name) in one side of a row. */
 bool drow_metric(const struct drow *r, int side, const char *name, double *out);
 /* Last component of a row's name (comm, thread comm or symbol), for GLOBs. */

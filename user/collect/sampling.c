@@ -53,7 +53,7 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 	s->start_mono_ns = mono_ns();
 	s->start_unix_s = unix_time_s();
 	if (!r && s->prog.hz > 0)
-		fprintf(stderr, "tmabpf: sample: %s at %d Hz on every CPU (%s)\n", s->prog.event, s->prog.hz,
+		note_print("sample: %s at %d Hz on every CPU (%s)", s->prog.event, s->prog.hz,
 			s->prog.why);
 	if (r || !s->ev_loaded)
 		return r;
@@ -63,8 +63,8 @@ int sampling_attach(struct sampling *s, char *err, size_t errlen)
 		if (!s->evp.open[e])
 			warn_add("--sample-events: %s cannot sample: %s; it has no estimate", s->evs->ev[e].name,
 				 s->evp.why[e]);
-	fprintf(stderr, "tmabpf: sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
-		"weighted by its period\n", s->evs->n, s->evp.freq, s->evp.hz);
+	note_print("sample-events: %d events at %d samples/s each per CPU (%.0f in all), each sample "
+		"weighted by its period", s->evs->n, s->evp.freq, s->evp.hz);
 	return 0;
 }
 
@@ -478,7 +478,8 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 	struct stack_entry *st = NULL;
 	struct sample_row *rows = NULL;
 	struct sample_func *thr = NULL;
-	size_t n = 0, nst = 0;
+	struct sample_caller *callers = NULL;
+	size_t n = 0, nst = 0, ncallers = 0;
 	int r;
 
 	*out = NULL;
@@ -497,7 +498,9 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 			goto out;
 		}
 	thr = calloc(n ? n : 1, sizeof(*thr));
-	if (!thr) {
+	if (!all_stacks)	/* the live view's: each function's callers so far */
+		callers = calloc(n ? n : 1, sizeof(*callers));
+	if (!thr || (!all_stacks && !callers)) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -520,6 +523,11 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 			f->symbol = leaf->labels[0];
 			if (!leaf->leaf.name)
 				count_unnamed(s, res, &leaf->leaf, k->pid, f->count);
+			if (callers)	/* the frame above the leaf: in its stack, else the user stack's leaf */
+				callers[ncallers++] = (struct sample_caller){
+					.pid = k->pid, .module = f->module, .symbol = f->symbol, .count = f->count,
+					.caller = leaf->n > 1 ? leaf->labels[1] : leaf == ks && u && u->n ? u->labels[0] :
+						  symbolizer_intern(s->sym, "[stack top]") };
 		} else {
 			f->module = symbolizer_intern(s->sym, "[unknown]");
 			f->symbol = symbolizer_intern(s->sym, "[no stack]");
@@ -534,8 +542,14 @@ static int read_rows(struct sampling *s, int nev, bool all_stacks, struct sample
 	}
 	*nout = sample_funcs_merge(thr, n, nev);
 	*out = thr;
+	thr = NULL;
+	res->ncallers = callers ? sample_callers_merge(callers, ncallers) : 0;
+	res->callers = callers;
+	callers = NULL;
 	r = 0;
 out:
+	free(thr);
+	free(callers);
 	free(rows);
 	free(st);
 	return r;
@@ -544,6 +558,7 @@ out:
 static void result_reset(const struct sampling *s, struct sample_result *res)
 {
 	free(res->funcs);
+	free(res->callers);
 	*res = (struct sample_result){ .event = s->prog.hz > 0 ? s->prog.event : "none", .hz = s->prog.hz,
 				       .cpu_clock = s->prog.cpu_clock, .events = s->ev_loaded };
 }
@@ -651,4 +666,6 @@ void sampling_free(struct sampling *s)
 	s->res.funcs = NULL;
 	free(s->live.funcs);
 	s->live.funcs = NULL;
+	free(s->live.callers);
+	s->live.callers = NULL;
 }

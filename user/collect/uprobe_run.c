@@ -86,13 +86,13 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
 					libdirs_of_command(&u->dirs, exe);
 				u->dirs_searched = searched;
 				if (search_ahead(u, d, &a))
-					fprintf(stderr, "tmabpf: uprobe: %s; '%s' probed in %s%s before any process maps it "
+					note_print("uprobe: %s; '%s' probed in %s%s before any process maps it "
 						"(where the target loads libraries from), and in any other file of that name "
-						"a target maps\n", why, specs[i], a.first,
+						"a target maps", why, specs[i], a.first,
 						a.nlibs > 1 ? " and more files of that name" : "");
 				else
-					fprintf(stderr, "tmabpf: uprobe: %s; '%s' attaches when the target maps a file of "
-						"that name\n", why, specs[i]);
+					note_print("uprobe: %s; '%s' attaches when the target maps a file of "
+						"that name", why, specs[i]);
 				continue;
 			}
 		}
@@ -178,14 +178,14 @@ int uprobe_run_attach(struct uprobe_run *u, bool running, char *err, size_t errl
 	uprobes_window_open(&u->prog);
 	skipped = uprobe_set_unprobeable(&u->set, line, sizeof(line));
 	for (int i = 0; i < u->set.nr_libs; i++)
-		fprintf(stderr, "tmabpf: uprobe: %s\n", u->set.libs[i].note);
+		note_print("uprobe: %s", u->set.libs[i].note);
 	if (skipped)
-		fprintf(stderr, "tmabpf: uprobe: %s\n", line);
+		note_print("uprobe: %s", line);
 	if (u->set.nr_funcs || u->set.nr_deferred || !u->itt)
-		fprintf(stderr, "tmabpf: uprobe: %d functions attached in %.1f ms (%s)%s\n", u->set.nr_funcs - skipped,
-			u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog), when);
+		note_print("uprobe: %d functions attached in %.1f ms (%s)%s", u->set.nr_funcs - skipped,
+			   u->prog.attach_ns / 1e6, uprobes_mode_name(&u->prog), when);
 	if (u->itt)
-		fprintf(stderr, "tmabpf: itt: spans of the ITT collector %s%s\n", u->itt->path, when);
+		note_print("itt: spans of the ITT collector %s%s", u->itt->path, when);
 	u->rate_ts = mono_ns();
 	return 0;
 }
@@ -243,7 +243,7 @@ static void attach_named(struct uprobe_run *u, int pid, const char *path, unsign
 	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err)))
 		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
 	else
-		fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s: %d functions of %s attached%s\n", pid, path, nfuncs,
+		note_print("uprobe: pid %d mapped %s: %d functions of %s attached%s", pid, path, nfuncs,
 			names, late);
 }
 
@@ -283,8 +283,8 @@ static void attach_ahead(struct uprobe_run *u, int pid, const char *path, unsign
 		struct uprobe_deferred *df = &u->set.deferred[d];
 
 		if (first[d] && !failed[lib1[d]])
-			fprintf(stderr, "tmabpf: uprobe: pid %d mapped %s%s: %d functions of '%s:%s' attached in %s%s "
-				"before any process maps it\n", pid, path, after, added[d], df->lib, df->glob, first[d],
+			note_print("uprobe: pid %d mapped %s%s: %d functions of '%s:%s' attached in %s%s "
+				"before any process maps it", pid, path, after, added[d], df->lib, df->glob, first[d],
 				nlibs[d] > 1 ? " and more files of that name" : "");
 		free(first[d]);
 	}

@@ -256,7 +256,7 @@ static int getopt_pass(int argc, char **argv, struct daemon_opts *d, bool config
 		if (config)
 			snprintf(where, sizeof(where), "%s:%d: ", cfg_path, cfg_line[optind - 1]);
 		if (c == '?' || c == ':')
-			return getopt_error(c, argv, where, "tmabpf daemon --help");
+			return getopt_error(c, argv, where, "tmabpf daemon --help", long_opts);
 		if ((r = parse_one(c, optarg, d)))
 			return r;
 	}

@@ -3,6 +3,7 @@
  * errors, each as one line on stderr and EXIT_USAGE (warn.h). */
 #ifndef TMABPF_PARSE_H
 #define TMABPF_PARSE_H
+#include <getopt.h>
 #include <stdbool.h>
 
 /* Parse an integer in [lo, hi] into *out, or print one line (prefixed by where, e.g. a config
@@ -12,10 +13,11 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
  * around it) into *out: true, else false with nothing printed (strtod alone takes them all). */
 bool parse_decimal(const char *s, double *out);
 /* After getopt_long (optstring starting "+:") returned ':' or '?': one line naming the
- * option (missing value, unknown, or a value it does not take), EXIT_USAGE. */
+ * option (missing value, unknown, or a value it does not take), with the nearest of opts' long
+ * options to an unknown one ("did you mean '--uprobe'?"), EXIT_USAGE. */
+int getopt_error(int c, char **argv, const char *where, const char *help, const struct option *opts);
 /* A subcommand's option with a value, --opt=V or --opt V, at argv[*i]: the value (advancing *i
  * past it; "" when --opt ends the line), or NULL when argv[*i] is not opt. */
 const char *parse_opt_value(int argc, char **argv, int *i, const char *opt);
-int getopt_error(int c, char **argv, const char *where, const char *help);
 
 #endif

@@ -15,7 +15,7 @@
 static char *head[WARN_HEAD], *tail[WARN_TAIL];
 static size_t nhead, ntail_seen, nwarnings_said, nskipped;
 static char skipped_line[160];
-static bool quiet;
+static bool quiet, errors_only;
 
 static bool kept(const char *s)
 {
@@ -53,18 +53,25 @@ void warn_quiet(void)
 	quiet = true;
 }
 
-/* fmt as one line (at most max bytes), said on stderr after "tmabpf: " and prefix unless quiet; kept
- * for the report when keep. */
-static void say(bool keep, size_t max, const char *prefix, const char *fmt, va_list ap)
+void warn_errors_only(void)
+{
+	errors_only = true;
+}
+
+enum said { SAID_ERROR, SAID_WARNING, SAID_NOTE };
+
+/* fmt as one line (at most max bytes), said on stderr after "tmabpf: " and prefix unless quiet (or
+ * errors only and not an error); a warning is kept for the report. */
+static void say(enum said kind, size_t max, const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[2048], safe[2048];
 	const char *line;
 
 	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
 	line = text_safe(buf, safe, sizeof(safe));	/* one line, whatever a file or an argument put in the text */
-	if (!quiet)
+	if (!quiet && (!errors_only || kind == SAID_ERROR))
 		fprintf(stderr, "tmabpf: %s%s\n", prefix, line);
-	if (keep)
+	if (kind == SAID_WARNING)
 		keep_line(line);
 }
 
@@ -73,7 +80,7 @@ void warn_add(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(true, 512, "", fmt, ap);
+	say(SAID_WARNING, 512, "", fmt, ap);
 	va_end(ap);
 }
 
@@ -94,7 +101,7 @@ const char *warn_get(size_t i)
 	if (nskipped) {
 		if (!i) {
 			snprintf(skipped_line, sizeof(skipped_line),
-				 "%zu more warnings not kept here (said on standard error)", nskipped);
+				 "%zu more warnings not kept here (said on standard error without --quiet)", nskipped);
 			return skipped_line;
 		}
 		i--;
@@ -107,7 +114,16 @@ void err_print(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	say(false, 2048, "error: ", fmt, ap);
+	say(SAID_ERROR, 2048, "error: ", fmt, ap);
+	va_end(ap);
+}
+
+void note_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(SAID_NOTE, 2048, "", fmt, ap);
 	va_end(ap);
 }
 

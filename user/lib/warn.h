@@ -19,7 +19,11 @@ size_t warn_total(void);
 void err_set(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Print "tmabpf: error: <msg>" on stderr. */
 void err_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "tmabpf: <msg>" on stderr: what a run is doing (attached, sampling at, ...), not kept. */
+void note_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print nothing from now on (the fuzzers run the parsers millions of times). */
 void warn_quiet(void);
+/* --quiet: from now on only errors are said; warnings are still kept for the report. */
+void warn_errors_only(void);
 
 #endif

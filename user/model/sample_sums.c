@@ -100,6 +100,48 @@ int sample_result_fill(struct sample_result *res, const struct sample_func *thr,
 	return 0;
 }
 
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct sample_caller *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->module != y->module)
+		return (uintptr_t)x->module < (uintptr_t)y->module ? -1 : 1;
+	if (x->symbol != y->symbol)
+		return (uintptr_t)x->symbol < (uintptr_t)y->symbol ? -1 : 1;
+	if (x->caller != y->caller)
+		return (uintptr_t)x->caller < (uintptr_t)y->caller ? -1 : 1;
+	return 0;
+}
+
+static int cmp_caller_count(const void *a, const void *b)
+{
+	const struct sample_caller *x = a, *y = b;
+	struct sample_caller xf = *x, yf = *y;
+	int c;
+
+	xf.caller = yf.caller = NULL;	/* the function first, then its callers by count */
+	if ((c = cmp_caller(&xf, &yf)))
+		return c;
+	return x->count > y->count ? -1 : x->count < y->count ? 1 : cmp_caller(x, y);
+}
+
+size_t sample_callers_merge(struct sample_caller *v, size_t n)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), cmp_caller);
+	for (size_t i = 0; i < n; i++) {
+		if (out && !cmp_caller(&v[out - 1], &v[i]))
+			v[out - 1].count += v[i].count;
+		else
+			v[out++] = v[i];
+	}
+	qsort(v, out, sizeof(*v), cmp_caller_count);
+	return out;
+}
+
 int sample_funcs_since(const struct sample_result *cur, const struct sample_func *prev, size_t nprev, int nev,
 		       struct sample_result *out)
 {

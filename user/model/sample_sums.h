@@ -21,6 +21,15 @@ struct sample_func {
 	unsigned long long ev_samples[TMABPF_MAX_EVENTS];	/* --sample-events: samples of each event */
 };
 
+/* A sampled function's direct caller in its samples' stacks, per process (the live view's
+ * drill-down).  Names are interned by the symbolizer: equal names, equal pointers. */
+struct sample_caller {
+	unsigned int pid;
+	const char *module, *symbol;	/* the sampled function, as in struct sample_func */
+	const char *caller;		/* the frame above it; "[stack top]" when it has none */
+	unsigned long long count;	/* samples */
+};
+
 /* --sample-events: what the estimates rest on, per event. */
 struct sample_event_info {
 	bool open;			/* it sampled (else why) */
@@ -55,6 +64,9 @@ struct sample_result {
 	char shared[512];		/* events that shared counters ("" when none) */
 	struct sample_func *funcs;	/* per process (tid -1), then per thread; each by count, descending */
 	size_t nfuncs, nprocs;		/* nprocs: how many of funcs are per-process rows */
+	struct sample_caller *callers;	/* the live snapshot's (sampling_snapshot), by pid, function, then
+					 * count descending; NULL elsewhere */
+	size_t ncallers;
 };
 
 /* Sort rows by sample_func_cmp and add up equal keys; returns the new count. */
@@ -68,6 +80,9 @@ int sample_result_fill(struct sample_result *res, const struct sample_func *thr,
  * out->samples their total.  Rows without new samples are left out. */
 int sample_funcs_since(const struct sample_result *cur, const struct sample_func *prev, size_t nprev, int nev,
 		       struct sample_result *out);
+/* Sort callers by pid, function and caller, add up equal ones, then order each function's callers by
+ * count, descending; returns the new count. */
+size_t sample_callers_merge(struct sample_caller *v, size_t n);
 /* Order of sample_func rows: pid, tid, function (module, symbol) (qsort/bsearch). */
 int sample_func_cmp(const void *a, const void *b);
 /* A row's estimated on-CPU time, ns: its periods (cpu-clock), else samples / hz. */

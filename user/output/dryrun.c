@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 #include "output/dryrun.h"
+#include "pmu/perf_open.h"
 #include "tma/tma_recipes.h"
 
 int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, const struct event_list *evs, FILE *f)
 {
-	fprintf(f, "dry run: %d perf_event_attr%s for CPU %s%s%s, TMA level %d; nothing is opened\n",
+	fprintf(f, "dry run: %d perf_event_attr%s for CPU %s%s%s, TMA level %d; nothing is counted\n",
 		evs->n, evs->n == 1 ? "" : "s", c ? tma_cpu_name(c) : "(none)", c ? " " : "",
 		c ? ((const struct tma_cpu *)c)->desc : "", level);
 	if (level > 0 && plan_note && plan_note[0])
@@ -38,4 +41,34 @@ int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, cons
 		fprintf(f, " need=%s\n", d->need[0] ? d->need : (d->from_user ? "(-e)" : "-"));
 	}
 	return 0;
+}
+
+void dryrun_print_here(const struct event_list *evs, bool other_cpu, const char *no_pmu_why, FILE *f)
+{
+	int errs[TMABPF_MAX_EVENTS], ncpus = libbpf_num_possible_cpus();
+	int n = evs->n && ncpus > 0 ? perf_counters_probe(evs, ncpus, errs) : ncpus > 0 ? 0 : -ENOMEM;
+	char why[512];
+
+	if (no_pmu_why && !other_cpu)
+		fprintf(f, "tma: off on this host: %s (--cpu NAME --tma=N plans a recipe for another machine)\n",
+			no_pmu_why);
+	if (n < 0) {
+		fprintf(f, "here: not tried: the possible CPUs or the memory to try were missing\n");
+		return;
+	}
+	for (int e = 0; e < evs->n; e++)
+		if (errs[e] == EACCES || errs[e] == EPERM) {
+			fprintf(f, "here: not tried: opening perf events needs root or CAP_PERFMON (%s)\n", strerror(errs[e]));
+			return;
+		}
+	fprintf(f, "here: %d of %d would open on this host%s (each opened on every CPU and closed at once; nothing "
+		"counted)%s\n", n, evs->n, other_cpu ? ", planned for the CPU --cpu names" : "",
+		n < evs->n ? "; a real run goes on without:" : "");
+	for (int e = 0; e < evs->n; e++)
+		if (errs[e]) {
+			perf_open_why(&evs->ev[e], errs[e], why, sizeof(why));
+			fprintf(f, "  %s\n", why);
+		}
+	if (evs->n && !n)
+		fprintf(f, "here: a real run with these events stops with an error (exit 2)\n");
 }

@@ -150,6 +150,7 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 	int leader_fds[evs->n > 0 ? evs->n : 1][nr_cpus];
 	bool bad[TMABPF_MAX_EVENTS] = {};
 	int priv_err = 0, r;
+	char why[512];
 
 	pc->nr_cpus = nr_cpus;
 	pc->nr_events = evs->n;
@@ -187,9 +188,8 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 		bad[e] = true;
 		if (open_err == EACCES || open_err == EPERM)
 			priv_err = open_err;
-		warn_add("event '%s' (type %u config %#llx) cannot be opened: %s: %s; continuing without it",
-			 evs->ev[e].name, evs->ev[e].attr.type, (unsigned long long)evs->ev[e].attr.config,
-			 strerror(open_err ? open_err : ENODEV), perf_open_hint(open_err, &evs->ev[e].attr));
+		perf_open_why(&evs->ev[e], open_err, why, sizeof(why));
+		warn_add("%s; continuing without it", why);
 	}
 	compact(pc, evs, bad);
 	if (priv_err) {
@@ -197,6 +197,51 @@ int perf_counters_open(struct perf_counters *pc, struct event_list *evs, int nr_
 		return -priv_err;
 	}
 	return 0;
+}
+
+void perf_open_why(const struct event_desc *d, int err, char *buf, size_t len)
+{
+	snprintf(buf, len, "event '%s' (type %u config %#llx) cannot be opened: %s: %s", d->name, d->attr.type,
+		 (unsigned long long)d->attr.config, strerror(err ? err : ENODEV), perf_open_hint(err, &d->attr));
+}
+
+int perf_counters_probe(const struct event_list *evs, int nr_cpus, int *errs)
+{
+	int leader_fds[evs->n > 0 ? evs->n : 1][nr_cpus];
+	struct perf_counters pc = { .nr_cpus = nr_cpus, .nr_events = evs->n };
+	int ok = 0;
+
+	pc.fds = malloc(sizeof(int) * (evs->n ? evs->n : 1) * nr_cpus);
+	if (!pc.fds)
+		return -ENOMEM;
+	for (int i = 0; i < evs->n * nr_cpus; i++)
+		pc.fds[i] = -1;
+	for (int e = 0; e < evs->n; e++) {
+		int g = evs->ev[e].group, r;
+		int *leaders = leader_fds[g >= 0 && g < evs->n ? g : 0];
+
+		if (g >= 0 && evs->ev[e].leader)
+			for (int c = 0; c < nr_cpus; c++)
+				leaders[c] = -1;
+		errs[e] = 0;
+		r = open_event(&pc, evs, e, leaders, &errs[e]);
+		if (r == -E2BIG)
+			errs[e] = E2BIG;
+		else if (r && !errs[e])
+			errs[e] = -r;
+	}
+	/* a group counts whole or not at all, refused by its first refusal (a member of a refused
+	 * leader is never tried) */
+	for (int e = 0; e < evs->n; e++) {
+		for (int k = 0; k < evs->n && evs->ev[e].group >= 0; k++)
+			if (evs->ev[k].group == evs->ev[e].group && errs[k]) {
+				errs[e] = errs[k];
+				break;
+			}
+		ok += !errs[e];
+	}
+	perf_counters_close(&pc);
+	return ok;
 }
 
 void perf_counters_close(struct perf_counters *pc)

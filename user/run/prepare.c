@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Options -> CPU, PMU, events, TMA plan; the host; the stop signals.  See prepare.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 #include "lib/warn.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/perf_open.h"
 #include "run/prepare.h"
 #include "tma/tma_env.h"
 #include "pmu/key_encode.h"
@@ -53,7 +56,8 @@ static enum run_status choose_cpu(const struct options *o, struct run_prep *p)
 
 static enum run_status choose_events(const struct options *o, struct run_prep *p)
 {
-	bool tma_runs = p->cpu && (p->host.pmu || o->dry_run);
+	/* --dry-run plans what a real run does here, or a recipe for the machine --cpu names */
+	bool tma_runs = p->cpu && (p->host.pmu || (o->dry_run && o->cpu_name));
 	struct tma_env env;
 	char err[256];
 	int r;
@@ -83,6 +87,25 @@ static enum run_status choose_events(const struct options *o, struct run_prep *p
 	return RUN_OK;
 }
 
+/* -e on this host: a list none of whose events opens here is an error, not a run that counts
+ * nothing; the events that do not open are dropped with one line each when the counters open.
+ * Without the privilege to try, run_check_privilege says so next. */
+static enum run_status user_events_here(const struct options *o, struct run_prep *p)
+{
+	int errs[TMABPF_MAX_EVENTS], ncpus = libbpf_num_possible_cpus(), n;
+	char why[512];
+
+	if (!p->evs.n || ncpus <= 0 || (n = perf_counters_probe(&p->evs, ncpus, errs)) < 0 || n > 0)
+		return RUN_OK;
+	for (int e = 0; e < p->evs.n; e++)
+		if (errs[e] == EACCES || errs[e] == EPERM)
+			return RUN_OK;
+	perf_open_why(&p->evs.ev[0], errs[0], why, sizeof(why));
+	err_print("-e %s: none of %s can be counted on this host: %s (software events count everywhere, e.g. "
+		  "-e task-clock,page-faults)", o->events, p->evs.n > 1 ? "its events" : "it", why);
+	return RUN_BAD_INPUT;
+}
+
 enum run_status run_prepare(const struct options *o, struct run_prep *p)
 {
 	enum run_status r;
@@ -91,7 +114,9 @@ enum run_status run_prepare(const struct options *o, struct run_prep *p)
 	if ((r = choose_cpu(o, p)))
 		return r;
 	p->host.pmu = events_host_has_pmu(p->host.pmu_why, sizeof(p->host.pmu_why));
-	return choose_events(o, p);
+	if ((r = choose_events(o, p)))
+		return r;
+	return o->events && !o->dry_run ? user_events_here(o, p) : RUN_OK;
 }
 
 enum run_status run_check_privilege(void)

@@ -52,14 +52,14 @@ static void forward_stop(struct target *t)
 	if (!t->child || t->child_reaped || !run_stop_signal)
 		return;
 	if (!run_stop_from_tty && kill(t->child, run_stop_signal) == 0)
-		fprintf(stderr, "tmabpf: %s: profiling stopped, the signal passed on to the command (pid %d)\n",
+		note_print("%s: profiling stopped, the signal passed on to the command (pid %d)",
 			run_stop_signal_name(), t->child);
 }
 
 static int command_exit_code(struct target *t)
 {
 	if (run_stop_signal && !t->child_reaped && target_wait(t, STOP_GRACE_MS)) {
-		fprintf(stderr, "tmabpf: the command (pid %d) is still running %d ms after %s; it is left running\n",
+		note_print("the command (pid %d) is still running %d ms after %s; it is left running",
 			t->child, STOP_GRACE_MS, run_stop_signal_name());
 		return 128 + run_stop_signal;
 	}
@@ -117,7 +117,7 @@ static enum run_status check_sample_rate(const struct options *o)
 	return RUN_OK;
 }
 
-/* --dry-run: what would be opened and probed; opens nothing. */
+/* --dry-run: what would be opened and probed, and which events open here; counts nothing. */
 static int dry_run(struct run_state *st)
 {
 	int r;
@@ -125,6 +125,7 @@ static int dry_run(struct run_state *st)
 	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
 			 stdout))
 		return RUN_FAILED;
+	dryrun_print_here(&st->prep.evs, st->o->cpu_name, st->prep.host.pmu ? NULL : st->prep.host.pmu_why, stdout);
 	if ((r = collectors_init(&st->c)) == RUN_OK)
 		collectors_preview(&st->c, stdout);
 	collectors_free(&st->c);
@@ -178,8 +179,11 @@ static const char *wait_loop(struct run_state *st)
 		collectors_poll(c, collectors_poll_ms(c, POLL_MS));
 		if (run_stop_signal)
 			return run_stop_signal_name();
-		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
+		if (st->ui && view_curses_input(st->ui) == VC_QUIT) {
+			if (c->o->target.child)
+				run_stop_signal = SIGINT;	/* q ends the command as Ctrl-C does */
 			return "quit";
+		}
 		t = mono_ns();
 		if (deadline && t >= deadline)
 			return "duration";
@@ -298,11 +302,11 @@ static void choose_accounting(struct run_ctx *c)
 	c->acct.use_tasks = !need;
 	c->acct.tasks_counts = TASKS_ESTIMATES;
 	if (need)
-		fprintf(stderr, "tmabpf: accounting: per-switch (%s needs the per-switch program; threads' counts are "
-			"exact, the functions' estimated from event samples)\n", need);
+		note_print("accounting: per-switch (%s needs the per-switch program; threads' counts are "
+			"exact, the functions' estimated from event samples)", need);
 	else
-		fprintf(stderr, "tmabpf: accounting: sampled (threads' times from the task iterator, their counts "
-			"estimated from event samples; nothing runs at context switches)\n");
+		note_print("accounting: sampled (threads' times from the task iterator, their counts "
+			"estimated from event samples; nothing runs at context switches)");
 }
 
 int run_profile(struct options *o)
@@ -368,8 +372,8 @@ int run_profile(struct options *o)
 	r = finish(&st, why);
 	cleanup(&st);
 	if (o->target.child && !o->target.child_reaped && !run_stop_signal && !target_gone(&o->target))
-		fprintf(stderr, "tmabpf: profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
-			"stops it\n", why, (int)o->target.child);
+		note_print("profiling stopped (%s); waiting for the command (pid %d) to exit: Ctrl-C "
+			"stops it", why, (int)o->target.child);
 	if (o->target.child) {
 		int code = command_exit_code(&o->target);
 

@@ -7,8 +7,10 @@
  *   key help, filter prompt or the latest warning.
  *
  * Keys: t f P e switch tables, < > move the sort column, r reverses, /
- * filters by comm, symbol or pid, Enter opens a row's drill-down (Esc,
- * Left or Backspace closes it), Space pauses, q quits; arrows, PgUp/PgDn,
+ * filters by comm, symbol or pid (typed from empty: Ctrl-U clears, Esc keeps
+ * the old filter, Enter the new one), Enter opens a row's drill-down (Esc,
+ * Left or Backspace closes it), Space pauses, q quits (and ends a -- COMMAND
+ * as Ctrl-C does); arrows, PgUp/PgDn,
  * Home/End move.  Resize is handled (KEY_RESIZE), narrow terminals drop
  * columns by priority, NO_COLOR turns colours off.
  */
@@ -467,7 +469,7 @@ static void draw_status(struct view_curses *c)
 	size_t nw = warn_total();
 
 	if (c->editing) {
-		putf(c, y, 0, "filter (comm, function or pid; Enter: keep, Esc: cancel): %s_", c->edit);
+		putf(c, y, 0, "filter (comm, function or pid; Enter: keep, Ctrl-U: clear, Esc: cancel): %s_", c->edit);
 		return;
 	}
 	if (nw > c->nwarn_open) {
@@ -551,9 +553,12 @@ static void edit_key(struct view_curses *c, int ch)
 {
 	size_t n = strlen(c->edit);
 
-	if (ch == 27) {	/* Esc */
+	if (ch == 27) {	/* Esc: the filter as it was */
 		c->editing = false;
 		view_set_filter(c->v, c->saved);
+	} else if (ch == 21) {	/* Ctrl-U: clear */
+		c->edit[0] = 0;
+		view_set_filter(c->v, c->edit);
 	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		c->editing = false;
 	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
@@ -593,7 +598,8 @@ static int key(struct view_curses *c, int ch)
 		c->editing = true;
 		c->drill = false;
 		snprintf(c->saved, sizeof(c->saved), "%s", c->v->filter);
-		snprintf(c->edit, sizeof(c->edit), "%s", c->v->filter);
+		c->edit[0] = 0;	/* a new filter, typed from empty (Esc keeps the old one) */
+		view_set_filter(c->v, c->edit);
 		break;
 	case ' ': c->paused = !c->paused; break;
 	case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT:

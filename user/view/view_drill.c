@@ -329,6 +329,36 @@ static void drill_func(const struct view *v, const struct vm_row *row, struct vm
 	drill_funcs(v, f->pid, -1, row, l);
 }
 
+/* A sampled function's direct callers in the stacks sampled so far in the run (the live snapshot's,
+ * sample_caller rows: by pid, function, then count). */
+static void drill_callers(const struct view *v, const struct sample_func *f, struct vm_lines *l)
+{
+	const struct sample_result *live = v->r->samples_live;
+	unsigned long long total = 0;
+	size_t first = 0, n = 0;
+
+	for (size_t i = 0; live && i < live->ncallers; i++) {
+		const struct sample_caller *c = &live->callers[i];
+
+		if (c->pid != f->pid || c->module != f->module || c->symbol != f->symbol)
+			continue;
+		if (!n++)
+			first = i;
+		total += c->count;
+	}
+	if (!n) {
+		add_line(l, "callers: none in the stacks sampled so far");
+		return;
+	}
+	add_line(l, "callers (whole run so far: %llu samples in %s)", total, f->symbol);
+	add_line(l, "  %9s %7s  %s", "SAMPLES", "SHARE", "CALLER");
+	for (size_t i = first; i < first + n && i < first + 10; i++)
+		add_line(l, "  %9llu %6.1f%%  %s", live->callers[i].count, vm_pct((double)live->callers[i].count,
+			 (double)total), live->callers[i].caller);
+	if (n > 10)
+		add_line(l, "  ... %zu more", n - 10);
+}
+
 static void drill_sampled(const struct view *v, const struct vm_row *row, struct vm_lines *l)
 {
 	const struct sample_func *f = &v->sd.funcs[row->data];
@@ -345,6 +375,7 @@ static void drill_sampled(const struct view *v, const struct vm_row *row, struct
 	drill_counters(v, f->c, NULL, NULL, l);
 	view_row_sums(v, VM_FUNCS, row, &t);
 	drill_tma(v, &t, l);
+	drill_callers(v, f, l);
 	drill_funcs(v, f->pid, -1, row, l);
 }
 
