@@ -60,6 +60,8 @@ include mk/cross.mk
 # the skeletons and generated headers are kept: every object includes them, and make's default
 # (deleting intermediates) rebuilt every object on the next make (make demo after make -j2)
 .SECONDARY:
+# the libraries' and the unit tests' prerequisites are computed per target ($$*)
+.SECONDEXPANSION:
 
 all: $(O)/tmabpf $(WORKLOAD_BINS) $(BENCH_BINS) $(UNIT_BINS)
 
@@ -92,9 +94,38 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 $(O)/%.skel.h: $(O)/bench/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(O)/user/%.o: user/%.c $(SKELS) $(PROTO_HDRS)
+# each object waits only for the generated headers (skeletons, protobuf-c) it includes: -MMD's .d
+# files name them after a first build; before it, $(O)/generated-deps.mk (the sources' #include
+# lines of *.skel.h and *.pb-c.h) makes a fresh build generate them first
+$(O)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(O)/generated-deps.mk: $(USER_SRCS) $(wildcard user/*/) | $(O)
+	@grep -H '^#include "[A-Za-z0-9_-]*\.\(skel\|pb-c\)\.h"' $(USER_SRCS) | \
+		sed 's#^user/\(.*\)\.c:\#include "\(.*\)".*#$(O)/user/\1.o $(O)/fuzz/obj/\1.o: $(O)/\2#' > $@.tmp
+	@mv -f $@.tmp $@
+ifeq ($(filter clean deps check-deps vmlinux,$(MAKECMDGOALS)),)
+-include $(O)/generated-deps.mk
+endif
+
+# lib/, sym/, tma/ and model/ as static libraries, each named with the libraries it links against
+# (bpftrace style): a unit test of a lower layer links only what it tests, so the linker proves
+# that it does not reach pmu/, collect/ or libbpf (tests/test_build.py)
+folder_objs = $(patsubst user/%.c,$(O)/user/%.o,$(wildcard user/$(1)/*.c))
+$(O)/libtmabpf-%.a: $$(call folder_objs,$$*)
+	@rm -f $@
+	$(AR) rcs $@ $^
+LINK_LIB := $(O)/libtmabpf-lib.a
+LINK_SYM := $(O)/libtmabpf-sym.a $(LINK_LIB)
+LINK_TMA := $(O)/libtmabpf-tma.a $(LINK_LIB) -lm -lpthread
+LINK_MODEL := $(O)/libtmabpf-model.a $(O)/libtmabpf-sym.a $(O)/libtmabpf-tma.a $(LINK_LIB) -lm -lpthread
+# what each such unit test links (the others link every object and every library)
+UNIT_LINK_test_tma_expr := $(LINK_TMA)
+UNIT_LINK_test_tma_cache := $(LINK_TMA)
+UNIT_LINK_test_tma := $(O)/user/output/tma_output.o $(LINK_TMA)
+UNIT_LINK_test_thread_table := $(LINK_MODEL)
+UNIT_LINK_test_profile := $(LINK_MODEL)
 
 $(O)/%.pb-c.c $(O)/%.pb-c.h: proto/%.proto | $(O)
 	protoc-c --c_out=$(O) -Iproto $<
@@ -109,13 +140,15 @@ $(O)/version_build.h: FORCE | $(O)
 	@printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
 		'$(TMABPF_GIT)' "$$($(CLANG) --version | head -1)" '$(ARCH)' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
-$(O)/user/lib/version.o: $(O)/version_build.h
+$(O)/user/lib/version.o $(O)/fuzz/obj/lib/version.o: $(O)/version_build.h
 
 $(O)/tmabpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_TMABPF)
 
-$(O)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(O)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS_TMABPF)
+unit_link = $(or $(UNIT_LINK_$(1)),$(LIB_OBJS) $(LDLIBS_TMABPF))
+unit_link_files = $(filter-out -l%,$(call unit_link,$(1)))
+$(O)/tests/%: tests/unit/%.c $$(call unit_link_files,$$*) | $(O)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(call unit_link,$*) -o $@
 
 $(O)/workloads/decoder: tests/workloads/decoder.c | $(O)/workloads
 	$(CC) $(CFLAGS) -pthread $< -o $@ -lopenblas -lm
@@ -141,7 +174,7 @@ $(O)/bench/%: bench/%.c $(BENCH_SKELS) $(LIB_OBJS) | $(O)/bench
 FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS := $(patsubst user/%.c,$(O)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS))) $(PROTO_OBJS)
 
-$(O)/fuzz/obj/%.o: user/%.c $(SKELS) $(PROTO_HDRS) $(O)/version_build.h
+$(O)/fuzz/obj/%.o: user/%.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP $(CPPFLAGS) -c $< -o $@
 

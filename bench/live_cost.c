@@ -38,6 +38,7 @@
 #include "view/report_text.h"
 #include "tma/tma.h"
 #include "view/view_model.h"
+#include "pmu/key_encode.h"
 
 
 /* ---------- workload ---------- */
@@ -286,7 +287,7 @@ static double model_ms(int n, bool tma, bool sort_tma)
 	const int rounds = 6;
 
 	evs.n = 0;
-	if (!null || tma_plan(&plan, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (!null || tma_plan(&plan, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&plan, &evs, err, sizeof(err)))
 		return -1;
 	thread_table_init(&tt, evs.n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * tma_cost: what one tma_compute() call costs, cold (formulas compiled on the
+ * tma_cost: what one tma_compute_events() call costs, cold (formulas compiled on the
  * call, as every call did before the engine cached them) and warm (the cached
  * programs evaluated), for skylakex --tma=3 and sapphirerapids --tma=2 on
  * events planned by tma_plan() with synthetic counts (no hardware
@@ -17,6 +17,8 @@
 #include "tma/tma.h"
 #include "tma/tma_cache.h"
 #include "lib/clock.h"
+#include "model/report.h"
+#include "pmu/key_encode.h"
 
 
 static int cmp_dbl(const void *a, const void *b)
@@ -45,7 +47,7 @@ static int one(const char *cpu_name, int level, int calls)
 	double cold[REPS], warm[REPS], view[REPS];
 
 	el.n = 0;
-	if (!c || tma_plan(&p, c, level, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (!c || tma_plan(&p, c, level, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&p, &el, err, sizeof(err))) {
 		fprintf(stderr, "tma_cost: plan %s --tma=%d failed: %s\n", cpu_name, level, c ? err : "no recipe");
 		return 1;
@@ -58,17 +60,17 @@ static int one(const char *cpu_name, int level, int calls)
 		double t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < calls; k++) {
 			tma_cache_reset();
-			tma_compute(&p, &el, vals, pct, &r);
+			tma_compute_events(&p, &el, vals, pct, &r);
 		}
 		cold[rep] = ((mono_ns() / 1e3) - t0) / calls;
-		tma_compute(&p, &el, vals, pct, &r);
+		tma_compute_events(&p, &el, vals, pct, &r);
 		t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < calls; k++)
-			tma_compute(&p, &el, vals, pct, &r);
+			tma_compute_events(&p, &el, vals, pct, &r);
 		warm[rep] = ((mono_ns() / 1e3) - t0) / calls;
 		t0 = (mono_ns() / 1e3);
 		for (int k = 0; k < 50; k++)
-			tma_compute(&p, &el, vals, pct, &r);
+			tma_compute_events(&p, &el, vals, pct, &r);
 		view[rep] = (mono_ns() / 1e3) - t0;
 	}
 	double mc = median(cold, REPS), mw = median(warm, REPS), mv = median(view, REPS);

@@ -197,9 +197,16 @@ static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_h
 		*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;	/* per call: entry + return */
 		hits_per_call = (double)(c1 - c0) / bench_calls;
 	}
-	if (child > 0) {
+	if (child > 0) {	/* SIGINT, then SIGKILL after 5 s (a bpftrace still starting may not take it) */
+		pid_t w = 0;
+
 		kill(child, SIGINT);
-		waitpid(child, NULL, 0);
+		for (int i = 0; i < 100 && (w = waitpid(child, NULL, WNOHANG)) == 0; i++)
+			usleep(50000);
+		if (w == 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
 	}
 	return r;
 }

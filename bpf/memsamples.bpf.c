@@ -12,7 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
-#include "memsamples.h"
+#include "mem_sample.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -21,7 +21,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
-#include "offcpu.h"
+#include "offcpu_rows.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -4,7 +4,7 @@
  *
  * One uprobe session program on the known entries (cblas_?gemm, cblas_?gemv,
  * ?gemm_, ?gemv_, dnnl_sgemm); the attach cookie says which signature, the
- * element size and the function (bpf/roofline.h).  At entry the integer
+ * element size and the function (bpf/roof_shapes.h).  At entry the integer
  * arguments are read from the registers and the stack (floating-point ones,
  * CBLAS's alpha and beta, travel in vector registers a uprobe cannot read),
  * the Fortran ones through their pointers; the call's FLOPs (2MNK, 2MN) and
@@ -18,7 +18,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "maps.bpf.h"
-#include "roofline.h"
+#include "roof_shapes.h"
 #include "target_filter.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -8,7 +8,8 @@ Every #include "..." of a file in user/FOLDER/ must name its folder ("model/repo
 "bpf/tmabpf.h"; generated headers: *.skel.h, version_build.h) and a folder that FOLDER may
 include: its own, or one below it that scripts/layers.py lists for it.  bpf/ files include
 only bpf/ files; user code includes bpf/'s shared .h files, never its .bpf.h ones.  The
-layer table itself must be acyclic, each folder including only lower layers.  Prints one
+layer table itself must be acyclic, each folder including only lower layers.  No two headers
+of bpf/ and user/ share a name (a newcomer's "memsamples.h" is one file).  Prints one
 line per violation and exits 1; exits 0 when the graph holds.  --layers prints the layers.
 """
 import os
@@ -83,6 +84,16 @@ def check_bpf(root, path):
     return bad
 
 
+def check_unique_headers(root):
+    seen = {}
+    for top in ("bpf", "user"):
+        for path in sources(root, top):
+            if path.endswith(".h"):
+                seen.setdefault(os.path.basename(path), []).append(path)
+    return [f"{' and '.join(paths)}: two headers named {name}; give each a name of its own"
+            for name, paths in sorted(seen.items()) if len(paths) > 1]
+
+
 def main(argv):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args = list(argv)
@@ -102,6 +113,7 @@ def main(argv):
         bad += check_user(root, path)
     for path in sources(root, "bpf"):
         bad += check_bpf(root, path)
+    bad += check_unique_headers(root)
     for b in bad:
         print(b)
     if bad:

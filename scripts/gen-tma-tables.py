@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-"""Write user/pmu/tma_perf_tables.c: perf's own TMA trees, as tmabpf's recipes hold them.
+"""Write user/tma/tma_perf_tables.c: perf's own TMA trees, as tmabpf's recipes hold them.
 
 For each x86 recipe, ask the installed perf (6.12, `make deps`) for its metric
 table with PERF_CPUID naming that CPU (perf's convention: vendor-family-MODEL-
@@ -8,7 +8,7 @@ stepping, family decimal, model and stepping hex) and keep every node of the
 top-down tree (Intel: tma_L1_group..tma_L6_group; AMD: PipelineL1/L2) plus the
 helper metrics those nodes reference, with perf's expressions verbatim.
 
-  scripts/gen-tma-tables.py [-o user/pmu/tma_perf_tables.c]
+  scripts/gen-tma-tables.py [-o user/tma/tma_perf_tables.c]
 
 tests/test_tma_perf.py checks the result against the same perf at test time:
 the node set, levels, parents, scales and, on random and edge-case counts,
@@ -119,7 +119,7 @@ def cstr(s):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("-o", default=os.path.join(os.path.dirname(__file__), "..", "user", "pmu", "tma_perf_tables.c"))
+    ap.add_argument("-o", default=os.path.join(os.path.dirname(__file__), "..", "user", "tma", "tma_perf_tables.c"))
     a = ap.parse_args()
     ver = subprocess.run(["perf", "version"], capture_output=True, text=True, check=True).stdout.strip()
     out = ["// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause",
@@ -132,7 +132,7 @@ def main():
            " * file with the installed perf).",
            " */",
            '#include <stddef.h>',
-           '#include "pmu/tma_recipes.h"',
+           '#include "tma/tma_recipes.h"',
            ""]
     for name, ident, cpuid in CPUS:
         metrics = perf_table(cpuid)

@@ -11,10 +11,12 @@ LAYERS = [
                    "files, command-line parsing, the build's version"),
     (0, "bpf", [], "the BPF programs, and the headers they share with user space (user code includes the .h "
                    "files, never the .bpf.h ones)"),
-    (1, "pmu", ["lib", "bpf"], "the machine: host facts, CPU models and their recipes (events and formulas: data), "
-                               "event names to perf_event_attr, opening counters"),
+    (1, "tma", ["lib", "bpf"], "the TMA engine, pure, and its data: the CPU models' recipes (events and formulas), "
+                               "event keys, plan, compile, compute (perf's expr.y rules); encodings come from the "
+                               "plan's caller"),
     (1, "sym", ["lib"], "names of code: ELF symbols, libraries, /proc maps, perf maps, kallsyms, --uprobe targets"),
-    (2, "tma", ["lib", "bpf", "pmu"], "the TMA engine, pure: plan, compile, compute (perf's expr.y rules)"),
+    (2, "pmu", ["lib", "bpf", "tma"], "the machine: host facts, CPU detection, event names and recipe keys to "
+                                      "perf_event_attr (libpfm4), opening counters"),
     (3, "model", ["lib", "bpf", "pmu", "sym", "tma"],
      "the sums: counter arithmetic, the thread table, per-function and sampled sums, the report a run hands to "
      "its outputs (and the TMA of any set of sums)"),

@@ -119,12 +119,35 @@ def run_tmabpf(args, timeout=120, **kw):
     return subprocess.run([TMABPF] + args, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+_steal_origin_ns = [0.0]
+
+
+@pytest.fixture(autouse=True)
+def steal_origin():
+    """Steal time at the test's start: the most any report of the test can have lost to it."""
+    _steal_origin_ns[0] = StealMeter.total_ns()
+    yield
+
+
+def check_thread_windows(doc, where):
+    """Every thread of every report the suite reads: on-CPU + blocked + runqueue is its time in the
+    run's window within 1 % (tests/thread_windows.py), the steal since the test began allowed below."""
+    from thread_windows import bad_windows
+
+    steal = StealMeter.total_ns() - _steal_origin_ns[0] + 1e9 / os.sysconf("SC_CLK_TCK")
+    bad = bad_windows(doc, steal)
+    assert not bad, f"{where}: threads whose on + off CPU is not their time in the window " \
+                    f"(pid, tid, comm, on, blocked, runqueue, window): {bad[:5]}"
+
+
 def load_json(path):
-    """A JSON file; a tmabpf report is checked against its contract (docs/report.schema.json)."""
+    """A JSON file; a tmabpf report is checked against its contract (docs/report.schema.json) and
+    every thread's times against the run's window."""
     with open(path) as f:
         doc = json.load(f)
     if is_report(doc):
         check_report(doc, os.path.basename(str(path)))
+        check_thread_windows(doc, os.path.basename(str(path)))
     return doc
 
 

@@ -59,3 +59,13 @@ def test_bpf_only_header_from_user_code_fails(tmp_path):
 def test_bpf_including_user_code_fails(tmp_path):
     r = planted(tmp_path, "bpf/threads.bpf.c", '#include "../user/model/counters.h"')
     assert r.returncode == 1 and "bpf/ includes only bpf/ files" in r.stdout, r.stdout
+
+
+def test_two_headers_of_one_name_fail(tmp_path):
+    """Each header has a name of its own: a user/ header named like a bpf/ one is caught."""
+    for top in ("user", "bpf"):
+        shutil.copytree(os.path.join(ROOT, top), tmp_path / top)
+    shutil.copy(tmp_path / "user" / "collect" / "tasks_loader.h", tmp_path / "user" / "collect" / "tasks.h")
+    r = run_check(tmp_path)
+    assert r.returncode == 1 and "bpf/tasks.h and user/collect/tasks.h: two headers named tasks.h" in r.stdout, \
+        r.stdout

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/cgroup_path.h"
+#include "daemon/cgroup_names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = tlen ? fmemopen((void *)data, tlen, "r") : NULL;
 
 	if (f) {
-		if (cgroup_find_mount(f, mnt, sizeof(mnt)) == 0 && strlen(mnt) >= sizeof(mnt))
+		if (cgroup_names_find_mount(f, mnt, sizeof(mnt)) == 0 && strlen(mnt) >= sizeof(mnt))
 			abort();
 		fclose(f);
 	}
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!paths)
 		return 0;
 	for (line = strtok_r(paths, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *rel = cgroup_strip_mount(line, mnt);
+		const char *rel = cgroup_names_strip_mount(line, mnt);
 
 		/* relative to the mount: a suffix of the path that starts a component, or "/" */
 		if (rel && strcmp(rel, "/") && (rel[0] != '/' || rel < line || rel >= line + strlen(line)))

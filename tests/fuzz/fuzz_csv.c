@@ -7,7 +7,7 @@
 #include "cmd/perf_csv.h"
 #include "tma/tma.h"
 #include "output/tma_output.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *argv[] = { "daemon", "--config", (char *)fuzz_file(data, size), NULL };
 
 	warn_quiet();
-	daemon_parse(3, argv, &d);
-	daemon_opts_free(&d);
+	daemon_cli_parse(3, argv, &d);
+	daemon_cli_free(&d);
 	return 0;
 }

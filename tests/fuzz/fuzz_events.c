@@ -7,7 +7,7 @@
 #include <string.h>
 #include "pmu/events.h"
 #include "pmu/cpu_detect.h"
-#include "pmu/event_key.h"
+#include "tma/tma_keys.h"
 #include "tma/tma_expr.h"
 
 static int resolve(struct tma_expr_ctx *x, enum tma_expr_kind k, const char *id, struct tma_expr_val *out)

@@ -3,7 +3,7 @@
  * handler's logic (method, URL), or raw bytes sent over loopback to a real server (one
  * connection each: libmicrohttpd's parser, our handler, deadlines, connection tracking and
  * profile requests, answered as the daemon's loop would).  The server is turned here, in the
- * fuzzer's thread (http_serve_here): no thread to wait for, no timeout for a request left
+ * fuzzer's thread (daemon_http_serve_here): no thread to wait for, no timeout for a request left
  * incomplete, each input's work done before the next. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,11 +30,11 @@ static void start(void)
 	const char *bound;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (http_start(&server, "127.0.0.1:0", err, sizeof(err)))
+	if (daemon_http_start(&server, "127.0.0.1:0", err, sizeof(err)))
 		abort();
-	http_serve_here(server);
-	http_publish(server, "tmabpf_up 1\n", 12);
-	bound = strrchr(http_bound(server), ':');
+	daemon_http_serve_here(server);
+	daemon_http_publish(server, "tmabpf_up 1\n", 12);
+	bound = strrchr(daemon_http_bound(server), ':');
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)atoi(bound + 1));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -62,15 +62,15 @@ static void over_tcp(const uint8_t *data, size_t size)
 	    (size == 0 || send(fd, data, size, MSG_NOSIGNAL) >= 0)) {
 		shutdown(fd, SHUT_WR);
 		for (int i = 0; i < TURNS; i++) {
-			http_turn(server, 0);
-			if (http_profile_wanted(server, &secs))	/* the daemon's loop: a profile of nothing */
-				http_profile_answer(server, 200, "application/octet-stream", strdup("x"), 1);
+			daemon_http_turn(server, 0);
+			if (daemon_http_profile_wanted(server, &secs))	/* the daemon's loop: a profile of nothing */
+				daemon_http_profile_answer(server, 200, "application/octet-stream", strdup("x"), 1);
 			if (drain(fd))
 				break;
 		}
 	}
 	close(fd);
-	http_turn(server, 0);	/* the server sees the end: the connection is gone before the next */
+	daemon_http_turn(server, 0);	/* the server sees the end: the connection is gone before the next */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -88,14 +88,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 3) {
 	case 0:
 		snprintf(a, sizeof(a), "%.*s", (int)(size - 1 < sizeof(a) - 1 ? size - 1 : sizeof(a) - 1), data + 1);
-		http_parse_listen(a, &ss, &len, err, sizeof(err));
+		daemon_http_parse_listen(a, &ss, &len, err, sizeof(err));
 		break;
 	case 1:
 		nl = memchr(data + 1, '\n', size - 1);
 		snprintf(a, sizeof(a), "%.*s", nl ? (int)(nl - data - 1) : 0, data + 1);
 		snprintf(b, sizeof(b), "%.*s", nl ? (int)(size - (nl - data) - 1) : (int)size - 1,
 			 nl ? (const char *)nl + 1 : (const char *)data + 1);
-		http_route(a, b, &ans);
+		daemon_http_route(a, b, &ans);
 		if (!ans.metrics && (!ans.body || strlen(ans.body) != ans.len))
 			abort();
 		break;

@@ -72,11 +72,11 @@ static void basics(void)
 	unsigned long long now = SEC;
 	double f;
 
-	agg_init(&a, &c);
-	agg_begin(&a);
-	agg_thread_seen(&a, &s1);
-	agg_thread_seen(&a, &s2);
-	agg_end(&a, now);
+	daemon_agg_init(&a, &c);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &s1);
+	daemon_agg_thread_seen(&a, &s2);
+	daemon_agg_end(&a, now);
 	const struct agg_proc *p = proc(&a, 100);
 	check(p && p->exported, "a new busy process gets a slot");
 	check(p && p->s.total.oncpu_ns == 30 * MS && p->s.total.counters[0] == 10, "process series = sum of its threads");
@@ -85,10 +85,10 @@ static void basics(void)
 	/* second snapshot: deltas only */
 	s1.oncpu_ns += 5 * MS;
 	s1.c[0].value += 2;
-	agg_begin(&a);
-	agg_thread_seen(&a, &s1);
-	agg_thread_seen(&a, &s2);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &s1);
+	daemon_agg_thread_seen(&a, &s2);
+	daemon_agg_end(&a, now += SEC);
 	check(p->s.total.oncpu_ns == 35 * MS && p->s.total.counters[0] == 12, "second snapshot adds deltas (%.0f)",
 	      p->s.total.oncpu_ns);
 	check(p->s.last.oncpu_ns == 5 * MS, "last interval's raw delta kept for TMA (%llu)",
@@ -97,35 +97,35 @@ static void basics(void)
 	/* thread 101 exits between snapshots with more work */
 	s2.oncpu_ns += 4 * MS;
 	s2.exited = 1;
-	agg_thread_exit(&a, &s2);
+	daemon_agg_thread_exit(&a, &s2);
 	check(p->nthreads == 1 && a.n_exited_tids == 1 && a.exited_tids[0] == 101, "exit noted (tid 101)");
 	/* racy snapshot: the map still shows the exited thread (delete not yet done) */
-	agg_begin(&a);
-	agg_thread_seen(&a, &s1);
-	agg_thread_seen(&a, &s2);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &s1);
+	daemon_agg_thread_seen(&a, &s2);
+	daemon_agg_end(&a, now += SEC);
 	check(p->s.total.oncpu_ns == 39 * MS, "exit folded once, racy snapshot entry ignored (%.0f)", p->s.total.oncpu_ns);
 
 	/* thread 100 is in the snapshot, then exits in the drain after it */
 	s1.oncpu_ns += 1 * MS;
-	agg_begin(&a);
-	agg_thread_seen(&a, &s1);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &s1);
 	s1.oncpu_ns += 2 * MS;
-	agg_thread_exit(&a, &s1);
-	agg_end(&a, now += SEC);
+	daemon_agg_thread_exit(&a, &s1);
+	daemon_agg_end(&a, now += SEC);
 	check(p->s.total.oncpu_ns == 42 * MS, "exit after the snapshot adds only the rest (%.0f)", p->s.total.oncpu_ns);
 	check(p->dead && p->exported, "process dead, its series lingers");
 	check(a.threads.n == 0, "no thread record left (%zu)", a.threads.n);
 
-	agg_begin(&a);
-	agg_end(&a, now += 5 * SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_end(&a, now += 5 * SEC);
 	check(proc(&a, 100) != NULL, "still there before expire");
-	agg_begin(&a);
-	agg_end(&a, now += 6 * SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_end(&a, now += 6 * SEC);
 	check(proc(&a, 100) == NULL && a.exported_procs == 0, "dead process expired after expire_ns");
 	total_oncpu(&a, &f);
 	check(a.threads_lost == 0 && a.threads_exited == 2, "counts: 0 lost, 2 exited");
-	agg_free(&a);
+	daemon_agg_free(&a);
 }
 
 static void eviction(void)
@@ -136,43 +136,43 @@ static void eviction(void)
 	unsigned long long now = SEC;
 	double f;
 
-	agg_init(&a, &c);
-	agg_begin(&a);
-	agg_thread_seen(&a, &main);
-	agg_thread_seen(&a, &s);
-	agg_end(&a, now);
+	daemon_agg_init(&a, &c);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &main);
+	daemon_agg_thread_seen(&a, &s);
+	daemon_agg_end(&a, now);
 	/* evicted from the LRU map: not in the next snapshot, no exit record */
-	agg_begin(&a);
-	agg_thread_seen(&a, &main);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &main);
+	daemon_agg_end(&a, now += SEC);
 	check(a.threads_lost == 1, "thread gone without exit record counted as lost");
 	check(total_oncpu(&a, &f) == 51 * MS && f == 100, "what was seen of it stays (%.0f)", total_oncpu(&a, &f));
 	/* re-created by BPF: new first_seen, sums from zero */
 	struct thread_stats s2 = ts(200, 201, 2 * SEC, 3 * MS, 4);
-	agg_begin(&a);
-	agg_thread_seen(&a, &main);
-	agg_thread_seen(&a, &s2);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &main);
+	daemon_agg_thread_seen(&a, &s2);
+	daemon_agg_end(&a, now += SEC);
 	check(total_oncpu(&a, &f) == 54 * MS && f == 104, "re-created thread adds from zero (%.0f, %.0f)",
 	      total_oncpu(&a, &f), f);
 	/* tid reused by a new thread while the old record is live: old one is lost, new one counted */
 	struct thread_stats s3 = ts(200, 201, 3 * SEC, 1 * MS, 1);
-	agg_begin(&a);
-	agg_thread_seen(&a, &main);
-	agg_thread_seen(&a, &s3);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &main);
+	daemon_agg_thread_seen(&a, &s3);
+	daemon_agg_end(&a, now += SEC);
 	check(total_oncpu(&a, &f) == 55 * MS && a.threads_lost == 2, "tid reuse: new incarnation counted (%.0f)",
 	      total_oncpu(&a, &f));
 	/* exit record of a thread never seen in a snapshot */
 	struct thread_stats s4 = ts(200, 202, 4 * SEC, 2 * MS, 0);
-	agg_thread_exit(&a, &s4);
-	agg_begin(&a);
-	agg_thread_seen(&a, &main);
-	agg_thread_seen(&a, &s3);
-	agg_end(&a, now += SEC);
+	daemon_agg_thread_exit(&a, &s4);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &main);
+	daemon_agg_thread_seen(&a, &s3);
+	daemon_agg_end(&a, now += SEC);
 	check(total_oncpu(&a, &f) == 57 * MS && a.exits_unknown == 1, "short thread seen only at exit counted (%.0f)",
 	      total_oncpu(&a, &f));
-	agg_free(&a);
+	daemon_agg_free(&a);
 }
 
 /* Many processes, few slots: bounded exported series, conservation (when
@@ -190,7 +190,7 @@ static void slots_and_churn(unsigned long long expire_ns)
 	int nlive = 0;
 
 	c.expire_ns = expire_ns;
-	agg_init(&a, &c);
+	daemon_agg_init(&a, &c);
 	printf("# churn with expire %.1f s\n", expire_ns / 1e9);
 	/* 10,000 threads in 2,000 processes of 5 threads, a few alive at a time, 10 refreshes per batch */
 	for (int round = 0; round < 2000; round++) {
@@ -203,7 +203,7 @@ static void slots_and_churn(unsigned long long expire_ns)
 			nlive++;
 		}
 		for (int step = 0; step < 3; step++) {
-			agg_begin(&a);
+			daemon_agg_begin(&a);
 			for (int k = 0; k < nlive; k++) {
 				unsigned long long on = (unsigned long long)(k + 1 + (round % 7)) * MS;
 
@@ -218,14 +218,14 @@ static void slots_and_churn(unsigned long long expire_ns)
 					want_on += MS;
 					want_f += 1;
 					if (k % 2)
-						agg_thread_seen(&a, &live[k]);
-					agg_thread_exit(&a, &live[k]);	/* ... or before it ever was seen */
+						daemon_agg_thread_seen(&a, &live[k]);
+					daemon_agg_thread_exit(&a, &live[k]);	/* ... or before it ever was seen */
 				} else {
-					agg_thread_seen(&a, &live[k]);
+					daemon_agg_thread_seen(&a, &live[k]);
 				}
 			}
 			now += 100 * MS;
-			agg_end(&a, now);
+			daemon_agg_end(&a, now);
 			if (a.threads.n > max_threads)
 				max_threads = a.threads.n;
 			if (a.procs.n > max_procs)
@@ -258,12 +258,12 @@ static void slots_and_churn(unsigned long long expire_ns)
 	      a.threads_exited, a.threads_lost);
 	check(a.cgroups.n == 3, "three cgroups (%zu)", a.cgroups.n);
 	for (int i = 0; i < 10; i++) {
-		agg_begin(&a);
-		agg_end(&a, now += expire_ns / 5);
+		daemon_agg_begin(&a);
+		daemon_agg_end(&a, now += expire_ns / 5);
 	}
 	check(a.procs.n == 0 && a.cgroups.n == 0 && a.exported_procs == 0, "all expired once idle (%zu procs, %zu cgroups)",
 	      a.procs.n, a.cgroups.n);
-	agg_free(&a);
+	daemon_agg_free(&a);
 }
 
 static void stealing(void)
@@ -273,26 +273,26 @@ static void stealing(void)
 	unsigned long long now = 0;
 	struct thread_stats p1 = ts(1, 1, 1, 0, 0), p2 = ts(2, 2, 1, 0, 0), p3 = ts(3, 3, 1, 0, 0);
 
-	agg_init(&a, &c);
+	daemon_agg_init(&a, &c);
 	/* p1, p2 busy a little; p3 very busy later */
 	for (int i = 0; i < 3; i++) {
 		p1.oncpu_ns += 10 * MS;
 		p2.oncpu_ns += 10 * MS;
-		agg_begin(&a);
-		agg_thread_seen(&a, &p1);
-		agg_thread_seen(&a, &p2);
-		agg_end(&a, now += SEC);
+		daemon_agg_begin(&a);
+		daemon_agg_thread_seen(&a, &p1);
+		daemon_agg_thread_seen(&a, &p2);
+		daemon_agg_end(&a, now += SEC);
 	}
 	check(proc(&a, 1)->exported && proc(&a, 2)->exported, "two slots taken");
 	double p2_before = proc(&a, 2)->s.total.oncpu_ns;
 	for (int i = 0; i < 3; i++) {
 		p1.oncpu_ns += 10 * MS;
 		p3.oncpu_ns += 500 * MS;
-		agg_begin(&a);
-		agg_thread_seen(&a, &p1);
-		agg_thread_seen(&a, &p2);
-		agg_thread_seen(&a, &p3);
-		agg_end(&a, now += SEC);
+		daemon_agg_begin(&a);
+		daemon_agg_thread_seen(&a, &p1);
+		daemon_agg_thread_seen(&a, &p2);
+		daemon_agg_thread_seen(&a, &p3);
+		daemon_agg_end(&a, now += SEC);
 	}
 	check(proc(&a, 3)->exported && !proc(&a, 2)->exported && proc(&a, 1)->exported,
 	      "a much busier process takes the idle one's slot");
@@ -302,33 +302,33 @@ static void stealing(void)
 	check(t3 && t3->exported && a.exported_threads == 1, "top thread is the busiest");
 	/* pid 3 dies; pid reused by another program */
 	p3.oncpu_ns += MS;
-	agg_thread_exit(&a, &p3);
-	agg_begin(&a);
-	agg_thread_seen(&a, &p1);
-	agg_thread_seen(&a, &p2);
-	agg_end(&a, now += SEC);
+	daemon_agg_thread_exit(&a, &p3);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &p1);
+	daemon_agg_thread_seen(&a, &p2);
+	daemon_agg_end(&a, now += SEC);
 	check(proc(&a, 3)->dead, "process 3 dead");
 	struct thread_stats n3 = ts(3, 3, now, 2 * MS, 0);
 	snprintf(n3.comm, sizeof(n3.comm), "newprog");
-	agg_begin(&a);
-	agg_thread_seen(&a, &p1);
-	agg_thread_seen(&a, &p2);
-	agg_thread_seen(&a, &n3);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &p1);
+	daemon_agg_thread_seen(&a, &p2);
+	daemon_agg_thread_seen(&a, &n3);
+	daemon_agg_end(&a, now += SEC);
 	check(!proc(&a, 3)->dead && !strcmp(proc(&a, 3)->comm, "newprog"), "pid reuse starts a new process record");
 	check(proc(&a, 3)->s.total.oncpu_ns == 2 * MS, "other labels: its series starts from zero");
 	/* newprog exits; the same program gets the pid again: same labels, same series, still monotonic */
 	n3.oncpu_ns += MS;
-	agg_thread_exit(&a, &n3);
-	agg_begin(&a);
-	agg_end(&a, now += SEC);
+	daemon_agg_thread_exit(&a, &n3);
+	daemon_agg_begin(&a);
+	daemon_agg_end(&a, now += SEC);
 	struct thread_stats m3 = ts(3, 3, now, 4 * MS, 0);
 	snprintf(m3.comm, sizeof(m3.comm), "newprog");
-	agg_begin(&a);
-	agg_thread_seen(&a, &m3);
-	agg_end(&a, now += SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &m3);
+	daemon_agg_end(&a, now += SEC);
 	check(proc(&a, 3)->s.total.oncpu_ns == 7 * MS, "same labels: the series goes on (%.0f)", proc(&a, 3)->s.total.oncpu_ns);
-	agg_free(&a);
+	daemon_agg_free(&a);
 }
 
 /* A process below min_share never gets a slot, even a free one. */
@@ -339,18 +339,18 @@ static void min_share(void)
 	struct thread_stats small = ts(50, 50, 1, 2 * MS, 1), big = ts(60, 60, 1, 100 * MS, 1);
 
 	c.min_share = 0.005;	/* 0.5 % of a CPU: 5 ms per second */
-	agg_init(&a, &c);
-	agg_begin(&a);
-	agg_thread_seen(&a, &small);
-	agg_thread_seen(&a, &big);
-	agg_end(&a, SEC);
-	agg_begin(&a);
-	agg_thread_seen(&a, &small);
-	agg_thread_seen(&a, &big);
-	agg_end(&a, 2 * SEC);
+	daemon_agg_init(&a, &c);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &small);
+	daemon_agg_thread_seen(&a, &big);
+	daemon_agg_end(&a, SEC);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &small);
+	daemon_agg_thread_seen(&a, &big);
+	daemon_agg_end(&a, 2 * SEC);
 	check(!proc(&a, 50)->exported && proc(&a, 60)->exported, "min_share: 2 ms/s stays in [other], 100 ms/s gets a slot");
 	check(proc(&a, 50)->cg->other.total.oncpu_ns == 2 * MS, "its time is in its cgroup's [other] series");
-	agg_free(&a);
+	daemon_agg_free(&a);
 }
 
 /* An interval without samples (no candidates, no array): the slots only decay (the sanitized
@@ -360,13 +360,13 @@ static void slots_no_samples(void)
 	struct dsamp_slots s;
 	struct dsamp_cand c = { .kind = DS_PROC, .id = 7, .hash = 1, .module = "/bin/x", .symbol = "f", .count = 4 };
 
-	check(dsamp_slots_init(&s, 2, 10 * SEC) == 0, "slots: init");
-	dsamp_slots_route(&s, &c, 1, 1000.0, SEC);
-	dsamp_slots_route(&s, NULL, 0, 1000.0, 2 * SEC);
+	check(daemon_slots_init(&s, 2, 10 * SEC) == 0, "slots: init");
+	daemon_slots_route(&s, &c, 1, 1000.0, SEC);
+	daemon_slots_route(&s, NULL, 0, 1000.0, 2 * SEC);
 	check(s.fns[0].used && s.fns[0].s.samples == 4 && fabs(s.fns[0].score - 4 * DSAMP_DECAY) < 1e-9 &&
 	      !s.fns[1].used && s.other.samples == 0,
 	      "slots: an interval with no samples decays the score (%.2f) and moves no sums", s.fns[0].score);
-	dsamp_slots_free(&s);
+	daemon_slots_free(&s);
 }
 
 int main(void)

@@ -68,17 +68,17 @@ int main(void)
 	snprintf(evs.ev[0].name, sizeof(evs.ev[0].name), "cycles");
 	uset.libs[0].module = "/usr/lib/libopenblas.so.0";
 	budget_init(&b, 1.0, 0, 1);
-	agg_init(&a, &cfg);
-	agg_funcs_init(&af, 1);
-	agg_funcs_update(&af, &row, 1);
+	daemon_agg_init(&a, &cfg);
+	daemon_agg_funcs_init(&af, 1);
+	daemon_agg_funcs_update(&af, &row, 1);
 	struct thread_stats busy = ts(10, 10, "decoder", 900000000, 5000), side = ts(10, 11, "worker", 100000000, 100),
 			    idle = ts(20, 20, "sshd", 1000000, 7);
 	busy.cgroup_id = side.cgroup_id = idle.cgroup_id = 0;
-	agg_begin(&a);
-	agg_thread_seen(&a, &busy);
-	agg_thread_seen(&a, &side);
-	agg_thread_seen(&a, &idle);
-	agg_end(&a, 1000000000ULL);
+	daemon_agg_begin(&a);
+	daemon_agg_thread_seen(&a, &busy);
+	daemon_agg_thread_seen(&a, &side);
+	daemon_agg_thread_seen(&a, &idle);
+	daemon_agg_end(&a, 1000000000ULL);
 
 	struct daemon_view v = { .agg = &a, .funcs = &af, .uset = &uset, .evs = &evs, .host = &host,
 				 .recipe = "skylakex", .tma_level = 2, .tma = fake_tma, .self = &self };
@@ -136,14 +136,14 @@ int main(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	daemon_jsonl_write(f, &v, 1700000000.5);
+	daemon_metrics_jsonl_write(f, &v, 1700000000.5);
 	fclose(f);
 	check(count(buf, "\n") == 1 && buf[len - 1] == '\n', "JSON lines: one line per snapshot");
 	check(strstr(buf, "\"comm\":\"decoder\"") && strstr(buf, "\"oncpu_ns\":1000000000") &&
 	      strstr(buf, "\"tma_backend_bound\":30") && strstr(buf, "\"calls\":42"),
 	      "JSON line has the series, TMA and functions");
 	free(buf);
-	agg_funcs_free(&af);
-	agg_free(&a);
+	daemon_agg_funcs_free(&af);
+	daemon_agg_free(&a);
 	return check_exit();
 }

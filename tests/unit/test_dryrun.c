@@ -13,7 +13,8 @@
 #include "check.h"
 #include "output/dryrun.h"
 #include "tma/tma.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
+#include "pmu/key_encode.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)
 
@@ -34,7 +35,7 @@ int main(void)
 			env.nmi_watchdog = combo >> 2 & 1;
 			for (int lvl = 1; lvl <= c->run_max_level; lvl++) {
 				el.n = 0;
-				int r = tma_plan(&plan, c, lvl, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
+				int r = tma_plan(&plan, c, lvl, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err));
 				r = r ? r : tma_plan_append(&plan, &el, err, sizeof(err));
 				if (r) {
 					CHECK(0, "%s level %d plan: %s", c->name, lvl, err);
@@ -87,15 +88,15 @@ int main(void)
 	/* the level-3 plan fits TMABPF_MAX_EVENTS by leaving out other level-2 branches, and says so */
 	memset(&env, 0, sizeof(env));
 	el.n = 0;
-	int r = tma_plan(&plan, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
+	int r = tma_plan(&plan, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err));
 	CHECK(r == 0 && plan.nev <= TMABPF_MAX_EVENTS && strstr(plan.note, "leaves out tma_fetch_latency"),
 	      "SKX --tma=3 fits %d counters: %s", TMABPF_MAX_EVENTS, plan.note);
-	r = tma_plan(&plan, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
+	r = tma_plan(&plan, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err));
 	CHECK(r != 0 && strstr(err, "levels 1..2"), "Zen 4 --tma=3: plain error: %s", err);
 	for (int lvl = 1; lvl <= 2; lvl++)
 		for (const char *const *n = (const char *const[]){ "sapphirerapids", "emeraldrapids", NULL }; *n; n++) {
 			el.n = 0;
-			r = tma_plan(&plan, tma_cpu_by_name(*n), lvl, TMABPF_MAX_EVENTS, &env, err, sizeof(err));
+			r = tma_plan(&plan, tma_cpu_by_name(*n), lvl, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err));
 			r = r ? r : tma_plan_append(&plan, &el, err, sizeof(err));
 			bool no_pseudo = true;
 			for (int i = 0; i < el.n; i++)
@@ -108,7 +109,7 @@ int main(void)
 	el.n = 0;
 	r = events_parse_list("page-faults,cpu/event=0xc0,umask=0x0/", tma_cpu_by_name("skylakex"), &el, err, sizeof(err));
 	int n0 = el.n;
-	r |= tma_plan(&plan, tma_cpu_by_name("skylakex"), 1, TMABPF_MAX_EVENTS - el.n, &env, err, sizeof(err));
+	r |= tma_plan(&plan, tma_cpu_by_name("skylakex"), 1, TMABPF_MAX_EVENTS - el.n, &env, tma_encode_key, err, sizeof(err));
 	r |= tma_plan_append(&plan, &el, err, sizeof(err));
 	char buf[8192];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");

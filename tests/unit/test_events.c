@@ -22,6 +22,34 @@ static int one(const char *tok)
 	return events_parse_one(tok, cpu, &d, err, sizeof(err));
 }
 
+static void test_detect(void)
+{
+	char desc[256], why[256];
+	const struct tma_cpu *c;
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel Xeon\nstepping\t: 8\n",
+				false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "sapphirerapids") && strstr(desc, "model 143"), "detect SPR: %s", desc);
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "cascadelakex"), "detect CLX (model 85 stepping 7)");
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "skylakex"), "detect SKX (model 85 stepping 4)");
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 151\nstepping\t: 2\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(!c && strstr(why, "hybrid") && strstr(desc, "hybrid"), "detect hybrid Alder Lake: %s", why);
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nstepping\t: 8\n", true, desc, sizeof(desc), why, sizeof(why));
+	CHECK(!c && strstr(why, "hybrid"), "cpu_core/cpu_atom PMUs reported as hybrid");
+	c = tma_cpu_detect_text("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nstepping\t: 1\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "amdzen4"), "detect Zen 4 (family 0x19)");
+	c = tma_cpu_detect_text("vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "amdzen5"), "detect Zen 5 (family 0x1a)");
+	c = tma_cpu_detect_text("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd4f\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(c && !strcmp(tma_cpu_name(c), "neoverse-v2"), "detect Neoverse V2 from MIDR part");
+	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 167\nstepping\t: 1\n", false, desc, sizeof(desc), why, sizeof(why));
+	CHECK(!c && strstr(why, "no TMA recipe") && strstr(desc, "model 167"), "no recipe for Rocket Lake: %s", why);
+	CHECK(tma_cpu_by_name("SapphireRapids") && !tma_cpu_by_name("pentium4"), "tma_cpu_by_name");
+	for (int i = 0; i < tma_ncpus; i++)
+		CHECK(tma_cpu_by_name(tma_cpus[i]->name) == tma_cpus[i], "by name: %s", tma_cpus[i]->name);
+}
+
 int main(void)
 {
 	static struct event_list l;
@@ -108,5 +136,6 @@ int main(void)
 	cpu = tma_cpu_by_name("sapphirerapids");
 	CHECK(one("topdown.backend_bound_slots") == 0 && d.attr.config == 0x2a4, "SPR TOPDOWN.BACKEND_BOUND_SLOTS = 0xa4/0x02 (JSON), not libpfm4's 0x0200");
 	CHECK(one("slots") != 0, "perf-metrics pseudo event 'slots' is refused");
+	test_detect();
 	return check_exit();
 }

@@ -17,6 +17,7 @@
 #include "output/tma_output.h"
 #include "tma/tma.h"
 #include "skx_profile.h"
+#include "pmu/key_encode.h"
 
 static struct tma_plan plan;
 static struct event_list evs;
@@ -43,7 +44,7 @@ static bool setup(void)
 	struct tma_env env = { 0 };
 	char err[256];
 
-	if (!cpu || tma_plan(&plan, cpu, 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (!cpu || tma_plan(&plan, cpu, 3, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&plan, &evs, err, sizeof(err))) {
 		printf("not ok - planning skylakex --tma=3: %s\n", err);
 		return false;

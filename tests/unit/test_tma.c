@@ -11,7 +11,8 @@
  *  - plan(recipe, level, budget, host facts) -> events and groups, then
  *    compute(plan, counts) on the BPF path, with left-out nodes and
  *    multiplexing marks; two plans side by side (no shared state);
- *  - CPU detection and event-name canonicalisation.
+ *  - event-name canonicalisation (CPU detection is pmu/'s: test_events).
+ *  Links without pmu/ and libpfm4: plans are encoded by hash_encoder.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,8 @@
 #include "lib/json.h"
 #include "tma/tma.h"
 #include "output/tma_output.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
+#include "hash_encoder.h"
 #include "skx_profile.h"
 
 #define CHECK(cond, ...) check((cond), __VA_ARGS__)
@@ -303,43 +305,40 @@ static void test_amd_arm(void)
 	CHECK(near(tma_result_get(&r, "backend_bound"), 100 * (4e9 / 5e9 - 3e6 / 1e9)), "Neoverse N2: #slots = 5");
 }
 
-/* planned events with values from kv (-1: none), percent running 100 in group 0, else 50 */
-static void fill(const struct event_list *el, const struct kv *kv, double *vals, double *pct)
+/* the plan's events as counts, values from kv (-1: none), percent running 100 in group 0, else 50 */
+static void fill(const struct tma_plan *p, const struct kv *kv, struct tma_count *c)
 {
-	for (int i = 0; i < el->n; i++) {
-		vals[i] = -1;
+	for (int i = 0; i < p->nev; i++) {
+		c[i] = (struct tma_count){ .name = p->ev[i].name, .attr = &p->ev[i].attr, .group = p->ev[i].group,
+					   .value = -1, .pct = p->ev[i].group == 0 ? 100 : 50 };
 		for (int k = 0; kv[k].k; k++) {
 			char a[TMA_KEY_LEN], b[TMA_KEY_LEN];
 			tma_event_key(kv[k].k, a, sizeof(a));
-			tma_event_key(el->ev[i].name, b, sizeof(b));
+			tma_event_key(p->ev[i].name, b, sizeof(b));
 			if (!strcmp(a, b))
-				vals[i] = kv[k].v;
+				c[i].value = kv[k].v;
 		}
-		pct[i] = el->ev[i].group == 0 ? 100 : 50;
 	}
 }
 
 /* the BPF path: plan(recipe, level, budget, host facts), then compute(plan, counts) */
 static void test_plan_compute(void)
 {
-	static struct event_list el, el2;
 	static struct tma_plan skx, icx;
 	static struct tma_result r, r2, alone;
-	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS], vals2[TMABPF_MAX_EVENTS], pct2[TMABPF_MAX_EVENTS];
+	struct tma_count c[TMABPF_MAX_EVENTS], c2[TMABPF_MAX_EVENTS];
 	char err[256], path[256];
 	struct tma_env e = { .smt_on = 0, .core_wide = 0, .nmi_watchdog = 0 };
 
-	el.n = 0;
-	int rc = tma_plan(&skx, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
-	rc = rc ? rc : tma_plan_append(&skx, &el, err, sizeof(err));
-	CHECK(rc == 0 && el.n == skx.nev && strstr(skx.note, "leaves out tma_fetch_latency"),
-	      "plan skylakex --tma=3: %d events; %s", el.n, rc ? err : skx.note);
-	fill(&el, skx_llm_decode, vals, pct);
+	int rc = tma_plan(&skx, tma_cpu_by_name("skylakex"), 3, TMABPF_MAX_EVENTS, &e, hash_encoder, err, sizeof(err));
+	CHECK(rc == 0 && skx.nev > 0 && strstr(skx.note, "leaves out tma_fetch_latency"),
+	      "plan skylakex --tma=3: %d events; %s", skx.nev, rc ? err : skx.note);
+	fill(&skx, skx_llm_decode, c);
 	bool allset = true;
-	for (int i = 0; i < el.n; i++)
-		allset &= vals[i] >= 0;
+	for (int i = 0; i < skx.nev; i++)
+		allset &= c[i].value >= 0;
 	CHECK(allset, "every planned event has a profile value");
-	tma_compute(&skx, &el, vals, pct, &r);
+	tma_compute(&skx, skx.nev, c, &r);
 	CHECK(!tma_result_node(&r, "tma_fetch_latency") && r.n == 4 + 2 + 7,
 	      "nodes the level-3 plan left out are not reported (%d nodes)", r.n);
 	tma_bottleneck_path(&r, path, sizeof(path));
@@ -350,68 +349,51 @@ static void test_plan_compute(void)
 	alone = r;
 
 	/* ICX general-counter L1, planned and computed between two SKX computes: no shared state */
-	el2.n = 0;
-	rc = tma_plan(&icx, tma_cpu_by_name("icelakex"), 1, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
-	rc = rc ? rc : tma_plan_append(&icx, &el2, err, sizeof(err));
+	rc = tma_plan(&icx, tma_cpu_by_name("icelakex"), 1, TMABPF_MAX_EVENTS, &e, hash_encoder, err, sizeof(err));
 	static const struct kv icxv[] = {
 		{ "TOPDOWN.SLOTS_P", 5e9 }, { "IDQ_UOPS_NOT_DELIVERED.CORE", 1e9 }, { "INT_MISC.UOP_DROPPING", 5e7 },
 		{ "TOPDOWN.BACKEND_BOUND_SLOTS", 2e9 }, { "INT_MISC.CLEARS_COUNT", 1e7 }, { "UOPS_RETIRED.SLOTS", 1.5e9 },
 		{ NULL, 0 },
 	};
-	fill(&el2, icxv, vals2, pct2);
-	for (int i = 0; i < el2.n; i++)
-		pct2[i] = 100;
-	tma_compute(&icx, &el2, vals2, pct2, &r2);
-	tma_compute(&skx, &el, vals, pct, &r);
+	fill(&icx, icxv, c2);
+	for (int i = 0; i < icx.nev; i++)
+		c2[i].pct = 100;
+	tma_compute(&icx, icx.nev, c2, &r2);
+	tma_compute(&skx, skx.nev, c, &r);
 	double fe = (1e9 - 5e7) / 5e9, be = 2e9 / 5e9 + 5 * 1e7 / 5e9, ret = 1.5e9 / 5e9;
 	CHECK(rc == 0 && !strcmp(r2.formulation, "gc") && near(tma_result_get(&r2, "tma_frontend_bound"), 100 * fe) &&
 	      near(tma_result_get(&r2, "tma_backend_bound"), 100 * be) &&
 	      near(tma_result_get(&r2, "tma_bad_speculation"), 100 * fmax(1 - fe - be - ret, 0)) && !r2.node[0].scaled,
-	      "ICX general-counter L1 from the planned events (%d events)", el2.n);
+	      "ICX general-counter L1 from the planned events (%d events)", icx.nev);
 	bool same = r.n == alone.n;
 	for (int i = 0; same && i < r.n; i++)
 		same = !strcmp(r.node[i].name, alone.node[i].name) &&
 		       !memcmp(&r.node[i].value, &alone.node[i].value, sizeof(double));
 	CHECK(same, "two plans side by side: the SKX tree is the same before and after an ICX compute");
 
+	/* a count given under another name (-e rXXXX) matches its key by the encoding the plan resolved */
+	static struct tma_result raw;
+	char rname[32];
+	snprintf(rname, sizeof(rname), "r%llx", (unsigned long long)c2[0].attr->config);
+	c2[0].name = rname;
+	tma_compute(&icx, icx.nev, c2, &raw);
+	CHECK(icx.nalias >= icx.nev && near(tma_result_get(&raw, "tma_frontend_bound"), 100 * fe) &&
+	      near(tma_result_get(&raw, "tma_backend_bound"), 100 * be) && !raw.missing[0],
+	      "an event renamed to its raw encoding still counts for its key (%d aliases)", icx.nalias);
+	c2[0].attr = NULL;
+	tma_compute(&icx, icx.nev, c2, &raw);
+	CHECK(raw.missing[0], "without its encoding the renamed event is missing: %s", raw.missing);
+
 	/* the budget: 2 user events leave 22 counters; the plan says what it left out */
 	static struct tma_plan p;
-	rc = tma_plan(&p, tma_cpu_by_name("skylakex"), 2, 5, &e, err, sizeof(err));
+	rc = tma_plan(&p, tma_cpu_by_name("skylakex"), 2, 5, &e, hash_encoder, err, sizeof(err));
 	CHECK(rc == -E2BIG && strstr(err, "needs") && strstr(err, "try --tma=1"), "a level over the budget: %s", err);
-	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 3, TMABPF_MAX_EVENTS, &e, hash_encoder, err, sizeof(err));
 	CHECK(rc != 0 && strstr(err, "levels 1..2"), "Zen 4 --tma=3 on the BPF path: plain error: %s", err);
 	e.nmi_watchdog = 1;
-	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 1, TMABPF_MAX_EVENTS, &e, err, sizeof(err));
+	rc = tma_plan(&p, tma_cpu_by_name("amdzen4"), 1, TMABPF_MAX_EVENTS, &e, hash_encoder, err, sizeof(err));
 	CHECK(rc == 0 && strstr(p.note, "5 general counters (NMI watchdog holds one)"),
 	      "host facts are arguments: the watchdog takes a general counter on AMD: %s", p.note);
-}
-
-static void test_detect(void)
-{
-	char desc[256], why[256];
-	const struct tma_cpu *c;
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel Xeon\nstepping\t: 8\n",
-				false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "sapphirerapids") && strstr(desc, "model 143"), "detect SPR: %s", desc);
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "cascadelakex"), "detect CLX (model 85 stepping 7)");
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "skylakex"), "detect SKX (model 85 stepping 4)");
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 151\nstepping\t: 2\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(!c && strstr(why, "hybrid") && strstr(desc, "hybrid"), "detect hybrid Alder Lake: %s", why);
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nstepping\t: 8\n", true, desc, sizeof(desc), why, sizeof(why));
-	CHECK(!c && strstr(why, "hybrid"), "cpu_core/cpu_atom PMUs reported as hybrid");
-	c = tma_cpu_detect_text("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nstepping\t: 1\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "amdzen4"), "detect Zen 4 (family 0x19)");
-	c = tma_cpu_detect_text("vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "amdzen5"), "detect Zen 5 (family 0x1a)");
-	c = tma_cpu_detect_text("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd4f\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(c && !strcmp(tma_cpu_name(c), "neoverse-v2"), "detect Neoverse V2 from MIDR part");
-	c = tma_cpu_detect_text("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 167\nstepping\t: 1\n", false, desc, sizeof(desc), why, sizeof(why));
-	CHECK(!c && strstr(why, "no TMA recipe") && strstr(desc, "model 167"), "no recipe for Rocket Lake: %s", why);
-	CHECK(tma_cpu_by_name("SapphireRapids") && !tma_cpu_by_name("pentium4"), "tma_cpu_by_name");
-	for (int i = 0; i < tma_ncpus; i++)
-		CHECK(tma_cpu_by_name(tma_cpus[i]->name) == tma_cpus[i], "by name: %s", tma_cpus[i]->name);
 }
 
 static void test_keys(void)
@@ -441,7 +423,6 @@ static void test_keys(void)
 int main(void)
 {
 	test_keys();
-	test_detect();
 	test_skx_profiles();
 	test_spr();
 	test_amd_arm();

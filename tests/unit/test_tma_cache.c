@@ -3,7 +3,7 @@
  * The TMA engine's compiled-formula cache gives the same results as a fresh
  * compile: every recipe and level, computed cold (cache dropped), warm, and
  * again after switching recipe, level and #SMT_on in between; from planned
- * events (tma_compute, with a raw-encoded alias) and from named values
+ * events (tma_compute, with a raw-encoded alias; hash_encoder.h encodes) and from named values
  * (tma_compute_named).  Values are compared bit for bit (NaN included), with
  * the scaled/ungrouped flags, the null reasons and the missing-events note.
  */
@@ -13,7 +13,8 @@
 #include "check.h"
 #include "tma/tma.h"
 #include "tma/tma_cache.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
+#include "hash_encoder.h"
 
 #define MAXCASE 128
 struct tcase {
@@ -77,23 +78,22 @@ static void compute_named(const struct tcase *t, struct tma_result *r)
 /* planned events; the first one renamed to its raw encoding (-e rXXXX) */
 static bool compute_planned(const struct tcase *t, struct tma_result *r)
 {
-	static struct event_list el;
 	static struct tma_plan p;
-	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+	struct tma_count c[TMABPF_MAX_EVENTS];
 	struct tma_env e = env_of(t->smt);
-	char err[256];
+	char err[256], rname[32];
 
-	el.n = 0;
-	if (t->level > t->c->run_max_level || tma_plan(&p, t->c, t->level, TMABPF_MAX_EVENTS, &e, err, sizeof(err)) ||
-	    tma_plan_append(&p, &el, err, sizeof(err)))
+	if (t->level > t->c->run_max_level ||
+	    tma_plan(&p, t->c, t->level, TMABPF_MAX_EVENTS, &e, hash_encoder, err, sizeof(err)))
 		return false;
-	for (int i = 0; i < el.n; i++) {
-		vals[i] = val_of(el.ev[i].name);
-		pct[i] = el.ev[i].group == 0 ? 100 : 50;
+	for (int i = 0; i < p.nev; i++)
+		c[i] = (struct tma_count){ .name = p.ev[i].name, .attr = &p.ev[i].attr, .group = p.ev[i].group,
+					   .value = val_of(p.ev[i].name), .pct = p.ev[i].group == 0 ? 100 : 50 };
+	if (p.nev && p.ev[0].attr.type == PERF_TYPE_RAW) {
+		snprintf(rname, sizeof(rname), "r%llx", (unsigned long long)p.ev[0].attr.config);
+		c[0].name = rname;
 	}
-	if (el.n && el.ev[0].attr.type == PERF_TYPE_RAW)
-		snprintf(el.ev[0].name, sizeof(el.ev[0].name), "r%llx", (unsigned long long)el.ev[0].attr.config);
-	tma_compute(&p, &el, vals, pct, r);
+	tma_compute(&p, p.nev, c, r);
 	return true;
 }
 

@@ -15,6 +15,7 @@
 #include "trace/trace_events.h"
 #include "trace/trace_tracks.h"
 #include "trace/trace_writer.h"
+#include "pmu/key_encode.h"
 
 static char *slurp(const char *path)
 {
@@ -187,7 +188,7 @@ static void test_tracks(void)
 	double fe = (1e9 - 5e7) / 5e9, be = 2e9 / 5e9 + 5 * 1e7 / 5e9;
 
 	close(fd);
-	check(tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) == 0 &&
+	check(tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) == 0 &&
 	      tma_plan_append(&plan, &el, err, sizeof(err)) == 0, "plan icelakex L1 %s", err);
 	thread_table_init(&tt, el.n);
 	live = calloc(2, sizeof(*live));

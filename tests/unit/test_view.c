@@ -24,6 +24,7 @@
 #include "tma/tma.h"
 #include "view/view_model.h"
 #include "skx_profile.h"
+#include "pmu/key_encode.h"
 
 
 static const struct tma_cpu *cpu;
@@ -84,7 +85,7 @@ static bool setup(void)
 	char err[256];
 
 	cpu = tma_cpu_by_name("skylakex");
-	if (!cpu || tma_plan(&plan, cpu, 3, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (!cpu || tma_plan(&plan, cpu, 3, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&plan, &evs, err, sizeof(err))) {
 		printf("not ok - planning skylakex --tma=3: %s\n", err);
 		return false;

@@ -34,7 +34,8 @@
 #include "pmu/pfm_enc.h"
 #include "tma/tma.h"
 #include "tma/tma_expr.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
+#include "pmu/key_encode.h"
 
 /* ---------------- perf's tables ---------------- */
 
@@ -590,13 +591,13 @@ static int encodings(const struct tma_cpu *c)
 	for (int combo = 0; combo < 4; combo++) {
 		struct tma_env env = { .smt_on = combo & 1, .nmi_watchdog = combo >> 1 & 1 };
 		for (int lvl = 1; lvl <= c->run_max_level; lvl++) {
-			if (tma_plan(&plan, c, lvl, TMABPF_MAX_EVENTS, &env, err, sizeof(err))) {
+			if (tma_plan(&plan, c, lvl, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err))) {
 				check(0, "%s --tma=%d: %s", c->name, lvl, err);
 				bad++;
 				continue;
 			}
 			for (int i = 0; i < plan.nev; i++) {
-				const struct event_desc *d = &plan.ev[i];
+				const struct tma_event *d = &plan.ev[i];
 				seen++;
 				bool dup = false;
 				for (int k = 0; k < nk; k++)

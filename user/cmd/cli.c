@@ -197,10 +197,7 @@ static void defaults(struct options *o)
 	o->max_stacks = 0;	/* uprobes_default_stacks() */
 	o->max_funcs = 16384;
 	o->max_sample_stacks = 16384;
-	o->target.go_fd = -1;
-	o->target.exec_err_fd = -1;
-	for (int i = 0; i < TARGET_MAX_IDS; i++)
-		o->target.pidfds[i] = -1;
+	target_init(&o->target);
 	o->out_mode = OUTFILE_DEFAULT_MODE;
 }
 

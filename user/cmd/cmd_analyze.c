@@ -14,9 +14,10 @@
 #include "cmd/cmd_analyze.h"
 #include "cmd/perf_csv.h"
 #include "lib/json.h"
+#include "lib/parse.h"
 #include "output/tma_output.h"
 #include "pmu/cpu_detect.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 
 /* One line on stderr; the exit code for bad input. */
@@ -30,20 +31,6 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	return 2;
-}
-
-/* value of --opt=V or --opt V; advances *i */
-static const char *optval(int argc, char **argv, int *i, const char *opt)
-{
-	size_t l = strlen(opt);
-	if (!strncmp(argv[*i], opt, l) && argv[*i][l] == '=')
-		return argv[*i] + l + 1;
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc)
-			return "";
-		return argv[++*i];
-	}
-	return NULL;
 }
 
 static bool csv_has(const struct perf_csv *csv, const char *key)
@@ -306,20 +293,20 @@ int cmd_analyze(int argc, char **argv)
 	env.core_wide = 1;
 	env.prefer_perf = 1;
 	for (int i = 1; i < argc; i++) {
-		if ((v = optval(argc, argv, &i, "--cpu"))) {
+		if ((v = parse_opt_value(argc, argv, &i, "--cpu"))) {
 			cpuname = v;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
-		} else if ((v = optval(argc, argv, &i, "--smt"))) {
+		} else if ((v = parse_opt_value(argc, argv, &i, "--smt"))) {
 			if (strcmp(v, "on") && strcmp(v, "off"))
 				return fail("--smt takes on|off, not '%s'", v);
 			env.smt_on = !strcmp(v, "on");
-		} else if ((v = optval(argc, argv, &i, "--core-wide"))) {
+		} else if ((v = parse_opt_value(argc, argv, &i, "--core-wide"))) {
 			if (strcmp(v, "yes") && strcmp(v, "no"))
 				return fail("--core-wide takes yes|no, not '%s'", v);
 			env.core_wide = !strcmp(v, "yes");
 			core_wide_set = true;
-		} else if ((v = optval(argc, argv, &i, "--tma"))) {
+		} else if ((v = parse_opt_value(argc, argv, &i, "--tma"))) {
 			char *end;
 			level = (int)strtol(v, &end, 10);
 			if (!*v || *end || level < 1 || level > 6)

@@ -33,15 +33,18 @@
 #include "cmd/cmd_check.h"
 #include "cmd/perf_csv.h"
 #include "cmd/report_read.h"
+#include "lib/parse.h"
 #include "collect/uprobes_loader.h"
 #include "lib/kernel_file.h"
+#include "model/report.h"
 #include "model/zero_counts.h"
 #include "pmu/cpu_detect.h"
 #include "pmu/events.h"
 #include "pmu/host.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
+#include "pmu/key_encode.h"
 
 extern char **environ;
 
@@ -402,7 +405,7 @@ static void compare_tma(struct check *c, const char *self, const struct tma_cpu 
 	struct counter_val total[TMABPF_MAX_EVENTS];
 
 	tma_env_host(&env);
-	if (tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, err, sizeof(err)) ||
+	if (tma_plan(&plan, cpu, 1, TMABPF_MAX_EVENTS, &env, tma_encode_key, err, sizeof(err)) ||
 	    tma_plan_append(&plan, &evs, err, sizeof(err))) {
 		line(c, "FAIL", "TMA level 1 on %s: %s", tma_cpu_name(cpu), err);
 		return;
@@ -421,7 +424,7 @@ static void compare_tma(struct check *c, const char *self, const struct tma_cpu 
 		line(c, "WARN", "TMA level 1 (%s): %s", tma_cpu_name(cpu), why);
 		return;
 	}
-	if (tma_compute(&plan, &evs, tm.v, pct, &rt) || (pf.ok && tma_compute(&plan, &evs, pf.v, pct, &rp))) {
+	if (tma_compute_events(&plan, &evs, tm.v, pct, &rt) || (pf.ok && tma_compute_events(&plan, &evs, pf.v, pct, &rp))) {
 		line(c, "FAIL", "TMA level 1 (%s): the formulas could not be computed from the counts", tma_cpu_name(cpu));
 		return;
 	}
@@ -461,7 +464,7 @@ static bool parse_ulong(const char *s, unsigned long *out)
 
 int cmd_check(int argc, char **argv)
 {
-	const char *cpuname = NULL;
+	const char *cpuname = NULL, *val;
 	unsigned long loops = DEFAULT_LOOPS;
 	struct check c = { 0 };
 	struct host_info h = { 0 };
@@ -477,10 +480,10 @@ int cmd_check(int argc, char **argv)
 				return usage("--calibrate wants a count > 0, not", argv[i]);
 			calibrated_loop(loops);
 			return 0;
-		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
-			cpuname = argv[++i];
-		} else if (!strncmp(argv[i], "--cpu=", 6)) {
-			cpuname = argv[i] + 6;
+		} else if ((val = parse_opt_value(argc, argv, &i, "--cpu"))) {
+			if (!*val)
+				return usage("--cpu wants a CPU name", NULL);
+			cpuname = val;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: tmabpf check [--cpu NAME] [--loops N]\n"
 			       "What this host can do for tmabpf: kernel, privileges, perf_event_paranoid, BTF, the PMU\n"

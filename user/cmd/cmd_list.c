@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/cmd_list.h"
+#include "lib/parse.h"
 #include "pmu/cpu_detect.h"
+#include "pmu/events.h"
 #include "pmu/pfm_enc.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 #include "tma/tma.h"
 #include "tma/tma_env.h"
 
@@ -30,11 +32,11 @@ int cmd_list(int argc, char **argv)
 	const struct tma_cpu *c;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "--cpu=", 6))
-			cpuname = argv[i] + 6;
-		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
-			cpuname = argv[++i];
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		const char *v = parse_opt_value(argc, argv, &i, "--cpu");
+
+		if (v && *v)
+			cpuname = v;
+		else if (!v && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
 			printf("usage: tmabpf list [--cpu NAME]\n"
 			       "The host's CPU, PMU and TMA recipe, or CPU NAME's: counters, encodings, the events\n"
 			       "of each TMA level.  See tmabpf-list(1).\n");

@@ -10,7 +10,7 @@
 #define TMABPF_MEMSAMPLES_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "bpf/memsamples.h"
+#include "bpf/mem_sample.h"
 #include "collect/mem_bins.h"
 #include "collect/threads_loader.h"
 #include "model/results.h"

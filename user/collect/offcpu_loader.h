@@ -4,7 +4,7 @@
 #ifndef TMABPF_OFFCPU_LOADER_H
 #define TMABPF_OFFCPU_LOADER_H
 #include <stddef.h>
-#include "bpf/offcpu.h"
+#include "bpf/offcpu_rows.h"
 #include "collect/threads_loader.h"
 
 struct offcpu_bpf;

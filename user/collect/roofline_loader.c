@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "collect/bpf_util.h"
 #include "collect/roofline_loader.h"
 #include "collect/uprobes_loader.h"

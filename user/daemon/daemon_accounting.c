@@ -21,7 +21,7 @@ static void underivable(const struct options *o, const struct run_prep *p, char 
 		snprintf(name, len, "event '%s'", p->evs.ev[e].name);
 }
 
-int accounting_choose(const struct daemon_opts *d, const struct run_prep *p, struct accounting_choice *c)
+int daemon_accounting_choose(const struct daemon_opts *d, const struct run_prep *p, struct accounting_choice *c)
 {
 	const struct options *o = &d->run;
 	char what[192];

@@ -27,6 +27,6 @@ struct accounting_choice {
 
 /* Decide from the run's choice of events (run_prepare); 0, or EXIT_USAGE after one line
  * (--accounting=tasks that cannot be exact). */
-int accounting_choose(const struct daemon_opts *d, const struct run_prep *p, struct accounting_choice *c);
+int daemon_accounting_choose(const struct daemon_opts *d, const struct run_prep *p, struct accounting_choice *c);
 
 #endif

@@ -11,7 +11,7 @@
 #define SCORE_DECAY 0.5		/* weight of the past in the on-CPU score */
 #define STEAL_FACTOR 2.0	/* a candidate takes a slot from one this many times less busy */
 
-int agg_init(struct agg *a, const struct agg_cfg *cfg)
+int daemon_agg_init(struct agg *a, const struct agg_cfg *cfg)
 {
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
@@ -29,7 +29,7 @@ static void free_all(struct u64map *m)
 	u64map_free(m);
 }
 
-void agg_free(struct agg *a)
+void daemon_agg_free(struct agg *a)
 {
 	free_all(&a->threads);
 	free_all(&a->procs);
@@ -39,7 +39,7 @@ void agg_free(struct agg *a)
 	memset(a, 0, sizeof(*a));
 }
 
-const char *agg_cgroup_label(const struct agg_proc *p)
+const char *daemon_agg_cgroup_label(const struct agg_proc *p)
 {
 	return p->cg ? p->cg->label : "";
 }
@@ -214,12 +214,12 @@ static struct agg_thread *thread_current(struct agg *a, const struct thread_stat
 	return t;
 }
 
-void agg_begin(struct agg *a)
+void daemon_agg_begin(struct agg *a)
 {
 	a->gen++;
 }
 
-void agg_thread_seen(struct agg *a, const struct thread_stats *s)
+void daemon_agg_thread_seen(struct agg *a, const struct thread_stats *s)
 {
 	struct agg_thread *t;
 
@@ -245,7 +245,7 @@ static void note_exited_tid(struct agg *a, uint32_t tid)
 	a->exited_tids[a->n_exited_tids++] = tid;
 }
 
-void agg_thread_exit(struct agg *a, const struct thread_stats *s)
+void daemon_agg_thread_exit(struct agg *a, const struct thread_stats *s)
 {
 	struct agg_thread *t;
 
@@ -269,7 +269,7 @@ void agg_thread_exit(struct agg *a, const struct thread_stats *s)
 	note_exited_tid(a, s->tid);
 }
 
-void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
+void daemon_agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
 		       const __u64 *samples)
 {
 	struct agg_thread *t = u64map_get(&a->threads, tid);
@@ -540,7 +540,7 @@ static void reset_last(struct agg *a, unsigned long long interval_ns)
 	a->overflow.other.last_ns = interval_ns;
 }
 
-void agg_end(struct agg *a, unsigned long long now)
+void daemon_agg_end(struct agg *a, unsigned long long now)
 {
 	unsigned long long interval_ns = a->last_end_ns && now > a->last_end_ns ? now - a->last_end_ns : 1000000000ULL;
 	double interval_s = interval_ns / 1e9;
@@ -563,7 +563,7 @@ struct func_prev {
 	unsigned long long calls, wall_ns, oncpu_ns, self_oncpu_ns, blocked_ns, runq_ns;
 };
 
-int agg_funcs_init(struct agg_funcs *f, int nfuncs)
+int daemon_agg_funcs_init(struct agg_funcs *f, int nfuncs)
 {
 	memset(f, 0, sizeof(*f));
 	f->n = nfuncs;
@@ -572,7 +572,7 @@ int agg_funcs_init(struct agg_funcs *f, int nfuncs)
 	return f->sum && f->last_calls ? 0 : -ENOMEM;
 }
 
-void agg_funcs_free(struct agg_funcs *f)
+void daemon_agg_funcs_free(struct agg_funcs *f)
 {
 	free_all(&f->prev);
 	free(f->sum);
@@ -591,7 +591,7 @@ static void keep_max(unsigned long long *p, unsigned long long v)
 		*p = v;
 }
 
-void agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n)
+void daemon_agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n)
 {
 	memset(f->last_calls, 0, f->n * sizeof(*f->last_calls));
 	for (size_t i = 0; i < n; i++) {
@@ -628,7 +628,7 @@ void agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n
 	}
 }
 
-void agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid)
+void daemon_agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid)
 {
 	free(u64map_del(&f->prev, (uint64_t)fn << 32 | tid));
 }

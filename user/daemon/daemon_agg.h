@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "bpf/tmabpf.h"
-#include "daemon/cgroup_path.h"
+#include "daemon/cgroup_names.h"
 #include "lib/u64map.h"
 
 struct agg_cfg {
@@ -81,7 +81,7 @@ struct agg_thread {
 	struct thread_stats s;		/* sums as last seen */
 	struct agg_proc *proc;
 	unsigned int gen;		/* snapshot it was last seen in */
-	bool exited;			/* exit record folded; dropped at agg_end */
+	bool exited;			/* exit record folded; dropped at daemon_agg_end */
 	bool exported;
 	double score;
 	unsigned long long pend_oncpu_ns;
@@ -98,7 +98,7 @@ struct agg {
 	struct cgroup_names names;
 	unsigned int gen;
 	unsigned long long last_end_ns;
-	uint32_t *exited_tids;		/* exits since the last agg_end */
+	uint32_t *exited_tids;		/* exits since the last daemon_agg_end */
 	struct counter_val counted[TMABPF_MAX_EVENTS];	/* every delta routed since the start (zero_counts) */
 	size_t n_exited_tids, cap_exited_tids;
 	/* counts, for self metrics */
@@ -106,24 +106,24 @@ struct agg {
 	size_t exported_procs, exported_threads;
 };
 
-int agg_init(struct agg *a, const struct agg_cfg *cfg);
-void agg_free(struct agg *a);
-/* A snapshot of the threads map follows (agg_thread_seen for each entry). */
-void agg_begin(struct agg *a);
-void agg_thread_seen(struct agg *a, const struct thread_stats *s);
+int daemon_agg_init(struct agg *a, const struct agg_cfg *cfg);
+void daemon_agg_free(struct agg *a);
+/* A snapshot of the threads map follows (daemon_agg_thread_seen for each entry). */
+void daemon_agg_begin(struct agg *a);
+void daemon_agg_thread_seen(struct agg *a, const struct thread_stats *s);
 /* Final sums of an exited thread (ring buffer); any time. */
-void agg_thread_exit(struct agg *a, const struct thread_stats *s);
+void daemon_agg_thread_exit(struct agg *a, const struct thread_stats *s);
 /* Counter estimates of a thread over the last interval (the sampled accounting: event samples,
  * not counter deltas): added as its deltas would be, to its record when one is held, and to
  * its process's (made on first sight, comm as sampled); samples: the samples behind each
- * estimate.  Before agg_end. */
-void agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
+ * estimate.  Before daemon_agg_end. */
+void daemon_agg_thread_counts(struct agg *a, uint32_t pid, uint32_t tid, const char *comm, const struct counter_val *c,
 		       const __u64 *samples);
 /* After the snapshot and a drain of the ring buffer: threads not seen are
  * lost, deltas are routed, slots assigned, dead series expired. */
-void agg_end(struct agg *a, unsigned long long now_ns);
+void daemon_agg_end(struct agg *a, unsigned long long now_ns);
 /* Label of a process's cgroup. */
-const char *agg_cgroup_label(const struct agg_proc *p);
+const char *daemon_agg_cgroup_label(const struct agg_proc *p);
 
 /* Per-function sums (--uprobe), from the (function, thread) rows of the BPF
  * map; rows of exited threads are folded, then forgotten (and deleted from
@@ -141,9 +141,9 @@ struct agg_funcs {
 	struct u64map prev;		/* fn << 32 | tid -> row as last read */
 };
 
-int agg_funcs_init(struct agg_funcs *f, int nfuncs);
-void agg_funcs_free(struct agg_funcs *f);
-void agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n);
-void agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid);
+int daemon_agg_funcs_init(struct agg_funcs *f, int nfuncs);
+void daemon_agg_funcs_free(struct agg_funcs *f);
+void daemon_agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n);
+void daemon_agg_funcs_forget(struct agg_funcs *f, uint32_t fn, uint32_t tid);
 
 #endif

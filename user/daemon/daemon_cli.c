@@ -54,7 +54,7 @@ static const struct option long_opts[] = {
 	{},
 };
 
-void daemon_usage(FILE *f)
+void daemon_cli_usage(FILE *f)
 {
 	fputs("usage: tmabpf daemon [options]\n"
 	      "System-wide, always-on accounting exported for Prometheus (GET /metrics).\n"
@@ -143,10 +143,7 @@ static void defaults(struct daemon_opts *d)
 	d->run.quiet = true;
 	d->run.system_wide = true;
 	d->run.out_mode = OUTFILE_DEFAULT_MODE;
-	d->run.target.go_fd = -1;
-	d->run.target.exec_err_fd = -1;
-	for (int i = 0; i < TARGET_MAX_IDS; i++)
-		d->run.target.pidfds[i] = -1;
+	target_init(&d->run.target);
 	d->listen = HTTP_DEFAULT_LISTEN;
 	d->interval_ms = 1000;
 	d->events_hz = EVSAMPLE_DEFAULT_HZ;
@@ -172,7 +169,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 		struct sockaddr_storage ss;
 		unsigned int len;
 
-		if (http_parse_listen(arg, &ss, &len, err, sizeof(err))) {
+		if (daemon_http_parse_listen(arg, &ss, &len, err, sizeof(err))) {
 			err_print("%s%s", where, err);
 			return EXIT_USAGE;
 		}
@@ -241,7 +238,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_TMA: return arg ? parse_long(arg, "--tma level", 1, 3, &o->tma_level) : (o->tma_level = 1, 0);
 	case 'd': return parse_double(arg, "duration (s)", 0.001, 1e7, &o->duration_s);
 	case OPT_VERBOSE: o->verbose = true; return 0;
-	case 'h': daemon_usage(stdout); return -1;
+	case 'h': daemon_cli_usage(stdout); return -1;
 	default:
 		err_print("%sunhandled option (see 'tmabpf daemon --help')", where);
 		return EXIT_USAGE;
@@ -378,7 +375,7 @@ static const char *find_config(int argc, char **argv)
 	return NULL;
 }
 
-int daemon_parse(int argc, char **argv, struct daemon_opts *d)
+int daemon_cli_parse(int argc, char **argv, struct daemon_opts *d)
 {
 	char *args[DAEMON_MAX_CONFIG_ARGS + 1];
 	int nargs = 0, r;
@@ -394,7 +391,7 @@ int daemon_parse(int argc, char **argv, struct daemon_opts *d)
 	return getopt_pass(argc, argv, d, false);
 }
 
-void daemon_opts_free(struct daemon_opts *d)
+void daemon_cli_free(struct daemon_opts *d)
 {
 	for (int i = 0; i < d->nr_config_args; i++)
 		free(d->config_args[i]);

@@ -35,8 +35,8 @@ struct daemon_opts {
 };
 
 /* 0, EXIT_USAGE after one line on stderr, or -1 after --help. */
-int daemon_parse(int argc, char **argv, struct daemon_opts *d);
-void daemon_opts_free(struct daemon_opts *d);
-void daemon_usage(FILE *f);
+int daemon_cli_parse(int argc, char **argv, struct daemon_opts *d);
+void daemon_cli_free(struct daemon_opts *d);
+void daemon_cli_usage(FILE *f);
 
 #endif

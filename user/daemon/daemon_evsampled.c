@@ -8,7 +8,7 @@
 #include "daemon/daemon_evsampled.h"
 #include "lib/warn.h"
 
-int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen)
+int daemon_evsampled_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen)
 {
 	struct samples_cfg cfg = { .hz = 0, .max_rows = DEVS_MAX_ROWS, .no_deltas = true };
 	int r;
@@ -29,7 +29,7 @@ int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t er
 	return evsamples_load(&s->ev, &s->rows, false, -1, err, errlen);
 }
 
-int devs_attach(struct devs *s, double hz, char *err, size_t errlen)
+int daemon_evsampled_attach(struct devs *s, double hz, char *err, size_t errlen)
 {
 	int r = samples_attach(&s->rows, err, errlen);
 
@@ -45,7 +45,7 @@ int devs_attach(struct devs *s, double hz, char *err, size_t errlen)
 	return 0;
 }
 
-void devs_tick(struct devs *s, unsigned long long now)
+void daemon_evsampled_tick(struct devs *s, unsigned long long now)
 {
 	if (s->ev_loaded)
 		evsamples_adapt(&s->ev, now);
@@ -74,7 +74,7 @@ static size_t take_rows(struct devs *s)
 	return n;
 }
 
-void devs_drain(struct devs *s, struct agg *a)
+void daemon_evsampled_drain(struct devs *s, struct agg *a)
 {
 	size_t n;
 	char shared[256];
@@ -87,9 +87,9 @@ void devs_drain(struct devs *s, struct agg *a)
 		char comm[TMABPF_COMM_LEN];
 
 		memcpy(comm, s->vals[i].comm, sizeof(comm));
-		agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c, s->vals[i].ev_samples);
+		daemon_agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c, s->vals[i].ev_samples);
 		if (s->prof)
-			dsamp_profile_event_row(s->prof, &s->rows, &s->keys[i], &s->vals[i]);
+			daemon_sampling_profile_event_row(s->prof, &s->rows, &s->keys[i], &s->vals[i]);
 		for (int e = 0; e < s->evs->n; e++)
 			s->samples[e] += s->vals[i].ev_samples[e];
 	}
@@ -115,7 +115,7 @@ static void stacks_clear(struct devs *s)
 			break;
 }
 
-void devs_profile_begin(struct devs *s, struct dsamp *prof)
+void daemon_evsampled_profile_begin(struct devs *s, struct dsamp *prof)
 {
 	if (!s->ev_loaded)
 		return;
@@ -124,7 +124,7 @@ void devs_profile_begin(struct devs *s, struct dsamp *prof)
 	evsamples_set_stacks(&s->ev, true);
 }
 
-void devs_profile_end(struct devs *s)
+void daemon_evsampled_profile_end(struct devs *s)
 {
 	int fd = samples_rows_fd(&s->rows);
 	struct sample_key k, next;
@@ -139,17 +139,17 @@ void devs_profile_end(struct devs *s)
 		first = false;
 		k = next;
 		if (!bpf_map_lookup_elem(fd, &k, &v))
-			dsamp_profile_event_row(s->prof, &s->rows, &k, &v);
+			daemon_sampling_profile_event_row(s->prof, &s->rows, &k, &v);
 	}
 	s->prof = NULL;
 }
 
-void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt)
+void daemon_evsampled_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt)
 {
 	evsamples_run_stats(&s->ev, ns, cnt);
 }
 
-void devs_detach(struct devs *s)
+void daemon_evsampled_detach(struct devs *s)
 {
 	if (s->ev_loaded)
 		evsamples_detach(&s->ev);
@@ -157,7 +157,7 @@ void devs_detach(struct devs *s)
 		samples_detach(&s->rows);
 }
 
-void devs_free(struct devs *s)
+void daemon_evsampled_free(struct devs *s)
 {
 	if (s->ev_loaded)
 		evsamples_destroy(&s->ev);

@@ -5,7 +5,7 @@
  * at context switches), and every event estimated by event sampling (collect/evsamples_loader.h:
  * each event its own period, each sample weighted by it) into rows per thread, drained every
  * interval (lookup-and-delete, so rows hold one interval) and handed to the aggregation as the
- * threads' counts (agg_thread_counts), with the samples behind each estimate.
+ * threads' counts (daemon_agg_thread_counts), with the samples behind each estimate.
  */
 #ifndef TMABPF_DAEMON_EVSAMPLED_H
 #define TMABPF_DAEMON_EVSAMPLED_H
@@ -28,28 +28,28 @@ struct devs {
 	struct sample_stats *vals;
 	unsigned long long samples[TMABPF_MAX_EVENTS];	/* samples of each event so far */
 	bool shared_said;
-	struct dsamp *prof;		/* a profile being taken (devs_profile_begin), else NULL */
+	struct dsamp *prof;		/* a profile being taken (daemon_evsampled_profile_begin), else NULL */
 };
 
 /* Load the row maps and the event-sampling program (system-wide, no stacks). */
-int devs_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen);
+int daemon_evsampled_load(struct devs *s, const struct event_list *evs, char *err, size_t errlen);
 /* Every event sampling at hz samples per second per CPU, all events together; says on stderr
  * what samples (and in warnings what cannot). */
-int devs_attach(struct devs *s, double hz, char *err, size_t errlen);
+int daemon_evsampled_attach(struct devs *s, double hz, char *err, size_t errlen);
 /* Periods from each event's rate (call often). */
-void devs_tick(struct devs *s, unsigned long long now_ns);
-/* The interval's estimates of every thread into a (after agg_begin/agg_thread_seen, before
- * agg_end); events sharing counters said once. */
-void devs_drain(struct devs *s, struct agg *a);
-/* A /debug/pprof/profile (dsamp_profile_begin with the events) is being taken from now: the
+void daemon_evsampled_tick(struct devs *s, unsigned long long now_ns);
+/* The interval's estimates of every thread into a (after daemon_agg_begin/daemon_agg_thread_seen, before
+ * daemon_agg_end); events sharing counters said once. */
+void daemon_evsampled_drain(struct devs *s, struct agg *a);
+/* A /debug/pprof/profile (daemon_sampling_profile_begin with the events) is being taken from now: the
  * events' samples take stacks (the store emptied first), and each drain adds its rows with
  * stacks to prof's profile too. */
-void devs_profile_begin(struct devs *s, struct dsamp *prof);
+void daemon_evsampled_profile_begin(struct devs *s, struct dsamp *prof);
 /* ... until now: no more stacks; the rows with stacks not drained yet go into the profile as
- * well (and to the aggregation at the next drain).  Before dsamp_profile_end. */
-void devs_profile_end(struct devs *s);
-void devs_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt);
-void devs_detach(struct devs *s);
-void devs_free(struct devs *s);
+ * well (and to the aggregation at the next drain).  Before daemon_sampling_profile_end. */
+void daemon_evsampled_profile_end(struct devs *s);
+void daemon_evsampled_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt);
+void daemon_evsampled_detach(struct devs *s);
+void daemon_evsampled_free(struct devs *s);
 
 #endif

@@ -44,7 +44,7 @@ struct daemon_http {
 	int fd;
 	char bound[80];
 	pthread_t thread;		/* serves: MHD_run_wait, then cuts what is overdue */
-	bool served_here;		/* thread stopped: the caller turns the server (http_serve_here) */
+	bool served_here;		/* thread stopped: the caller turns the server (daemon_http_serve_here) */
 	volatile bool stop;
 	struct conn *oldest, *newest;
 	unsigned int open;		/* connections not cut */
@@ -52,7 +52,7 @@ struct daemon_http {
 	char *text;		/* exposition, guarded by lock */
 	size_t len;
 	unsigned long long text_ns;	/* guarded by lock: when it was published (CLOCK_MONOTONIC) */
-	struct http_counts counts;	/* guarded by lock */
+	struct daemon_http_counts counts;	/* guarded by lock */
 	struct profile_req prof;	/* guarded by lock */
 	bool abandoned;			/* guarded by lock: the running profile's client went away */
 	bool stopping;			/* guarded by lock: profiles are refused */
@@ -66,7 +66,7 @@ static const char INDEX[] = "<html><head><title>tmabpf</title></head><body><h1>t
 			    "<p><a href=\"/metrics\">Metrics</a></p>"
 			    "<p><a href=\"" HTTP_PROFILE_PATH "?seconds=30\">A 30 s CPU profile (pprof)</a></p></body></html>\n";
 
-int http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, size_t errlen)
+int daemon_http_parse_listen(const char *spec, void *ss, unsigned int *len, char *err, size_t errlen)
 {
 	char host[64];
 	const char *colon, *port_s;
@@ -143,7 +143,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 	return reply_with(c, code, type, body, len, mode, NULL);
 }
 
-void http_route(const char *method, const char *url, struct http_answer *a)
+void daemon_http_route(const char *method, const char *url, struct http_answer *a)
 {
 	static const char not_allowed[] = "405 method not allowed: only GET /metrics, GET " HTTP_PROFILE_PATH " and GET /\n";
 	static const char not_found[] = "404 not found: tmabpf serves /metrics and " HTTP_PROFILE_PATH "?seconds=N\n";
@@ -174,7 +174,7 @@ void http_route(const char *method, const char *url, struct http_answer *a)
 	}
 }
 
-const char *http_profile_seconds(const char *v, int *secs)
+const char *daemon_http_profile_seconds(const char *v, int *secs)
 {
 	static const char missing[] = "400 bad request: " HTTP_PROFILE_PATH " needs seconds=N (1 to 300)\n";
 	static const char bad[] = "400 bad request: seconds= must be a whole number of seconds from 1 to 300\n";
@@ -207,7 +207,7 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	char after[24];
 	int secs = 0;
 
-	msg = http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
+	msg = daemon_http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
 	pthread_mutex_lock(&h->lock);
 	if (!msg && h->stopping) {
 		msg = stopping;
@@ -266,7 +266,7 @@ static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connectio
 	return reply(c, p.code, p.type, p.body, p.len, MHD_RESPMEM_MUST_FREE);
 }
 
-bool http_profile_wanted(struct daemon_http *h, int *seconds)
+bool daemon_http_profile_wanted(struct daemon_http *h, int *seconds)
 {
 	bool want;
 
@@ -304,12 +304,12 @@ static bool profile_set_answer(struct daemon_http *h, unsigned int code, const c
 	return c != NULL;
 }
 
-void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len)
+void daemon_http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len)
 {
 	profile_set_answer(h, code, type, body, len, PROF_RUNNING);
 }
 
-bool http_profile_abandoned(struct daemon_http *h)
+bool daemon_http_profile_abandoned(struct daemon_http *h)
 {
 	bool r;
 
@@ -333,7 +333,7 @@ static bool peer_gone(int fd)
 /* Its client gone: the request in flight is over at once (the next one can come), its
  * connection resumed only to be closed (libmicrohttpd may close it without calling on_request,
  * or profile_reply closes it), and a profile being taken is dropped by the loop
- * (http_profile_abandoned). */
+ * (daemon_http_profile_abandoned). */
 static void profile_gone(struct daemon_http *h, struct conn *k)
 {
 	struct MHD_Connection *c = NULL;
@@ -376,7 +376,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (lengths > 1)
 		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", two_lengths, sizeof(two_lengths) - 1,
 			     MHD_RESPMEM_PERSISTENT);
-	http_route(method, url, &a);
+	daemon_http_route(method, url, &a);
 	if (a.profile)
 		return profile_request(h, c, k, con_cls);
 	pthread_mutex_lock(&h->lock);
@@ -473,7 +473,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
 /* The serving thread: libmicrohttpd's turns, and after each the connections whose request has
  * taken longer than HTTP_REQUEST_DEADLINE_MS (slow headers, a slow reader, an idle keep-alive). */
-void http_turn(struct daemon_http *h, int wait_ms)
+void daemon_http_turn(struct daemon_http *h, int wait_ms)
 {
 	unsigned long long now;
 
@@ -491,11 +491,11 @@ static void *serve(void *arg)
 	struct daemon_http *h = arg;
 
 	while (!h->stop)
-		http_turn(h, 100);
+		daemon_http_turn(h, 100);
 	return NULL;
 }
 
-void http_serve_here(struct daemon_http *h)
+void daemon_http_serve_here(struct daemon_http *h)
 {
 	h->stop = true;
 	pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
@@ -534,7 +534,7 @@ static int listen_on(const char *spec, struct daemon_http *h, char *err, size_t 
 	unsigned int alen;
 	int one = 1, r;
 
-	if ((r = http_parse_listen(spec, &ss, &alen, err, errlen)))
+	if ((r = daemon_http_parse_listen(spec, &ss, &alen, err, errlen)))
 		return r;
 	h->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (h->fd < 0)
@@ -560,7 +560,7 @@ fail:
 	return r;
 }
 
-int http_start(struct daemon_http **out, const char *spec, char *err, size_t errlen)
+int daemon_http_start(struct daemon_http **out, const char *spec, char *err, size_t errlen)
 {
 	struct daemon_http *h = calloc(1, sizeof(*h));
 	int r;
@@ -608,12 +608,12 @@ int http_start(struct daemon_http **out, const char *spec, char *err, size_t err
 	return 0;
 }
 
-const char *http_bound(const struct daemon_http *h)
+const char *daemon_http_bound(const struct daemon_http *h)
 {
 	return h->bound;
 }
 
-int http_publish(struct daemon_http *h, const char *text, size_t len)
+int daemon_http_publish(struct daemon_http *h, const char *text, size_t len)
 {
 	char *copy = malloc(len ? len : 1);
 
@@ -629,7 +629,7 @@ int http_publish(struct daemon_http *h, const char *text, size_t len)
 	return 0;
 }
 
-void http_counts(struct daemon_http *h, struct http_counts *c)
+void daemon_http_counts(struct daemon_http *h, struct daemon_http_counts *c)
 {
 	pthread_mutex_lock(&h->lock);
 	*c = h->counts;
@@ -638,7 +638,7 @@ void http_counts(struct daemon_http *h, struct http_counts *c)
 
 #define STOPPING_503 "503 service unavailable: the daemon is stopping; no profile\n"
 
-void http_stop(struct daemon_http *h)
+void daemon_http_stop(struct daemon_http *h)
 {
 	if (!h)
 		return;

@@ -10,11 +10,11 @@
  *
  * GET /debug/pprof/profile?seconds=N (1 <= N <= HTTP_PROFILE_MAX_S; anything else: 400 with
  * one line) is the exception: its connection is suspended, exempt from the deadline, until the
- * daemon's loop answers it (http_profile_wanted(), then http_profile_answer() once N seconds
+ * daemon's loop answers it (daemon_http_profile_wanted(), then daemon_http_profile_answer() once N seconds
  * of samples are in: bounded by N plus one refresh).  One profile at a time: a second request
  * meanwhile gets 429 with Retry-After, the seconds until the first one ends.  A client gone meanwhile (its end of the connection closed, seen within
  * one turn of the server, ~100 ms) is noticed: its connection closes, the loop drops the
- * profile (http_profile_abandoned()) and the next request is taken at once; at http_stop() a
+ * profile (daemon_http_profile_abandoned()) and the next request is taken at once; at daemon_http_stop() a
  * pending one is answered 503. */
 #ifndef TMABPF_DAEMON_HTTP_H
 #define TMABPF_DAEMON_HTTP_H
@@ -29,7 +29,7 @@
 #define HTTP_PROFILE_MAX_S 300	/* one profile holds the others off for this long at most */
 #define HTTP_PROFILE_PATH "/debug/pprof/profile"
 
-struct http_counts {
+struct daemon_http_counts {
 	uint64_t ok, not_found, bad_method;
 	uint64_t cut_deadline, cut_limit;	/* connections cut: request too slow, too many open */
 	uint64_t profiles, profiles_refused;	/* /debug/pprof/profile answered 200, refused (400, 429, 503) */
@@ -44,41 +44,41 @@ struct http_answer {
 	const char *body;
 	size_t len;
 	bool metrics;
-	bool profile;		/* GET /debug/pprof/profile: the caller checks seconds= (http_profile_seconds) */
+	bool profile;		/* GET /debug/pprof/profile: the caller checks seconds= (daemon_http_profile_seconds) */
 };
 
 /* The handler's logic (no server: the fuzzer drives it too). */
-void http_route(const char *method, const char *url, struct http_answer *a);
+void daemon_http_route(const char *method, const char *url, struct http_answer *a);
 
 /* seconds= of a profile request (NULL: absent): 0 and *secs, or the 400 body (one line). */
-const char *http_profile_seconds(const char *value, int *secs);
+const char *daemon_http_profile_seconds(const char *value, int *secs);
 
 struct daemon_http;
 
 /* Parse "HOST:PORT" / "[V6]:PORT": 0, or -EINVAL with one line in err. */
-int http_parse_listen(const char *spec, void *sockaddr_storage, unsigned int *len, char *err, size_t errlen);
+int daemon_http_parse_listen(const char *spec, void *sockaddr_storage, unsigned int *len, char *err, size_t errlen);
 /* Bind and listen on spec (port 0: any free port), start serving.  0, or
  * -errno with one line in err (address in use, bad address, ...). */
-int http_start(struct daemon_http **h, const char *spec, char *err, size_t errlen);
+int daemon_http_start(struct daemon_http **h, const char *spec, char *err, size_t errlen);
 /* "ADDR:PORT" actually bound. */
-const char *http_bound(const struct daemon_http *h);
+const char *daemon_http_bound(const struct daemon_http *h);
 /* Replace what /metrics serves (copied). */
-int http_publish(struct daemon_http *h, const char *text, size_t len);
-void http_counts(struct daemon_http *h, struct http_counts *c);
+int daemon_http_publish(struct daemon_http *h, const char *text, size_t len);
+void daemon_http_counts(struct daemon_http *h, struct daemon_http_counts *c);
 /* A profile request waiting for the loop: true once per request, with its seconds. */
-bool http_profile_wanted(struct daemon_http *h, int *seconds);
-/* Answer the request taken by http_profile_wanted(): body (malloc'd, taken over; NULL with
+bool daemon_http_profile_wanted(struct daemon_http *h, int *seconds);
+/* Answer the request taken by daemon_http_profile_wanted(): body (malloc'd, taken over; NULL with
  * len 0 for none) sent with code and type. */
-void http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len);
-/* The client of the profile taken by http_profile_wanted() went away: true once; the loop stops
+void daemon_http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len);
+/* The client of the profile taken by daemon_http_profile_wanted() went away: true once; the loop stops
  * taking it (an answer given anyway is dropped). */
-bool http_profile_abandoned(struct daemon_http *h);
-void http_stop(struct daemon_http *h);
+bool daemon_http_profile_abandoned(struct daemon_http *h);
+void daemon_http_stop(struct daemon_http *h);
 /* One turn of the server: libmicrohttpd's (events waited for at most wait_ms, 0: none), then the
  * connections past their deadline cut.  The serving thread's loop, and the caller's once
- * http_serve_here() has stopped that thread (the fuzzer serves in process, one request a turn
+ * daemon_http_serve_here() has stopped that thread (the fuzzer serves in process, one request a turn
  * or a few). */
-void http_turn(struct daemon_http *h, int wait_ms);
-void http_serve_here(struct daemon_http *h);
+void daemon_http_turn(struct daemon_http *h, int wait_ms);
+void daemon_http_serve_here(struct daemon_http *h);
 
 #endif

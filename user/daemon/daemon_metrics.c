@@ -43,7 +43,7 @@ static void for_each_series(FILE *f, const struct daemon_view *v, series_fn fn, 
 		memcpy(comm, p->comm, TMABPF_COMM_LEN);
 		comm[TMABPF_COMM_LEN] = 0;
 		snprintf(pid, sizeof(pid), "%u", p->pid);
-		const char *labels[] = { "cgroup", agg_cgroup_label(p), "comm", comm, "pid", pid, NULL };
+		const char *labels[] = { "cgroup", daemon_agg_cgroup_label(p), "comm", comm, "pid", pid, NULL };
 		fn(f, v, labels, &p->s, arg);
 	}
 	for (size_t i = 0; i < a->cgroups.cap; i++) {
@@ -252,7 +252,7 @@ static void thread_families(FILE *f, const struct daemon_view *v)
 			comm[TMABPF_COMM_LEN] = 0;
 			snprintf(pid, sizeof(pid), "%u", t->s.pid);
 			snprintf(tid, sizeof(tid), "%u", t->s.tid);
-			const char *labels[] = { "cgroup", agg_cgroup_label(t->proc), "comm", comm, "pid", pid,
+			const char *labels[] = { "cgroup", daemon_agg_cgroup_label(t->proc), "comm", comm, "pid", pid,
 						 "tid", tid, NULL };
 			if (fam == 0) {
 				prom_sample(f, names[0], labels, t->s.oncpu_ns / 1e9);
@@ -332,17 +332,17 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 	prom_family(f, "tmabpf_sampled_cpu_seconds_total", "counter",
 		    "CPU time estimated from samples (weighted by 1/rate), per process or cgroup [other].");
 	p.name = "tmabpf_sampled_cpu_seconds_total";
-	dsamp_for_each_series(s, a, prom_sums, &p);
+	daemon_sampling_for_each_series(s, a, prom_sums, &p);
 	prom_family(f, "tmabpf_process_samples_total", "counter", "Samples per process or cgroup [other].");
 	p.name = "tmabpf_process_samples_total";
 	p.samples = true;
-	dsamp_for_each_series(s, a, prom_sums, &p);
+	daemon_sampling_for_each_series(s, a, prom_sums, &p);
 	prom_family(f, "tmabpf_function_sampled_seconds_total", "counter",
 		    "CPU time estimated from samples whose leaf is this function (kernel frame first), for the "
 		    "--top-functions hottest (process, function) pairs; the rest under module=symbol=\"[other]\".");
 	p.name = "tmabpf_function_sampled_seconds_total";
 	p.samples = false;
-	dsamp_for_each_function(s, a, prom_sums, &p);
+	daemon_sampling_for_each_function(s, a, prom_sums, &p);
 	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
 		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
 	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
@@ -384,11 +384,11 @@ static void sampler_json(struct json *j, const struct dsamp *s, const struct agg
 {
 	json_arr_begin(j, "sampled");
 	if (s->attached)
-		dsamp_for_each_series(s, a, json_sampled, j);
+		daemon_sampling_for_each_series(s, a, json_sampled, j);
 	json_arr_end(j);
 	json_arr_begin(j, "sampled_functions");
 	if (s->attached)
-		dsamp_for_each_function(s, a, json_sampled, j);
+		daemon_sampling_for_each_function(s, a, json_sampled, j);
 	json_arr_end(j);
 }
 
@@ -597,7 +597,7 @@ static void json_series(FILE *f, const struct daemon_view *v, const char *const 
 	json_obj_end(j);
 }
 
-void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
+void daemon_metrics_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 {
 	const struct agg *a = v->agg;
 	const struct daemon_self *s = v->self;
@@ -625,7 +625,7 @@ void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time)
 		json_u64(&j, "pid", t->s.pid);
 		json_u64(&j, "tid", t->s.tid);
 		json_str(&j, "comm", comm);
-		json_str(&j, "cgroup", agg_cgroup_label(t->proc));
+		json_str(&j, "cgroup", daemon_agg_cgroup_label(t->proc));
 		json_u64(&j, "oncpu_ns", t->s.oncpu_ns);
 		json_u64(&j, "offcpu_blocked_ns", t->s.offcpu_blocked_ns);
 		json_u64(&j, "offcpu_runqueue_ns", t->s.offcpu_runqueue_ns);

@@ -31,7 +31,7 @@ struct daemon_self {
 	const struct budget *budget;
 	bool sampling;			/* a sampler is wired to the budget */
 	unsigned long long funcs_detached;	/* functions the budget detached */
-	struct http_counts http;
+	struct daemon_http_counts http;
 	unsigned long long refreshes;
 	double refresh_seconds;		/* how long the last refresh took */
 	double start_time;		/* unix seconds */
@@ -55,6 +55,6 @@ struct daemon_view {
 
 void daemon_metrics_write(FILE *f, const struct daemon_view *v);
 /* One line: a JSON object of every exported series' values at unix_time. */
-void daemon_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time);
+void daemon_metrics_jsonl_write(FILE *f, const struct daemon_view *v, double unix_time);
 
 #endif

@@ -98,7 +98,7 @@ static void profile_add_row(struct dsamp *s, struct samples_prog *from, const st
 	char comm[TMABPF_COMM_LEN + 1];
 	const struct agg_proc *p = s->agg ? u64map_get(&s->agg->procs, k->pid) : NULL;
 	struct profile_labels l = { .pid = k->pid, .tid = k->tid, .comm = comm,
-				    .cgroup = p ? agg_cgroup_label(p) : NULL };
+				    .cgroup = p ? daemon_agg_cgroup_label(p) : NULL };
 	int n = 0;
 
 	if (k->kstack && !samples_stack_lookup(from, k->kstack, &f))
@@ -132,7 +132,7 @@ static void profile_row(struct dsamp *s, const struct sample_key *k, const struc
 	profile_add_row(s, &s->prog, k, v, val);
 }
 
-void dsamp_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+void daemon_sampling_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
 			     const struct sample_stats *v)
 {
 	long long val[PROFILE_MAX_TYPES] = { 0 };
@@ -144,13 +144,13 @@ void dsamp_profile_event_row(struct dsamp *s, struct samples_prog *from, const s
 	profile_add_row(s, from, k, v, val);
 }
 
-int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now)
+int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now)
 {
 	const char *type[PROFILE_MAX_TYPES] = { "samples", "cpu" }, *unit[PROFILE_MAX_TYPES] = { "count", "nanoseconds" };
 	struct profile *p = calloc(1, sizeof(*p));
 	int n = 2;
 
-	dsamp_drain(s, a, now);		/* what was sampled before the request is not in it */
+	daemon_sampling_drain(s, a, now);		/* what was sampled before the request is not in it */
 	s->prof_nev = 0;
 	for (int e = 0; evs && e < evs->n && n < PROFILE_MAX_TYPES; e++, s->prof_nev++) {
 		type[n] = evs->ev[e].name;
@@ -165,7 +165,7 @@ int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event
 		goto nomem;
 	}
 	p->time_ns = (unsigned long long)(unix_time_s() * 1e9);
-	p->duration_ns = now;	/* the start, until dsamp_profile_end */
+	p->duration_ns = now;	/* the start, until daemon_sampling_profile_end */
 	s->prof = p;
 	return 0;
 nomem:
@@ -173,13 +173,13 @@ nomem:
 	return -ENOMEM;
 }
 
-struct profile *dsamp_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now)
+struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now)
 {
 	struct profile *p = s->prof;
 
 	if (!p)
 		return NULL;
-	dsamp_drain(s, a, now);
+	daemon_sampling_drain(s, a, now);
 	s->prof = NULL;
 	p->duration_ns = now - p->duration_ns;
 	if (!s->slots.n) {	/* --top-functions 0: nothing held between profiles */
@@ -225,12 +225,12 @@ static unsigned long long run_ns(void *ctx)
 	return ns;
 }
 
-const struct daemon_sampler *dsamp_sampler(struct dsamp *s)
+const struct daemon_sampler *daemon_sampling_sampler(struct dsamp *s)
 {
 	return s->attached ? &s->iface : NULL;
 }
 
-int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
+int daemon_sampling_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
 		unsigned long long expire_ns, char *err, size_t errlen)
 {
 	struct samples_cfg cfg = { .hz = (int)(hz + 0.5) < 1 ? 1 : (int)(hz + 0.5), .max_rows = DSAMP_MAX_ROWS,
@@ -239,14 +239,14 @@ int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz
 
 	memset(s, 0, sizeof(*s));
 	s->iface = (struct daemon_sampler){ .set_rate = set_rate, .run_ns = run_ns, .ctx = s };
-	if (dsamp_slots_init(&s->slots, top_functions, expire_ns)) {
+	if (daemon_slots_init(&s->slots, top_functions, expire_ns)) {
 		err_set(err, errlen, "out of memory for %d function slots", top_functions);
 		return -ENOMEM;
 	}
 	/* --top-functions 0: no function series, nothing named (no symbols held) */
 	if (top_functions > 0 && (!(s->ksym = symbolizer_new()) || sym_rebuild(s, mono_ns()))) {
 		err_set(err, errlen, "out of memory for the symbolizer");
-		dsamp_stop(s);
+		daemon_sampling_stop(s);
 		return -ENOMEM;
 	}
 	r = samples_load(&s->prog, spine, &cfg, err, errlen);
@@ -254,7 +254,7 @@ int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz
 	if (!r)
 		r = samples_attach(&s->prog, err, errlen);
 	if (r) {
-		dsamp_stop(s);
+		daemon_sampling_stop(s);
 		return r;
 	}
 	s->attached = true;
@@ -265,7 +265,7 @@ int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz
 	return 0;
 }
 
-const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+const struct daemon_sampler *daemon_sampling_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
 					const struct daemon_opts *d)
 {
 	double hz = d->sample_hz;
@@ -283,14 +283,14 @@ const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *sp
 		warn_add("--sample-hz %.0f is above kernel.perf_event_max_sample_rate (%d): sampling at %d Hz", hz, max, max);
 		hz = max;
 	}
-	if (dsamp_start(s, spine, pmu, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
+	if (daemon_sampling_start(s, spine, pmu, hz, d->top_functions, (unsigned long long)(d->expire_s * 1e9), err, sizeof(err))) {
 		warn_add("sampling: %s; carrying on without sampling (the budget only monitors)", err);
 		fprintf(stderr, "tmabpf: sampling: %s; carrying on without it\n", err);
 		return NULL;
 	}
 	fprintf(stderr, "tmabpf: sampling: %s at %.0f Hz per CPU (%s), weighted by the period; the budget may lower it "
 		"to %.3g Hz\n", s->prog.event, s->hz, s->prog.why, d->min_sample_hz);
-	return dsamp_sampler(s);
+	return daemon_sampling_sampler(s);
 }
 
 static void on_mapping(void *ctx, const struct mmap_event *ev)
@@ -302,7 +302,7 @@ static void on_mapping(void *ctx, const struct mmap_event *ev)
 				       ev->min, ev->ino);
 }
 
-void dsamp_poll(struct dsamp *s)
+void daemon_sampling_poll(struct dsamp *s)
 {
 	if (!s->attached)
 		return;
@@ -411,7 +411,7 @@ static void expire(struct dsamp *s, unsigned long long now)
 		for (size_t i = 0; i < n; i++)
 			free(u64map_del(&s->cgroups, gone[i]));
 	} while (n == 64);
-	dsamp_slots_expire(&s->slots, slot_alive, (void *)a, now);
+	daemon_slots_expire(&s->slots, slot_alive, (void *)a, now);
 }
 
 /* Stored stacks no row of this interval uses go once the store may be half
@@ -595,7 +595,7 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 		u64map_put(&idx, key.hash, (void *)(uintptr_t)nc);
 	}
 	if (s->slots.n > 0 || nc)
-		dsamp_slots_route(&s->slots, c, nc, w, now);
+		daemon_slots_route(&s->slots, c, nc, w, now);
 	u64map_free(&idx);
 	gc_stacks(s, s->keys, n);
 	if (s->rows_cap > 256 && n < s->rows_cap / 4)
@@ -617,7 +617,7 @@ static double rss_bytes(void)
 	return (double)res * sysconf(_SC_PAGESIZE);
 }
 
-void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
+void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
 {
 	if (!s->attached)
 		return;
@@ -657,7 +657,7 @@ static bool series_labels(const struct agg *a, enum dsamp_series kind, uint64_t 
 			return false;
 		copy_comm(comm, p->comm);
 		snprintf(pid, 16, "%u", p->pid);
-		labels[0] = "cgroup", labels[1] = agg_cgroup_label(p);
+		labels[0] = "cgroup", labels[1] = daemon_agg_cgroup_label(p);
 		labels[2] = "comm", labels[3] = comm;
 		labels[4] = "pid", labels[5] = pid;
 		labels[6] = NULL;
@@ -676,7 +676,7 @@ static bool series_labels(const struct agg *a, enum dsamp_series kind, uint64_t 
 	return true;
 }
 
-void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
+void daemon_sampling_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
 {
 	char comm[TMABPF_COMM_LEN + 1], pid[16];
 	const char *labels[8];
@@ -694,7 +694,7 @@ void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sum
 		fn(arg, labels, &s->overflow);
 }
 
-void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
+void daemon_sampling_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg)
 {
 	char comm[TMABPF_COMM_LEN + 1], pid[16];
 	const char *labels[12];
@@ -719,7 +719,7 @@ void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_s
 	}
 }
 
-void dsamp_stop(struct dsamp *s)
+void daemon_sampling_stop(struct dsamp *s)
 {
 	if (s->loaded)
 		samples_destroy(&s->prog);
@@ -735,7 +735,7 @@ void dsamp_stop(struct dsamp *s)
 	for (size_t i = 0; i < s->cgroups.cap; i++)
 		free(s->cgroups.vals[i]);
 	u64map_free(&s->cgroups);
-	dsamp_slots_free(&s->slots);
+	daemon_slots_free(&s->slots);
 	free(s->keys);
 	free(s->vals);
 	s->keys = NULL;

@@ -80,38 +80,38 @@ struct dsamp {
 /* Load and attach at hz: the sample program shares the spine's maps, or runs standalone
  * (spine NULL: task accounting); pmu: try cycles.  On failure err says why and nothing
  * stays attached. */
-int dsamp_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
+int daemon_sampling_start(struct dsamp *s, struct threads_prog *spine, bool pmu, double hz, int top_functions,
 		unsigned long long expire_ns, char *err, size_t errlen);
 struct daemon_opts;
-/* dsamp_start with the daemon's options (--sample-hz, clamped to the kernel's
+/* daemon_sampling_start with the daemon's options (--sample-hz, clamped to the kernel's
  * maximum), saying on stderr what it samples, or why nothing (--no-sample, a
  * failure: then a warning, and the daemon carries on); the budget's handle, or NULL.
  * uprobes: --uprobe is on (the budget may detach probes). */
-const struct daemon_sampler *dsamp_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
+const struct daemon_sampler *daemon_sampling_open(struct dsamp *s, struct threads_prog *spine, bool pmu, bool uprobes,
 					const struct daemon_opts *d);
 /* Name new rows' processes while they live (often: every poll). */
-void dsamp_poll(struct dsamp *s);
-/* Drain this interval's rows into the sums (after agg_end: routing follows its slots). */
-void dsamp_drain(struct dsamp *s, const struct agg *a, unsigned long long now_ns);
-const struct daemon_sampler *dsamp_sampler(struct dsamp *s);
+void daemon_sampling_poll(struct dsamp *s);
+/* Drain this interval's rows into the sums (after daemon_agg_end: routing follows its slots). */
+void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long long now_ns);
+const struct daemon_sampler *daemon_sampling_sampler(struct dsamp *s);
 /* Each sampled series (process, or cgroup [other]) and each function slot the spine's series still
  * show, with its labels (as daemon_metrics.c's: {cgroup, comm, pid}, then {module, symbol}). */
 typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct dsamp_sums *sums);
-void dsamp_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
-void dsamp_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+void daemon_sampling_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
+void daemon_sampling_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 /* /debug/pprof/profile: what is sampled from now (rows so far drained first) is also added,
  * stacks and all, to a profile (samples/count, cpu/nanoseconds, then one type per event of evs
- * when not NULL: the sampled accounting's; labels pid, thread, comm, cgroup) until dsamp_profile_end(), which drains and hands it over (the caller frees it:
+ * when not NULL: the sampled accounting's; labels pid, thread, comm, cgroup) until daemon_sampling_profile_end(), which drains and hands it over (the caller frees it:
  * profile_free(), free()).  Bounded: DSAMP_PROFILE_MAX_SAMPLES distinct stacks (profile.h).
  * 0, or -ENOMEM. */
 #define DSAMP_PROFILE_MAX_SAMPLES 65536
-int dsamp_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now);
+int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now);
 /* Sampled accounting: a row of event estimates (their stacks stored in from's maps) into the
- * profile being taken, under the event sample types dsamp_profile_begin() made from evs;
+ * profile being taken, under the event sample types daemon_sampling_profile_begin() made from evs;
  * rows without stacks (sampled before it began) are left out. */
-void dsamp_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+void daemon_sampling_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
 			     const struct sample_stats *v);
-struct profile *dsamp_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now);
-void dsamp_stop(struct dsamp *s);
+struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now);
+void daemon_sampling_stop(struct dsamp *s);
 
 #endif

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "daemon/daemon_slots.h"
 
-int dsamp_slots_init(struct dsamp_slots *s, int n, unsigned long long expire_ns)
+int daemon_slots_init(struct dsamp_slots *s, int n, unsigned long long expire_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->n = n;
@@ -80,7 +80,7 @@ static bool take_slot(struct dsamp_slots *s, struct dsamp_fn *slot, const struct
 
 /* Slots (a few dozen) are searched linearly; heaviest candidates first take
  * free slots, then those of functions sampled less than half as often. */
-void dsamp_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, double w, unsigned long long now)
+void daemon_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, double w, unsigned long long now)
 {
 	for (int k = 0; k < s->n; k++)
 		s->fns[k].score *= DSAMP_DECAY;
@@ -115,7 +115,7 @@ void dsamp_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, do
 	}
 }
 
-void dsamp_slots_expire(struct dsamp_slots *s, dsamp_alive_fn alive, void *ctx, unsigned long long now)
+void daemon_slots_expire(struct dsamp_slots *s, dsamp_alive_fn alive, void *ctx, unsigned long long now)
 {
 	for (int k = 0; k < s->n; k++) {
 		struct dsamp_fn *f = &s->fns[k];
@@ -128,7 +128,7 @@ void dsamp_slots_expire(struct dsamp_slots *s, dsamp_alive_fn alive, void *ctx, 
 			fn_free(&s->past[i]);
 }
 
-void dsamp_slots_free(struct dsamp_slots *s)
+void daemon_slots_free(struct dsamp_slots *s)
 {
 	for (int k = 0; k < s->n && s->fns; k++)
 		fn_free(&s->fns[k]);

@@ -61,11 +61,11 @@ struct dsamp_slots {
 typedef bool (*dsamp_alive_fn)(void *ctx, enum dsamp_series kind, uint64_t id, const void *owner);
 
 /* 0, or -1 out of memory. */
-int dsamp_slots_init(struct dsamp_slots *s, int n, unsigned long long expire_ns);
+int daemon_slots_init(struct dsamp_slots *s, int n, unsigned long long expire_ns);
 /* One interval's candidates (reordered), each sample weighing w ns, at now. */
-void dsamp_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, double w, unsigned long long now);
+void daemon_slots_route(struct dsamp_slots *s, struct dsamp_cand *c, size_t n, double w, unsigned long long now);
 /* Free the slots of gone series, and those idle for expire_ns. */
-void dsamp_slots_expire(struct dsamp_slots *s, dsamp_alive_fn alive, void *ctx, unsigned long long now);
-void dsamp_slots_free(struct dsamp_slots *s);
+void daemon_slots_expire(struct dsamp_slots *s, dsamp_alive_fn alive, void *ctx, unsigned long long now);
+void daemon_slots_free(struct dsamp_slots *s);
 
 #endif

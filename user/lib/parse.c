@@ -57,3 +57,14 @@ int getopt_error(int c, char **argv, const char *where, const char *help)
 		err_print("%sunknown option '%.*s' (see '%s')", where, is_long ? (int)strlen(arg) : len, arg, help);
 	return EXIT_USAGE;
 }
+
+const char *parse_opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t l = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, l) && argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (strcmp(argv[*i], opt))
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : "";
+}

@@ -13,6 +13,9 @@ int parse_int_at(const char *where, const char *s, const char *what, long lo, lo
 bool parse_decimal(const char *s, double *out);
 /* After getopt_long (optstring starting "+:") returned ':' or '?': one line naming the
  * option (missing value, unknown, or a value it does not take), EXIT_USAGE. */
+/* A subcommand's option with a value, --opt=V or --opt V, at argv[*i]: the value (advancing *i
+ * past it; "" when --opt ends the line), or NULL when argv[*i] is not opt. */
+const char *parse_opt_value(int argc, char **argv, int *i, const char *opt);
 int getopt_error(int c, char **argv, const char *where, const char *help);
 
 #endif

@@ -13,7 +13,18 @@ int sums_tma(const struct tma_plan *plan, const struct event_list *evs, const st
 	if (!plan)
 		return -ENOENT;
 	counters_scaled(s->c, evs->n, scaled, pct);
-	return tma_compute(plan, evs, scaled, pct, res);
+	return tma_compute_events(plan, evs, scaled, pct, res);
+}
+
+int tma_compute_events(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
+		       const double *pct_running, struct tma_result *res)
+{
+	struct tma_count c[TMABPF_MAX_EVENTS];
+
+	for (int i = 0; i < evs->n; i++)
+		c[i] = (struct tma_count){ .name = evs->ev[i].name, .attr = &evs->ev[i].attr, .group = evs->ev[i].group,
+					   .value = scaled_values[i], .pct = pct_running ? pct_running[i] : 100 };
+	return tma_compute(p, evs->n, c, res);
 }
 
 int report_tma(const struct report *r, const struct thread_stats *s, struct tma_result *res)

@@ -6,7 +6,9 @@
 #define TMABPF_REPORT_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "model/folded.h"
 #include "model/iterations.h"
+#include "model/profile.h"
 #include "model/results.h"
 #include "model/roofline.h"
 #include "model/sample_sums.h"
@@ -43,6 +45,11 @@ struct report {
 	const struct sample_result *samples;
 	/* --sample: the table so far, per thread (sampling_snapshot at each -I refresh); NULL when off */
 	const struct sample_result *samples_live;
+	/* the stacks as folded lines (--sample, with the off-CPU stacks among them; --offcpu-stacks);
+	 * NULL when neither runs; folded_write merges them in place */
+	struct folded *folded;
+	/* --pprof: the samples with their stacks; NULL when none could be read */
+	const struct profile *profile;
 	/* off-CPU stacks (--offcpu-stacks); NULL when off */
 	const struct offcpu_result *offcpu;
 	/* memory samples (--mem-samples); NULL when off or unavailable */
@@ -66,6 +73,9 @@ int report_tma(const struct report *r, const struct thread_stats *s, struct tma_
 /* Same with a plan and events of one's own (the daemon, the trace's counter tracks). */
 int sums_tma(const struct tma_plan *plan, const struct event_list *evs, const struct thread_stats *s,
 	     struct tma_result *res);
+/* tma_compute() of the counts of an event list (scaled values, percent running; NULL: 100). */
+int tma_compute_events(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
+		       const double *pct_running, struct tma_result *res);
 /* Any event multiplexed (running < enabled) in any thread. */
 void report_events_scaled(const struct report *r, bool *scaled);
 

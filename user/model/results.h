@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "bpf/offcpu.h"
+#include "bpf/offcpu_rows.h"
 #include "bpf/uprobes.h"
 
 /* tmabpf's own cost and losses, from kernel BPF stats and the stats map. */

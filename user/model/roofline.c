@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "model/roofline.h"
 
 /* The innermost level whose caches hold bytes (one instance of L1d/L2, the L3 as measured). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * roofline: the GEMM/GEMV calls of a run (--roofline) per function and shape,
- * their work from their arguments (bpf/roofline.h: FLOPs exact, bytes the
+ * their work from their arguments (bpf/roof_shapes.h: FLOPs exact, bytes the
  * compulsory lower bound), achieved rates from their own time, and, with the
  * host's measured roofs (pmu/roofs.h), the roof at their arithmetic intensity
  * for the cache level their working set fits in, the share of it reached and
@@ -29,7 +29,7 @@ struct roofline_row {
 	char func[64];
 	uint32_t pid;
 	uint32_t m, n, k;		/* GEMV: k = 0 */
-	uint32_t flags;			/* ROOF_* of bpf/roofline.h */
+	uint32_t flags;			/* ROOF_* of bpf/roof_shapes.h */
 	uint32_t elem;			/* 4 (fp32) or 8 (fp64) */
 	uint64_t calls, wall_ns, flops, bytes;
 	/* derived */

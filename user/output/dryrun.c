@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "output/dryrun.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 
 int dryrun_print(const struct tma_cpu *c, int level, const char *plan_note, const struct event_list *evs, FILE *f)
 {

@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/offcpu.h"
 #include "lib/grow.h"
 #include "lib/text_safe.h"
 #include "model/results.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The roofline section of the reports (--roofline): JSON "roofline", the text table. */
 #include <math.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "lib/units.h"
 #include "output/report_sections.h"
 

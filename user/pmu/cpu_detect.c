@@ -5,32 +5,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "pmu/cpu_detect.h"
-#include "pmu/tma_recipes.h"
-
-const struct tma_cpu *tma_cpu_by_name(const char *name)
-{
-	if (!name)
-		return NULL;
-	for (int i = 0; i < tma_ncpus; i++)
-		if (!strcasecmp(tma_cpus[i]->name, name))
-			return tma_cpus[i];
-	return NULL;
-}
-
-const char *tma_cpu_name(const struct tma_cpu *c)
-{
-	return c ? c->name : "none";
-}
-
-const char *tma_cpu_names(void)
-{
-	static char buf[256];
-
-	if (!buf[0])
-		for (int i = 0; i < tma_ncpus; i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? ", " : "", tma_cpus[i]->name);
-	return buf;
-}
+#include "tma/tma_recipes.h"
 
 /* value of the first "key\t: value" line */
 static bool field(const char *text, const char *key, char *out, size_t len)

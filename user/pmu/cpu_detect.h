@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct tma_cpu;	/* one CPU model's recipe (user/pmu/tma_recipes.h) */
+#include "tma/tma_recipes.h"	/* the recipes, tma_cpu_by_name() */
 
 /* Detect the host CPU. desc gets e.g. "GenuineIntel family 6 model 143 stepping 8
  * (sapphirerapids)"; returns NULL when there is no recipe (why says so).
@@ -14,10 +14,5 @@ const struct tma_cpu *tma_cpu_detect(char *desc, size_t desclen, char *why, size
 /* Same, from cpuinfo text. hybrid: the host has cpu_core/cpu_atom PMUs. */
 const struct tma_cpu *tma_cpu_detect_text(const char *cpuinfo, bool hybrid, char *desc, size_t desclen,
 					  char *why, size_t whylen);
-/* perf pmu-events folder names; NULL if unknown. */
-const struct tma_cpu *tma_cpu_by_name(const char *name);
-const char *tma_cpu_name(const struct tma_cpu *c);
-/* "skylake, skylakex, ..." */
-const char *tma_cpu_names(void);
 
 #endif

@@ -15,10 +15,11 @@
 #include "lib/suggest.h"
 #include "lib/warn.h"
 #include "pmu/cpu_detect.h"
-#include "pmu/event_key.h"
+#include "pmu/key_encode.h"
 #include "pmu/events.h"
 #include "pmu/pfm_enc.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_keys.h"
+#include "tma/tma_recipes.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 

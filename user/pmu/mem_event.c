@@ -7,7 +7,7 @@
 #include "lib/kernel_file.h"
 #include "pmu/events.h"
 #include "pmu/mem_event.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 
 #define INTEL_LDLAT 128
 #define INTEL_PERIOD 1009	/* MEM_TRANS_RETIRED.LOAD_LATENCY_GT_128's SampleAfterValue */

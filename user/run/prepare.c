@@ -6,6 +6,7 @@
 #include "pmu/cpu_detect.h"
 #include "run/prepare.h"
 #include "tma/tma_env.h"
+#include "pmu/key_encode.h"
 
 volatile sig_atomic_t run_stop_signal, run_stop_from_tty;
 
@@ -70,7 +71,7 @@ static enum run_status choose_events(const struct options *o, struct run_prep *p
 	if (!p->tma_level)
 		return RUN_OK;
 	tma_env_host(&env);
-	r = tma_plan(&p->plan, p->cpu, p->tma_level, TMABPF_MAX_EVENTS - p->evs.n, &env, err, sizeof(err));
+	r = tma_plan(&p->plan, p->cpu, p->tma_level, TMABPF_MAX_EVENTS - p->evs.n, &env, tma_encode_key, err, sizeof(err));
 	if (!r)
 		r = tma_plan_append(&p->plan, &p->evs, err, sizeof(err));
 	if (r) {

@@ -10,8 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bpf/roofline.h"
+#include "bpf/roof_shapes.h"
 #include "collect/roofline_loader.h"
+#include "collect/threads_loader.h"
 #include "lib/outfile.h"
 #include "lib/warn.h"
 #include "output/roofline_svg.h"
@@ -32,14 +33,21 @@ struct roofline_run {
 
 static bool roofline_wanted(const struct run_ctx *c)
 {
-	return c->o->roofline;
+	return c->o->roofline && !c->o->dry_run;
 }
 
+/* A library that cannot be read (gone, not a regular file or ELF, not ours to read) is said in one
+ * line and the others go on; any other failure fails the run. */
 static int add_lib(struct roofline_run *r, const char *path, char *err, size_t errlen)
 {
-	int n = roofline_add_lib(&r->prog, path, err, errlen);
+	int n;
 
-	return n < 0 && n != -ENOENT && n != -EINVAL && n != -EACCES ? n : 0;
+	err[0] = 0;
+	n = roofline_add_lib(&r->prog, path, err, errlen);
+	if (n != -ENOENT && n != -EINVAL && n != -EACCES)
+		return n < 0 ? n : 0;
+	warn_add("--roofline: %s: %s; its GEMM/GEMV calls are not measured", path, err[0] ? err : strerror(-n));
+	return 0;
 }
 
 /* --uprobe's functions that have no known signature: one line naming the first few. */
@@ -81,21 +89,33 @@ static void load_roofs(struct roofline_result *res, const char *path)
 		warn_add("--roofline: %s", res->roofs_note);
 }
 
-static int roofline_load_op(struct run_ctx *c, char *err, size_t errlen)
+/* The chart's file is opened before the run: a bad path fails before anything is loaded. */
+static int roofline_init(struct run_ctx *c, void **self, char *err, size_t errlen)
 {
 	struct roofline_run *r = calloc(1, sizeof(*r));
-	struct roofline_filter f = { .pids_fd = threads_pids_fd(&c->spine), .filter = c->spine.acfg.filter,
-				     .main_id = c->spine.acfg.main_id };
-	int pid = c->o->target.nr_pids ? c->o->target.pids[0] : -1, e = 0;
 
-	if (!r)
+	if (!r) {
+		err_set(err, errlen, "out of memory");
 		return RUN_FAILED;
-	c->roofline = r;
+	}
+	*self = r;
 	if (c->o->roofline_svg && outfile_open(&r->svg, "--roofline", c->o->roofline_svg, OUTFILE_AT_END, c->o->out_mode,
 					       err, errlen))
 		return RUN_BAD_INPUT;
-	for (int l = 0; l < c->up.set.nr_libs && !e; l++)
-		e = add_lib(r, c->up.set.libs[l].attach_path, err, errlen);
+	return RUN_OK;
+}
+
+static int roofline_load_op(struct run_ctx *c, void *self, char *err, size_t errlen)
+{
+	struct roofline_run *r = self;
+	struct threads_prog *spine = c->links.spine;
+	const struct uprobe_set *uset = c->links.uset;
+	struct roofline_filter f = { .pids_fd = threads_pids_fd(spine), .filter = spine->acfg.filter,
+				     .main_id = spine->acfg.main_id };
+	int pid = c->o->target.nr_pids ? c->o->target.pids[0] : -1, e = 0;
+
+	for (int l = 0; uset && l < uset->nr_libs && !e; l++)
+		e = add_lib(r, uset->libs[l].attach_path, err, errlen);
 	for (size_t i = 0; i < sizeof(blas_libs) / sizeof(blas_libs[0]) && !e; i++) {
 		struct libresolve_result lr;
 		char why[512];
@@ -105,7 +125,8 @@ static int roofline_load_op(struct run_ctx *c, char *err, size_t errlen)
 	}
 	if (e)
 		return RUN_FAILED;
-	say_unknown(&c->up.set);
+	if (uset)
+		say_unknown(uset);
 	load_roofs(&r->res, c->o->roofs_path ? c->o->roofs_path : ROOFS_DEFAULT_PATH);
 	if (!r->prog.nfns) {
 		warn_add("--roofline: no library with a known GEMM/GEMV entry (cblas_sgemm, sgemm_, cblas_sgemv, "
@@ -115,27 +136,24 @@ static int roofline_load_op(struct run_ctx *c, char *err, size_t errlen)
 	return roofline_load(&r->prog, &f, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
-static int roofline_attach_op(struct run_ctx *c, char *err, size_t errlen)
+static int roofline_attach_op(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
-	struct roofline_run *r = c->roofline;
+	struct roofline_run *r = self;
 
-	return r && r->prog.loaded && roofline_attach(&r->prog, err, errlen) ? RUN_FAILED : RUN_OK;
+	return r->prog.loaded && roofline_attach(&r->prog, err, errlen) ? RUN_FAILED : RUN_OK;
 }
 
-static void roofline_detach_op(struct run_ctx *c)
+static void roofline_detach_op(struct run_ctx *c, void *self)
 {
-	struct roofline_run *r = c->roofline;
+	struct roofline_run *r = self;
 
-	if (r)
-		roofline_detach(&r->prog);
+	roofline_detach(&r->prog);
 }
 
-static int roofline_finish(struct run_ctx *c, char *err, size_t errlen)
+static int roofline_finish(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
-	struct roofline_run *r = c->roofline;
+	struct roofline_run *r = self;
 
-	if (!r)
-		return RUN_OK;
 	if (r->prog.loaded && roofline_read(&r->prog, &r->res))
 		warn_add("--roofline: out of memory reading the shapes");
 	roofline_judge(&r->res);
@@ -154,20 +172,18 @@ static int roofline_finish(struct run_ctx *c, char *err, size_t errlen)
 	return RUN_OK;
 }
 
-static void roofline_free_op(struct run_ctx *c)
+static void roofline_free_op(struct run_ctx *c, void *self)
 {
-	struct roofline_run *r = c->roofline;
+	struct roofline_run *r = self;
 
-	if (!r)
-		return;
 	outfile_abort(&r->svg);
 	roofline_free(&r->prog);
 	roofline_result_free(&r->res);
 	free(r);
-	c->roofline = NULL;
+	c->rep.roofline = NULL;
 }
 
 const struct collector roofline_collector = {
-	.name = "roofline", .wanted = roofline_wanted, .load = roofline_load_op, .attach = roofline_attach_op,
+	.name = "roofline", .wanted = roofline_wanted, .init = roofline_init, .load = roofline_load_op, .attach = roofline_attach_op,
 	.detach = roofline_detach_op, .finish = roofline_finish, .free = roofline_free_op,
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* --roofline's collector (the run's table entry); its state is its own (struct roofline_run). */
+/* --roofline's collector (the run's table entry); its state is its own. */
 #ifndef TMABPF_ROOFLINE_COLLECTOR_H
 #define TMABPF_ROOFLINE_COLLECTOR_H
 #include "run/collector.h"

@@ -22,9 +22,17 @@
 #include "output/dryrun.h"
 #include "output/flamegraph_svg.h"
 #include "output/pprof.h"
-#include "pmu/mem_event.h"
 #include "run/collector.h"
+#include "run/memsamples_collector.h"
+#include "run/offcpu_collector.h"
+#include "run/percall_collector.h"
+#include "run/roofline_collector.h"
 #include "run/run.h"
+#include "run/sampling_collector.h"
+#include "run/spine_collector.h"
+#include "run/tasks_collector.h"
+#include "run/trace_collector.h"
+#include "run/uprobes_collector.h"
 #include "view/report_text.h"
 #include "view/view_curses.h"
 #include "view/view_model.h"
@@ -61,6 +69,7 @@ static int command_exit_code(struct target *t)
 
 /* The run: its collectors' context, and what shows it. */
 struct run_state {
+	struct options *o;		/* the run's options (c.o), the target's life in them */
 	struct run_ctx c;
 	struct run_prep prep;
 	struct view view;		/* the -I summaries and the live view show it */
@@ -71,17 +80,14 @@ struct run_state {
 	struct outfile flame_out;		/* --flamegraph */
 };
 
-#define TABLE run_collectors, run_ncollectors
-
-static void on_thread_exit(void *ctx, const struct thread_stats *s)
-{
-	struct run_ctx *c = ctx;
-
-	if (thread_table_add_exited(&c->tt, s))
-		warn_add("out of memory keeping an exited thread's sums");
-	if (c->o->per_call)
-		percall_thread_exit(&c->percall, s);	/* its window's share up to the exit */
-}
+/* The profiling run's table, in the order of its dependencies: the spine (or task accounting)
+ * first, whose maps the others share; the uprobes before the roofline, --per-call and the trace,
+ * which use their set and program; sampling before the off-CPU stacks, whose folded lines join
+ * its own.  Detached in reverse: everything folds through the spine's maps. */
+static const struct collector *const run_collectors[] = {
+	&spine_collector, &tasks_collector, &uprobes_collector, &roofline_collector, &percall_collector,
+	&trace_collector, &sampling_collector, &mem_collector, &offcpu_collector,
+};
 
 /* TMA only where its events counted: an event the PMU opens but does not
  * model (an emulator's STALL_SLOT_BACKEND) reads 0, and the breakdown would
@@ -113,67 +119,24 @@ static enum run_status check_sample_rate(const struct options *o)
 	return RUN_OK;
 }
 
-/* --uprobe specs, resolved before anything is loaded so bad input fails cleanly. */
-static enum run_status resolve_uprobes(struct run_state *st)
-{
-	struct options *o = st->c.o;
-	char err[1024];
-	int pid = o->target.nr_pids ? o->target.pids[0] : -1;
-	const char *exe = o->target.argv ? o->target.argv[0] : NULL;
-	bool defer = (o->target.argv || o->target.nr_pids) && !o->dry_run;
-
-	st->c.up.set.probe_at = o->probe_at_symbol ? PROBE_AT_SYMBOL : PROBE_AT_AUTO;
-	/* the marker first: a --uprobe glob that also matches it then leaves it alone */
-	if (o->per_call && uprobe_run_resolve_marker(&st->c.up, o->per_call, pid, exe, defer, err, sizeof(err))) {
-		err_print("--per-call: %s", err);
-		return RUN_BAD_INPUT;
-	}
-	if (uprobe_run_resolve(&st->c.up, o->uprobe_specs, o->nr_uprobe_specs, pid, exe, defer, err, sizeof(err))) {
-		err_print("%s", err);
-		return RUN_BAD_INPUT;
-	}
-	if (o->per_call && spin_set_resolve(&st->c.percall.spin, o->spin_specs, o->nr_spin_specs, pid, exe, err,
-					    sizeof(err))) {
-		err_print("%s", err);
-		return RUN_BAD_INPUT;
-	}
-	if (o->per_call)
-		spin_set_mark(&st->c.percall.spin, &st->c.up.set);
-	return RUN_OK;
-}
-
 /* --dry-run: what would be opened and probed; opens nothing. */
 static int dry_run(struct run_state *st)
 {
-	struct options *o = st->c.o;
-	struct mem_event ev;
-	char err[512];
 	int r;
 
 	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
 			 stdout))
 		return RUN_FAILED;
-	if (o->nr_uprobe_specs || o->per_call) {
-		if ((r = resolve_uprobes(st)) == RUN_OK)
-			uprobe_run_preview(&st->c.up, stdout);
-		uprobe_run_free(&st->c.up);
-		if (r)
-			return r;
-	}
-	if (o->mem_source) {
-		if (mem_event_choose(o->mem_source, st->prep.cpu, false, &ev, err, sizeof(err)))
-			printf("mem-samples: none: %s\n", err);
-		else
-			mem_event_print(&ev, stdout);
-	}
-	return RUN_OK;
+	if ((r = collectors_init(&st->c)) == RUN_OK)
+		collectors_preview(&st->c, stdout);
+	collectors_free(&st->c);
+	return r;
 }
 
 /* Outputs are opened, and the command spawned (stopped before its exec), before the run: no data
  * is lost at its end, and a bad path fails before anything is loaded. */
-static enum run_status open_outputs(struct run_state *st)
+static enum run_status open_outputs(struct run_state *st, struct options *o)
 {
-	struct options *o = st->c.o;
 	char err[512];
 
 	if ((o->json_path && outfile_open(&st->json_out, "--json", o->json_path, OUTFILE_AT_END, o->out_mode,
@@ -184,7 +147,6 @@ static enum run_status open_outputs(struct run_state *st)
 						o->out_mode, err, sizeof(err))) ||
 	    (o->pprof_path && outfile_open(&st->pprof_out, "--pprof", o->pprof_path, OUTFILE_AT_END, o->out_mode,
 					   err, sizeof(err))) ||
-	    (o->trace_path && trace_run_open(&st->c.trace, o->trace_path, o->out_mode, err, sizeof(err))) ||
 	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
 		err_print("%s", err);
 		return RUN_BAD_INPUT;
@@ -197,9 +159,9 @@ static void show_interval(struct run_state *st)
 {
 	if (st->ui && view_curses_paused(st->ui))
 		return;
-	run_refresh(&st->c, TABLE);
+	run_refresh(&st->c);
 	tma_check_counts(st, false);
-	collectors_interval(TABLE, &st->c);
+	collectors_interval(&st->c);
 	view_update(&st->view, &st->c.rep);
 	if (st->ui)
 		view_curses_draw(st->ui);
@@ -213,11 +175,11 @@ static const char *wait_loop(struct run_state *st)
 	unsigned long long deadline = c->o->duration_s > 0 ? c->t0 + (unsigned long long)(c->o->duration_s * 1e9) : 0;
 	unsigned long long next_iv = c->o->interval_ms ? c->t0 + c->o->interval_ms * 1000000ULL : 0;
 
-	collectors_tick(TABLE, c, mono_ns());	/* the targets' maps, as they are at the start */
+	collectors_tick(c, mono_ns());	/* the targets' maps, as they are at the start */
 	for (;;) {
 		unsigned long long t;
 
-		collectors_poll(TABLE, c, uprobe_run_poll_ms(&c->up, POLL_MS));
+		collectors_poll(c, collectors_poll_ms(c, POLL_MS));
 		if (run_stop_signal)
 			return run_stop_signal_name();
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT)
@@ -225,7 +187,7 @@ static const char *wait_loop(struct run_state *st)
 		t = mono_ns();
 		if (deadline && t >= deadline)
 			return "duration";
-		if (target_gone(&c->o->target))
+		if (target_gone(&st->o->target))
 			return "target exited";
 		c->interval_now = next_iv && t >= next_iv;
 		if (c->interval_now) {
@@ -234,14 +196,14 @@ static const char *wait_loop(struct run_state *st)
 			if (next_iv < t)
 				next_iv = t + c->o->interval_ms * 1000000ULL;
 		}
-		collectors_tick(TABLE, c, t);
+		collectors_tick(c, t);
 	}
 }
 
 /* --folded FILE, --flamegraph FILE.svg: the samples' stacks, with the off-CPU stacks among them. */
 static int write_folded(struct run_state *st)
 {
-	struct folded *f = st->c.samp.loaded ? &st->c.samp.folded : &st->c.off_folded;
+	struct folded none = { 0 }, *f = st->c.rep.folded ? st->c.rep.folded : &none;
 	struct outfile *out[] = { &st->folded_out, &st->flame_out };
 	char err[512];
 	int r, rc = RUN_OK;
@@ -262,19 +224,19 @@ static int write_folded(struct run_state *st)
 /* --pprof FILE: the samples with their stacks, as a pprof profile. */
 static int write_pprof(struct run_state *st)
 {
-	struct sampling *s = &st->c.samp;
+	const struct profile *p = st->c.rep.profile;
 	char err[512];
 	int r;
 
 	if (!outfile_is_open(&st->pprof_out))
 		return RUN_OK;
-	if (!s->profile_ok) {
+	if (!p) {
 		err_print("--pprof: no profile (the samples could not be read)");
 		return RUN_FAILED;
 	}
-	if (s->profile.nomem)
+	if (p->nomem)
 		warn_add("--pprof: out of memory: some stacks are missing from the profile");
-	if ((r = pprof_write(&s->profile, st->pprof_out.f, err, sizeof(err))))
+	if ((r = pprof_write(p, st->pprof_out.f, err, sizeof(err))))
 		st->pprof_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
 	if (outfile_commit(&st->pprof_out, err, sizeof(err))) {
 		err_print("%s", err);
@@ -289,13 +251,13 @@ static int finish(struct run_state *st, const char *why)
 	char err[512];
 	int rc;
 
-	collectors_detach(TABLE, c);
+	collectors_detach(c);
 	view_curses_close(st->ui);	/* the terminal as it was, before the final report */
 	st->ui = NULL;
-	run_refresh(c, TABLE);
+	run_refresh(c);
 	tma_check_counts(st, true);
 	c->rep.stop_reason = why;
-	rc = collectors_finish(TABLE, c);
+	rc = collectors_finish(c);
 	if (write_folded(st) && !rc)
 		rc = RUN_FAILED;
 	if (write_pprof(st) && !rc)
@@ -320,10 +282,7 @@ static void cleanup(struct run_state *st)
 {
 	struct run_ctx *c = &st->c;
 
-	collectors_free(TABLE, c);
-	uprobe_run_free(&c->up);	/* resolved even when never loaded */
-	trace_run_free(c->trace);	/* opened even when never started */
-	c->trace = NULL;
+	collectors_free(c);
 	outfile_abort(&st->json_out);	/* no-op once committed */
 	outfile_abort(&st->folded_out);
 	outfile_abort(&st->pprof_out);
@@ -332,9 +291,7 @@ static void cleanup(struct run_state *st)
 	view_curses_close(st->ui);
 	st->ui = NULL;
 	view_free(&st->view);
-	for (int i = 0; i < c->o->target.nr_pids; i++)
-		if (c->o->target.pidfds[i] >= 0)
-			close(c->o->target.pidfds[i]);
+	target_free(&st->o->target);
 }
 
 /* --sample-events: thread sums from the task iterator, nothing at context switches, unless a
@@ -346,8 +303,8 @@ static void choose_accounting(struct run_ctx *c)
 	if (c->o->sample_events_hz <= 0)
 		return;
 	need = run_switch_needed(c->o);
-	c->use_tasks = !need;
-	c->tasks_counts = TASKS_ESTIMATES;
+	c->acct.use_tasks = !need;
+	c->acct.tasks_counts = TASKS_ESTIMATES;
 	if (need)
 		fprintf(stderr, "tmabpf: accounting: per-switch (%s needs the per-switch program; threads' counts are "
 			"exact, the functions' estimated from event samples)\n", need);
@@ -358,7 +315,7 @@ static void choose_accounting(struct run_ctx *c)
 
 int run_profile(struct options *o)
 {
-	struct run_state st = { .c = { .o = o } };
+	struct run_state st = { .o = o };
 	struct run_ctx *c = &st.c;
 	char err[512];
 	const char *why;
@@ -368,7 +325,7 @@ int run_profile(struct options *o)
 	 * to its largest working set (the daemon does the same) */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	bpf_log_init(o->verbose);
-	c->prep = &st.prep;
+	run_ctx_init(c, o, &st.prep, run_collectors, sizeof(run_collectors) / sizeof(run_collectors[0]));
 	if ((r = run_prepare(o, &st.prep)))
 		return r;
 	if (o->dry_run)
@@ -381,23 +338,20 @@ int run_profile(struct options *o)
 	}
 	if ((r = check_sample_rate(o)))
 		return r;
-	if ((r = resolve_uprobes(&st)) || (r = open_outputs(&st))) {
+	choose_accounting(c);
+	c->acct.seed = true;	/* the run's window: every thread's times from attach or its fork */
+	c->rep = (struct report){ .host = &st.prep.host, .evs = &st.prep.evs, .tt = &c->tt,
+				  .recipe = st.prep.cpu ? tma_cpu_name(st.prep.cpu) : NULL,
+				  .tma_plan = st.prep.tma_level ? &st.prep.plan : NULL, .tma_level = st.prep.tma_level,
+				  .estimated = c->acct.use_tasks };
+	/* bad --uprobe, --spin, --trace or --roofline input fails before anything is opened */
+	if ((r = collectors_init(c)) || (r = open_outputs(&st, o))) {
 		cleanup(&st);
 		return r;
 	}
 	run_host(&st.prep);
 	run_install_signals();
-	run_threads_cfg(o, &c->tcfg);
-	c->tcfg.seed = true;	/* the run's window: every thread's times from attach or its fork */
-	choose_accounting(c);
-	c->on_exit = on_thread_exit;
-	c->exit_ctx = c;
-	c->rep = (struct report){ .host = &st.prep.host, .evs = &st.prep.evs, .tt = &c->tt,
-				  .uset = uprobe_run_wanted(&c->up) ? &c->up.set : NULL,
-				  .recipe = st.prep.cpu ? tma_cpu_name(st.prep.cpu) : NULL,
-				  .tma_plan = st.prep.tma_level ? &st.prep.plan : NULL, .tma_level = st.prep.tma_level,
-				  .estimated = c->use_tasks };
-	if ((r = collectors_load(TABLE, c)) || (r = collectors_attach(TABLE, c))) {
+	if ((r = collectors_load(c)) || (r = collectors_attach(c))) {
 		target_abort(&o->target);
 		cleanup(&st);
 		return r;
@@ -406,7 +360,7 @@ int run_profile(struct options *o)
 	if (!c->t0)	/* else the spine's seed set it */
 		c->t0 = mono_ns();
 	c->rep.setup_cpu_ns = self_cpu_ns();
-	collectors_start(TABLE, c);
+	collectors_start(c);
 	if (target_release(&o->target, err, sizeof(err))) {
 		err_print("%s", err);
 		cleanup(&st);

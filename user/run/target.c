@@ -16,6 +16,22 @@
 #include "run/target.h"
 #include "sym/procmaps.h"
 
+void target_init(struct target *t)
+{
+	*t = (struct target){ .go_fd = -1, .exec_err_fd = -1 };
+	for (int i = 0; i < TARGET_MAX_IDS; i++)
+		t->pidfds[i] = -1;
+}
+
+void target_free(struct target *t)
+{
+	for (int i = 0; i < TARGET_MAX_IDS; i++) {
+		if (t->pidfds[i] >= 0)
+			close(t->pidfds[i]);
+		t->pidfds[i] = -1;
+	}
+}
+
 int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen)
 {
 	const char *p = s;

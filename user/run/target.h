@@ -22,6 +22,10 @@ struct target {
 	int child_status;		/* wait status of the command */
 };
 
+/* A target with nothing open (the options' defaults). */
+void target_init(struct target *t);
+/* Close what the target holds open (its -p pidfds); the command itself is left as it is. */
+void target_free(struct target *t);
 /* Parse "1,2,3" into ids. 0 or -EINVAL with err. */
 int target_parse_ids(const char *s, pid_t *ids, int *n, char *err, size_t errlen);
 /* Check that every -p pid and -t tid exists; open pidfds. */

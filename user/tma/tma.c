@@ -3,8 +3,9 @@
  * TMA engine: the recipes' formulas compiled once, evaluated with perf 6.12's
  * rules in two passes: planning (which events perf would count for a node,
  * given the plan's literals) and computing (the values, from counts).  Pure:
- * the plan and the counts are arguments; the only shared state is the cache
- * of compiled formulations behind a mutex.  Scheduling counters is tma_plan.c.
+ * the plan (with its events' encodings) and the counts are arguments; no I/O,
+ * no library call; the only shared state is the cache of compiled
+ * formulations behind a mutex.  Scheduling counters is tma_plan.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "pmu/tma_recipes.h"
+#include "lib/warn.h"
 #include "tma/tma.h"
 #include "tma/tma_cache.h"
 #include "tma/tma_expr.h"
@@ -91,11 +92,6 @@ struct plan_memo {
 	struct tma_ids need[TMA_MAX_NODES];	/* per tree entry (cform.tree order) */
 };
 
-struct key_enc {
-	signed char state;	/* 0 not tried, 1 encoded, -1 cannot be encoded */
-	struct perf_event_attr a;
-};
-
 struct cform {
 	const struct tma_cpu *c;
 	const struct tma_formulation *f;
@@ -105,7 +101,6 @@ struct cform {
 	short tree[TMA_MAX_NODES];	/* index in m[] */
 	short tparent[TMA_MAX_NODES];	/* tree index of the parent, -1 */
 	char *key[MAXK];
-	struct key_enc enc[MAXK];
 	struct plan_memo *plan[NPLAN];
 	int nplan;
 	struct cform *next;
@@ -238,8 +233,6 @@ static struct cform *cform_build(const struct tma_cpu *c, const struct tma_formu
 	}
 	return cf;
 fail:
-	fprintf(stderr, "tmabpf: TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
-		"or more than %d metrics, %d events or %d nodes)\n", c->name, f->name, MAXM, MAXK, TMA_MAX_NODES);
 	cform_free(cf);
 	return NULL;
 }
@@ -258,6 +251,20 @@ static struct cform *cform_get(const struct tma_cpu *c, const struct tma_formula
 	}
 	pthread_mutex_unlock(&cf_lock);
 	return cf;
+}
+
+int tma_compile(const struct tma_cpu *c, char *err, size_t errlen)
+{
+	const struct tma_formulation *f[] = { c->perf, c->gc };
+
+	for (int i = 0; i < 2; i++)
+		if (f[i] && !cform_get(c, f[i])) {
+			err_set(err, errlen, "TMA recipe %s (%s formulation): cannot compile its formulas (out of memory, "
+				"or more than %d metrics, %d events or %d nodes)", c->name, f[i]->name, MAXM, MAXK,
+				TMA_MAX_NODES);
+			return -ENOMEM;
+		}
+	return 0;
 }
 
 void tma_cache_reset(void)
@@ -614,20 +621,6 @@ static int compute_best(const struct tma_plan *p, struct evalctx *e, struct tma_
 	return compute_with(p, best, &pm[bi], e, res);
 }
 
-/* the encoding of key k for cf's CPU (tma_encode_key, cached); NULL if none */
-static const struct perf_event_attr *key_attr(struct cform *cf, int k)
-{
-	struct key_enc *ke = &cf->enc[k];
-
-	pthread_mutex_lock(&cf_lock);
-	if (!ke->state) {
-		char err[128];
-		ke->state = tma_encode_key(cf->c, cf->key[k], &ke->a, err, sizeof(err)) ? -1 : 1;
-	}
-	pthread_mutex_unlock(&cf_lock);
-	return ke->state > 0 ? &ke->a : NULL;
-}
-
 static void add_value(struct evalctx *e, const char *name, double v, double pct, int group)
 {
 	char key[TMA_KEY_LEN];
@@ -673,47 +666,27 @@ static int compute_end(const struct tma_plan *p, struct evalctx *e, struct tma_r
 	return r;
 }
 
-int tma_compute(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
-		const double *pct_running, struct tma_result *res)
+int tma_compute(const struct tma_plan *p, int n, const struct tma_count *counts, struct tma_result *res)
 {
 	int r;
 	struct evalctx *e = compute_begin(p, &r);
 
 	if (!e)
 		return r;
-	for (int i = 0; i < evs->n; i++)
-		add_value(e, evs->ev[i].name, scaled_values[i], pct_running ? pct_running[i] : 100, evs->ev[i].group);
-	/* recipe events given under another name (e.g. -e r00c0): match by encoding */
-	struct cform *cf = NULL;
-	struct plan_memo *pm = NULL;
-	bool have[MAXK];
-	for (int i = 0; i < evs->n; i++) {
-		const struct event_desc *d = &evs->ev[i];
-		if (d->attr.type != PERF_TYPE_RAW)
+	for (int i = 0; i < n; i++)
+		add_value(e, counts[i].name, counts[i].value, counts[i].pct, counts[i].group);
+	/* recipe events given under another name (e.g. -e r00c0): match by the plan's encodings */
+	for (int i = 0; i < n; i++) {
+		const struct perf_event_attr *a = counts[i].attr;
+		if (!a || a->type != PERF_TYPE_RAW)
 			continue;
-		if (!pm) {
-			struct tma_plan whole = { .cpu = p->cpu, .level = p->cpu->run_max_level, .run = true,
-						  .env = p->env };
-			if (!(cf = cform_get(p->cpu, tma_run_formulation(p->cpu))) || !(pm = malloc(sizeof(*pm))) ||
-			    plan_keys(cf, &whole, pm)) {
-				free(pm);
-				free(e);
-				return -ENOMEM;
-			}
-			for (int k = 0; k < pm->nk; k++)
-				have[k] = lookup_value(e, cf->key[pm->k[k]]) >= 0;
-		}
-		for (int k = 0; k < pm->nk; k++) {
-			if (have[k])
-				continue;
-			const struct perf_event_attr *a = key_attr(cf, pm->k[k]);
-			if (a && a->type == d->attr.type && a->config == d->attr.config && a->config1 == d->attr.config1) {
-				add_value(e, cf->key[pm->k[k]], scaled_values[i], pct_running ? pct_running[i] : 100, d->group);
-				have[k] = true;
-			}
+		for (int k = 0; k < p->nalias; k++) {
+			const struct tma_alias *al = &p->alias[k];
+			if (al->type == a->type && al->config == a->config && al->config1 == a->config1 &&
+			    lookup_value(e, al->key) < 0)
+				add_value(e, al->key, counts[i].value, counts[i].pct, counts[i].group);
 		}
 	}
-	free(pm);
 	return compute_end(p, e, res);
 }
 

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The TMA engine, pure: no I/O, no global state but the compiled-formula cache.
- *   plan:    tma_plan(recipe, level, counter budget, host facts) -> struct tma_plan
- *            (the events to open, in groups; the nodes shown; the note);
+ *   plan:    tma_plan(recipe, level, counter budget, host facts, encoder) -> struct tma_plan
+ *            (the events to open, in groups, encoded; the nodes shown; the note);
  *            tma_plan_init() for counts that come from elsewhere (analyze);
  *   compute: tma_compute(plan, counts) -> struct tma_result, the tree.
  * Formulas are evaluated with perf 6.12's expr.y rules (tma_expr.h).  Host
- * facts come from tma_env.h, output formatting is tma_output.h.
+ * facts come from tma_env.h, the events' encodings from the caller's encoder
+ * (pmu/key_encode.h), at plan time: compute does no I/O and calls no library.
+ * Output formatting is tma_output.h.
  */
 #ifndef TMABPF_TMA_H
 #define TMABPF_TMA_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "pmu/cpu_detect.h"
-#include "pmu/event_key.h"
-#include "pmu/events.h"
+#include <linux/perf_event.h>
+#include "bpf/tmabpf.h"
 #include "tma/tma_expr.h"
+#include "tma/tma_keys.h"
+#include "tma/tma_recipes.h"
 
 struct tma_formulation;
 
@@ -32,6 +35,28 @@ struct tma_env {
 #define TMA_MAX_NODES 128
 #define TMA_NAME_LEN 48
 #define TMA_MAX_OMIT 16
+#define TMA_MAX_ALIAS TMA_EXPR_MAX_IDS
+
+/* Encodes recipe key for CPU c into attr (the caller's: pmu/key_encode.h's
+ * tma_encode_key); 0 or -errno with err. */
+typedef int tma_encode_fn(const struct tma_cpu *c, const char *key, struct perf_event_attr *attr,
+			  char *err, size_t errlen);
+
+/* One event a plan opens. */
+struct tma_event {
+	char name[TMA_KEY_LEN];		/* the recipe's key */
+	struct perf_event_attr attr;	/* encoded when the plan was made */
+	int group;			/* numbered from 0 */
+	char need[128];			/* the nodes that need it */
+};
+
+/* A key of the recipe's BPF-path tree and its encoding, resolved at plan time:
+ * counts given under another name (-e r00c0) match a key by it. */
+struct tma_alias {
+	char key[TMA_KEY_LEN];
+	__u32 type;
+	__u64 config, config1;
+};
 
 struct tma_plan {
 	const struct tma_cpu *cpu;
@@ -42,7 +67,9 @@ struct tma_plan {
 	char omit[TMA_MAX_OMIT][TMA_NAME_LEN];
 	unsigned long long omit_sig;	/* hash of omit[] (keys cached event lists) */
 	int nev;		/* tma_plan(): the events to open; groups numbered from 0 */
-	struct event_desc ev[TMABPF_MAX_EVENTS];
+	struct tma_event ev[TMABPF_MAX_EVENTS];
+	int nalias;		/* tma_plan(): every key of levels 1..run_max_level that encodes */
+	struct tma_alias alias[TMA_MAX_ALIAS];
 	char note[512];		/* groups, budget, what was left out; "" when none */
 };
 
@@ -54,11 +81,11 @@ int tma_plan_init(struct tma_plan *p, const struct tma_cpu *c, int level, bool r
 /* The BPF path's plan: events for levels 1..level packed into groups that fit
  * the CPU's counters (env: #SMT_on, watchdog), at most budget events in all (the
  * counters tmabpf can still virtualise); at level 3 the nodes of other level-2
- * branches are left out when they do not fit (said in p->note).  0 or -errno. */
+ * branches are left out when they do not fit (said in p->note).  encode gives
+ * each planned event its encoding, and each key of the whole BPF-path tree its
+ * alias (p->alias); an event that cannot be encoded fails the plan.  0 or -errno. */
 int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget, const struct tma_env *env,
-	     char *err, size_t errlen);
-/* Append the plan's events to out (groups renumbered after out's, leaders marked). */
-int tma_plan_append(const struct tma_plan *p, struct event_list *out, char *err, size_t errlen);
+	     tma_encode_fn *encode, char *err, size_t errlen);
 
 /* The event keys formulation f needs for the plan's nodes, as perf's
  * compute_ids pass finds them (events of branches that cannot be taken with
@@ -98,17 +125,28 @@ struct tma_result {
 	char missing[256];	/* events the formulas needed but the counts lacked */
 };
 
-/* The tree from the events a run counted (scaled values, percent running).
- * Counts named differently from the recipe (e.g. -e r00c0) match by encoding.
- * 0, or -EINVAL (no recipe) / -ENOMEM. */
-int tma_compute(const struct tma_plan *p, const struct event_list *evs, const double *scaled_values,
-		const double *pct_running, struct tma_result *res);
+/* One count a run gave: its event's name and encoding, its perf group (-1 none),
+ * the value scaled by enabled/running, the percent running. */
+struct tma_count {
+	const char *name;
+	const struct perf_event_attr *attr;	/* NULL: matched by name only */
+	int group;
+	double value, pct;
+};
+/* The tree from the counts a run made.  Counts named differently from the
+ * recipe (e.g. -e r00c0) match a key by the encoding the plan resolved
+ * (p->alias).  No I/O, no library call; the only shared state is the cache of
+ * compiled formulas.  0, or -EINVAL (no recipe) / -ENOMEM. */
+int tma_compute(const struct tma_plan *p, int n, const struct tma_count *counts, struct tma_result *res);
 /* Same from (name, value, percent running) triples (analyze): a value NaN is
  * perf's <not supported>.  A run plan shows every planned node; an analyze
  * plan the nodes whose events were all given, plus their ancestors (null,
  * with the events they lack). */
 int tma_compute_named(const struct tma_plan *p, int n, const char *const *names, const double *values,
 		      const double *pct_running, struct tma_result *res);
+/* Compile c's formulations into the cache (tma_plan_init does): 0, or -ENOMEM with err
+ * (out of memory, or a recipe over the engine's limits). */
+int tma_compile(const struct tma_cpu *c, char *err, size_t errlen);
 /* The formulation the BPF path plans with: general counters where the CPU has one. */
 const struct tma_formulation *tma_run_formulation(const struct tma_cpu *c);
 /* Value of metric name in r (NaN if absent). */

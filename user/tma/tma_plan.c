@@ -2,14 +2,14 @@
 /*
  * TMA planning: which nodes a level shows, and for the BPF path the events to
  * open, packed into groups that fit the CPU's counters; see tma.h.  Pure: the
- * recipe, the level, the counter budget and the host facts are arguments.
+ * recipe, the level, the counter budget, the host facts and the encoder are
+ * arguments.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/warn.h"
-#include "pmu/tma_recipes.h"
 #include "tma/tma.h"
 
 static unsigned long long omit_signature(const struct tma_plan *p)
@@ -29,6 +29,7 @@ int tma_plan_init(struct tma_plan *p, const struct tma_cpu *c, int level, bool r
 		  char *err, size_t errlen)
 {
 	memset(p, 0, offsetof(struct tma_plan, ev));
+	p->nalias = 0;
 	p->note[0] = 0;
 	if (!c) {
 		err_set(err, errlen, "no TMA recipe for this CPU");
@@ -45,7 +46,7 @@ int tma_plan_init(struct tma_plan *p, const struct tma_cpu *c, int level, bool r
 	p->level = level;
 	p->run = run;
 	p->env = *env;
-	return 0;
+	return tma_compile(c, err, errlen);
 }
 
 struct grp {
@@ -122,8 +123,35 @@ static void leave_out_other_branches(struct tma_plan *p)
 	p->omit_sig = omit_signature(p);
 }
 
+/* every key of c's BPF-path tree (levels 1..run_max_level) that encodes, with its encoding */
+static int plan_aliases(struct tma_plan *p, tma_encode_fn *encode, struct tma_needs *nd)
+{
+	struct tma_plan *whole = calloc(1, sizeof(*whole));
+	char err[128];
+
+	if (!whole)
+		return -ENOMEM;
+	whole->cpu = p->cpu;
+	whole->level = p->cpu->run_max_level;
+	whole->run = true;
+	whole->env = p->env;
+	int nk = tma_needed_events(whole, tma_run_formulation(p->cpu), nd);
+	free(whole);
+	for (int k = 0; k < nk && p->nalias < TMA_MAX_ALIAS; k++) {
+		struct perf_event_attr a;
+		if (encode(p->cpu, nd->key[k], &a, err, sizeof(err)))
+			continue;	/* the key cannot be given under another name */
+		struct tma_alias *al = &p->alias[p->nalias++];
+		snprintf(al->key, sizeof(al->key), "%s", nd->key[k]);
+		al->type = a.type;
+		al->config = a.config;
+		al->config1 = a.config1;
+	}
+	return nk < 0 ? nk : 0;
+}
+
 int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget, const struct tma_env *env,
-	     char *err, size_t errlen)
+	     tma_encode_fn *encode, char *err, size_t errlen)
 {
 	struct tma_needs *nd = malloc(sizeof(*nd));
 	int r = tma_plan_init(p, c, level, true, env, err, errlen);
@@ -159,13 +187,12 @@ int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget,
 	for (int k = 0; k < nk; k++) {
 		const char *key = nd->key[k];
 		const struct tma_event_enc *enc = tma_event_enc(c, key);
-		struct event_desc *d = &p->ev[p->nev];
+		struct tma_event *d = &p->ev[p->nev];
 		memset(d, 0, sizeof(*d));
-		r = tma_encode_key(c, key, &d->attr, err, errlen);
+		r = encode(c, key, &d->attr, err, errlen);
 		if (r)
 			goto out;
 		snprintf(d->name, sizeof(d->name), "%s", key);
-		snprintf(d->pmu, sizeof(d->pmu), "cpu");
 		for (int m = 0; m < nd->nnode; m++)
 			if (tma_ids_has(&nd->uses[m], k)) {
 				size_t l = strlen(d->need);
@@ -197,6 +224,11 @@ int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget,
 		d->group = gid;
 		p->nev++;
 	}
+	r = plan_aliases(p, encode, nd);
+	if (r) {
+		err_set(err, errlen, "recipe %s: its formulas cannot be compiled", c->name);
+		goto out;
+	}
 	int ngroups = gid + 1, pn;
 	pn = snprintf(p->note, sizeof(p->note),
 		      "%s TMA level %d (%s formulation): %d events in %d group%s; budget %d fixed + %d general counters%s%s",
@@ -214,32 +246,6 @@ int tma_plan(struct tma_plan *p, const struct tma_cpu *c, int level, int budget,
 out:
 	free(nd);
 	if (r)
-		p->nev = 0;
+		p->nev = p->nalias = 0;
 	return r;
-}
-
-int tma_plan_append(const struct tma_plan *p, struct event_list *out, char *err, size_t errlen)
-{
-	int first_new = out->n, maxgroup = -1;
-
-	for (int i = 0; i < out->n; i++)
-		if (out->ev[i].group > maxgroup)
-			maxgroup = out->ev[i].group;
-	for (int i = 0; i < p->nev; i++) {
-		struct event_desc d = p->ev[i];
-		d.group += maxgroup + 1;
-		int r = events_add(out, &d, err, errlen);
-		if (r < 0) {
-			out->n = first_new;
-			return r;
-		}
-	}
-	/* leaders: first event of each group */
-	for (int i = first_new; i < out->n; i++) {
-		out->ev[i].leader = true;
-		for (int j = first_new; j < i; j++)
-			if (out->ev[j].group == out->ev[i].group)
-				out->ev[i].leader = false;
-	}
-	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Memory samples (--mem-samples): the records of bpf/memsamples.bpf.c. */
-#ifndef TMABPF_BPF_MEMSAMPLES_H
-#define TMABPF_BPF_MEMSAMPLES_H
+#ifndef TMABPF_BPF_MEM_SAMPLE_H
+#define TMABPF_BPF_MEM_SAMPLE_H
 #include "tmabpf.h"
 
 /* One sample with its data address (ring buffer record). */

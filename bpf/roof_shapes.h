@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* --roofline: the work of every known GEMM/GEMV call from its arguments, summed per
  * (function, shape) by bpf/roofline.bpf.c and read by user space (collect/roofline_loader.c). */
-#ifndef TMABPF_BPF_ROOFLINE_H
-#define TMABPF_BPF_ROOFLINE_H
+#ifndef TMABPF_BPF_ROOF_SHAPES_H
+#define TMABPF_BPF_ROOF_SHAPES_H
 #include "tmabpf.h"
 
 /* The known signatures (the attach cookie's low 8 bits; the function's index is above them). */

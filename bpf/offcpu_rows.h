@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Off-CPU stacks (--offcpu-stacks): the rows of bpf/offcpu.bpf.c. */
-#ifndef TMABPF_BPF_OFFCPU_H
-#define TMABPF_BPF_OFFCPU_H
+#ifndef TMABPF_BPF_OFFCPU_ROWS_H
+#define TMABPF_BPF_OFFCPU_ROWS_H
 #include "samples.h"	/* TMABPF_STACK_DEPTH */
 
 enum offcpu_reason {

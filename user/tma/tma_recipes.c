@@ -15,7 +15,10 @@
  *           counters; metrics not redefined fall back to "perf".
  */
 #include <stddef.h>
-#include "pmu/tma_recipes.h"
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "tma/tma_recipes.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -249,3 +252,28 @@ const struct tma_cpu *const tma_cpus[] = {
 	&cpu_v2,
 };
 const int tma_ncpus = N(tma_cpus);
+
+const struct tma_cpu *tma_cpu_by_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; i < tma_ncpus; i++)
+		if (!strcasecmp(tma_cpus[i]->name, name))
+			return tma_cpus[i];
+	return NULL;
+}
+
+const char *tma_cpu_name(const struct tma_cpu *c)
+{
+	return c ? c->name : "none";
+}
+
+const char *tma_cpu_names(void)
+{
+	static char buf[256];
+
+	if (!buf[0])
+		for (int i = 0; i < tma_ncpus; i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? ", " : "", tma_cpus[i]->name);
+	return buf;
+}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Canonical event keys and their encoding per CPU recipe; see event_key.h. */
+/* Canonical event keys and the recipe's entry for one; see tma_keys.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "lib/warn.h"
-#include "pmu/event_key.h"
-#include "pmu/pfm_enc.h"
-#include "pmu/tma_recipes.h"
+#include "tma/tma_keys.h"
+#include "tma/tma_recipes.h"
 
 static const struct { const char *from, *to; } key_alias[] = {
 	{ "SLOTS", "TOPDOWN.SLOTS" },
@@ -135,8 +133,7 @@ const struct tma_event_enc *tma_event_enc(const struct tma_cpu *c, const char *k
 	return NULL;
 }
 
-/* split key into base and modifiers */
-static void key_mods(const char *key, char *base, size_t blen, unsigned long long *umask, bool *has_umask,
+void tma_key_mods(const char *key, char *base, size_t blen, unsigned long long *umask, bool *has_umask,
 		     unsigned long long *cmask, bool *edge, bool *inv)
 {
 	const char *colon = strchr(key, ':');
@@ -153,64 +150,6 @@ static void key_mods(const char *key, char *base, size_t blen, unsigned long lon
 	}
 }
 
-int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_attr *attr,
-		   char *err, size_t errlen)
-{
-	const struct tma_event_enc *e = tma_event_enc(c, key);
-	struct pfm_enc_out o = { 0 };
-
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	if (e && e->pseudo) {
-		err_set(err, errlen, "%s is a perf-metrics pseudo event (slots/topdown-*): not opened by tmabpf", key);
-		return -EOPNOTSUPP;
-	}
-	if (e && !e->pfm) {
-		o.type = PERF_TYPE_RAW;
-		o.config = e->raw;
-	} else if (e) {
-		if (!c->pfm_pmu) {
-			err_set(err, errlen, "no libpfm4 PMU for %s", c->name);
-			return -ENOENT;
-		}
-		int r = pfm_enc_event(c->pfm_pmu, e->pfm, &o, NULL, 0, err, errlen);
-		if (r)
-			return r;
-	} else {
-		/* default rule (Intel): A.B with modifiers -> libpfm4 A:B:c=N:e=1:i=1, umask patched */
-		char base[160], name[200];
-		unsigned long long um, cm;
-		bool hu, ed, in;
-		key_mods(key, base, sizeof(base), &um, &hu, &cm, &ed, &in);
-		if (!c->pfm_pmu) {
-			err_set(err, errlen, "recipe event %s has no encoding for %s", key, c->name);
-			return -ENOENT;
-		}
-		char *dot = strchr(base, '.');
-		if (dot)
-			*dot = ':';
-		int n = snprintf(name, sizeof(name), "%s", base);
-		if (cm)
-			n += snprintf(name + n, sizeof(name) - n, ":c=%llu", cm);
-		if (ed)
-			n += snprintf(name + n, sizeof(name) - n, ":e=1");
-		if (in)
-			n += snprintf(name + n, sizeof(name) - n, ":i=1");
-		int r = pfm_enc_event(c->pfm_pmu, name, &o, NULL, 0, err, errlen);
-		if (r)
-			return r;
-		if (hu)
-			o.config = (o.config & ~0xff00ULL) | ((um & 0xff) << 8);
-	}
-	attr->type = o.type;
-	attr->config = o.config;
-	attr->config1 = o.config1;
-	attr->config2 = o.config2;
-	attr->exclude_guest = 1;	/* perf stat's default */
-	return 0;
-}
-
-
 int tma_event_perf_name(const char *key, char *out, size_t len)
 {
 	char base[160], terms[96] = "";
@@ -218,7 +157,7 @@ int tma_event_perf_name(const char *key, char *out, size_t len)
 	bool hu, ed, in;
 	size_t t = 0;
 
-	key_mods(key, base, sizeof(base), &um, &hu, &cm, &ed, &in);
+	tma_key_mods(key, base, sizeof(base), &um, &hu, &cm, &ed, &in);
 	for (char *p = base; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	if (!strcmp(base, "topdown.slots"))

@@ -8,7 +8,7 @@
  * file with the installed perf).
  */
 #include <stddef.h>
-#include "pmu/tma_recipes.h"
+#include "tma/tma_recipes.h"
 
 /* skylake: PERF_CPUID=GenuineIntel-6-5E-3, 87 nodes, 6 helpers */
 static const struct tma_metric skl_metrics[] = {

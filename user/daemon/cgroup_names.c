@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "daemon/cgroup_path.h"
+#include "daemon/cgroup_names.h"
 
 #define FILEID_KERNFS 0xfe	/* handle type of kernfs (cgroupfs) file handles: the node id */
 
-int cgroup_find_mount(FILE *mounts, char *out, size_t len)
+int cgroup_names_find_mount(FILE *mounts, char *out, size_t len)
 {
 	struct mntent *m;
 
@@ -29,7 +29,7 @@ static int find_cgroup2(char *out, size_t len)
 
 	if (!f)
 		return -errno;
-	r = cgroup_find_mount(f, out, len);
+	r = cgroup_names_find_mount(f, out, len);
 	endmntent(f);
 	return r;
 }
@@ -56,7 +56,7 @@ int cgroup_names_init(struct cgroup_names *c, size_t max)
 	return 0;
 }
 
-const char *cgroup_strip_mount(const char *path, const char *mnt)
+const char *cgroup_names_strip_mount(const char *path, const char *mnt)
 {
 	size_t n = strlen(mnt);
 
@@ -85,7 +85,7 @@ static char *resolve(struct cgroup_names *c, uint64_t id)
 	if (n <= 0)
 		return NULL;
 	buf[n] = 0;
-	rel = cgroup_strip_mount(buf, c->mnt);
+	rel = cgroup_names_strip_mount(buf, c->mnt);
 	return strdup(rel ? rel : buf);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cgroup v2 ids (kernfs node ids, from BPF) to paths ("/system.slice/x.service"),
  * through open_by_handle_at on the cgroup2 mount; a bounded cache. */
-#ifndef TMABPF_CGROUP_PATH_H
-#define TMABPF_CGROUP_PATH_H
+#ifndef TMABPF_CGROUP_NAMES_H
+#define TMABPF_CGROUP_NAMES_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,9 +24,9 @@ int cgroup_names_init(struct cgroup_names *c, size_t max);
 const char *cgroup_names_get(struct cgroup_names *c, uint64_t id);
 /* The first cgroup2 mount point in a mount table (/proc/self/mounts' format) into out: 0, or
  * -ENOENT when there is none. */
-int cgroup_find_mount(FILE *mounts, char *out, size_t len);
+int cgroup_names_find_mount(FILE *mounts, char *out, size_t len);
 /* Path relative to the mount of a /proc/PID/cgroup-style absolute path: pure helper. */
-const char *cgroup_strip_mount(const char *path, const char *mnt);
+const char *cgroup_names_strip_mount(const char *path, const char *mnt);
 void cgroup_names_free(struct cgroup_names *c);
 
 #endif

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* --offcpu-stacks' collector. */
+#ifndef TMABPF_OFFCPU_COLLECTOR_H
+#define TMABPF_OFFCPU_COLLECTOR_H
+#include "run/collector.h"
+
+extern const struct collector offcpu_collector;
+
+#endif

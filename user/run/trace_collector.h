@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* --trace's collector: spans and counter tracks streamed to a Perfetto file. */
+#ifndef TMABPF_TRACE_COLLECTOR_H
+#define TMABPF_TRACE_COLLECTOR_H
+#include "run/collector.h"
+
+extern const struct collector trace_collector;
+
+#endif
