@@ -10,7 +10,7 @@ PKGS="clang-19 llvm-19 make gcc g++ binutils pkg-config libelf-dev libdw-dev zli
 libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler golang-go \
 libcapstone-dev \
 libopenblas-dev libopenblas0-pthread libdnnl-dev libomp-14-dev \
-bpftrace tmux time util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg likwid mbw librsvg2-bin \
+bpftrace tmux time util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg likwid mbw librsvg2-bin chromium \
 go-md2man man-db debhelper dpkg-dev lintian strace systemd python3-yaml python3-jsonschema \
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm debian-archive-keyring"
 

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -102,6 +103,22 @@ def test_report_folded_json(hostile, tmp_path):
     syms = {s["symbol"] for s in rep["samples"] if s["pid"] == pid}
     assert SYM.decode("utf-8", errors="replace") in syms, syms
     assert b"\x1b" not in js.read_bytes() and b"\xc2\x9b" not in js.read_bytes(), "raw controls in the JSON file"
+
+
+def test_flamegraph_svg(hostile, tmp_path):
+    """--flamegraph: the names are in the SVG as the folded lines have them (valid UTF-8, no control
+    byte), and the file stays well-formed XML."""
+    pid = hostile()
+    svg = tmp_path / "r.svg"
+    r = subprocess.run([TMABPF, "--sample=499", "-p", str(pid), "-d", "1", "--quiet", "--flamegraph", str(svg)],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert_clean(svg.read_bytes(), "--flamegraph")
+    titles = [t.text for t in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}title")]
+    # as in --folded: ';' becomes ':', a line break ' ', a JIT frame gets "_[j]"
+    comm, sym = "?]52:c:QQ? X?", SHOWN_SYM.replace(";", ":") + "_[j]"
+    assert any(t.startswith(comm + " (") for t in titles) and any(t.startswith(sym + " (") for t in titles), \
+        [t for t in titles if "52" in t]
 
 
 def test_batch_intervals(hostile):

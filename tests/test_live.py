@@ -17,7 +17,7 @@ from conftest import GROUNDTRUTH, TMABPF, gt_thread, leftover_bpf, load_json, ru
 
 PROMPT = "live-test$ "
 # string columns are left-aligned in their span, numbers right-aligned
-LEFT = {"COMM", "FUNCTION", "EVENT", "PMU", "TMA_L1", "TMA_L2"}
+LEFT = {"COMM", "FUNCTION", "EVENT", "PMU", "TMA_L1", "TMA_L2", "STATE"}
 
 
 class Tmux:
@@ -280,6 +280,57 @@ def test_live_view_keys(tmp_path, term):
     assert nothing_attached()
     assert load_json(tm_out)["stop_reason"] == "quit"
     assert spin_tid in {x["tid"] for x in load_json(tm_out)["threads"] if x["comm"] == "gt-spin"}
+    gt.kill()
+    gt.wait(timeout=30)
+
+
+def state_bar(on, runq, blocked, width=10):
+    """The STATE meter of these percents: each share ends where the running sum rounds to."""
+    ends = [round(min(sum((on, runq, blocked)[:k + 1]), 100) / 100 * width) for k in range(3)]
+    return "#" * ends[0] + "+" * (ends[1] - ends[0]) + "-" * (ends[2] - ends[1])
+
+
+def test_live_state_meter(tmp_path, term):
+    """Each thread row has an htop-style STATE meter of its interval: '#' on-CPU, '+' runqueue, '-'
+    blocked, as long as its ONCPU%, RUNQ% and BLOCK% cells say (to the rounding of those cells);
+    the spinner's is on the CPU or waiting for it, the sleeper's blocked (groundtruth's threads).
+    At 80 columns it stays (the switch counts go first), at 60 it gives way to the percentages; the
+    plain-text tables have no meter."""
+    gt, _ = start_workload(tmp_path, "spin:200", "sleep:200", repeat=60)
+    t = term(width=120, height=30)
+    t.run(f"{TMABPF} -p {gt.pid} -I 500")
+
+    def ready(s):
+        rows = {r["COMM"]: r for r in table(s)}
+        return "gt-sleep" in rows and "gt-spin" in rows and num(rows["gt-sleep"]["BLOCK%"]) > 80 and \
+            num(rows["gt-spin"]["ONCPU%"]) + num(rows["gt-spin"]["RUNQ%"]) > 80
+    s = t.wait(ready, "a full interval of both threads", timeout=30)
+    rows = table(s)
+    assert rows and all("STATE" in r for r in rows), s
+    for r in rows:
+        on, rq, bl = num(r["ONCPU%"]), num(r["RUNQ%"]), num(r["BLOCK%"])
+        got = r["STATE"]
+        assert set(got) <= set("#+-") and len(got) <= 10, r
+        near = {state_bar(on + a, rq + b, bl + c).rstrip() for a in (-0.05, 0, 0.05) for b in (-0.05, 0, 0.05)
+                for c in (-0.05, 0, 0.05)}
+        assert got in near, (r, near)
+    spin = next(r for r in rows if r["COMM"] == "gt-spin")["STATE"]
+    sleep = next(r for r in rows if r["COMM"] == "gt-sleep")["STATE"]
+    assert spin.count("#") + spin.count("+") >= 8 and sleep.count("-") >= 8, (spin, sleep)
+    t.resize(80, 24)
+    s = t.wait(lambda s: "IVCSW" not in s and "TID" in s, "80 columns")
+    assert all(len(l) <= 80 for l in s.splitlines()), s
+    hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
+    assert re.search(r"ONCPU% +BLOCK% +RUNQ% STATE {6}", hdr), hdr	# whole, before the switch counts
+    t.resize(60, 20)
+    s = t.wait(lambda s: "STATE" not in s and "TID" in s, "60 columns: the meter gives way")
+    hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
+    assert "ONCPU%" in hdr and all(len(l) <= 60 for l in s.splitlines()), s
+    t.resize(160, 45)
+    t.wait(lambda s: "STATE" in s, "wide redraw")
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (" in s and Tmux.at_prompt(s), "final report")
+    assert "STATE" not in s.split("=== tmabpf final report (", 1)[1], s
     gt.kill()
     gt.wait(timeout=30)
 

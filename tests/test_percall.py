@@ -4,6 +4,7 @@ workloads whose truth is known: the OpenBLAS decoder (sgemm calls per token), pe
 whose spin share it measures, nested and multi-threaded markers, a fake CUDA driver, a marker never
 called, Ctrl-C mid-token)."""
 import os
+import re
 import signal
 import subprocess
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from conftest import BUILD, DECODER, ROOT, TMABPF, load_json, run_tmabpf
 from percall_windows import assert_windows_tile, window_tiles
+from test_probe_place import bpftrace_start, bpftrace_stop
 
 PERSTEP = os.path.join(BUILD, "workloads", "perstep")
 OPENBLAS_ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1", OPENBLAS_CORETYPE="Haswell")
@@ -345,3 +347,57 @@ def test_live_token_view(tmp_path):
     last = lines[views[-1]]
     assert "last 32: " in last and any(ch in last for ch in "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588")
     assert "compute" in lines[views[-1] + 1] and "runqueue" in lines[views[-1] + 1]
+
+
+def hist_rows(text):
+    """{bucket label: count} of bpftrace-style hist() rows ("[1M, 2M)   20 |@@@@ |")."""
+    return {m[0]: int(m[1]) for m in re.findall(r"^\s*(\[[^\]\)]*[\]\)])\s+(\d+) \|@*\s*\|$", text, re.M)}
+
+
+def log2_label(ns):
+    """bpftrace's hist() bucket of ns, as it labels it."""
+    if ns < 2:
+        return f"[{ns}]"
+    p = ns.bit_length() - 1
+
+    def power(p):
+        return str(1 << p) if p < 10 else f"{1 << (p % 10)}{' KMGTPE'[p // 10]}"
+    return f"[{power(p)}, {power(p + 1)})"
+
+
+@needs_perstep
+def test_wall_histogram_is_the_iterations_and_bpftraces(tmp_path):
+    """The per-call wall-time histogram (log2 buckets, as bpftrace's hist()): in the JSON and the text
+    report it is exactly the buckets of the iterations' own wall times; and bpftrace's hist() of
+    step()'s entry-to-return time, attached in the same run, puts the calls in the same buckets
+    (perstep alternate: 1.2 ms and 3.6 ms steps, far from a bucket's edge)."""
+    steps = 30
+    out = str(tmp_path / "pc.json")
+    bt = bpftrace_start(f'uprobe:{PERSTEP}:step {{ @s[tid] = nsecs; }} '
+                        f'uretprobe:{PERSTEP}:step /@s[tid]/ {{ @h = hist(nsecs - @s[tid]); delete(@s[tid]); }}')
+    try:
+        r = run_tmabpf(["--json", out, "--per-call", ":step", "--", PERSTEP, "--mode", "alternate",
+                        "--steps", str(steps), "--work-us", "1200"], timeout=180)
+    finally:
+        bt_out = bpftrace_stop(bt)
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    walls = [it["wall_ns"] for it in rep["iterations"]]
+    assert len(walls) == steps
+    want = {}
+    for w in walls:
+        want[log2_label(w)] = want.get(log2_label(w), 0) + 1
+    hist = rep["per_call"]["wall_hist"]
+    got = {log2_label(b["lo_ns"]): b["count"] for b in hist if b["count"]}
+    assert got == want, (got, walls)
+    for b in hist:
+        assert b["count"] == sum(1 for w in walls if b["lo_ns"] <= w <= b["hi_ns"]), b
+    text = r.stdout[r.stdout.index("wall time per iteration"):]
+    assert {k: v for k, v in hist_rows(text).items() if v} == want, text
+    assert max(len(line) for line in text.splitlines()[:len(hist) + 1]) <= 80
+    peer = hist_rows(bt_out[bt_out.index("@h"):])
+    assert sum(peer.values()) == steps, bt_out
+    # bpftrace times the same calls from its own probes (a few us apart): a call within that of a
+    # bucket's edge may land in the next one
+    moved = sum(abs(peer.get(k, 0) - want.get(k, 0)) for k in set(peer) | set(want))
+    assert moved <= 2, (bt_out, want)

@@ -208,11 +208,50 @@ static void test_tma_per_iteration(void)
 	drop(&s);
 }
 
+/* bpftrace's hist() buckets and labels: 0, 1, [2^(k-1), 2^k); K, M, G are powers of 1024 */
+static void test_log2_hist(void)
+{
+	static const unsigned long long walls[] = { 0, 1, 2, 3, 4, 1048575, 1048576, 2097151, 2097152 };
+	struct iteration v[sizeof(walls) / sizeof(walls[0])] = {};
+	struct iterations s = { .v = v, .n = sizeof(walls) / sizeof(walls[0]) };
+	struct log2_hist h;
+	unsigned long long lo, hi;
+	char label[40], *out;
+	size_t len;
+	FILE *f;
+	int first, last;
+
+	for (size_t i = 0; i < s.n; i++)
+		v[i].wall_ns = walls[i];
+	iterations_hist(&s, &h);
+	check(h.count[0] == 1 && h.count[1] == 1 && h.count[2] == 2 && h.count[3] == 1 && h.count[20] == 1 &&
+	      h.count[21] == 2 && h.count[22] == 1, "each wall in its bucket");
+	check(log2_hist_span(&h, &first, &last) && first == 0 && last == 22, "span: first and last non-empty");
+	log2_hist_range(21, &lo, &hi);
+	check(lo == 1048576 && hi == 2097151, "bucket 21 is [1M, 2M)");
+	log2_hist_range(64, &lo, &hi);
+	check(lo == 1ULL << 63 && hi == ~0ULL && log2_hist_bucket(~0ULL) == 64, "the last bucket ends at 2^64 - 1");
+	log2_hist_label(21, label, sizeof(label));
+	check(!strcmp(label, "[1M, 2M)"), "label %s", label);
+	log2_hist_label(10, label, sizeof(label));
+	check(!strcmp(label, "[512, 1K)"), "label %s", label);
+	log2_hist_label(1, label, sizeof(label));
+	check(!strcmp(label, "[1]"), "label %s", label);
+	f = open_memstream(&out, &len);
+	log2_hist_print(&h, "  ", f);
+	fclose(f);
+	check(strstr(out, "  [2, 4)                  2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n") &&
+	      strstr(out, "  [4K, 8K)                0 |                                        |\n") &&
+	      strstr(out, "  [1]                     1 |@@@@@@@@@@@@@@@@@@@@                    |\n"), "rows: empty buckets between, bars scaled:\n%s", out);
+	free(out);
+}
+
 int main(void)
 {
 	if (!setup())
 		return 1;
 	test_tma_per_iteration();
+	test_log2_hist();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

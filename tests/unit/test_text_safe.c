@@ -4,6 +4,7 @@
  * control byte and no invalid UTF-8 gets through either, valid UTF-8 is kept.
  */
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "check.h"
 #include "lib/json.h"
@@ -28,6 +29,16 @@ static char *fputs_safe(const char *s)
 	return buf;
 }
 
+static char *xml_of(const char *s, size_t max, size_t *chars)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	*chars = text_safe_xml_fputs(s, max, f);
+	fclose(f);
+	return buf;
+}
+
 static char *json_of(const char *s)
 {
 	static char buf[512];
@@ -44,6 +55,7 @@ int main(void)
 {
 	const char *plain = "llama-cli", *utf8 = "caf\xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80";
 	char small[6];
+	size_t chars;
 
 	check(safe(plain) == plain, "a plain name is returned as is, not copied");
 	check(safe(utf8) == utf8, "valid UTF-8 (2, 3, 4 bytes) is kept");
@@ -59,5 +71,10 @@ int main(void)
 	      "JSON: controls as \\u00XX, invalid UTF-8 as \\ufffd (%s)", json_of(HOSTILE));
 	check(!strcmp(json_of(utf8), "\"caf\xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80\""), "JSON keeps valid UTF-8");
 	check(!strcmp(json_of("a\"b\\c"), "\"a\\\"b\\\\c\""), "JSON escapes quote and backslash");
+	check(!strcmp(xml_of("<a href=\"x\">&\x1b\xc3\xa9", SIZE_MAX, &chars), "&lt;a href=&quot;x&quot;&gt;&amp;?\xc3\xa9") &&
+	      chars == 15, "XML: special characters escaped, controls '?', UTF-8 kept, characters counted");
+	check(!strcmp(xml_of("\xc3\xa9\xc3\xa9<b", 2, &chars), "\xc3\xa9\xc3\xa9") && chars == 4,
+	      "XML: at most max characters written, whole ones; all counted");
+	check(text_safe_xml_fputs("abc", SIZE_MAX, NULL) == 3, "XML: no file: counted only");
 	return check_exit();
 }

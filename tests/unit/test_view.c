@@ -123,6 +123,15 @@ static void test_bar(void)
 	t = (struct vm_tma){ .ok = false };
 	vm_tma_bar(&t, 6, bar);
 	check(!strcmp(bar, "------"), "no TMA: dashes: %s", bar);
+	vm_state_bar(55, 20, 20, 10, bar);
+	check(!strcmp(bar, "######++--"), "STATE on 55 runq 20 blocked 20 in 10: each ends at its running sum: '%s'",
+	      bar);
+	vm_state_bar(50, 0, 20, 10, bar);
+	check(!strcmp(bar, "#####--   "), "STATE: 30 %% not there is blank: '%s'", bar);
+	vm_state_bar(NAN, -3, 250, 8, bar);
+	check(!strcmp(bar, "--------"), "STATE: n/a and negative shares count 0, the sum stops at 100 %%: '%s'", bar);
+	vm_state_bar(0, 0, 0, 4, bar);
+	check(!strcmp(bar, "    "), "STATE: a thread not there: blank '%s'", bar);
 }
 
 static int col_of(const struct vm_table *t, const char *name)

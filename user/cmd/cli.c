@@ -24,7 +24,7 @@ enum {
 	OPT_DRY_RUN, OPT_CPU, OPT_TMA, OPT_VERBOSE, OPT_UPROBE, OPT_MAX_RATE, OPT_MAX_STACKS, OPT_MAX_FUNCS,
 	OPT_TRACE,
 	OPT_BATCH,
-	OPT_SAMPLE, OPT_FOLDED, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
+	OPT_SAMPLE, OPT_FOLDED, OPT_FLAMEGRAPH, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 	OPT_PROBE_AT,
 	OPT_ITT,
@@ -90,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "sample", optional_argument, NULL, OPT_SAMPLE },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "sample-events", optional_argument, NULL, OPT_SAMPLE_EVENTS },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "max-sample-stacks", required_argument, NULL, OPT_MAX_SAMPLE_STACKS },
@@ -143,7 +144,7 @@ void cli_usage(FILE *f)
 	      "      --batch            plain-text summaries, never the live view\n"
 	      "      --json FILE        the final report as JSON ('-': stdout)\n"
 	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
-	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks, for flame graphs\n"
+	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks; --flamegraph SVG: the graph\n"
 	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
 	      "      --top N            rows per table (default 20)\n"
 	      "      --quiet            no final text report, only errors on stderr (warnings: in the JSON)\n"
@@ -280,6 +281,7 @@ static int parse_one(int c, struct options *o)
 		}
 		return parse_int(optarg, "--sample rate (Hz)", 1, 100000, &o->sample_hz);
 	case OPT_FOLDED: o->folded_path = optarg; return 0;
+	case OPT_FLAMEGRAPH: o->flamegraph_path = optarg; return 0;
 	case OPT_SAMPLE_EVENTS:
 		if (!optarg) {
 			o->sample_events_hz = EVSAMPLE_DEFAULT_HZ;
@@ -385,11 +387,11 @@ static bool same_output(const char *a, const char *b)
 
 static int check_outputs(const struct options *o)
 {
-	const char *path[] = { o->json_path, o->trace_path, o->pprof_path, o->folded_path };
-	static const char *const opt[] = { "--json", "--trace", "--pprof", "--folded" };
+	const char *path[] = { o->json_path, o->trace_path, o->pprof_path, o->folded_path, o->flamegraph_path };
+	static const char *const opt[] = { "--json", "--trace", "--pprof", "--folded", "--flamegraph" };
 
-	for (int i = 0; i < 4; i++)
-		for (int k = i + 1; k < 4; k++)
+	for (int i = 0; i < 5; i++)
+		for (int k = i + 1; k < 5; k++)
 			if (path[i] && path[k] && same_output(path[i], path[k])) {
 				err_print("%s %s and %s %s are one file: the second would replace the first; give "
 					  "each output its own path", opt[i], path[i], opt[k], path[k]);
@@ -428,6 +430,8 @@ int cli_parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->target.argv && !o->target.nr_pids && !o->target.nr_tids)
 		o->system_wide = true;
+	if (o->flamegraph_path && !o->sample_hz && !o->offcpu_stacks)
+		o->sample_hz = SAMPLE_DEFAULT_HZ;	/* --flamegraph alone: the on-CPU graph, --sample's default rate */
 	if (o->nr_spin_specs && !o->sample_hz && !o->nr_uprobe_specs) {
 		err_print("--spin needs --sample or --uprobe (spin time is the share of a thread's samples in spin "
 			  "functions, or the on-CPU time of probed ones)");

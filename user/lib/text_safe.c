@@ -80,3 +80,30 @@ void text_safe_fputs(const char *s, FILE *f)
 		p += n;
 	}
 }
+
+size_t text_safe_xml_fputs(const char *s, size_t max, FILE *f)
+{
+	size_t chars = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; chars++) {
+		bool replace;
+		int n = text_safe_char(p, &replace);
+
+		if (f && chars < max) {
+			if (replace)
+				fputc('?', f);
+			else if (*p == '<')
+				fputs("&lt;", f);
+			else if (*p == '>')
+				fputs("&gt;", f);
+			else if (*p == '&')
+				fputs("&amp;", f);
+			else if (*p == '"')
+				fputs("&quot;", f);
+			else
+				fwrite(p, 1, n, f);
+		}
+		p += n;
+	}
+	return chars;
+}

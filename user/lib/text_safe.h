@@ -23,5 +23,8 @@ int text_safe_char(const unsigned char *p, bool *replace);
 const char *text_safe(const char *s, char *buf, size_t len);
 /* text_safe of a string of any length, written to f. */
 void text_safe_fputs(const char *s, FILE *f);
+/* text_safe of s for XML (SVG) text and attributes: '<', '>', '&' and '"' escaped, at most max
+ * characters of it written (none when f is NULL).  Returns the characters s holds (all of them). */
+size_t text_safe_xml_fputs(const char *s, size_t max, FILE *f);
 
 #endif

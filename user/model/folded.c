@@ -47,7 +47,7 @@ static int line_cmp(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
 }
 
-int folded_write(struct folded *f, FILE *out)
+void folded_merge(struct folded *f)
 {
 	size_t n = 0;
 
@@ -61,7 +61,12 @@ int folded_write(struct folded *f, FILE *out)
 		f->v[n++] = f->v[i];
 	}
 	f->nr = n;
-	for (size_t i = 0; i < n; i++) {	/* one stack a line: no name may break a line (text_safe) */
+}
+
+int folded_write(struct folded *f, FILE *out)
+{
+	folded_merge(f);
+	for (size_t i = 0; i < f->nr; i++) {	/* one stack a line: no name may break a line (text_safe) */
 		text_safe_fputs(f->v[i].stack, out);
 		if (fprintf(out, " %llu\n", f->v[i].weight) < 0)
 			return errno ? -errno : -EIO;

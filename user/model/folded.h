@@ -25,7 +25,9 @@ struct folded {
 void folded_init(struct folded *f);
 /* Add one stack (frames[0] is the root) with its weight. */
 int folded_add(struct folded *f, const char *const *frames, size_t n, unsigned long long weight);
-/* Merge equal stacks and sort; then write "stack weight" lines. */
+/* Merge equal stacks and sort: the stacks sharing a prefix are then next to one another. */
+void folded_merge(struct folded *f);
+/* folded_merge, then write "stack weight" lines. */
 int folded_write(struct folded *f, FILE *out);
 unsigned long long folded_total(const struct folded *f);
 void folded_free(struct folded *f);

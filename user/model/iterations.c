@@ -109,6 +109,13 @@ void iterations_stats(const struct iterations *s, struct iter_stats *st)
 	free(w);
 }
 
+void iterations_hist(const struct iterations *s, struct log2_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < s->n; i++)
+		log2_hist_add(h, s->v[i].wall_ns);
+}
+
 static const struct iterations *sort_set;
 
 static int cmp_slower(const void *a, const void *b)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "bpf/tmabpf.h"
+#include "lib/log2_hist.h"
 
 /* One thread's share of a window. */
 struct iter_time {
@@ -104,6 +105,8 @@ int iterations_add(struct iterations *s, struct iteration *it);
 void iterations_free(struct iterations *s);
 /* The nearest-rank percentiles of the walls. */
 void iterations_stats(const struct iterations *s, struct iter_stats *st);
+/* The walls' power-of-two histogram (bpftrace's hist()). */
+void iterations_hist(const struct iterations *s, struct log2_hist *h);
 /* Sum a window's share into *to. */
 void iter_time_add(struct iter_time *to, const struct iter_time *t);
 unsigned long long iter_time_total(const struct iter_time *t);

@@ -107,6 +107,29 @@ static unsigned long long total_calls(const struct iterations *s, unsigned int f
 	return n;
 }
 
+/* the walls' log2 histogram, first to last non-empty bucket */
+static void wall_hist_json(const struct iterations *s, struct json *j)
+{
+	struct log2_hist h;
+	int first, last;
+
+	iterations_hist(s, &h);
+	json_arr_begin(j, "wall_hist");
+	for (int b = 0; log2_hist_span(&h, &first, &last) && b <= last; b++) {
+		unsigned long long lo, hi;
+
+		if (b < first)
+			continue;
+		log2_hist_range(b, &lo, &hi);
+		json_obj_begin(j, NULL);
+		json_u64(j, "lo_ns", lo);
+		json_u64(j, "hi_ns", hi);
+		json_u64(j, "count", h.count[b]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 void report_iterations_json(const struct report *r, struct json *j)
 {
 	unsigned int ids[PERCALL_MAX_FUNCS];
@@ -132,6 +155,7 @@ void report_iterations_json(const struct report *r, struct json *j)
 	json_u64(j, "p99_ns", st.p99_ns);
 	json_u64(j, "max_ns", st.max_ns);
 	json_double(j, "per_s", st.per_s);
+	wall_hist_json(s, j);
 	/* mean calls per iteration, by "library file name:symbol" ('tmabpf diff' iteration.calls[LIB:FUNC]) */
 	json_obj_begin(j, "calls");
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
@@ -265,6 +289,7 @@ void report_iterations_text(const struct report *r, FILE *f)
 	unsigned int ids[PERCALL_MAX_FUNCS];
 	unsigned long long median[PERCALL_MAX_FUNCS];
 	struct iter_stats st;
+	struct log2_hist h;
 	unsigned long long all;
 	char safe[512];
 	int nids;
@@ -288,6 +313,9 @@ void report_iterations_text(const struct report *r, FILE *f)
 		"runqueue %.1f%%, absent %.1f%%\n", pct(sum.compute_ns, all), pct(sum.spin_ns, all),
 		r->samples || spin_probes(r) ? "" : " (no --sample or probed spin function: not measured)", pct(sum.blocked_ns, all), pct(sum.runq_ns, all),
 		pct(sum.absent_ns, all));
+	fprintf(f, "  wall time per iteration, ns (log2 buckets, as bpftrace's hist()):\n");
+	iterations_hist(s, &h);
+	log2_hist_print(&h, "  ", f);
 	print_top(s, f);
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
 	if (nids) {

@@ -2,6 +2,8 @@
 /* The roofline chart as SVG (roofline_svg.h). */
 #include <math.h>
 #include <string.h>
+#include <stdint.h>
+#include "lib/text_safe.h"
 #include "lib/units.h"
 #include "output/roofline_svg.h"
 
@@ -177,19 +179,6 @@ static void points(FILE *f, const struct roofline_result *r, const struct axes *
 	}
 }
 
-/* s with XML's special characters escaped */
-static void put_xml(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc((unsigned char)*s >= 0x20 ? *s : '?', f);
-		}
-}
-
 void roofline_svg_write(const struct roofline_result *r, FILE *f)
 {
 	struct axes a;
@@ -212,7 +201,7 @@ void roofline_svg_write(const struct roofline_result *r, FILE *f)
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">tmabpf roofline: %zu shapes, %llu calls%s", LEFT, r->nrows,
 		(unsigned long long)r->calls, r->have_roofs ? "; roofs of " : " (no measured roofs: 'sudo tmabpf roofs')");
 	if (r->have_roofs)
-		put_xml(f, r->roofs.host.cpu);
+		text_safe_xml_fputs(r->roofs.host.cpu, SIZE_MAX, f);
 	fputs("</text>\n", f);
 	grid(f, &a);
 	roofs(f, r, &a);

@@ -38,6 +38,7 @@ struct options {
 	int sample_events_hz;		/* --sample-events[=HZ]: every event sampled, HZ in all per CPU; 0 = off */
 	const char *pprof_path;		/* --pprof FILE: the samples as a pprof profile */
 	const char *folded_path;	/* --folded FILE */
+	const char *flamegraph_path;	/* --flamegraph FILE.svg */
 	int max_sample_stacks;		/* sample rows and stored stacks */
 	bool offcpu_stacks;		/* --offcpu-stacks */
 	const char *mem_source;		/* --mem-samples[=pmu|page-faults]; NULL = off */

@@ -20,6 +20,7 @@
 #include "lib/warn.h"
 #include "model/zero_counts.h"
 #include "output/dryrun.h"
+#include "output/flamegraph_svg.h"
 #include "output/pprof.h"
 #include "run/collector.h"
 #include "run/memsamples_collector.h"
@@ -76,6 +77,7 @@ struct run_state {
 	char tma_off[256];		/* why the planned TMA is not shown (zero_counts_tma) */
 	struct outfile json_out, folded_out;	/* --json, --folded: opened before the run */
 	struct outfile pprof_out;		/* --pprof */
+	struct outfile flame_out;		/* --flamegraph */
 };
 
 /* The profiling run's table, in the order of its dependencies: the spine (or task accounting)
@@ -142,6 +144,8 @@ static enum run_status open_outputs(struct run_state *st, struct options *o)
 					  err, sizeof(err))) ||
 	    (o->folded_path && outfile_open(&st->folded_out, "--folded", o->folded_path, OUTFILE_AT_END, o->out_mode,
 					    err, sizeof(err))) ||
+	    (o->flamegraph_path && outfile_open(&st->flame_out, "--flamegraph", o->flamegraph_path, OUTFILE_AT_END,
+						o->out_mode, err, sizeof(err))) ||
 	    (o->pprof_path && outfile_open(&st->pprof_out, "--pprof", o->pprof_path, OUTFILE_AT_END, o->out_mode,
 					   err, sizeof(err))) ||
 	    (o->target.argv && target_spawn(&o->target, err, sizeof(err)))) {
@@ -200,22 +204,25 @@ static const char *wait_loop(struct run_state *st)
 	}
 }
 
-/* --folded FILE: the samples' stacks, with the off-CPU stacks among them. */
+/* --folded FILE, --flamegraph FILE.svg: the samples' stacks, with the off-CPU stacks among them. */
 static int write_folded(struct run_state *st)
 {
-	struct folded *f = st->c.rep.folded;
+	struct folded none = { 0 }, *f = st->c.rep.folded ? st->c.rep.folded : &none;
+	struct outfile *out[] = { &st->folded_out, &st->flame_out };
 	char err[512];
-	int r;
+	int r, rc = RUN_OK;
 
-	if (!outfile_is_open(&st->folded_out))
-		return RUN_OK;
-	if (f && (r = folded_write(f, st->folded_out.f)))
-		st->folded_out.write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
-	if (outfile_commit(&st->folded_out, err, sizeof(err))) {
-		err_print("%s", err);
-		return RUN_FAILED;
+	for (int i = 0; i < 2; i++) {
+		if (!outfile_is_open(out[i]))
+			continue;
+		if ((r = i ? flamegraph_svg_write(f, out[i]->f) : folded_write(f, out[i]->f)))
+			out[i]->write_errno = -r;	/* the write's own errno: ENOSPC on a full disk */
+		if (outfile_commit(out[i], err, sizeof(err))) {
+			err_print("%s", err);
+			rc = RUN_FAILED;
+		}
 	}
-	return RUN_OK;
+	return rc;
 }
 
 /* --pprof FILE: the samples with their stacks, as a pprof profile. */
@@ -283,6 +290,7 @@ static void cleanup(struct run_state *st)
 	outfile_abort(&st->json_out);	/* no-op once committed */
 	outfile_abort(&st->folded_out);
 	outfile_abort(&st->pprof_out);
+	outfile_abort(&st->flame_out);
 	thread_table_free(&c->tt);
 	view_curses_close(st->ui);
 	st->ui = NULL;

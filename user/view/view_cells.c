@@ -124,6 +124,15 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 	case VM_F_NODE:
 		snprintf(buf, len, "%s", row->tma.ok && row->tma.l2[0] ? row->tma.l2 : "-");
 		return;
+	case VM_F_STATE: {
+		int w = compact ? col->cwidth : col->width;
+		char bar[128];
+
+		vm_state_bar(row->v[col->arg], row->v[col->arg + 2], row->v[col->arg + 1],
+			     w < (int)sizeof(bar) ? w : (int)sizeof(bar) - 1, bar);
+		snprintf(buf, len, "%s", bar);
+		return;
+	}
 	default:
 		break;
 	}
@@ -264,4 +273,26 @@ void vm_tma_of(const struct report *r, const struct thread_stats *s, struct vm_t
 	if (!s->oncpu_ns || report_tma(r, s, &res))
 		return;
 	vm_tma_from_result(&res, out);
+}
+
+void vm_state_bar(double oncpu, double runq, double blocked, int width, char *buf)
+{
+	double v[3] = { oncpu, runq, blocked }, edge = 0;
+	static const char mark[3] = { '#', '+', '-' };
+	int at = 0;
+
+	if (width <= 0) {
+		buf[0] = 0;
+		return;
+	}
+	memset(buf, ' ', width);
+	buf[width] = 0;
+	for (int i = 0; i < 3; i++) {	/* each share ends where the running sum rounds to: they never overlap */
+		int end;
+
+		edge += isnan(v[i]) || v[i] < 0 ? 0 : v[i];
+		end = (int)lround(fmin(edge, 100.0) / 100.0 * width);
+		for (; at < end; at++)
+			buf[at] = mark[i];
+	}
 }

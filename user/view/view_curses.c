@@ -109,6 +109,7 @@ struct view_curses *view_curses_open(struct view *v, int interval_ms, bool repai
 	}
 	set_term(c->scr);
 	c->v = v;
+	v->live = true;
 	c->interval_ms = interval_ms;
 	c->repaint = repaint;
 	c->kind = VM_THREADS;

@@ -30,6 +30,8 @@ enum vm_fmt {
 	VM_F_CHAR,	/* one character (function source: u/s) */
 	VM_F_BAR,	/* TMA level-1 stacked bar; sorts by Backend_Bound */
 	VM_F_NODE,	/* TMA dominant level-2 node; sorts by its value */
+	VM_F_STATE,	/* on-CPU/runqueue/blocked meter of the row's ONCPU%, RUNQ%, BLOCK% cells (arg: the ONCPU%
+			 * column); sorts by ONCPU% */
 };
 
 #define VM_MAX_COLS (16 + TMABPF_MAX_EVENTS)
@@ -130,6 +132,7 @@ struct view {
 	struct vm_table tab[VM_NKINDS];
 	char filter[64];		/* comm/symbol substring, or a pid/tid */
 	bool whole_run;			/* tables cover the whole run (final report) */
+	bool live;			/* the live view shows the tables: the STATE meters too */
 	/* this period */
 	struct thread_stats *td;	/* thread deltas */
 	size_t ntd;
@@ -197,6 +200,9 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 /* TMA level 1 as a stacked bar of exactly width letters F(rontend) S(peculation)
  * B(ackend) R(etiring), in proportion; '-' when there is no TMA. */
 void vm_tma_bar(const struct vm_tma *t, int width, char *buf);
+/* An htop-style meter of exactly width characters: '#' on-CPU, '+' runqueue, '-' blocked, then ' ' (the
+ * rest of the period: the thread did not exist, or its time is not accounted yet), of percents. */
+void vm_state_bar(double oncpu, double runq, double blocked, int width, char *buf);
 /* TMA level 1 and the dominant level-2 node of a computed tree. */
 void vm_tma_from_result(const struct tma_result *res, struct vm_tma *out);
 /* ... of one set of sums (report_tma); out->ok false when there is none. */

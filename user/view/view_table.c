@@ -12,7 +12,7 @@
 
 /* What a column shows. */
 enum vm_key {
-	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
+	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_STATE, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
 	K_TMA_BAR, K_TMA_L2,
 	K_SRC, K_FUNC, K_CALLS, K_CALLS_S, K_SAMPLES, K_SAMPLES_S, K_WALL, K_FONCPU, K_SHARE, K_SELF, K_SELF_PCT,
 	K_FBLOCK, K_FRUNQ, K_FCTR,
@@ -72,7 +72,7 @@ static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fm
 	c->cwidth = cwidth;
 	c->prio = prio;
 	c->arg = arg;
-	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR;
+	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR || fmt == VM_F_STATE;
 	c->stretch = false;
 	c->key = key;
 	return t->ncols++;
@@ -98,6 +98,7 @@ struct col_spec {
 };
 #define SAMPLED 1u
 #define STRETCH 2u
+#define LIVE 4u		/* only in the live view's threads table (a process' shares add up past 100 %) */
 
 static const struct col_spec thread_cols[] = {
 	{ K_PID, "PID", VM_F_ID, 7, 7, 2, 0, 0 },
@@ -116,6 +117,7 @@ static const struct col_spec sums_cols[] = {
 	{ K_ONCPU, "ONCPU%", VM_F_PCT, 7, 6, 1, 0, 0 },
 	{ K_BLOCK, "BLOCK%", VM_F_PCT, 7, 6, 2, 0, 0 },
 	{ K_RUNQ, "RUNQ%", VM_F_PCT, 7, 6, 2, 0, 0 },
+	{ K_STATE, "STATE", VM_F_STATE, 10, 10, 4, 0, LIVE },	/* right after ONCPU%, BLOCK%, RUNQ% */
 	{ K_VCSW, "VCSW", VM_F_INT, 7, 6, 5, 0, 0 },
 	{ K_IVCSW, "IVCSW", VM_F_INT, 7, 6, 5, 0, 0 },
 	{ K_MIGR, "MIGR", VM_F_INT, 5, 5, 6, 0, 0 },
@@ -150,14 +152,15 @@ static const struct col_spec event_cols[] = {
 	{ 0 },
 };
 
-static void spec_cols(struct vm_table *t, const struct col_spec *c, bool sampled)
+static void spec_cols(struct vm_table *t, const struct col_spec *c, bool sampled, bool live)
 {
 	for (; c->name; c++) {
 		int k;
 
-		if ((c->flags & SAMPLED) && !sampled)
+		if (((c->flags & SAMPLED) && !sampled) || ((c->flags & LIVE) && (!live || t->kind != VM_THREADS)))
 			continue;
-		k = add_col(t, c->key, c->name, c->fmt, c->width, c->cwidth, c->prio, c->arg);
+		k = add_col(t, c->key, c->name, c->fmt, c->width, c->cwidth, c->prio,
+			    c->key == K_STATE ? col_of(t, K_ONCPU) : c->arg);
 		if (k >= 0 && (c->flags & STRETCH))
 			t->col[k].stretch = true;
 	}
@@ -173,9 +176,9 @@ static void table_cols(struct view *v, enum vm_kind k, const char *title, const 
 	t->kind = k;
 	t->title = title;
 	t->ncols = 0;
-	spec_cols(t, own, r->samples_live && !v->whole_run);
+	spec_cols(t, own, r->samples_live && !v->whole_run, v->live);
 	if (sums)
-		spec_cols(t, sums, false);
+		spec_cols(t, sums, false, v->live);
 	if (ctr_key < 0)
 		return;
 	counter_cols(t, r, ctr_key);
@@ -209,6 +212,7 @@ static double sums_cell(int key, int arg, const struct thread_stats *s, double p
 	case K_ONCPU: return vm_pct(s->oncpu_ns, period_ns);
 	case K_BLOCK: return vm_pct(s->offcpu_blocked_ns, period_ns);
 	case K_RUNQ: return vm_pct(s->offcpu_runqueue_ns, period_ns);
+	case K_STATE: return vm_pct(s->oncpu_ns, period_ns);
 	case K_VCSW: return s->switches_voluntary;
 	case K_IVCSW: return s->switches_involuntary;
 	case K_MIGR: return s->migrations;
