@@ -33,5 +33,5 @@ for k in sw up; do
 	b=$(median "$tmp/$k.before"); a=$(median "$tmp/$k.after")
 	what=$([ "$k" = sw ] && echo "BPF ns per switch (tmabpf -a)" || echo "BPF ns per call, 2 hits (tmabpf --uprobe)")
 	awk -v w="$what" -v b="$b" -v a="$a" -v r="$rev" -v n="$rounds" \
-		'BEGIN { printf "%s: %s %.0f, this tree %.0f: ratio %.2f (median of %d alternating rounds)\n", w, r, b, a, b > 0 ? a / b : 0, n }'
+		'BEGIN { printf "%s: %s %.0f, this tree %.0f: ratio %.2f (median of %d alternating rounds)\n", w, r, b, a, (b > 0 ? a / b : 0), n }'
 done
