@@ -54,7 +54,7 @@ def dnnl_run(tmp_path_factory):
     7.3 ms once, at load 3.5 on 2 CPUs)."""
     d = tmp_path_factory.mktemp("itt")
     js, tr = str(d / "r.json"), str(d / "t.json")
-    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--trace", tr, "--",
+    r = run_tmabpf(["--itt", "--json", js, "--trace", tr, "--",
                     "chrt", "-f", "1", "env", "DNNL_VERBOSE=1", DNNLWORK, "4", "5", "6", "160"])
     assert r.returncode == 0, r.stderr
     return r, load_json(js), load_json(tr)
@@ -95,7 +95,7 @@ def test_span_times_match_dnnl_verbose(dnnl_run):
 def test_openmp_barrier_spans_equal_the_barriers(tmp_path):
     n, t = 40, 3
     js = str(tmp_path / "r.json")
-    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--", OMPBARRIER, str(n), str(t)])
+    r = run_tmabpf(["--itt", "--json", js, "--", OMPBARRIER, str(n), str(t)])
     assert r.returncode == 0, r.stderr
     rep = load_json(js)
     per_thread = {f["tid"]: f["calls"] for f in rep["functions"]
@@ -118,7 +118,7 @@ def test_pid_that_loaded_the_collector_is_picked_up(tmp_path):
                     break
             time.sleep(0.05)
         time.sleep(0.2)
-        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "1", "--quiet", "--json", js])
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "1", "--json", js])
     finally:
         w.kill()
         w.wait()
@@ -132,7 +132,7 @@ def test_pid_that_loaded_the_collector_is_picked_up(tmp_path):
 def test_pid_without_the_collector_is_told_how_to_start_it():
     w = subprocess.Popen(["sleep", "30"])
     try:
-        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3", "--quiet"])
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3"])
     finally:
         w.kill()
         w.wait()
@@ -150,7 +150,7 @@ def torch_available():
 @pytest.mark.skipif(not torch_available(), reason="python3-torch is not installed (scripts/install-realstacks.sh)")
 def test_torch_convolutions_hold_their_onednn_spans(tmp_path):
     js, tr = str(tmp_path / "r.json"), str(tmp_path / "t.json")
-    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--trace", tr,
+    r = run_tmabpf(["--itt", "--json", js, "--trace", tr,
                     "--uprobe", "libtorch_cpu.so:at::_ops::convolution::call", "--",
                     "env", "DNNL_VERBOSE=1", "/usr/bin/python3", os.path.join(ROOT, "tests", "workloads", "convnet.py"),
                     "5"], timeout=300)
@@ -180,7 +180,7 @@ def test_pid_started_with_the_variable(collector):
     env = dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR if collector == "ours" else other)
     w = subprocess.Popen(["sleep", "30"], env=env)
     try:
-        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3", "--quiet"])
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "0.3"])
     finally:
         w.kill()
         w.wait()
@@ -200,8 +200,11 @@ def test_hot_spans_are_said_once():
     env = dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR)
     w = subprocess.Popen([OMPBARRIER, "100000000", "2", "0"], env=env, stdout=subprocess.DEVNULL)
     try:
-        time.sleep(0.3)
-        r = run_tmabpf(["-p", str(w.pid), "--itt", "--quiet", "-d", "2.5"])
+        deadline = time.time() + 10  # the collector is loaded at the runtime's first ITT call
+        while "libtmabpf-itt.so" not in open(f"/proc/{w.pid}/maps").read() and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        r = run_tmabpf(["-p", str(w.pid), "--itt", "-d", "2.5"])
     finally:
         w.kill()
         w.wait()
@@ -212,7 +215,7 @@ def test_hot_spans_are_said_once():
 
 
 def test_no_itt_in_target_is_said():
-    r = run_tmabpf(["--itt", "--quiet", "--", "/bin/true"])
+    r = run_tmabpf(["--itt", "--", "/bin/true"])
     assert r.returncode == 0, r.stderr
     assert "no ITT events: the program's libraries do not carry ITT" in r.stderr, r.stderr
     assert len([l for l in r.stderr.splitlines() if "no ITT events" in l]) == 1
@@ -221,7 +224,7 @@ def test_no_itt_in_target_is_said():
 def test_collector_named_by_the_user_is_said_and_run_goes_on(tmp_path):
     js = str(tmp_path / "r.json")
     env = dict(os.environ, INTEL_LIBITTNOTIFY64="/nonexistent/libother_collector.so")
-    r = run_tmabpf(["--itt", "--quiet", "--json", js, "--", DNNLWORK, "1", "1", "1", "16"], env=env)
+    r = run_tmabpf(["--itt", "--json", js, "--", DNNLWORK, "1", "1", "1", "16"], env=env)
     assert r.returncode == 0, r.stderr
     line = [l for l in r.stderr.splitlines() if "INTEL_LIBITTNOTIFY64 names another ITT collector" in l]
     assert len(line) == 1 and "/nonexistent/libother_collector.so" in line[0], r.stderr
@@ -235,7 +238,7 @@ def test_missing_collector_is_said_and_run_goes_on(tmp_path):
         pytest.skip("an installed collector (/usr/lib/tmabpf) would be found")
     lone = str(tmp_path / "tmabpf")
     shutil.copy(TMABPF, lone)
-    r = subprocess.run([lone, "--itt", "--quiet", "--", "/bin/true"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([lone, "--itt", "--", "/bin/true"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     line = [l for l in r.stderr.splitlines() if "the ITT collector libtmabpf-itt.so is neither beside tmabpf" in l]
     assert len(line) == 1 and "make install" in line[0] and "going on without ITT spans" in line[0], r.stderr

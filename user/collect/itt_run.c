@@ -182,9 +182,11 @@ static void drain(void *ctx)
 
 int itt_run_attach(struct itt_run *r, struct uprobes_prog *p, struct uprobe_set *set, char *err, size_t errlen)
 {
-	struct bpf_program *progs[3] = { p->skel->progs.tmabpf_itt_begin, p->skel->progs.tmabpf_itt_end,
-					  p->skel->progs.tmabpf_itt_name };
-	static const char *const hooks[3] = { "tmabpf_itt_begin", "tmabpf_itt_end", "tmabpf_itt_name" };
+	/* the end first: a begin probed before its end would leave a frame no end pops, and every span
+	 * of that thread after it nested in a call that began outside the window: none counted */
+	struct bpf_program *progs[3] = { p->skel->progs.tmabpf_itt_end, p->skel->progs.tmabpf_itt_name,
+					  p->skel->progs.tmabpf_itt_begin };
+	static const char *const hooks[3] = { "tmabpf_itt_end", "tmabpf_itt_name", "tmabpf_itt_begin" };
 
 	r->set = set;
 	set->itt = &r->names;
