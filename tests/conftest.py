@@ -134,6 +134,8 @@ def check_thread_windows(doc, where):
     run's window within 1 % (tests/thread_windows.py), the steal since the test began allowed below."""
     from thread_windows import bad_windows
 
+    if doc.get("self", {}).get("threads_map_full"):
+        return  # switches not accounted, said in the report (--max-threads): the identity cannot hold
     steal = StealMeter.total_ns() - _steal_origin_ns[0] + 1e9 / os.sysconf("SC_CLK_TCK")
     bad = bad_windows(doc, steal)
     assert not bad, f"{where}: threads whose on + off CPU is not their time in the window " \

@@ -97,8 +97,9 @@ static enum run_status user_events_here(const struct options *o, struct run_prep
 
 	if (!p->evs.n || ncpus <= 0 || (n = perf_counters_probe(&p->evs, ncpus, errs)) < 0 || n > 0)
 		return RUN_OK;
-	for (int e = 0; e < p->evs.n; e++)
-		if (errs[e] == EACCES || errs[e] == EPERM)
+	for (int e = 0; e < p->evs.n; e++)	/* no privilege to try, or a group that cannot fit: the
+						 * privilege check and the counters' open say which, better */
+		if (errs[e] == EACCES || errs[e] == EPERM || errs[e] == E2BIG)
 			return RUN_OK;
 	perf_open_why(&p->evs.ev[0], errs[0], why, sizeof(why));
 	err_print("-e %s: none of %s can be counted on this host: %s (software events count everywhere, e.g. "
