@@ -21,8 +21,8 @@ LAYERS = [
      "the sums: counter arithmetic, the thread table, per-function and sampled sums, the report a run hands to "
      "its outputs (and the TMA of any set of sums)"),
     (4, "collect", ["lib", "bpf", "pmu", "sym", "model"],
-     "the BPF loaders and the collectors that drive them: spine, tasks, uprobes, sampling, off-CPU, memory "
-     "samples; they fill the model"),
+     "the BPF loaders and what drives them: spine, tasks, uprobes, sampling, off-CPU, memory samples; "
+     "the collector interface (struct collector, run_ctx, run_links) and its drivers; they fill the model"),
     (4, "output", ["lib", "bpf", "pmu", "sym", "tma", "model"],
      "what a run writes: the JSON report and its sections, TMA as text and JSON, --dry-run"),
     (5, "view", ["lib", "bpf", "pmu", "sym", "tma", "model", "output"],
@@ -30,7 +30,7 @@ LAYERS = [
     (6, "trace", ["lib", "bpf", "pmu", "sym", "tma", "model", "output"],
      "--trace: function spans and counter tracks, streamed to a Perfetto file"),
     (7, "run", ["lib", "bpf", "pmu", "sym", "tma", "model", "collect", "output", "view", "trace"],
-     "the profiling run: options, run_prepare(), the collectors' table and its drivers, the poll loop"),
+     "the profiling run: options, run_prepare(), one collector per feature and the run's table, the poll loop"),
     (8, "daemon", ["lib", "bpf", "pmu", "sym", "tma", "model", "collect", "output", "view", "trace", "run"],
      "tmabpf daemon: accounting mode, bounded aggregation, the sampler, the overhead budget, metrics, HTTP"),
     (9, "cmd", ["lib", "bpf", "pmu", "sym", "tma", "model", "collect", "output", "view", "trace", "run", "daemon"],

@@ -10,7 +10,7 @@ import re
 
 from conftest import ROOT
 
-COLLECTOR_H = os.path.join(ROOT, "user", "run", "collector.h")
+COLLECTOR_H = os.path.join(ROOT, "user", "collect", "collector.h")
 MAX_CTX_FIELDS = 12
 MAX_DRIVER_LINES = 250
 MAX_DAEMON_INCLUDES = 12
@@ -62,7 +62,8 @@ def state_breaches(sources):
 
 def user_sources():
     return {p: open(p).read() for p in glob.glob(os.path.join(ROOT, "user", "run", "*.[ch]")) +
-            glob.glob(os.path.join(ROOT, "user", "daemon", "*.[ch]"))}
+            glob.glob(os.path.join(ROOT, "user", "daemon", "*.[ch]")) +
+            glob.glob(os.path.join(ROOT, "user", "collect", "collector*.[ch]"))}
 
 
 def test_run_ctx_is_small():
@@ -73,8 +74,16 @@ def test_run_ctx_is_small():
 
 
 def test_drivers_are_small():
-    n = sum(1 for _ in open(os.path.join(ROOT, "user", "run", "collectors.c")))
+    n = sum(1 for _ in open(os.path.join(ROOT, "user", "collect", "collectors.c")))
     assert n < MAX_DRIVER_LINES, n
+
+
+def test_the_interface_is_below_the_run():
+    """The collector interface and its drivers are collect/'s: they include nothing of run/ (the
+    features that read the run's options have their files in run/)."""
+    for f in ("collector.h", "collectors.c"):
+        text = open(os.path.join(ROOT, "user", "collect", f)).read()
+        assert not re.findall(r'^#include "run/', text, re.M), f
 
 
 def test_every_collector_keeps_its_state_private():

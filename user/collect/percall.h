@@ -12,6 +12,7 @@
 #ifndef TMABPF_PERCALL_H
 #define TMABPF_PERCALL_H
 #include <stdbool.h>
+#include "bpf/uprobes.h"
 #include "collect/spin.h"
 #include "lib/u64map.h"
 #include "model/iterations.h"

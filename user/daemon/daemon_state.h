@@ -15,7 +15,8 @@
 #include "daemon/daemon_metrics.h"
 #include "daemon/daemon_sampling.h"
 #include "lib/outfile.h"
-#include "run/collector.h"
+#include "run/prepare.h"
+#include "collect/collector.h"
 
 
 struct daemon {

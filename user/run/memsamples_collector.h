@@ -2,7 +2,8 @@
 /* --mem-samples' collector. */
 #ifndef TMABPF_MEMSAMPLES_COLLECTOR_H
 #define TMABPF_MEMSAMPLES_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector mem_collector;
 

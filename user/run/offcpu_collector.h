@@ -2,7 +2,8 @@
 /* --offcpu-stacks' collector. */
 #ifndef TMABPF_OFFCPU_COLLECTOR_H
 #define TMABPF_OFFCPU_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector offcpu_collector;
 

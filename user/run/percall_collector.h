@@ -2,7 +2,8 @@
 /* --per-call's collector: iterations of a marker; its --spin set is run_links.spin. */
 #ifndef TMABPF_PERCALL_COLLECTOR_H
 #define TMABPF_PERCALL_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector percall_collector;
 

@@ -8,6 +8,7 @@
 #define TMABPF_PREPARE_H
 #include <signal.h>
 #include <stddef.h>
+#include "collect/collector.h"	/* enum run_status */
 #include "pmu/events.h"
 #include "pmu/host.h"
 #include "run/options.h"
@@ -16,12 +17,6 @@
 /* The events counted when neither -e nor a TMA recipe chooses them. */
 #define DEFAULT_SW_EVENTS "task-clock,page-faults"
 
-/* A failure's kind, which is also the exit status it calls for. */
-enum run_status {
-	RUN_OK = 0,
-	RUN_FAILED = 1,			/* the host or the kernel refused: a runtime error */
-	RUN_BAD_INPUT = EXIT_USAGE,	/* the options cannot be done here (bad -e, unknown --cpu, ...) */
-};
 
 struct run_prep {
 	const struct tma_cpu *cpu;	/* TMA recipe: --cpu NAME or detected; NULL when none */

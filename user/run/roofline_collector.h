@@ -2,7 +2,8 @@
 /* --roofline's collector (the run's table entry); its state is its own. */
 #ifndef TMABPF_ROOFLINE_COLLECTOR_H
 #define TMABPF_ROOFLINE_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector roofline_collector;
 

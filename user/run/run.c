@@ -22,7 +22,7 @@
 #include "output/dryrun.h"
 #include "output/flamegraph_svg.h"
 #include "output/pprof.h"
-#include "run/collector.h"
+#include "collect/collector.h"
 #include "run/memsamples_collector.h"
 #include "run/offcpu_collector.h"
 #include "run/percall_collector.h"

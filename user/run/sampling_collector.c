@@ -54,7 +54,7 @@ static int sampling_attach_op(struct run_ctx *c, void *self, char *err, size_t e
 
 	if (sampling_attach(self, err, errlen))
 		return RUN_FAILED;
-	sampling_watch_mappings(self, pids, c->o->system_wide ? 0 : run_watched_pids(c, pids));
+	sampling_watch_mappings(self, pids, c->o->system_wide ? 0 : target_watched_pids(&c->o->target, pids));
 	return RUN_OK;
 }
 

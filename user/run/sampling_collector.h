@@ -3,7 +3,8 @@
  * run_links.percall_samples_fd. */
 #ifndef TMABPF_SAMPLING_COLLECTOR_H
 #define TMABPF_SAMPLING_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector sampling_collector;
 

@@ -118,7 +118,7 @@ static void spine_detach(struct run_ctx *c, void *self)
 	struct spine *s = self;
 
 	if (!s->cfg.filter_only)	/* else the task programs' detach did */
-		run_accounting_stop(c);
+		run_accounting_stop(c, c->prep->host.ncpus);
 	threads_detach(&s->prog);	/* links only: programs and maps stay readable */
 }
 

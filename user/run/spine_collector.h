@@ -2,7 +2,8 @@
 /* The spine's collector: per-thread accounting at sched_switch; its program is run_links.spine. */
 #ifndef TMABPF_SPINE_COLLECTOR_H
 #define TMABPF_SPINE_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector spine_collector;
 

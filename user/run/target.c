@@ -16,6 +16,17 @@
 #include "run/target.h"
 #include "sym/procmaps.h"
 
+int target_watched_pids(const struct target *t, int *pids)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nr_pids; i++)
+		pids[n++] = t->pids[i];
+	if (t->child && !t->child_reaped)
+		pids[n++] = t->child;	/* exec'd: target_release waited for it */
+	return n;
+}
+
 void target_init(struct target *t)
 {
 	*t = (struct target){ .go_fd = -1, .exec_err_fd = -1 };

@@ -22,6 +22,8 @@ struct target {
 	int child_status;		/* wait status of the command */
 };
 
+/* The target processes whose maps are watched: -p's, and the command (exec'd once released). */
+int target_watched_pids(const struct target *t, int *pids);
 /* A target with nothing open (the options' defaults). */
 void target_init(struct target *t);
 /* Close what the target holds open (its -p pidfds); the command itself is left as it is. */

@@ -143,7 +143,7 @@ static void tasks_detach_op(struct run_ctx *c, void *self)
 	struct tasks *t = self;
 
 	if (!c->acct.bounded) {
-		run_accounting_stop(c);
+		run_accounting_stop(c, c->prep->host.ncpus);
 		tasks_flush(&t->prog, 200);	/* threads that exited: final, not held as live */
 		tasks_iterate(c, t);
 		t->final = true;

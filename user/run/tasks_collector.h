@@ -2,7 +2,8 @@
 /* Task accounting's collector: thread sums from the task iterator and thread exits. */
 #ifndef TMABPF_TASKS_COLLECTOR_H
 #define TMABPF_TASKS_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector tasks_collector;
 /* --sample-events in the CLI: what keeps the per-switch program (a feature that needs per-switch

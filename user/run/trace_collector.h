@@ -2,7 +2,8 @@
 /* --trace's collector: spans and counter tracks streamed to a Perfetto file. */
 #ifndef TMABPF_TRACE_COLLECTOR_H
 #define TMABPF_TRACE_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector trace_collector;
 

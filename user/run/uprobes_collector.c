@@ -88,7 +88,7 @@ static int uprobes_attach_op(struct run_ctx *c, void *self, char *err, size_t er
 	if (uprobe_run_attach(u, !c->o->target.child, err, errlen))
 		return RUN_FAILED;
 	if (!c->o->system_wide)
-		uprobe_run_watch_start(u, pids, run_watched_pids(c, pids));
+		uprobe_run_watch_start(u, pids, target_watched_pids(&c->o->target, pids));
 	return RUN_OK;
 }
 
@@ -171,7 +171,7 @@ static void uprobes_tick_op(struct run_ctx *c, void *self, unsigned long long no
 	if (!c->o->system_wide && uprobe_run_watch_due(u, now, c->t0)) {
 		int pids[TARGET_MAX_IDS + 1];
 
-		uprobe_run_watch(u, pids, run_watched_pids(c, pids), mono_ns());
+		uprobe_run_watch(u, pids, target_watched_pids(&c->o->target, pids), mono_ns());
 	}
 	if (uprobe_run_guard_due(u, now)) {
 		struct thread_stats sum;

@@ -2,7 +2,8 @@
 /* --uprobe's collector; its set and program are run_links.uset and run_links.uprobes. */
 #ifndef TMABPF_UPROBES_COLLECTOR_H
 #define TMABPF_UPROBES_COLLECTOR_H
-#include "run/collector.h"
+#include "collect/collector.h"
+#include "run/prepare.h"
 
 extern const struct collector uprobes_collector;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The collectors a run drives, after perf's bpf_counter_ops: each feature
+ * The collector interface and its drivers, after perf's bpf_counter_ops: each feature
  * (the spine's per-thread accounting, task accounting, uprobes, --per-call,
  * the trace, sampling, memory samples, off-CPU stacks, the roofline; the
  * daemon's event sampling and sampler) is one table entry, in a file of its
@@ -37,16 +37,24 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "collect/percall.h"
+#include "lib/warn.h"	/* EXIT_USAGE */
 #include "model/report.h"
 #include "model/thread_table.h"
-#include "run/options.h"
-#include "run/prepare.h"
 
 #define COLLECTORS_MAX 12
 
+struct options;		/* the run's options (run/options.h): the features' own files read them */
+struct run_prep;		/* CPU, host, events, TMA plan (run/prepare.h) */
 struct threads_prog;
 struct uprobe_set;
 struct uprobes_prog;
+
+/* A failure's kind, which is also the exit status it calls for. */
+enum run_status {
+	RUN_OK = 0,
+	RUN_FAILED = 1,			/* the host or the kernel refused: a runtime error */
+	RUN_BAD_INPUT = EXIT_USAGE,	/* the options cannot be done here (bad -e, unknown --cpu, ...) */
+};
 
 /* What the features offer each other, each set by the one that offers it (NULL or -1: not running). */
 struct run_links {
@@ -138,10 +146,8 @@ void collectors_free(struct run_ctx *c);
 void run_thread_exited(struct run_ctx *c, const struct thread_stats *s);
 /* Bring the model up to date (every collector's read, then the clocks). */
 void run_refresh(struct run_ctx *c);
-/* What is accounted ends now, not when the links are gone: the slices running now are folded (by
- * whichever collector accounts the threads: the spine, or the task programs). */
-void run_accounting_stop(struct run_ctx *c);
-/* The target processes whose maps are watched: -p's, and the command (exec'd once released). */
-int run_watched_pids(const struct run_ctx *c, int *pids);
+/* What is accounted ends now, not when the links are gone: the slices running now (on ncpus CPUs)
+ * are folded (by whichever collector accounts the threads: the spine, or the task programs). */
+void run_accounting_stop(struct run_ctx *c, int ncpus);
 
 #endif

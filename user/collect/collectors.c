@@ -4,7 +4,7 @@
 #include "collect/target_edges.h"
 #include "lib/clock.h"
 #include "lib/warn.h"
-#include "run/collector.h"
+#include "collect/collector.h"
 
 /* The state of an entry that runs and keeps none of its own. */
 static char stateless;
@@ -157,20 +157,8 @@ void run_refresh(struct run_ctx *c)
 	c->rep.duration_ns = c->rep.mono_ns - c->t0;
 }
 
-void run_accounting_stop(struct run_ctx *c)
+void run_accounting_stop(struct run_ctx *c, int ncpus)
 {
-	edges_switch_every_cpu(c->prep->host.ncpus);
+	edges_switch_every_cpu(ncpus);
 	c->stop_ns = mono_ns();
-}
-
-int run_watched_pids(const struct run_ctx *c, int *pids)
-{
-	const struct target *t = &c->o->target;
-	int n = 0;
-
-	for (int i = 0; i < t->nr_pids; i++)
-		pids[n++] = t->pids[i];
-	if (t->child && !t->child_reaped)
-		pids[n++] = t->child;	/* exec'd: target_release waited for it */
-	return n;
 }
