@@ -20,17 +20,11 @@
 #include "daemon/daemon_profile.h"
 #include "daemon/daemon_publish.h"
 #include "lib/clock.h"
+#include "lib/sorted.h"
 #include "lib/warn.h"
 
 #define POLL_MS 100
 #define TRIM_EVERY 10		/* refreshes between malloc_trim() calls */
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Function rows (the uprobes' read): fold, then forget the sums of those of threads that exited a
  * refresh ago (the uprobes' read drops their rows then: bounded). */
@@ -42,7 +36,7 @@ static void refresh_funcs(struct daemon *D)
 	for (size_t i = 0; i < rep->nfrows && D->n_drop_tids; i++) {
 		uint32_t tid = rep->frows[i].key.tid;
 
-		if (bsearch(&tid, D->drop_tids, D->n_drop_tids, sizeof(tid), cmp_u32))
+		if (bsearch(&tid, D->drop_tids, D->n_drop_tids, sizeof(tid), sorted_cmp_u32))
 			daemon_agg_funcs_forget(&D->funcs, rep->frows[i].key.fn, tid);
 	}
 	free(D->drop_tids);
@@ -51,7 +45,7 @@ static void refresh_funcs(struct daemon *D)
 	if (D->agg.n_exited_tids && (D->drop_tids = malloc(D->agg.n_exited_tids * sizeof(uint32_t)))) {
 		memcpy(D->drop_tids, D->agg.exited_tids, D->agg.n_exited_tids * sizeof(uint32_t));
 		D->n_drop_tids = D->agg.n_exited_tids;
-		qsort(D->drop_tids, D->n_drop_tids, sizeof(uint32_t), cmp_u32);
+		qsort(D->drop_tids, D->n_drop_tids, sizeof(uint32_t), sorted_cmp_u32);
 	}
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Searching arrays sorted by an address: the one binary search of the symbol tables. */
+/* Searching sorted arrays: the one binary search of the symbol tables, and the u32 comparator. */
 #ifndef TMABPF_SORTED_H
 #define TMABPF_SORTED_H
 #include <stddef.h>
@@ -23,6 +23,14 @@ static inline size_t sorted_count_le(const void *base, size_t n, size_t stride, 
 			hi = mid;
 	}
 	return lo;
+}
+
+/* qsort/bsearch comparator of uint32_t (thread ids). */
+static inline int sorted_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* The same on an array of structs by field: SORTED_COUNT_LE(syms, n, addr, x). */

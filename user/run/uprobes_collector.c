@@ -7,6 +7,7 @@
 #include "collect/uprobe_run.h"
 #include "lib/clock.h"
 #include "lib/grow.h"
+#include "lib/sorted.h"
 #include "lib/warn.h"
 #include "run/uprobes_collector.h"
 #include "trace/trace_run.h"
@@ -105,13 +106,6 @@ static void uprobes_poll_op(struct run_ctx *c, void *self, int timeout_ms)
 		uprobe_run_poll(u);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Bounded: the rows of the threads that exited before the last read go (read once more since:
  * their exit programs have surely run); those that exited since go at the next. */
 static void forget_exited(struct uprobes *s)
@@ -119,7 +113,7 @@ static void forget_exited(struct uprobes *s)
 	for (size_t i = 0; i < s->up.nrows && s->ndrop; i++) {
 		uint32_t tid = s->up.rows[i].key.tid;
 
-		if (bsearch(&tid, s->drop, s->ndrop, sizeof(tid), cmp_u32))
+		if (bsearch(&tid, s->drop, s->ndrop, sizeof(tid), sorted_cmp_u32))
 			uprobes_forget(&s->up.prog, &s->up.rows[i].key);
 	}
 	free(s->drop);
@@ -128,7 +122,7 @@ static void forget_exited(struct uprobes *s)
 	s->exited = NULL;
 	s->nexited = s->capexited = 0;
 	if (s->ndrop)
-		qsort(s->drop, s->ndrop, sizeof(*s->drop), cmp_u32);
+		qsort(s->drop, s->ndrop, sizeof(*s->drop), sorted_cmp_u32);
 }
 
 static void uprobes_exited_op(struct run_ctx *c, void *self, const struct thread_stats *t)
