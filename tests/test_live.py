@@ -642,3 +642,25 @@ def test_batch_sampled_functions(tmp_path):
         assert 0 < shown <= final[name], (name, shown, final[name])
     leaf = sum(iv.get("hf_leaf", 0) for iv in per_iv)
     assert leaf > sum(iv.get("hf_c", 0) for iv in per_iv), per_iv
+
+
+def test_q_ends_a_wrapped_command_as_ctrl_c_does(term):
+    """q with -- sh -c 'CMD': Ctrl-C reaches the whole foreground job, CMD included; q did only the
+    shell (SIGINT to the command's pid), and CMD, reparented, kept running after tmabpf exited."""
+    t = term(width=160, height=40)
+    t.run(f"{TMABPF} -I 300 -- sh -c '{GROUNDTRUTH} --delay-ms 0 --repeat 2000 spin:100 sleep:100; true'; "
+          f"echo rc=$?")
+    t.wait(lambda s: "gt-spin" in s, "the wrapped command's threads", timeout=30)
+    pid = child_tmabpf(t)
+    sh = int(subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()[0])
+    gt_pid = int(subprocess.run(["pgrep", "-P", str(sh), "-x", "groundtruth"], capture_output=True,
+                                text=True).stdout.split()[0])
+    t.keys("q")
+    s = t.wait(lambda s: "=== tmabpf final report (quit) ===" in s and "rc=" in s and Tmux.at_prompt(s),
+               "the report and the prompt", timeout=15)
+    gone = wait_gone(gt_pid, timeout=2)
+    if not gone:
+        os.kill(gt_pid, 9)
+    assert gone, "the wrapped command was left running after q"
+    assert "rc=130" in s, s
+    assert wait_gone(pid, timeout=5)

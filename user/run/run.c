@@ -170,6 +170,21 @@ static void show_interval(struct run_state *st)
 		report_text_interval(&st->view, stdout);
 }
 
+/* q with -- COMMAND ends the command as Ctrl-C does: SIGINT to the whole foreground job, so the
+ * children of a wrapper (`sh -c 'CMD'`) get it too, when tmabpf leads its process group (started from
+ * an interactive shell); else to the command alone (forward_stop). */
+static void quit_command(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (getpgrp() == getpid() && sigaction(SIGINT, &ign, &old) == 0) {
+		if (kill(0, SIGINT) == 0)	/* tmabpf ignores its own copy */
+			run_stop_from_tty = 1;	/* the group had it: not passed on again */
+		sigaction(SIGINT, &old, NULL);
+	}
+	run_stop_signal = SIGINT;
+}
+
 static const char *wait_loop(struct run_state *st)
 {
 	struct run_ctx *c = &st->c;
@@ -185,7 +200,7 @@ static const char *wait_loop(struct run_state *st)
 			return run_stop_signal_name();
 		if (st->ui && view_curses_input(st->ui) == VC_QUIT) {
 			if (c->o->target.child)
-				run_stop_signal = SIGINT;	/* q ends the command as Ctrl-C does */
+				quit_command();
 			return "quit";
 		}
 		t = mono_ns();
