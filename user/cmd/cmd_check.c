@@ -43,7 +43,7 @@
 #include "pmu/host.h"
 #include "tma/tma_recipes.h"
 #include "tma/tma.h"
-#include "tma/tma_env.h"
+#include "pmu/tma_env_host.h"
 #include "pmu/key_encode.h"
 
 extern char **environ;

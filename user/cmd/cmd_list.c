@@ -10,7 +10,7 @@
 #include "pmu/pfm_enc.h"
 #include "tma/tma_recipes.h"
 #include "tma/tma.h"
-#include "tma/tma_env.h"
+#include "pmu/tma_env_host.h"
 
 static void print_name(const char *name, const char *desc, void *arg)
 {

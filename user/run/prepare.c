@@ -8,7 +8,7 @@
 #include "pmu/cpu_detect.h"
 #include "pmu/perf_open.h"
 #include "run/prepare.h"
-#include "tma/tma_env.h"
+#include "pmu/tma_env_host.h"
 #include "pmu/key_encode.h"
 
 volatile sig_atomic_t run_stop_signal, run_stop_from_tty;

@@ -6,7 +6,7 @@
  *            tma_plan_init() for counts that come from elsewhere (analyze);
  *   compute: tma_compute(plan, counts) -> struct tma_result, the tree.
  * Formulas are evaluated with perf 6.12's expr.y rules (tma_expr.h).  Host
- * facts come from tma_env.h, the events' encodings from the caller's encoder
+ * facts come from pmu/tma_env_host.h, the events' encodings from the caller's encoder
  * (pmu/key_encode.h), at plan time: compute does no I/O and calls no library.
  * Output formatting is tma_output.h.
  */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Host facts for the TMA engine; see tma_env.h. */
+/* Host facts for the TMA engine; see tma_env_host.h. */
 #include <stdio.h>
 #include <string.h>
 #include "lib/kernel_file.h"
 #include "tma/tma.h"
-#include "tma/tma_env.h"
+#include "pmu/tma_env_host.h"
 
 void tma_env_host(struct tma_env *e)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Host facts the TMA engine needs (#SMT_on, the NMI watchdog), read from
  * /sys and /proc; the engine itself reads nothing. */
-#ifndef TMABPF_TMA_ENV_H
-#define TMABPF_TMA_ENV_H
+#ifndef TMABPF_TMA_ENV_HOST_H
+#define TMABPF_TMA_ENV_HOST_H
 
 struct tma_env;
 
