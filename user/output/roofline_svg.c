@@ -165,17 +165,23 @@ static void points(FILE *f, const struct roofline_result *r, const struct axes *
 		y = py(a, w->flop_per_s);
 		roofline_shape_name(w, shape, sizeof(shape));
 		roofline_verdict_name(w, verdict, sizeof(verdict));
-		/* names come from the probed library's symbols: a known entry's, never the user's text */
-		fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" class=\"pt %s\" data-function=\"%s\" "
-			   "data-shape=\"%s\" data-pid=\"%u\" data-calls=\"%llu\" data-wall-ns=\"%llu\" "
-			   "data-intensity=\"%.9g\" data-flop-per-s=\"%.9g\"><title>%s %s (pid %u): %llu calls, %.3f ms, "
-			   "%.3g FLOP/s, %.3g FLOP/B, %s</title></circle>\n",
-			x, y, rad, verdict_class(w->verdict), w->func, shape, w->pid, (unsigned long long)w->calls,
-			(unsigned long long)w->wall_ns, w->intensity, w->flop_per_s, w->func, shape, w->pid,
-			(unsigned long long)w->calls, (double)w->wall_ns / 1e6, w->flop_per_s, w->intensity, verdict);
-		if (i < ROOFLINE_SVG_LABELS)
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\">%s %s</text>\n", x + rad + 3, y + 4, w->func,
-				shape);
+		/* a function's name comes from the probed library's symbols, which another user may own:
+		 * escaped like every such name (text_safe) */
+		fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" class=\"pt %s\" data-function=\"", x, y, rad,
+			verdict_class(w->verdict));
+		text_safe_xml_fputs(w->func, SIZE_MAX, f);
+		fprintf(f, "\" data-shape=\"%s\" data-pid=\"%u\" data-calls=\"%llu\" data-wall-ns=\"%llu\" "
+			   "data-intensity=\"%.9g\" data-flop-per-s=\"%.9g\"><title>", shape, w->pid,
+			(unsigned long long)w->calls, (unsigned long long)w->wall_ns, w->intensity, w->flop_per_s);
+		text_safe_xml_fputs(w->func, SIZE_MAX, f);
+		fprintf(f, " %s (pid %u): %llu calls, %.3f ms, %.3g FLOP/s, %.3g FLOP/B, %s</title></circle>\n", shape,
+			w->pid, (unsigned long long)w->calls, (double)w->wall_ns / 1e6, w->flop_per_s, w->intensity,
+			verdict);
+		if (i < ROOFLINE_SVG_LABELS) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"label\">", x + rad + 3, y + 4);
+			text_safe_xml_fputs(w->func, SIZE_MAX, f);
+			fprintf(f, " %s</text>\n", shape);
+		}
 	}
 }
 
