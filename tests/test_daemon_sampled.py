@@ -22,7 +22,10 @@ def value(samples, name, **labels):
 
 
 def test_estimates_match_ground_truth(tmp_path):
-    with Daemon("--accounting=sampled", "-e", "page-faults,task-clock", "--min-share", "0", "-I", "500") as d:
+    # every process exported (--top-procs): on a busy host, a process whose slot a busier one takes loses
+    # its series, and the samples in it no longer add up to the host's (729 of 730, 1146 of 1170 seen)
+    with Daemon("--accounting=sampled", "-e", "page-faults,task-clock", "--min-share", "0", "-I", "500",
+                "--top-procs", "100000") as d:
         assert "accounting: sampled (--accounting=sampled;" in d.stderr()
         assert "sampled accounting: 2 events at 50 samples/s each per CPU" in d.stderr()
         out = tmp_path / "gt.json"
