@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "collect/itt_watch.h"
 #include "collect/uprobes_loader.h"
 #include "model/results.h"
 #include "sym/itt_names.h"
@@ -38,6 +39,8 @@ struct itt_run {
 	unsigned long long ino, dev;	/* the collector's file, as the targets' maps show it */
 	unsigned long pairs_off, npairs_off;	/* its tmabpf_itt_pairs and _npairs (0: unknown) */
 	unsigned long long unnamed;	/* spans whose name never came */
+	bool host;			/* every process (the daemon, -a): itt_watch says who lacks the collector */
+	struct itt_watch watch;
 };
 
 /* Find the collector (0), or -ENOENT with one line in err saying where it was looked for and the fix. */
@@ -50,7 +53,7 @@ void itt_run_check_pids(struct itt_run *r, const int *pids, int npids);
 void itt_run_env(struct itt_run *r);
 /* Probe the collector's hooks (the uprobe programs loaded with cfg.itt_ring_bytes); 0 or -errno with err. */
 int itt_run_attach(struct itt_run *r, struct uprobes_prog *p, struct uprobe_set *set, char *err, size_t errlen);
-/* Names that arrived since the last call. */
+/* Names that arrived since the last call (and, host-wide, the processes that map ITT since). */
 void itt_run_poll(struct itt_run *r);
 /* Rows keyed by the collector's ids (ITT_FN | pair id) get their function ids: names drained
  * first; a pair not named yet is looked up in the process' collector table. */

@@ -114,7 +114,7 @@ static void forget_exited(struct uprobes *s)
 		uint32_t tid = s->up.rows[i].key.tid;
 
 		if (bsearch(&tid, s->drop, s->ndrop, sizeof(tid), sorted_cmp_u32))
-			uprobes_forget(&s->up.prog, &s->up.rows[i].key);
+			uprobe_run_forget(&s->up, i);
 	}
 	free(s->drop);
 	s->drop = s->exited;
