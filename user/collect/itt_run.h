@@ -5,8 +5,8 @@
  * /usr/lib/tmabpf; a launched command gets INTEL_LIBITTNOTIFY64 (and ..32) naming it.  The
  * collector's three hooks are probed by the uprobe programs (bpf/uprobes.bpf.c), so a span is a
  * frame like a probed call: its rows, nesting, --trace spans and the hot-probe guard come from the
- * uprobe machinery (uprobe_run.c), which drives this file (not --per-call's per-token totals, kept
- * for function ids below 64).  Names arrive through a ring buffer
+ * uprobe machinery (uprobe_run.c), which drives this file, and --per-call's per-token totals
+ * (bpf/percall.bpf.h gives each process' span a slot).  Names arrive through a ring buffer
  * as each process makes them, or are read from the collector's table in a process that made
  * them before tmabpf attached (-p).
  */
