@@ -84,28 +84,45 @@ def test_process_that_loaded_the_collector_before_the_daemon():
     assert f"pid {w.pid}" not in d.stderr(), d.stderr()
 
 
+def wait_libdnnl(pid, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(f"/proc/{pid}/maps") as f:
+            if "libdnnl" in f.read():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} never mapped libdnnl")
+
+
 def test_process_without_the_collector_is_told_once():
-    """Both run for the whole check: a process gone before the daemon reads its environment is
-    not told (nothing is known of it then)."""
-    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
-        bare = subprocess.Popen([DNNLWORK, "400000", "0", "0", "16"], env=dict(os.environ, OMP_NUM_THREADS="1"),
-                                stdout=subprocess.DEVNULL)
-        ours = subprocess.Popen([DNNLWORK, "400000", "0", "0", "16"], env=with_collector(OMP_NUM_THREADS="1"),
-                                stdout=subprocess.DEVNULL)
-        try:
+    """One running before the daemon (read from /proc at its start) and one started after (the
+    kernel's mapping records) are told once each; one started with the collector is not.  All run
+    for the whole check: a process gone before the daemon reads its environment is not told
+    (nothing is known of it then)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    work = [DNNLWORK, "400000", "0", "0", "16"]
+    early = subprocess.Popen(work, env=env, stdout=subprocess.DEVNULL)
+    procs = [early]
+    try:
+        wait_libdnnl(early.pid)
+        with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+            bare = subprocess.Popen(work, env=env, stdout=subprocess.DEVNULL)
+            ours = subprocess.Popen(work, env=with_collector(OMP_NUM_THREADS="1"), stdout=subprocess.DEVNULL)
+            procs += [bare, ours]
             wait_mapped(ours.pid)
             deadline = time.time() + 20
             while f"pid {bare.pid} " not in d.stderr() and time.time() < deadline:
                 time.sleep(0.1)
             m = d.metrics_after(3)
-        finally:
-            for p in (bare, ours):
-                p.kill()
-                p.wait()
-        assert d.stop() == 0
-    told = [l for l in d.stderr().splitlines() if f"pid {bare.pid} " in l]
-    assert len(told) == 1, d.stderr()
-    assert "has not loaded the ITT collector" in told[0] and f"INTEL_LIBITTNOTIFY64={MODULE}" in told[0], told
+            assert d.stop() == 0
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    for p in (early, bare):
+        told = [l for l in d.stderr().splitlines() if f"pid {p.pid} " in l]
+        assert len(told) == 1, (p.pid, d.stderr())
+        assert "has not loaded the ITT collector" in told[0] and f"INTEL_LIBITTNOTIFY64={MODULE}" in told[0], told
     assert not [l for l in d.stderr().splitlines() if f"pid {ours.pid} " in l], d.stderr()
     assert spans(m).get("convolution", 0) > 0, spans(m)	# the one started with it is seen
 
