@@ -2,6 +2,7 @@
 /* --itt over the whole host: processes with ITT but without the collector.  See itt_watch.h. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,21 +24,25 @@ static uint64_t file_key(unsigned int maj, unsigned int min, uint64_t ino)
 	return (uint64_t)makedev(maj, min) << 40 ^ ino;
 }
 
-/* The file names both the variable ITT's static part reads and the function it looks up in a
- * collector (tmabpf, which names the variable, and the collector, which has the function, do not). */
-static bool file_carries_itt(const char *path)
+/* CARRIES when the file names both the variable ITT's static part reads and the function it looks
+ * up in a collector (tmabpf, which names the variable, and the collector, which has the function, do
+ * not), else LACKS; NULL when it cannot be read. */
+static void *file_carries_itt(int pid, const char *path)
 {
 	static const char var[] = "INTEL_LIBITTNOTIFY64", fn[] = "__itt_api_init";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char in_root[PATH_MAX + 32];
 	struct stat st;
-	bool yes = false;
-	void *p;
+	void *yes = NULL, *p;
+	int fd;
 
-	if (fd < 0)
-		return false;
+	/* the path as the process sees it (a container's root), else ours */
+	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
+	if ((fd = open(in_root, O_RDONLY | O_CLOEXEC)) < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
-		yes = memmem(p, st.st_size, var, sizeof(var) - 1) && memmem(p, st.st_size, fn, sizeof(fn) - 1);
+		yes = memmem(p, st.st_size, var, sizeof(var) - 1) && memmem(p, st.st_size, fn, sizeof(fn) - 1) ?
+			CARRIES : LACKS;
 		munmap(p, st.st_size);
 	}
 	close(fd);
@@ -53,7 +58,8 @@ static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int
 	if (!path || path[0] != '/' || u64map_get(&w->pids, (uint64_t)pid))
 		return;
 	if (!v) {
-		v = file_carries_itt(path) ? CARRIES : LACKS;
+		if (!(v = file_carries_itt(pid, path)))
+			return;	/* not readable now (the process gone): not known, asked again at its next mapping */
 		u64map_put(&w->files, key, v);
 	}
 	if (v != CARRIES || u64map_put(&w->pids, (uint64_t)pid, CARRIES))
