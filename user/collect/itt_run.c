@@ -259,6 +259,13 @@ void itt_run_rows(struct itt_run *r, struct func_row *rows, size_t n)
 		rows[i].key.fn = itt_run_fn(r, rows[i].s.pid, rows[i].key.fn);
 }
 
+void itt_run_forget_pid(struct itt_run *r, unsigned int pid)
+{
+	itt_names_forget_pid(&r->names, pid);
+	if (r->host)
+		u64map_del(&r->watch.pids, pid);
+}
+
 void itt_run_finish(struct itt_run *r, const struct func_row *rows, size_t n)
 {
 	unsigned long long spans = 0;

@@ -60,6 +60,9 @@ void itt_run_poll(struct itt_run *r);
 void itt_run_rows(struct itt_run *r, struct func_row *rows, size_t n);
 /* The raw id of --trace's span records, as itt_run_rows. */
 unsigned int itt_run_fn(struct itt_run *r, unsigned int pid, unsigned int fn);
+/* Process pid is gone (the daemon drops its rows): its pairs' names, and the watch's note that it
+ * was checked (a new process of that pid is checked again). */
+void itt_run_forget_pid(struct itt_run *r, unsigned int pid);
 /* End of run: no span at all is said in one line (which libraries emit ITT: docs/itt.md). */
 void itt_run_finish(struct itt_run *r, const struct func_row *rows, size_t n);
 void itt_run_detach(struct itt_run *r);

@@ -4,13 +4,13 @@
  * (run_links.uset, run_links.uprobes). */
 #include <stdlib.h>
 #include "collect/bpf_util.h"
+#include "collect/itt_run.h"
 #include "collect/uprobe_run.h"
 #include "lib/clock.h"
 #include "lib/grow.h"
 #include "lib/sorted.h"
 #include "lib/warn.h"
 #include "run/uprobes_collector.h"
-#include "sym/itt_names.h"
 #include "trace/trace_run.h"
 
 struct uprobes {
@@ -117,8 +117,8 @@ static void forget_exited(struct uprobes *s)
 		if (bsearch(&tid, s->drop, s->ndrop, sizeof(tid), sorted_cmp_u32))
 			uprobe_run_forget(&s->up, i);
 	}
-	for (size_t k = 0; s->up.set.itt && k < s->ndrop; k++)
-		itt_names_forget_pid(s->up.set.itt, s->drop[k]);	/* a main thread's tid is its process' pid */
+	for (size_t k = 0; s->up.itt && k < s->ndrop; k++)
+		itt_run_forget_pid(s->up.itt, s->drop[k]);	/* a main thread's tid is its process' pid */
 	free(s->drop);
 	s->drop = s->exited;
 	s->ndrop = s->nexited;
