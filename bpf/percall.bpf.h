@@ -43,7 +43,17 @@ struct {
 	__uint(max_entries, 4096);	/* set by the loader with --per-call */
 } percall_rb SEC(".maps");
 
-/* Cumulative totals per function id (< PERCALL_MAX_FUNCS), every thread. */
+/* The slots of the functions past the direct ones: a span's key is its process' tgid << 32 | its
+ * raw id (pair ids are per process), another function's its id; the value its slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCALL_MAX_FUNCS - PERCALL_DIRECT_FUNCS);
+	__type(key, __u64);
+	__type(value, __u32);
+} percall_slots SEC(".maps");
+__u64 percall_next_slot = PERCALL_DIRECT_FUNCS;	/* the next free slot */
+
+/* Cumulative totals per slot (< PERCALL_MAX_FUNCS), every thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, PERCALL_MAX_FUNCS);
@@ -65,12 +75,43 @@ static __always_inline bool percall_is_marker(__u32 fn)
 	return percall_bit(percall_marker, fn);
 }
 
-/* A matched return of fn (outermost: its inclusive times count). */
-static __always_inline void percall_fn_return(__u32 fn, bool outermost, __u64 wall, __u64 oncpu)
+/* The slot of function fn of process tgid, given at its first return; false when they are all
+ * taken (the function is then not among the iterations' totals). */
+static __noinline bool percall_slot(__u32 fn, __u32 tgid, __u32 *slot)
+{
+	__u64 key = fn & ITT_FN ? (__u64)tgid << 32 | fn : fn;
+	__u32 *v = bpf_map_lookup_elem(&percall_slots, &key), s;
+	__u64 next;
+
+	if (v) {
+		*slot = *v;
+		return true;
+	}
+	if (READ_ONCE(percall_next_slot) >= PERCALL_MAX_FUNCS)
+		return false;	/* all given: no atomic add at every return of a function without one */
+	next = __sync_fetch_and_add(&percall_next_slot, 1);
+	if (next >= PERCALL_MAX_FUNCS)
+		return false;
+	s = next;
+	if (bpf_map_update_elem(&percall_slots, &key, &s, BPF_NOEXIST)) {
+		/* another CPU gave it one first: that one (this slot stays unused) */
+		v = bpf_map_lookup_elem(&percall_slots, &key);
+		if (!v)
+			return false;
+		s = *v;
+	}
+	*slot = s;
+	return true;
+}
+
+/* A matched return of fn of process tgid (outermost: its inclusive times count). */
+static __always_inline void percall_fn_return(__u32 fn, __u32 tgid, bool outermost, __u64 wall, __u64 oncpu)
 {
 	struct percall_fn *f;
 
-	if (!cfg_percall || fn >= PERCALL_MAX_FUNCS)
+	if (!cfg_percall)
+		return;
+	if (fn >= PERCALL_DIRECT_FUNCS && !percall_slot(fn, tgid, &fn))
 		return;
 	f = bpf_map_lookup_elem(&percall_fns, &fn);
 	if (!f)
@@ -277,6 +318,7 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	struct percall_rec *r;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	__u32 *depth = bpf_map_lookup_elem(&percall_depth, &zero);
+	__u64 nslots;
 
 	if (!snap || !depth)
 		return 0;
@@ -300,7 +342,8 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	r->kind = kind;
 	r->fn = fn;
 	r->seq = seq;
-	r->pad = 0;
+	nslots = READ_ONCE(percall_next_slot);
+	r->nslots = nslots < PERCALL_MAX_FUNCS ? (__u32)nslots : PERCALL_MAX_FUNCS;
 	for (__u32 e = 0; e < TMABPF_MAX_EVENTS; e++) {
 		r->pc[e] = (struct counter_val){};
 		if (e >= account_cfg.nr_events)
@@ -348,8 +391,11 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	bpf_iter_task_destroy(&it);
 	for (__u32 f = 0; f < PERCALL_MAX_FUNCS; f++) {
 		__u32 key = f;	/* f stays in a register, bounded */
-		struct percall_fn *v = bpf_map_lookup_elem(&percall_fns, &key);
+		struct percall_fn *v;
 
+		if (f >= r->nslots)
+			break;	/* the slots not given yet: no copy (an ITT-less run copies 64, as before) */
+		v = bpf_map_lookup_elem(&percall_fns, &key);
 		if (v)
 			r->fns[f] = *v;
 	}

@@ -381,7 +381,7 @@ static __always_inline void frame_pop(struct ustack *st, __u32 d, const struct c
 		up = frame_at(st, d - 2);
 	oncpu = sub_clamped(snap->uc_oncpu_base + now, f->oncpu_ns);
 	row.h->returns++;	/* calls: see func_head */
-	percall_fn_return(st->ent[top].fn, outermost, sub_clamped(now, f->entry_ns), oncpu);
+	percall_fn_return(st->ent[top].fn, st->pid, outermost, sub_clamped(now, f->entry_ns), oncpu);
 	if (outermost) {
 		row.h->wall_ns += sub_clamped(now, f->entry_ns);
 		row.h->oncpu_ns += oncpu;

@@ -157,7 +157,10 @@ struct itt_name_rec {
  * (collect/percall.c) subtracts them.
  */
 #define PERCALL_MAX_THREADS 64	/* threads of the process walked per snapshot */
-#define PERCALL_MAX_FUNCS 64	/* function ids whose totals a snapshot carries */
+#define PERCALL_MAX_FUNCS 256	/* slots of function totals a snapshot carries: ... */
+#define PERCALL_DIRECT_FUNCS 64	/* ... function ids below this are their own slot; the others (an --itt span:
+				 * ITT_FN | its pair id, of one process) get the next free slot at their
+				 * first return (percall_slots: key -> slot) */
 #define PERCALL_MARKER_WORDS 1024	/* bitmap of marker function ids (UPROBE_MAX_FUNCS bits) */
 
 enum percall_kind {
@@ -195,7 +198,7 @@ struct percall_rec {
 	__u32 fn;		/* the marker's function id */
 	__u32 seq;		/* the iteration's number on its thread's slot: an entry and a return pair
 				 * only when equal (snapshots between them may have been lost) */
-	__u32 pad;
+	__u32 nslots;		/* fns[0..nslots) filled (slots given so far); the others read as 0 */
 	__u32 nthreads;		/* th[] filled */
 	__u32 more_threads;	/* threads past PERCALL_MAX_THREADS, not in th[] */
 	struct counter_val c[TMABPF_MAX_EVENTS];	/* the calling thread's counter sums */
@@ -205,7 +208,7 @@ struct percall_rec {
 	__u64 unfolded_ns;	/* the other threads on a CPU now: their time since their switch-in, whose
 				 * counts pc may lack (a bound: a sample or probe hit may have folded some) */
 	struct percall_thread th[PERCALL_MAX_THREADS];
-	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by function id */
+	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by slot (PERCALL_DIRECT_FUNCS) */
 };
 
 #endif

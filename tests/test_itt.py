@@ -92,6 +92,47 @@ def test_span_times_match_dnnl_verbose(dnnl_run):
     assert checked >= 4, execs
 
 
+def step_execs(stdout):
+    """[{primitive kind: executions}] per dnnlwork_step, from DNNL_VERBOSE's lines after each
+    'dnnlwork: step i' line."""
+    steps = []
+    for line in stdout.splitlines():
+        if line.startswith("dnnlwork: step "):
+            steps.append({})
+        elif steps:
+            for kind, _ in verbose_execs(line):
+                steps[-1][kind] = steps[-1].get(kind, 0) + 1
+    return steps
+
+
+def per_call_run(tmp_path, args, env=()):
+    js = str(tmp_path / "r.json")
+    r = run_tmabpf([*args, "--per-call", f"{DNNLWORK}:dnnlwork_step", "--json", js, "--",
+                    "env", "DNNL_VERBOSE=1", *env, DNNLWORK, "1", "2", "3", "16", "6"])
+    assert r.returncode == 0, r.stderr
+    truth = step_execs(r.stdout)
+    assert len(truth) == 6 and [t["matmul"] for t in truth] == [2, 3] * 3, r.stdout[-2000:]
+    return truth, load_json(js)["iterations"]
+
+
+def test_per_call_tokens_count_their_spans(tmp_path):
+    """--per-call's per-token totals take spans (function ids past 64, given a slot at their first
+    return): each token's span calls per primitive kind equal its DNNL_VERBOSE executions, exactly
+    (DNNL_ITT_TASK_LEVEL=1: the calling thread's spans only, as DNNL_VERBOSE counts executions)."""
+    truth, its = per_call_run(tmp_path, ["--itt"], ["DNNL_ITT_TASK_LEVEL=1"])
+    prefix = os.path.realpath(COLLECTOR) + ":"
+    got = [{span_kind(k): v["calls"] for k, v in it["calls"].items() if k.startswith(prefix)} for it in its]
+    assert got == truth, (got, truth)
+
+
+def test_per_call_tokens_count_functions_past_64(tmp_path):
+    """Every function of libdnnl's C API probed (197 ids): dnnl_primitive_execute, past id 64, is
+    counted per token, its calls equal to the token's DNNL_VERBOSE executions."""
+    truth, its = per_call_run(tmp_path, ["--uprobe", "libdnnl.so.2:dnnl_*"])
+    got = [sum(v["calls"] for k, v in it["calls"].items() if k.endswith(":dnnl_primitive_execute")) for it in its]
+    assert got == [sum(t.values()) for t in truth], (got, truth)
+
+
 def test_openmp_barrier_spans_equal_the_barriers(tmp_path):
     n, t = 40, 3
     js = str(tmp_path / "r.json")

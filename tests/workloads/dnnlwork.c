@@ -4,7 +4,11 @@
  * (tests/test_itt.py): CONV convolutions (N=1, C=K=32, 56x56, 3x3), MM matmuls (512x512x512)
  * and REORDERS reorders (nchw -> nhwc of the convolution's source), one after another.
  *
- *   dnnlwork CONV MM REORDERS [SIZE]   (SIZE: the convolution's height and width, default 56)
+ *   dnnlwork CONV MM REORDERS [SIZE [STEPS]]   (SIZE: the convolution's height and width, default 56)
+ *
+ * STEPS (default 1) calls dnnlwork_step() that many times, a --per-call marker: step i prints
+ * "dnnlwork: step i" on stdout, then runs the convolutions, MM + i % 2 matmuls and the reorders
+ * (DNNL_VERBOSE's lines after it are the step's executions: the per-token truth).
  *
  * DNNL_VERBOSE=1 prints one "exec" line per execution with its time: the peer of --itt's spans.
  */
@@ -45,16 +49,32 @@ static void run(dnnl_primitive_t p, int n, int nargs, const dnnl_exec_arg_t *arg
 	}
 }
 
+struct step_args {
+	dnnl_primitive_t conv, mm, reorder;
+	const dnnl_exec_arg_t *conv_args, *mm_args, *re_args;
+	int nconv, nmm, nreorder;
+};
+
+/* One step (token) of the work: the --per-call marker. */
+__attribute__((noinline)) void dnnlwork_step(const struct step_args *s, int i)
+{
+	printf("dnnlwork: step %d\n", i);
+	run(s->conv, s->nconv, 3, s->conv_args);
+	run(s->mm, s->nmm + i % 2, 3, s->mm_args);
+	run(s->reorder, s->nreorder, 2, s->re_args);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
-	int nconv, nmm, nreorder, hw = argc > 4 ? atoi(argv[4]) : 56;
+	int nconv, nmm, nreorder, hw = argc > 4 ? atoi(argv[4]) : 56, steps = argc > 5 ? atoi(argv[5]) : 0;
 	dnnl_memory_desc_t src_md, w_md, dst_md, nhwc_md, a_md, b_md, c_md;
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_t conv, mm, reorder;
 	dnnl_memory_t src, w, dst, nhwc, a, b, c;
 
-	if (argc < 4 || hw < 8) {
-		fprintf(stderr, "usage: dnnlwork CONV MM REORDERS [SIZE>=8]\n");
+	if (argc < 4 || hw < 8 || steps < 0) {
+		fprintf(stderr, "usage: dnnlwork CONV MM REORDERS [SIZE>=8 [STEPS]]\n");
 		return 2;
 	}
 	nconv = atoi(argv[1]);
@@ -107,9 +127,15 @@ int main(int argc, char **argv)
 		dnnl_exec_arg_t mm_args[] = { { DNNL_ARG_SRC, a }, { DNNL_ARG_WEIGHTS, b }, { DNNL_ARG_DST, c } };
 		dnnl_exec_arg_t re_args[] = { { DNNL_ARG_FROM, src }, { DNNL_ARG_TO, nhwc } };
 
-		run(conv, nconv, 3, conv_args);
-		run(mm, nmm, 3, mm_args);
-		run(reorder, nreorder, 2, re_args);
+		struct step_args sa = { conv, mm, reorder, conv_args, mm_args, re_args, nconv, nmm, nreorder };
+
+		if (!steps) {
+			run(conv, nconv, 3, conv_args);
+			run(mm, nmm, 3, mm_args);
+			run(reorder, nreorder, 2, re_args);
+		}
+		for (int i = 0; i < steps; i++)
+			dnnlwork_step(&sa, i);
 	}
 	dnnl_primitive_destroy(conv);
 	dnnl_primitive_destroy(mm);

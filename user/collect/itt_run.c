@@ -61,6 +61,19 @@ static uint64_t loaded_at(const struct itt_run *r, int pid)
 	return base;
 }
 
+/* Still a process with an address space (not gone, not a zombie, whose environment reads empty). */
+static bool alive(int pid)
+{
+	struct procmaps m;
+	bool yes;
+
+	if (procmaps_load(pid, &m, NULL, 0))
+		return false;
+	yes = m.nr > 0;
+	procmaps_free(&m);
+	return yes;
+}
+
 static bool peek(int pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
@@ -108,6 +121,8 @@ void itt_run_check_pids(struct itt_run *r, const int *pids, int npids)
 				 "ITT spans are not seen: start it with INTEL_LIBITTNOTIFY64=%s", pids[i], env, r->path);
 			continue;
 		}
+		if (!alive(pids[i]))
+			continue;	/* gone before it was read (host-wide: a short process): nothing known */
 		r->unloaded++;
 		warn_add("--itt: pid %d has not loaded the ITT collector, so its ITT spans are not seen: start it "
 			 "with INTEL_LIBITTNOTIFY64=%s in its environment (a service: Environment= in its unit)", pids[i],
@@ -206,6 +221,8 @@ int itt_run_attach(struct itt_run *r, struct uprobes_prog *p, struct uprobe_set 
 			return e;
 		}
 	}
+	if (r->host)
+		itt_watch_start(&r->watch, r);
 	return 0;
 }
 
@@ -213,6 +230,8 @@ void itt_run_poll(struct itt_run *r)
 {
 	if (r->rb)
 		ring_buffer__consume(r->rb);
+	if (r->host)
+		itt_watch_poll(&r->watch);
 }
 
 unsigned int itt_run_fn(struct itt_run *r, unsigned int pid, unsigned int fn)
@@ -240,6 +259,13 @@ void itt_run_rows(struct itt_run *r, struct func_row *rows, size_t n)
 		rows[i].key.fn = itt_run_fn(r, rows[i].s.pid, rows[i].key.fn);
 }
 
+void itt_run_forget_pid(struct itt_run *r, unsigned int pid)
+{
+	itt_names_forget_pid(&r->names, pid);
+	if (r->host)
+		u64map_del(&r->watch.pids, pid);
+}
+
 void itt_run_finish(struct itt_run *r, const struct func_row *rows, size_t n)
 {
 	unsigned long long spans = 0;
@@ -260,6 +286,7 @@ void itt_run_detach(struct itt_run *r)
 {
 	link_detach_all(r->links, 3);
 	memset(r->links, 0, sizeof(r->links));
+	itt_watch_stop(&r->watch);
 }
 
 void itt_run_free(struct itt_run *r)

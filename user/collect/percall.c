@@ -184,14 +184,26 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 		it.exited++;
 		iter_time_add(&it.sum, &t->t);
 	}
-	for (__u32 f = 0; f < PERCALL_MAX_FUNCS; f++) {
-		unsigned long long calls = sub0(b->fns[f].calls, a->fns[f].calls);
+	for (__u32 f = 0; f < b->nslots && f < PERCALL_MAX_FUNCS; f++) {
+		static const struct percall_fn none;
+		const struct percall_fn *af = f < a->nslots ? &a->fns[f] : &none;	/* given since a: 0 then */
+		unsigned long long calls = sub0(b->fns[f].calls, af->calls);
+		int fn = f < PERCALL_DIRECT_FUNCS ? (int)f : p->slot_fn ? p->slot_fn(p->slot_ctx, f) : -1;
+		int x = 0;
 
 		if (!calls)
 			continue;
-		it.fns[nfn++] = (struct iter_fn){ .fn = f, .calls = calls,
-						  .wall_ns = sub0(b->fns[f].wall_ns, a->fns[f].wall_ns),
-						  .oncpu_ns = sub0(b->fns[f].oncpu_ns, a->fns[f].oncpu_ns) };
+		if (fn < 0) {	/* a slot whose function is not known (its span's name never came) */
+			p->unnamed_calls += calls;
+			continue;
+		}
+		while (x < nfn && it.fns[x].fn != (unsigned int)fn)	/* spans of one name in several slots: one row */
+			x++;
+		if (x == nfn)
+			it.fns[nfn++] = (struct iter_fn){ .fn = (unsigned int)fn };
+		it.fns[x].calls += calls;
+		it.fns[x].wall_ns += sub0(b->fns[f].wall_ns, af->wall_ns);
+		it.fns[x].oncpu_ns += sub0(b->fns[f].oncpu_ns, af->oncpu_ns);
 	}
 	it.nfns = nfn;
 	memcpy(it.c, b->c, sizeof(it.c));
@@ -384,6 +396,9 @@ void percall_finish(struct percall *p, unsigned long long lost, unsigned long lo
 	if (p->res.samples_lost)
 		warn_add("--per-call: %llu samples lost (ring buffer full, or a window open too long): the iterations' "
 			 "top functions miss them", p->res.samples_lost);
+	if (p->unnamed_calls)
+		warn_add("--per-call: %llu calls of the iterations are of spans whose name never came: left out of "
+			 "their totals", p->unnamed_calls);
 	for (size_t k = 0; k < p->res.n; k++)
 		untracked += p->res.v[k].untracked > 0;
 	if (untracked)

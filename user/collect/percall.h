@@ -55,6 +55,11 @@ struct percall {
 	void *drain_ctx;
 	struct percall_exit *ex;
 	size_t nex, capex;
+	/* the function of a snapshot's slot past PERCALL_DIRECT_FUNCS (bpf/uprobes.h), -1 when not
+	 * known; NULL: none */
+	int (*slot_fn)(void *ctx, unsigned int slot);
+	void *slot_ctx;
+	unsigned long long unnamed_calls;	/* calls in slots whose function was not known */
 };
 
 /* Read the snapshots of ring buffer map_fd (the uprobes' percall_rb).  0 or -errno with err. */

@@ -132,6 +132,7 @@ void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, 
 	}
 	if (command)
 		itt_run_env(r);
+	r->host = !command && !npids;
 	itt_run_check_pids(r, pids, npids);
 	u->itt = r;
 }
@@ -196,9 +197,25 @@ void uprobe_run_read(struct uprobe_run *u)
 	u->rows = NULL;
 	u->nrows = 0;
 	uprobes_read(&u->prog, &u->rows, &u->nrows);
+	free(u->raw_fn);
+	u->raw_fn = NULL;
+	if (u->itt && u->nrows && (u->raw_fn = malloc(u->nrows * sizeof(*u->raw_fn))))
+		for (size_t i = 0; i < u->nrows; i++)
+			u->raw_fn[i] = u->rows[i].key.fn;
 	if (u->itt)
 		itt_run_rows(u->itt, u->rows, u->nrows);
 	uprobes_run_stats(&u->prog, &u->run_ns, &u->run_cnt);
+}
+
+void uprobe_run_forget(struct uprobe_run *u, size_t i)
+{
+	struct func_key k = u->rows[i].key;
+
+	if (u->itt && !u->raw_fn)
+		return;	/* out of memory at the read: its raw key is not known */
+	if (u->raw_fn)
+		k.fn = u->raw_fn[i];
+	uprobes_forget(&u->prog, &k);
 }
 
 /* Calls per function id so far, from the rows (calloc'd, nr_funcs + 1 entries; NULL when out of memory). */
@@ -482,6 +499,7 @@ void uprobe_run_free(struct uprobe_run *u)
 		uprobes_destroy(&u->prog);
 	uprobe_set_free(&u->set);
 	free(u->rows);
+	free(u->raw_fn);
 	free(u->rate_calls);
 	free(u->guarded);
 	maps_watch_free(&u->watch);

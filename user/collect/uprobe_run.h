@@ -37,6 +37,7 @@ struct uprobe_run {
 	bool loaded;
 	struct func_row *rows;		/* uprobe_run_read(): every (function, thread) row */
 	size_t nrows;
+	uint32_t *raw_fn;		/* --itt: each row's function id as the map keys it (a span's ITT_FN | id) */
 	unsigned long long run_ns, run_cnt;	/* the programs' BPF run time (kernel stats) */
 	double max_rate;		/* --max-rate: calls/s; 0 = off */
 	unsigned long long *rate_calls;	/* per function, at the last rate check */
@@ -68,6 +69,8 @@ int uprobe_run_resolve_marker(struct uprobe_run *u, const char *spec, int pid, c
  * environment; a missing collector is said in one line (the run goes on without spans), and so is
  * each of pids[0..npids) (-p) that has not loaded it. */
 void uprobe_run_enable_itt(struct uprobe_run *u, bool command, const int *pids, int npids);
+/* Delete row i of the last read from the BPF map (its thread exited): by the key the map has. */
+void uprobe_run_forget(struct uprobe_run *u, size_t i);
 /* Every poll: what arrived for --itt (span names). */
 void uprobe_run_poll(struct uprobe_run *u);
 /* Anything to probe, now or later. */

@@ -509,6 +509,27 @@ void uprobes_detach(struct uprobes_prog *u)
 	u->nr_link_fds = 0;
 }
 
+int uprobes_percall_slot_key(struct uprobes_prog *u, unsigned int slot, uint64_t *key)
+{
+	int fd = bpf_map__fd(u->skel->maps.percall_slots);
+	uint64_t k, *prev = NULL;
+	uint32_t v;
+
+	if (slot >= PERCALL_MAX_FUNCS)
+		return -ENOENT;
+	if (!u->slot_keys[slot])	/* slots, once given, are kept: read them all again */
+		for (; !bpf_map_get_next_key(fd, prev, &k); prev = &k)
+			if (!bpf_map_lookup_elem(fd, &k, &v) && v < PERCALL_MAX_FUNCS)
+				u->slot_keys[v] = k;
+	*key = u->slot_keys[slot];
+	return *key ? 0 : -ENOENT;
+}
+
+unsigned int uprobes_percall_slots_asked(const struct uprobes_prog *u)
+{
+	return u->skel && u->skel->data ? u->skel->data->percall_next_slot : 0;
+}
+
 void uprobes_destroy(struct uprobes_prog *u)
 {
 	uprobes_detach(u);

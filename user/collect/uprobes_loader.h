@@ -4,6 +4,7 @@
 #define TMABPF_UPROBES_LOADER_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "bpf/uprobes.h"
 #include "collect/threads_loader.h"
 #include "model/results.h"
@@ -43,6 +44,7 @@ struct uprobes_prog {
 	const unsigned char *slots;	/* ustacks, mapped read-only */
 	size_t slots_len;
 	unsigned long long attach_ns;	/* time taken by the last attach */
+	uint64_t slot_keys[PERCALL_MAX_FUNCS];	/* --per-call: each slot's key in percall_slots (0: not read yet) */
 };
 
 #define UPROBE_SLOTS_MAX 1024			/* default slots ... */
@@ -72,6 +74,11 @@ void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned 
 int uprobes_trace_fd(const struct uprobes_prog *u);
 /* The --per-call snapshots ring buffer (struct percall_rec records). */
 int uprobes_percall_fd(const struct uprobes_prog *u);
+/* The key of --per-call slot (>= PERCALL_DIRECT_FUNCS) in percall_slots: a function id, or a span's
+ * tgid << 32 | ITT_FN | its pair id.  0, or -ENOENT while no function has it. */
+int uprobes_percall_slot_key(struct uprobes_prog *u, unsigned int slot, uint64_t *key);
+/* Slots asked for so far: past PERCALL_MAX_FUNCS, functions went without. */
+unsigned int uprobes_percall_slots_asked(const struct uprobes_prog *u);
 /* "uprobe_multi session", "uprobe_multi" or "classic uprobes". */
 const char *uprobes_mode_name(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);

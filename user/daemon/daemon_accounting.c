@@ -35,15 +35,17 @@ int daemon_accounting_choose(const struct daemon_opts *d, const struct run_prep 
 	underivable(o, p, what, sizeof(what));
 	if (o->nr_uprobe_specs)
 		need = "--uprobe needs exact per-switch deltas";
+	else if (o->itt)
+		need = "--itt needs exact per-switch deltas";
 	else if (o->tma_level)
 		need = "--tma needs hardware counter deltas at each switch";
 	else if (what[0])
 		need = what;
 	if (d->accounting == DAEMON_ACCT_SAMPLED || (d->accounting == DAEMON_ACCT_AUTO && need && p->host.pmu &&
-						       !o->nr_uprobe_specs)) {
-		if (o->nr_uprobe_specs) {
-			err_print("--accounting=sampled: --uprobe needs exact per-switch deltas (use --accounting=switch "
-				  "or auto)");
+						       !o->nr_uprobe_specs && !o->itt)) {
+		if (o->nr_uprobe_specs || o->itt) {
+			err_print("--accounting=sampled: %s needs exact per-switch deltas (use --accounting=switch "
+				  "or auto)", o->itt && !o->nr_uprobe_specs ? "--itt" : "--uprobe");
 			return EXIT_USAGE;
 		}
 		c->tasks = c->sampled = true;

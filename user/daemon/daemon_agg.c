@@ -591,6 +591,31 @@ static void keep_max(unsigned long long *p, unsigned long long v)
 		*p = v;
 }
 
+/* Room for function id fn (--itt's spans get ids as their names come, during the run); false when out of memory. */
+static bool funcs_fit(struct agg_funcs *f, uint32_t fn)
+{
+	int n = f->n;
+	struct agg_func_sums *sum;
+	double *last;
+
+	if (fn < (uint32_t)n)
+		return true;
+	if (fn >= UPROBE_MAX_FUNCS)	/* a span never named (ITT_FN | its id): not a function */
+		return false;
+	while (n <= (int)fn)
+		n = n ? 2 * n : 64;
+	if (!(sum = realloc(f->sum, n * sizeof(*sum))))
+		return false;
+	f->sum = sum;
+	if (!(last = realloc(f->last_calls, n * sizeof(*last))))
+		return false;
+	f->last_calls = last;
+	memset(sum + f->n, 0, (n - f->n) * sizeof(*sum));
+	memset(last + f->n, 0, (n - f->n) * sizeof(*last));
+	f->n = n;
+	return true;
+}
+
 void daemon_agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, size_t n)
 {
 	memset(f->last_calls, 0, f->n * sizeof(*f->last_calls));
@@ -600,7 +625,7 @@ void daemon_agg_funcs_update(struct agg_funcs *f, const struct func_row *rows, s
 		struct func_prev *p = u64map_get(&f->prev, key);
 		struct agg_func_sums *d;
 
-		if ((int)rows[i].key.fn >= f->n)
+		if (!funcs_fit(f, rows[i].key.fn))
 			continue;
 		if (!p) {
 			if (!(p = calloc(1, sizeof(*p))))

@@ -19,7 +19,7 @@ enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
 	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
-	OPT_MODE, OPT_EVENTS_HZ,
+	OPT_MODE, OPT_EVENTS_HZ, OPT_ITT,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "event", required_argument, NULL, 'e' },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
+	{ "itt", no_argument, NULL, OPT_ITT },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
@@ -88,12 +89,15 @@ void daemon_cli_usage(FILE *f)
 	      "                          own period (estimates, any event, nothing per context switch),\n"
 	      "                          'switch' accounts at every context switch (exact hardware deltas,\n"
 	      "                          --uprobe); 'auto' takes tasks when it is exact, else sampled on\n"
-	      "                          PMU hosts (switch with --uprobe)\n"
+	      "                          PMU hosts (switch with --uprobe or --itt)\n"
 	      "      --events-hz HZ      sampled accounting: samples per second per CPU, all events\n"
 	      "                          together (default 100)\n"
 	      "  -e, --event E[,E]       counters (default: the TMA recipe on PMU hosts, else\n"
 	      "                          task-clock,page-faults)\n"
 	      "      --uprobe LIB:GLOB   per-function calls and time (repeatable)\n"
+	      "      --itt               ITT spans (oneDNN primitives, OpenMP regions) as functions\n"
+	      "                          'domain:task', of the processes started with\n"
+	      "                          INTEL_LIBITTNOTIFY64 naming tmabpf's collector\n"
 	      "      --max-threads N     size of the (LRU) per-thread map (default 16384)\n"
 	      "      --max-stacks N, --max-funcs N, --cpu NAME, --tma[=N], --verbose  as for profiling runs\n"
 	      "  -d, --duration SEC      stop after SEC seconds (default: until SIGTERM/SIGINT)\n"
@@ -231,6 +235,7 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 		}
 		o->uprobe_specs[o->nr_uprobe_specs++] = arg;
 		return 0;
+	case OPT_ITT: o->itt = true; return 0;
 	case OPT_MAX_THREADS: return parse_long(arg, "--max-threads", 16, 1 << 22, &o->max_threads);
 	case OPT_MAX_STACKS: return parse_long(arg, "--max-stacks", 1, 1 << 20, &o->max_stacks);
 	case OPT_MAX_FUNCS: return parse_long(arg, "--max-funcs", 1, 1 << 22, &o->max_funcs);

@@ -24,8 +24,8 @@ static void shed_uprobes(struct daemon *D, double up_ns, double bpf_ns)
 	if (++D->shed_streak < SHED_AFTER)
 		return;
 	D->shed_streak = 0;
-	for (int fn = 0; fn < set->nr_funcs && fn < D->funcs.n; fn++)
-		if (!set->funcs[fn].detached && (hot < 0 || D->funcs.last_calls[fn] > D->funcs.last_calls[hot]))
+	for (int fn = 0; fn < set->nr_funcs && fn < D->funcs.n; fn++)	/* a span is not detached alone (docs/itt.md) */
+		if (!set->funcs[fn].detached && !set->funcs[fn].itt && (hot < 0 || D->funcs.last_calls[fn] > D->funcs.last_calls[hot]))
 			hot = fn;
 	if (hot < 0 || D->funcs.last_calls[hot] <= 0)
 		return;

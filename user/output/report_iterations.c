@@ -3,6 +3,7 @@
  * iteration) and "per_call" (their statistics), the per-token text. */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sorted.h"
 #include "lib/text_safe.h"
 #include "model/counters.h"
 #include "output/report_sections.h"
@@ -200,17 +201,22 @@ static double pct(unsigned long long part, unsigned long long whole)
 	return whole ? 100.0 * part / whole : 0.0;
 }
 
-/* The function ids called in any iteration, in id order; how many. */
+/* The function ids called in any iteration (any id: a span's comes as its name does), in id
+ * order, at most max; how many. */
 static int called_fns(const struct iterations *s, unsigned int *ids, int max)
 {
 	int n = 0;
 
-	for (unsigned int fn = 0; fn < PERCALL_MAX_FUNCS && n < max; fn++)
-		for (size_t k = 0; k < s->n; k++)
-			if (iteration_calls(&s->v[k], fn)) {
-				ids[n++] = fn;
-				break;
-			}
+	for (size_t k = 0; k < s->n; k++)
+		for (int x = 0; x < s->v[k].nfns; x++) {
+			int i = 0;
+
+			while (i < n && ids[i] != s->v[k].fns[x].fn)
+				i++;
+			if (i == n && n < max && s->v[k].fns[x].calls)
+				ids[n++] = s->v[k].fns[x].fn;
+		}
+	qsort(ids, n, sizeof(*ids), sorted_cmp_u32);
 	return n;
 }
 

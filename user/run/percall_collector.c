@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "collect/threads_loader.h"
 #include "collect/uprobes_loader.h"
+#include "sym/itt_names.h"
 #include "lib/warn.h"
 #include "run/percall_collector.h"
 
@@ -48,6 +49,22 @@ static void drain_exits(void *ctx)
 		threads_poll(c->links.spine, 0);
 }
 
+/* The function of a slot past the direct ones: a probed function's id, or a span's (its name
+ * drained first when it is new). */
+static int slot_fn(void *ctx, unsigned int slot)
+{
+	struct run_ctx *c = ctx;
+	uint64_t key;
+
+	if (!c->links.uprobes || uprobes_percall_slot_key(c->links.uprobes, slot, &key))
+		return -1;
+	if (!((uint32_t)key & ITT_FN))
+		return (int)(uint32_t)key;
+	if (!c->links.uset || !c->links.uset->itt)
+		return -1;
+	return itt_names_fn(c->links.uset->itt, (unsigned int)(key >> 32), (uint32_t)key & ~ITT_FN);
+}
+
 static int percall_load(struct run_ctx *c, void *self, char *err, size_t errlen)
 {
 	struct percall_state *s = self;
@@ -56,6 +73,8 @@ static int percall_load(struct run_ctx *c, void *self, char *err, size_t errlen)
 		return RUN_OK;
 	s->p.drain_exits = drain_exits;
 	s->p.drain_ctx = c;
+	s->p.slot_fn = slot_fn;
+	s->p.slot_ctx = c;
 	c->rep.iters = &s->p.res;	/* the live views read them as they come */
 	c->rep.per_call = s->p.spec;
 	if (percall_open(&s->p, uprobes_percall_fd(c->links.uprobes), c->prep->evs.n, err, errlen))
@@ -98,6 +117,9 @@ static int percall_finish_op(struct run_ctx *c, void *self, char *err, size_t er
 	if (!s->open)
 		return RUN_OK;
 	percall_finish(&s->p, c->rep.self.stat[STAT_PERCALL_DROPS], c->rep.self.stat[STAT_PERCALL_SAMPLES_LOST]);
+	if (c->links.uprobes && uprobes_percall_slots_asked(c->links.uprobes) > PERCALL_MAX_FUNCS)
+		warn_add("--per-call: more than %d functions and spans returned: those past it are not in the "
+			 "iterations' totals (their rows are)", PERCALL_MAX_FUNCS);
 	c->rep.iters = &s->p.res;
 	c->rep.per_call = s->p.spec;
 	return RUN_OK;

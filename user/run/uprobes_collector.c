@@ -4,6 +4,7 @@
  * (run_links.uset, run_links.uprobes). */
 #include <stdlib.h>
 #include "collect/bpf_util.h"
+#include "collect/itt_run.h"
 #include "collect/uprobe_run.h"
 #include "lib/clock.h"
 #include "lib/grow.h"
@@ -114,8 +115,10 @@ static void forget_exited(struct uprobes *s)
 		uint32_t tid = s->up.rows[i].key.tid;
 
 		if (bsearch(&tid, s->drop, s->ndrop, sizeof(tid), sorted_cmp_u32))
-			uprobes_forget(&s->up.prog, &s->up.rows[i].key);
+			uprobe_run_forget(&s->up, i);
 	}
+	for (size_t k = 0; s->up.itt && k < s->ndrop; k++)
+		itt_run_forget_pid(s->up.itt, s->drop[k]);	/* a main thread's tid is its process' pid */
 	free(s->drop);
 	s->drop = s->exited;
 	s->ndrop = s->nexited;

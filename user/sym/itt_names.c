@@ -52,6 +52,12 @@ int itt_names_add(struct uprobe_set *s, struct itt_names *n, unsigned int pid, u
 		if (strmap_put(&n->by_name, full, (void *)fn1, NULL))
 			return -1;
 	}
+	if (!u64map_get(&n->ids, (uint64_t)pid << 32 | id)) {
+		uintptr_t pairs = (uintptr_t)u64map_get(&n->pids, pid) + 1;
+
+		if (u64map_put(&n->pids, pid, (void *)pairs))
+			return -1;
+	}
 	if (u64map_put(&n->ids, (uint64_t)pid << 32 | id, (void *)fn1))
 		return -1;
 	return (int)fn1 - 1;
@@ -68,8 +74,24 @@ int itt_names_fn(struct itt_names *n, unsigned int pid, unsigned int id)
 	return fn1 ? (int)fn1 - 1 : -1;
 }
 
+void itt_names_forget_pid(struct itt_names *n, unsigned int pid)
+{
+	size_t left = (uintptr_t)u64map_del(&n->pids, pid), k = 0;
+	uint64_t *keys = left ? malloc(left * sizeof(*keys)) : NULL;
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < n->ids.cap && k < left; i++)	/* collected first: no delete while iterating */
+		if (n->ids.vals[i] && n->ids.keys[i] >> 32 == pid)
+			keys[k++] = n->ids.keys[i];
+	while (k)
+		u64map_del(&n->ids, keys[--k]);
+	free(keys);
+}
+
 void itt_names_free(struct itt_names *n)
 {
+	u64map_free(&n->pids);
 	u64map_free(&n->ids);
 	strmap_free(&n->by_name);
 	n->lib = -1;

@@ -17,6 +17,7 @@ struct itt_names {
 	const char *collector;		/* the collector's path: the spans' module */
 	int lib;			/* its index in the set's libraries; -1: not added yet */
 	struct u64map ids;		/* pid << 32 | pair id -> function id + 1 */
+	struct u64map pids;		/* pid -> its pairs in ids (as a pointer) */
 	struct strmap by_name;		/* "domain:task" -> function id + 1 */
 	void (*drain)(void *ctx);	/* brings the names that arrived since (a look-up's miss) */
 	void *drain_ctx;
@@ -29,6 +30,8 @@ int itt_names_add(struct uprobe_set *s, struct itt_names *n, unsigned int pid, u
 /* The function of pair id of process pid (the names that arrived drained first when it is not
  * known yet), -1 when not named. */
 int itt_names_fn(struct itt_names *n, unsigned int pid, unsigned int id);
+/* Process pid is gone (the daemon): its pairs go, its functions stay (their sums are the host's). */
+void itt_names_forget_pid(struct itt_names *n, unsigned int pid);
 void itt_names_free(struct itt_names *n);
 
 #endif

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""'tmabpf daemon --itt': the ITT spans of the host's processes started with INTEL_LIBITTNOTIFY64
+naming tmabpf's collector (as a service's unit would) are function series, "domain:task" with the
+collector as their module, against the truth of tests/test_itt.py:
+
+- oneDNN (Debian's libdnnl, tests/workloads/dnnlwork.c, one OpenMP thread: oneDNN tags a primitive
+  on every thread that runs it) started after the daemon: the span calls per primitive kind in
+  /metrics and in the last JSON line equal the executions DNNL_VERBOSE=1 prints, exactly.  The
+  daemon starts with no function at all: each span gets its id as its name comes.
+- A process that loaded the collector before the daemon started: its spans, named before the
+  daemon attached, are read from the collector's table in the process.
+- A process that maps a library carrying ITT but not the collector gets one line in the daemon's
+  log, once, saying how to start it; one started with the collector gets none.
+"""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import TMABPF
+from daemon_util import Daemon, select
+from test_itt import COLLECTOR, DNNLWORK, KINDS, span_kind, verbose_execs
+
+pytestmark = pytest.mark.skipif(not os.path.exists(DNNLWORK), reason="build/workloads/dnnlwork not built "
+                                "(libdnnl-dev missing: make deps)")
+
+MODULE = os.path.realpath(COLLECTOR)
+
+
+def with_collector(**more):
+    return dict(os.environ, INTEL_LIBITTNOTIFY64=COLLECTOR, **more)
+
+
+def spans(m):
+    """{primitive kind: calls} of the collector's function series."""
+    return {span_kind(l["symbol"]): v for l, v in select(m, "tmabpf_function_calls_total", module=MODULE)}
+
+
+def test_span_calls_equal_dnnl_verbose(tmp_path):
+    jsonl = tmp_path / "d.jsonl"
+    with Daemon("-I", "200", "--itt", "--jsonl", str(jsonl), "--max-overhead", "100") as d:
+        w = subprocess.run([DNNLWORK, "4", "5", "6", "64"], env=with_collector(DNNL_VERBOSE="1", OMP_NUM_THREADS="1"),
+                           capture_output=True, text=True, timeout=120)
+        assert w.returncode == 0, w.stderr
+        m = d.metrics_after(3)
+        assert d.stop() == 0
+    execs = verbose_execs(w.stdout)
+    want = {k: sum(1 for kind, _ in execs if kind == k) for k in KINDS}
+    assert want == {"convolution": 4, "matmul": 5, "reorder": 6}, w.stdout[-2000:]
+    assert spans(m) == want, (spans(m), d.stderr())
+    last = json.loads(jsonl.read_text().splitlines()[-1])
+    got = {span_kind(f["symbol"]): f["calls"] for f in last["functions"] if f["module"] == MODULE}
+    assert got == want, last["functions"]
+    assert "accounting: per-switch (--itt" in d.stderr()
+
+
+def wait_mapped(pid, timeout=20):
+    """Until process pid has loaded the collector (at its first ITT call)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(f"/proc/{pid}/maps") as f:
+            if MODULE in f.read():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} never loaded {MODULE}")
+
+
+def test_process_that_loaded_the_collector_before_the_daemon():
+    w = subprocess.Popen([DNNLWORK, "400000", "0", "0", "16"], env=with_collector(OMP_NUM_THREADS="1"),
+                         stdout=subprocess.DEVNULL)
+    try:
+        wait_mapped(w.pid)
+        time.sleep(0.2)
+        with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+            m = d.metrics_after(3)
+            assert d.stop() == 0
+    finally:
+        w.kill()
+        w.wait()
+    got = spans(m)
+    assert list(got) == ["convolution"] and got["convolution"] > 0, (got, d.stderr())
+    assert f"pid {w.pid}" not in d.stderr(), d.stderr()
+
+
+def wait_libdnnl(pid, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(f"/proc/{pid}/maps") as f:
+            if "libdnnl" in f.read():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} never mapped libdnnl")
+
+
+def test_process_without_the_collector_is_told_once():
+    """One running before the daemon (read from /proc at its start) and one started after (the
+    kernel's mapping records) are told once each; one started with the collector is not.  All run
+    for the whole check: a process gone before the daemon reads its environment is not told
+    (nothing is known of it then)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    work = [DNNLWORK, "400000", "0", "0", "16"]
+    early = subprocess.Popen(work, env=env, stdout=subprocess.DEVNULL)
+    procs = [early]
+    try:
+        wait_libdnnl(early.pid)
+        with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+            bare = subprocess.Popen(work, env=env, stdout=subprocess.DEVNULL)
+            ours = subprocess.Popen(work, env=with_collector(OMP_NUM_THREADS="1"), stdout=subprocess.DEVNULL)
+            procs += [bare, ours]
+            wait_mapped(ours.pid)
+            deadline = time.time() + 20
+            while f"pid {bare.pid} " not in d.stderr() and time.time() < deadline:
+                time.sleep(0.1)
+            m = d.metrics_after(3)
+            assert d.stop() == 0
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    for p in (early, bare):
+        told = [l for l in d.stderr().splitlines() if f"pid {p.pid} " in l]
+        assert len(told) == 1, (p.pid, d.stderr())
+        assert "has not loaded the ITT collector" in told[0] and f"INTEL_LIBITTNOTIFY64={MODULE}" in told[0], told
+    assert not [l for l in d.stderr().splitlines() if f"pid {ours.pid} " in l], d.stderr()
+    assert spans(m).get("convolution", 0) > 0, spans(m)	# the one started with it is seen
+
+
+@pytest.mark.parametrize("accounting, needle", [
+    ("sampled", "--accounting=sampled: --itt needs exact per-switch deltas"),
+    ("tasks", "--accounting=tasks: --itt needs exact per-switch deltas"),
+])
+def test_itt_needs_switch_accounting(accounting, needle):
+    r = subprocess.run([TMABPF, "daemon", "--listen", "127.0.0.1:0", "-d", "1", "--itt", f"--accounting={accounting}"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and len(r.stderr.strip().splitlines()) <= 2, r.stderr

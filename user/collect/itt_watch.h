@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * itt_watch: --itt over the whole host (the daemon, -a).  A process that maps a library carrying
+ * ITT's static part (oneDNN, Intel's OpenMP, what ittapi builds: the file names both
+ * INTEL_LIBITTNOTIFY64 and __itt_api_init) but neither maps tmabpf's collector nor names it in
+ * INTEL_LIBITTNOTIFY64 gets one line, once, saying how to start it (itt_run_check_pids).  The
+ * processes running at the start are read from /proc once; those that map such a library later
+ * are learned from the kernel's mapping records (mmap_events.h).  Each file is read once.
+ */
+#ifndef TMABPF_ITT_WATCH_H
+#define TMABPF_ITT_WATCH_H
+#include "collect/mmap_events.h"
+#include "lib/u64map.h"
+
+struct itt_run;
+
+struct itt_watch {
+	struct itt_run *r;
+	struct mmap_events mev;
+	struct u64map files;	/* (dev, inode) -> 1: carries ITT, 2: does not */
+	struct u64map pids;	/* processes checked already */
+};
+
+/* Start watching (after the collector's hooks are attached); a failure is said in one line and
+ * the run goes on without the lines. */
+void itt_watch_start(struct itt_watch *w, struct itt_run *r);
+/* The mappings made since the last call. */
+void itt_watch_poll(struct itt_watch *w);
+void itt_watch_stop(struct itt_watch *w);
+
+#endif
