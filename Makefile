@@ -246,10 +246,12 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 MAN_PAGES := $(patsubst man/%.md,$(O)/man/%,$(wildcard man/*.md))
 EXAMPLES := deploy/kubernetes/tmabpf-daemonset.yaml deploy/prometheus/prometheus.yml \
 	deploy/prometheus/tmabpf-rules.yml deploy/grafana/tmabpf-dashboard.json
+# the documentation, as /usr/share/doc/tmabpf/NAME (the man pages point there)
+DOCS := $(wildcard docs/*.md docs/*.json)
 INSTALLED := $(BINDIR)/tmabpf $(ITTDIR)/libtmabpf-itt.so $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf \
 	$(patsubst $(O)/man/%,$(MANDIR)/man1/%,$(filter %.1,$(MAN_PAGES))) \
 	$(patsubst $(O)/man/%,$(MANDIR)/man8/%,$(filter %.8,$(MAN_PAGES))) \
-	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
+	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 
 man: $(MAN_PAGES)
 
@@ -272,6 +274,7 @@ install: $(O)/tmabpf $(O)/libtmabpf-itt.so man
 	chmod 644 $(DESTDIR)$(UNITDIR)/tmabpf.service
 	install -m 644 completions/tmabpf.bash $(DESTDIR)$(COMPLETIONDIR)/tmabpf
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
 		echo "install: kept $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; \
 	else install -m 644 deploy/systemd/daemon.conf $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; fi
