@@ -98,7 +98,7 @@ chroot "$R/root" /bin/sh -s "/tmp/pkg/$(basename "$1")" <<'EOF'
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 echo "== apt"
-apt-get install -y -q "$1" 2>&1
+apt-get install -y -q -t bookworm-backports "$1" 2>&1
 echo "== version"; tmabpf --version
 echo "== man"; man -w tmabpf tmabpf-daemon tmabpf-analyze tmabpf-diff tmabpf-list
 echo "== unit"; cat /lib/systemd/system/tmabpf.service
