@@ -2,7 +2,8 @@
 """README.md runs as written (issue 32 part 6): every command of its fenced shell blocks is run on
 this host, as root, and what it prints must have the shape of the excerpt the README shows after it;
 a command shown without an excerpt must exit 0 (or as SPECIAL below says).  The live-view example,
-given in prose, runs in a terminal (tmux) and is quit with q.
+given in prose, runs in a terminal (tmux) and is quit with q; the prose's other `tmabpf ...` commands
+must exit 0.
 
 The convention, for whoever edits the README:
 - a block whose lines start with '$ ' holds commands, each followed by the excerpt of its output
@@ -44,6 +45,15 @@ SKIPPED = {
     "sudo apt install -t bookworm-backports ./build/deb/tmabpf_*.deb":
         "would install on this host; tests/test_package.py runs this command in a throwaway root",
 }
+# commands named in the prose (`tmabpf ...` outside the blocks) that run: substitutions, skips, and the
+# names that only name a subcommand (each subcommand's block runs it)
+PROSE_SUBSTITUTIONS = {"tmabpf analyze stat.csv": ("tmabpf analyze " + os.path.join(ROOT, "tests", "data", "skx_llm_decode.csv"),
+                                                   "a perf stat -x, file of a Skylake-X host, from tests/data")}
+PROSE_SKIPPED = {
+    "sudo tmabpf roofs": "measures for a minute and writes /var/lib/tmabpf/roofs.json on this host; tests/test_roofs.py "
+                         "runs it and checks its roofs against likwid-bench and mbw",
+}
+PROSE_NAMES = {"tmabpf analyze", "tmabpf check", "tmabpf daemon", "tmabpf diff", "tmabpf roofs"}
 # command (its start) -> (exit statuses accepted, why); the others must exit 0
 SPECIAL = {
     "tmabpf diff ": ({1}, "exit 1 when a budget breaks, as the README says"),
@@ -283,3 +293,37 @@ def test_the_live_view_example_runs_in_a_terminal(tmp_path):
         assert rows and int(rows[0][3]) > 0, f"{kernel}: no calls in the final report\n{s}"
     finally:
         t.kill()
+
+
+def prose_commands():
+    """The `tmabpf ...` commands of README's prose (outside the fenced blocks), but the live-view
+    example (test_the_live_view_example_runs_in_a_terminal runs it) and bare subcommand names."""
+    with open(README) as f:
+        prose = re.sub(r"^```.*?^```", "", f.read(), flags=re.S | re.M)
+    spans = [re.sub(r"\s+", " ", m) for m in re.findall(r"`((?:sudo )?tmabpf [^`]+)`", prose)]
+    live = live_view_example()[0]
+    return [c for c in dict.fromkeys(spans) if c != live and c not in PROSE_NAMES]
+
+
+def test_the_commands_named_in_the_prose_run():
+    """`sudo tmabpf -a -d 10`, `tmabpf list`...: each exits 0."""
+    if os.geteuid() != 0:
+        pytest.skip("the README's commands run as root")
+    cmds = prose_commands()
+    assert "tmabpf list" in cmds and "sudo tmabpf -a -d 10" in cmds, cmds
+    for key in (*PROSE_SUBSTITUTIONS, *PROSE_SKIPPED):
+        assert any(c.startswith(key) for c in cmds), f"{key!r} is no longer in README.md's prose"
+    problems = []
+    for cmd in cmds:
+        if cmd in PROSE_SKIPPED:
+            print(f"skipped: {cmd}: {PROSE_SKIPPED[cmd]}")
+            continue
+        line = cmd
+        for text, (repl, _) in PROSE_SUBSTITUTIONS.items():
+            line = line.replace(text, repl)
+        line = re.sub(r"^sudo ", "", line)
+        r = subprocess.run(["bash", "-c", line], cwd=ROOT, env=run_env(), capture_output=True, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            problems.append(f"{cmd}: exit {r.returncode}\n{(r.stdout + r.stderr)[-1500:]}")
+    assert not problems, "\n\n".join(problems)
