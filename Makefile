@@ -138,12 +138,16 @@ $(O)/proto/%.pb-c.o: $(O)/%.pb-c.c $(O)/%.pb-c.h
 # make reads this file (a FORCE rule ran on every make: make -q never said "up to date", and make -n
 # listed version.o, tmabpf and every unit test as rebuilt: tests/test_build.py)
 TMABPF_GIT ?= $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+VERSION_BUILD_H = printf '\#define TMABPF_GIT "%s"\n\#define TMABPF_BPF_CC "%s"\n\#define TMABPF_BPF_ARCH "%s"\n' \
+	'$(TMABPF_GIT)' "$$($(CLANG) --version 2>/dev/null | head -1)" '$(ARCH)'
 ifeq ($(filter clean deps check-deps vmlinux,$(MAKECMDGOALS)),)
-$(shell mkdir -p $(O) && printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
-	'$(TMABPF_GIT)' "$$($(CLANG) --version 2>/dev/null | head -1)" '$(ARCH)' > $(O)/version_build.h.tmp && \
+$(shell mkdir -p $(O) && $(VERSION_BUILD_H) > $(O)/version_build.h.tmp && \
 	{ cmp -s $(O)/version_build.h.tmp $(O)/version_build.h && rm -f $(O)/version_build.h.tmp || \
 	mv -f $(O)/version_build.h.tmp $(O)/version_build.h; })
 endif
+# where it was not written above (make clean all)
+$(O)/version_build.h: | $(O)
+	@$(VERSION_BUILD_H) > $@
 $(O)/user/lib/version.o $(O)/fuzz/obj/lib/version.o: $(O)/version_build.h
 
 $(O)/tmabpf: $(USER_OBJS)
