@@ -33,7 +33,7 @@ README = os.path.join(ROOT, "README.md")
 # README text -> (what replaces it here, why)
 SUBSTITUTIONS = {
     "-p 2738": ("-p {decoder}", "the pid of a decoder the test starts, as the README's run profiled one"),
-    "make install ": ("make install DESTDIR={tmp}/root ", "into a throwaway root, not this host's /usr/local"),
+    "make install": ("make install DESTDIR={tmp}/root", "into a throwaway root, not this host's /usr/local"),
 }
 # command -> why it does not run here (the place that runs or checks it instead)
 SKIPPED = {
@@ -206,6 +206,8 @@ def test_readme_block_runs_as_written(n, prose, cmds, tmp_path):
             for text, (repl, _) in SUBSTITUTIONS.items():
                 line = line.replace(text, repl.format(decoder=decoder.pid, tmp=tmp_path))
             line = re.sub(r"(^|[|&;]\s*)sudo ", r"\1", line)
+            # never into this host's /usr/local
+            assert not re.match(r"make (un)?install\b", line) or "DESTDIR=" in line, line
             ran += 1
             if cmd in UNTIL_STOPPED:
                 if "daemon" in line and not port_free(9464):
