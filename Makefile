@@ -55,7 +55,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 include mk/cross.mk
 
-.PHONY: all deps demo test unit unit-san fuzz bench vmlinux clean check-deps FORCE man install uninstall deb deps-arm64 test-pmu
+.PHONY: all deps demo test unit unit-san fuzz bench vmlinux clean check-deps man install uninstall deb deps-arm64 test-pmu
 .DELETE_ON_ERROR:
 # the skeletons and generated headers are kept: every object includes them, and make's default
 # (deleting intermediates) rebuilt every object on the next make (make demo after make -j2)
@@ -134,12 +134,20 @@ $(O)/proto/%.pb-c.o: $(O)/%.pb-c.c $(O)/%.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-# what --version, the JSON report and /metrics say of the build; rewritten only when it changes
+# what --version, the JSON report and /metrics say of the build; rewritten only when it changes, as
+# make reads this file (a FORCE rule ran on every make: make -q never said "up to date", and make -n
+# listed version.o, tmabpf and every unit test as rebuilt: tests/test_build.py)
 TMABPF_GIT ?= $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
-$(O)/version_build.h: FORCE | $(O)
-	@printf '#define TMABPF_GIT "%s"\n#define TMABPF_BPF_CC "%s"\n#define TMABPF_BPF_ARCH "%s"\n' \
-		'$(TMABPF_GIT)' "$$($(CLANG) --version | head -1)" '$(ARCH)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+VERSION_BUILD_H = printf '\#define TMABPF_GIT "%s"\n\#define TMABPF_BPF_CC "%s"\n\#define TMABPF_BPF_ARCH "%s"\n' \
+	'$(TMABPF_GIT)' "$$($(CLANG) --version 2>/dev/null | head -1)" '$(ARCH)'
+ifeq ($(filter clean deps check-deps vmlinux,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(O) && $(VERSION_BUILD_H) > $(O)/version_build.h.tmp && \
+	{ cmp -s $(O)/version_build.h.tmp $(O)/version_build.h && rm -f $(O)/version_build.h.tmp || \
+	mv -f $(O)/version_build.h.tmp $(O)/version_build.h; })
+endif
+# where it was not written above (make clean all)
+$(O)/version_build.h: | $(O)
+	@$(VERSION_BUILD_H) > $@
 $(O)/user/lib/version.o $(O)/fuzz/obj/lib/version.o: $(O)/version_build.h
 
 $(O)/tmabpf: $(USER_OBJS)
@@ -242,10 +250,12 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 MAN_PAGES := $(patsubst man/%.md,$(O)/man/%,$(wildcard man/*.md))
 EXAMPLES := deploy/kubernetes/tmabpf-daemonset.yaml deploy/prometheus/prometheus.yml \
 	deploy/prometheus/tmabpf-rules.yml deploy/grafana/tmabpf-dashboard.json
+# the documentation, as /usr/share/doc/tmabpf/NAME (the man pages point there)
+DOCS := $(wildcard docs/*.md docs/*.json)
 INSTALLED := $(BINDIR)/tmabpf $(ITTDIR)/libtmabpf-itt.so $(UNITDIR)/tmabpf.service $(COMPLETIONDIR)/tmabpf \
 	$(patsubst $(O)/man/%,$(MANDIR)/man1/%,$(filter %.1,$(MAN_PAGES))) \
 	$(patsubst $(O)/man/%,$(MANDIR)/man8/%,$(filter %.8,$(MAN_PAGES))) \
-	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES)))
+	$(addprefix $(DOCDIR)/examples/,$(notdir $(EXAMPLES))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 
 man: $(MAN_PAGES)
 
@@ -268,6 +278,7 @@ install: $(O)/tmabpf $(O)/libtmabpf-itt.so man
 	chmod 644 $(DESTDIR)$(UNITDIR)/tmabpf.service
 	install -m 644 completions/tmabpf.bash $(DESTDIR)$(COMPLETIONDIR)/tmabpf
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf ]; then \
 		echo "install: kept $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf"; \
 	else install -m 644 deploy/systemd/daemon.conf $(DESTDIR)$(SYSCONFDIR)/tmabpf/daemon.conf; fi

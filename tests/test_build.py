@@ -54,6 +54,36 @@ def test_fresh_build_makes_the_skeleton_first(tmp_path):
         assert out.index(gen) < out.index(user), out[-3000:]
 
 
+def test_make_demo_after_make_rebuilds_nothing():
+    """After make (the suite runs on a built tree), make -q says "up to date" and make demo's build
+    step compiles and links nothing (issue 32 part 6: make demo after make -j2 recompiled 152 of 159
+    objects; then the build-info header's FORCE rule had make -n relink tmabpf and every unit test)."""
+    r = subprocess.run(["make", "-q", "--no-print-directory", "all"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, "make -q all: not up to date after make\n" + make_n("all")[-2000:]
+    out = make_n("demo")
+    built = [ln for ln in out.splitlines() if re.search(r" -c | -o build/|gen skeleton|protoc-c|go-md2man", ln)]
+    assert not built, "make demo after make rebuilds:\n" + "\n".join(built[:10])
+    assert "scripts/demo.sh" in out, out[-2000:]
+
+
+def test_a_fresh_build_keeps_what_it_generated(tmp_path):
+    """A first build in a tree with no build/ yet, then make -q: the BPF object and skeleton a loader
+    was built from are kept (make deleted them as intermediates, so the next make rebuilt them and
+    every object including them)."""
+    for d in ("user", "bpf", "proto", "mk", "vmlinux"):
+        shutil.copytree(os.path.join(ROOT, d), tmp_path / d)
+    shutil.copy(os.path.join(ROOT, "Makefile"), tmp_path / "Makefile")
+    target = "build/user/collect/tasks_loader.o"
+    r = subprocess.run(["make", "--no-print-directory", target], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert (tmp_path / "build" / "bpf" / "tasks.bpf.o").exists(), r.stdout[-2000:]
+    r = subprocess.run(["make", "-q", "--no-print-directory", target], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, make_n(target, cwd=tmp_path)[-2000:]
+
+
 PURE_TESTS = ["test_tma", "test_tma_cache", "test_tma_expr", "test_thread_table", "test_profile"]
 
 

@@ -24,6 +24,7 @@ DEPLOY = os.path.join(ROOT, "deploy")
 UNIT = os.path.join(DEPLOY, "systemd", "tmabpf.service")
 CONF = os.path.join(DEPLOY, "systemd", "daemon.conf")
 K8S = os.path.join(DEPLOY, "kubernetes", "tmabpf-daemonset.yaml")
+DOCKERFILE = os.path.join(DEPLOY, "kubernetes", "Dockerfile")
 PROM_CONFIG = os.path.join(DEPLOY, "prometheus", "prometheus.yml")
 RULES = os.path.join(DEPLOY, "prometheus", "tmabpf-rules.yml")
 RULES_TEST = os.path.join(ROOT, "tests", "data", "tmabpf-rules-test.yml")
@@ -194,6 +195,67 @@ def test_kubernetes_daemonset(tmp_path):
     assert c["command"] == ["/usr/bin/tmabpf"]
     r = subprocess.run([TMABPF, *run, "-d", "0.3"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def install_commands(text):
+    """The package install commands of a text ('[sudo] apt[-get] install ... tmabpf_*.deb'), as their
+    arguments less sudo, the environment, -y and --no-install-recommends (what differs between a
+    terminal and an image build)."""
+    out = []
+    for m in re.finditer(r"\bapt(?:-get)? install\b[^\n]*?tmabpf_\*\.deb", text):
+        out.append([w for w in m.group(0).split()
+                    if w not in ("apt", "apt-get", "-y", "-q", "--no-install-recommends") and "=" not in w])
+    return out
+
+
+def fenced_blocks(markdown):
+    return "\n".join(re.findall(r"^```[^\n]*\n(.*?)^```", markdown, re.S | re.M))
+
+
+def test_dockerfile_daemonset_and_readme_install_the_same_way():
+    """Not built here (no docker): the DaemonSet's image Dockerfile read statically.  It starts from
+    Debian 12, enables bookworm-backports with the README's line, installs the package that make deb
+    writes with the README's one install command (the DaemonSet's comment gives the same), and runs
+    what the DaemonSet and the systemd unit run; the image tag is the version's."""
+    with open(DOCKERFILE) as f:
+        docker = f.read()
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    with open(K8S) as f:
+        k8s = f.read()
+    with open(os.path.join(ROOT, "user", "lib", "version.h")) as f:
+        version = re.search(r'#define TMABPF_VERSION "([^"]*)"', f.read()).group(1)
+    instr = [ln.split(None, 1) for ln in re.sub(r"\\\n", " ", docker).splitlines() if ln.strip() and not ln.startswith("#")]
+    assert instr[0] == ["FROM", "debian:bookworm-slim"], instr[0]
+    run = " ".join(arg for op, arg in instr if op == "RUN")
+    # one install command, the README's, in the three places
+    want = [["install", "-t", "bookworm-backports", "./build/deb/tmabpf_*.deb"]]
+    readme_cmds = install_commands(fenced_blocks(readme))
+    comment = "\n".join(ln for ln in k8s.splitlines() if ln.startswith("#"))
+    assert [c[1:] if c[0] == "sudo" else c for c in readme_cmds] == want, readme_cmds
+    assert install_commands(run) == want, run
+    assert install_commands(comment) == want, comment
+    backports = "deb http://deb.debian.org/debian bookworm-backports main"
+    assert backports in fenced_blocks(readme) and backports in run
+    # it copies what make deb writes (scripts/build-deb.sh: build/deb/tmabpf_VERSION_ARCH.deb)
+    with open(os.path.join(ROOT, "scripts", "build-deb.sh")) as f:
+        build_deb = f.read()
+    assert "out=build/deb" in build_deb and 'deb=$(ls "$out"/tmabpf_"$version"_*.deb)' in build_deb
+    copies = [arg.split() for op, arg in instr if op == "COPY"]
+    assert copies == [["build/deb/tmabpf_*.deb", "build/deb/"]], copies
+    with open(os.path.join(DOCKERFILE + ".dockerignore")) as f:
+        assert [ln for ln in f.read().splitlines() if ln and not ln.startswith("#")] == ["*", "!build/deb/tmabpf_*.deb"]
+    # the program, its configuration and its command as the package installs and the unit runs them
+    with open(os.path.join(ROOT, "debian", "rules")) as f:
+        assert "$(MAKE) install PREFIX=/usr" in f.read()
+    entry = json.loads(next(arg for op, arg in instr if op == "ENTRYPOINT"))
+    cmd = json.loads(next(arg for op, arg in instr if op == "CMD"))
+    assert " ".join(entry + cmd) == unit_settings()["ExecStart"][0]
+    ds = k8s_docs()["DaemonSet"]["spec"]["template"]["spec"]["containers"][0]
+    assert ds["command"] == entry and ds["args"][:3] == cmd
+    # the image the DaemonSet runs is the one the comments build
+    build = f"make deb && docker build -f deploy/kubernetes/Dockerfile -t {ds['image']} ."
+    assert ds["image"] == f"tmabpf:{version}" and build in docker and build in comment, ds["image"]
 
 
 def test_prometheus_config_and_rules():

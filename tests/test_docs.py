@@ -284,15 +284,32 @@ def test_every_scraped_series_and_jsonl_key_is_documented(tmp_path):
     assert keys and not undocumented, f"JSON-lines keys not in docs/metrics.md: {undocumented}"
 
 
-def test_every_metric_in_the_code_is_documented():
-    """Series only some hosts serve (TMA needs a PMU) are documented too: every name the daemon's
-    exporters write."""
+def code_metrics():
+    """Every series name the daemon's exporters (user/daemon/*.c) write."""
     code = "".join(doc(os.path.join("user", "daemon", f)) for f in sorted(os.listdir(os.path.join(ROOT, "user", "daemon")))
                    if f.endswith(".c"))
     names = set(re.findall(r'"((?:tmabpf|process)_[a-z_]+)"', code))
     assert len(names) > 40, sorted(names)
-    missing = sorted(names - set(documented_metrics()))
+    return names
+
+
+def test_every_metric_in_the_code_is_documented():
+    """Series only some hosts serve (TMA needs a PMU) are documented too: every name the daemon's
+    exporters write."""
+    missing = sorted(code_metrics() - set(documented_metrics()))
     assert not missing, f"series written by user/daemon/ but not in docs/metrics.md: {missing}"
+
+
+def test_daemon_man_page_lists_every_metric_family():
+    """tmabpf-daemon(8)'s METRICS lists each family of docs/metrics.md (which the scrape test holds to
+    what a real daemon serves) with its type, and every name the code writes; no other."""
+    page = doc("man/tmabpf-daemon.8.md").split("\n# METRICS\n", 1)[1].split("\n# ", 1)[0]
+    listed = dict(re.findall(r"^\*\*([a-z_]+)\*\* \((counter|gauge),", page, re.M))
+    documented = {name: typ for name, (typ, _) in documented_metrics().items()}
+    assert listed == documented, (f"not in the man page: {sorted(set(documented) - set(listed))}; "
+                                  f"not in docs/metrics.md: {sorted(set(listed) - set(documented))}; "
+                                  f"types differ: {sorted(n for n in listed if documented.get(n, listed[n]) != listed[n])}")
+    assert code_metrics() <= set(listed), sorted(code_metrics() - set(listed))
 
 
 # ---- the live view ----

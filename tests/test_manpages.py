@@ -97,6 +97,45 @@ def test_every_option_the_parser_takes_is_in_help(sub):
     assert not missing, f"'tmabpf {sub} --help' lacks {sorted(missing)} ({src})"
 
 
+# the live view's key codes (user/view/view_curses.c) as tmabpf(8) names them; KEY_RESIZE is no key
+KEY_NAMES = {"' '": "Space", "'\\n'": "Enter", "'\\r'": "Enter", "KEY_ENTER": "Enter", "KEY_RIGHT": "Right",
+             "KEY_LEFT": "Left", "KEY_UP": "Up", "KEY_DOWN": "Down", "KEY_PPAGE": "PgUp", "KEY_NPAGE": "PgDn",
+             "KEY_HOME": "Home", "KEY_END": "End", "KEY_BACKSPACE": "Backspace", "127": "Backspace",
+             "8": "Backspace", "27": "Esc", "21": "Ctrl-U", "KEY_RESIZE": None}
+
+
+def view_keys():
+    """{name: handler} of every key the live view's handlers accept: key()'s cases and, in the filter
+    prompt, edit_key()'s comparisons (typed characters aside)."""
+    src = open(os.path.join(ROOT, "user", "view", "view_curses.c")).read()
+    body = lambda fn: src.split(fn, 1)[1].split("\n}\n", 1)[0]
+    codes = {c: "key" for c in re.findall(r"case ('\\?.'|\w+):", body("static int key("))}
+    codes.update({c: "edit_key" for c in re.findall(r"\bch == ('\\?.'|\w+)", body("static void edit_key("))})
+    out = {}
+    for code, fn in codes.items():
+        name = KEY_NAMES[code] if code in KEY_NAMES else code[1:-1] if re.fullmatch(r"'[!-~]'", code) else False
+        assert name is not False, f"{fn}() takes {code}: name it in KEY_NAMES and in tmabpf(8)'s LIVE VIEW KEYS"
+        if name:
+            out[name] = fn
+    return out
+
+
+def test_every_live_view_key_is_in_the_man_page_and_no_other():
+    section = open(os.path.join(ROOT, "man", "tmabpf.8.md")).read().split("\n# LIVE VIEW KEYS\n", 1)[1]
+    section = section.split("\n# ", 1)[0]
+    listed = {k for k in re.findall(r"\*\*([^*]+)\*\*", section) if not k.startswith("-")}
+    keys = view_keys()
+    assert {"q", "/", "Esc", "Ctrl-U", "PgUp"} <= set(keys), keys
+    assert set(keys) == listed, (f"taken but not in tmabpf(8): {sorted(set(keys) - listed)}; "
+                                 f"in tmabpf(8) but not taken: {sorted(listed - set(keys))}")
+
+
+def test_the_synopsis_names_every_subcommand():
+    synopsis = open(os.path.join(ROOT, "man", "tmabpf.8.md")).read().split("# SYNOPSIS", 1)[1].split("\n# ", 1)[0]
+    missing = [s for s in subcommands() if f"**{s}**" not in synopsis]
+    assert not missing, f"tmabpf(8)'s SYNOPSIS lacks {missing}"
+
+
 def recipes():
     """The recipe names, as `tmabpf list` prints them (the completion offers the same)."""
     out = subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout

@@ -19,6 +19,8 @@ MAN_PAGES = {"man8": ["tmabpf.8", "tmabpf-daemon.8", "tmabpf-check.8", "tmabpf-r
 # lintian tags kept, each at most informational (the test fails on any error or warning):
 #   package-supports-alternative-init-but-no-init.d-script  the daemon is started by systemd only
 #   spelling-error-in-binary  "prefered": the kernel's field names (ifa_prefered) in the BPF objects' BTF
+# docs/, installed as /usr/share/doc/tmabpf/NAME (issue 32 part 6)
+DOCS = sorted(f for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith((".md", ".json")))
 KEPT_LINTIAN = {"package-supports-alternative-init-but-no-init.d-script", "spelling-error-in-binary"}
 
 
@@ -43,7 +45,8 @@ def test_make_install_and_uninstall(tmp_path, prefix, etc, units):
             f"{p}/share/bash-completion/completions/tmabpf",
             *(f"{p}/share/man/{sec}/{m}" for sec, ms in MAN_PAGES.items() for m in ms),
             *(f"{p}/share/doc/tmabpf/examples/{e}" for e in
-              ("tmabpf-daemonset.yaml", "prometheus.yml", "tmabpf-rules.yml", "tmabpf-dashboard.json"))}
+              ("tmabpf-daemonset.yaml", "prometheus.yml", "tmabpf-rules.yml", "tmabpf-dashboard.json")),
+            *(f"{p}/share/doc/tmabpf/{d}" for d in DOCS)}
     assert set(files_under(dest)) == want
     r = subprocess.run([dest / p / "bin" / "tmabpf", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith(f"tmabpf {VERSION} "), r.stdout
@@ -95,7 +98,7 @@ chroot "$R/root" /bin/sh -s "/tmp/pkg/$(basename "$1")" <<'EOF'
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 echo "== apt"
-apt-get install -y -q "$1" 2>&1
+apt-get install -y -q -t bookworm-backports "$1" 2>&1
 echo "== version"; tmabpf --version
 echo "== man"; man -w tmabpf tmabpf-daemon tmabpf-analyze tmabpf-diff tmabpf-list
 echo "== unit"; cat /lib/systemd/system/tmabpf.service
@@ -132,6 +135,9 @@ def test_deb_builds_passes_lintian_and_installs_into_a_throwaway_root(tmp_path):
     # --itt's collector, where tmabpf looks for it (../lib/tmabpf from /usr/bin)
     files = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True).stdout
     assert "./usr/lib/tmabpf/libtmabpf-itt.so" in files, files
+    # docs/, every page (dh_compress gzips the larger ones)
+    packaged = set(re.findall(r"\./usr/share/doc/tmabpf/([^/\s]+?)(?:\.gz)?$", files, re.M))
+    assert set(DOCS) <= packaged, sorted(set(DOCS) - packaged)
     # runtime dependencies: libbpf1 from bookworm-backports and every library tmabpf links
     deps = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True, text=True).stdout
     for lib in ("libbpf1 (>= 1:1.4)", "libelf1", "libdw1", "libpfm4", "libncursesw6", "libmicrohttpd12",
