@@ -12,8 +12,8 @@
 
 static const struct bpf_hints hints = { .lacks = "kernel lacks BTF (/sys/kernel/btf/vmlinux) or the tracepoint" };
 
-int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, unsigned int ring_bytes, char *err,
-		       size_t errlen)
+int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, unsigned int ring_bytes,
+		       unsigned int wake_bytes, char *err, size_t errlen)
 {
 	int r;
 
@@ -22,7 +22,7 @@ int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, un
 	if (!p->skel)
 		return bpf_load_error(-errno, err, errlen, "opening the thread-state program", &hints);
 	p->skel->rodata->account_cfg = tp->acfg;
-	p->skel->rodata->cfg_wake_bytes = ring_bytes / 4;
+	p->skel->rodata->cfg_wake_bytes = wake_bytes;
 	bpf_map__set_max_entries(p->skel->maps.state_rb, ring_bytes);
 	r = threads_share_maps(tp, p->skel->obj);
 	if (!r)

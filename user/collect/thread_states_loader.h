@@ -15,9 +15,10 @@ struct thread_states_prog {
 	unsigned long long attach_ns;	/* CLOCK_MONOTONIC when the records began */
 };
 
-/* Load with a ring of ring_bytes (a power of two), reusing the spine's maps (threads_load first). */
-int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, unsigned int ring_bytes, char *err,
-		       size_t errlen);
+/* Load with a ring of ring_bytes (a power of two) whose records wake the reader once wake_bytes wait,
+ * reusing the spine's maps (threads_load first). */
+int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, unsigned int ring_bytes,
+		       unsigned int wake_bytes, char *err, size_t errlen);
 /* Attach, then record every tracked thread's state (the iterator). */
 int thread_states_attach(struct thread_states_prog *p, char *err, size_t errlen);
 /* The ring buffer's map fd (struct state_rec records). */

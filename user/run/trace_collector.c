@@ -43,12 +43,13 @@ static int trace_load(struct run_ctx *c, void *self, char *err, size_t errlen)
 	struct trace_coll *s = self;
 	struct threads_prog *spine = c->links.spine;
 	char why[512];
+	unsigned int ring = trace_run_ring_bytes();
 
 	if (c->links.uprobes && trace_run_attach_spans(s->run, c->links.uset, spine->rb,
 						       uprobes_trace_fd(c->links.uprobes), err, errlen))
 		return RUN_FAILED;
 	s->states_loaded = true;
-	if (thread_states_load(&s->states, spine, trace_run_ring_bytes(), why, sizeof(why)) ||
+	if (thread_states_load(&s->states, spine, ring, trace_run_state_wake_bytes(ring), why, sizeof(why)) ||
 	    trace_run_attach_states(s->run, spine->rb, thread_states_ring_fd(&s->states), why, sizeof(why)) ||
 	    thread_states_attach(&s->states, why, sizeof(why))) {
 		/* the spans and counter tracks do not need them: say so, go on */

@@ -45,6 +45,11 @@ unsigned int trace_run_ring_bytes(void)
 	return sz;
 }
 
+unsigned int trace_run_state_wake_bytes(unsigned int ring_bytes)
+{
+	return getenv("TMABPF_TEST_TRACE_RING") ? ring_bytes : ring_bytes / 4;
+}
+
 int trace_run_attach_spans(struct trace_run *t, const struct uprobe_set *uset, struct ring_buffer *rb, int map_fd,
 			   char *err, size_t errlen)
 {

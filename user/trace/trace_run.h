@@ -38,6 +38,9 @@ struct trace_run {
 int trace_run_open(struct trace_run **out, const char *path, mode_t mode, char *err, size_t errlen);
 /* Size of the span ring buffer (TMABPF_TEST_TRACE_RING=BYTES shrinks it for tests). */
 unsigned int trace_run_ring_bytes(void);
+/* The bytes waiting in the thread-state ring (of ring_bytes) that wake the reader: a quarter; with
+ * TMABPF_TEST_TRACE_RING, never (the ring drains at each poll timeout, so a switch storm overflows it). */
+unsigned int trace_run_state_wake_bytes(unsigned int ring_bytes);
 /* Spans: drain the uprobes' trace ring (map_fd) through the run's ring buffer rb. */
 int trace_run_attach_spans(struct trace_run *t, const struct uprobe_set *uset, struct ring_buffer *rb, int map_fd,
 			   char *err, size_t errlen);
