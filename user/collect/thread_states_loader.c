@@ -6,7 +6,6 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_util.h"
 #include "collect/thread_states_loader.h"
-#include "lib/clock.h"
 #include "lib/warn.h"
 #include "thread_states.skel.h"
 
@@ -24,6 +23,7 @@ int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, un
 	p->skel->rodata->account_cfg = tp->acfg;
 	p->skel->rodata->cfg_wake_bytes = wake_bytes;
 	bpf_map__set_max_entries(p->skel->maps.state_rb, ring_bytes);
+	bpf_program__set_autoattach(p->skel->progs.tmabpf_state_seed, false);	/* run once, after the attach */
 	r = threads_share_maps(tp, p->skel->obj);
 	if (!r)
 		r = thread_states_bpf__load(p->skel);
@@ -34,16 +34,10 @@ int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, un
 
 int thread_states_attach(struct thread_states_prog *p, char *err, size_t errlen)
 {
-	struct bpf_program *progs[4] = { p->skel->progs.tmabpf_state_switch, p->skel->progs.tmabpf_state_wakeup,
-					 p->skel->progs.tmabpf_state_wakeup_new, p->skel->progs.tmabpf_state_exit };
-	int r;
+	int r = thread_states_bpf__attach(p->skel);
 
-	p->attach_ns = mono_ns();
-	for (int i = 0; i < 4; i++) {
-		p->links[i] = bpf_program__attach(progs[i]);
-		if (!p->links[i])
-			return bpf_load_error(-errno, err, errlen, "attaching the thread-state program", &hints);
-	}
+	if (r)
+		return bpf_load_error(r, err, errlen, "attaching the thread-state programs", &hints);
 	if ((r = bpf_iter_run_once(p->skel->progs.tmabpf_state_seed)))
 		warn_add("--trace: recording the threads' states at attach: %s; a thread that does not switch, wake "
 			 "or exit in the run has no state slices", strerror(-r));
@@ -57,15 +51,12 @@ int thread_states_ring_fd(const struct thread_states_prog *p)
 
 void thread_states_detach(struct thread_states_prog *p)
 {
-	for (int i = 0; i < 4; i++) {
-		bpf_link__destroy(p->links[i]);
-		p->links[i] = NULL;
-	}
+	if (p->skel)
+		thread_states_bpf__detach(p->skel);
 }
 
 void thread_states_destroy(struct thread_states_prog *p)
 {
-	thread_states_detach(p);
 	thread_states_bpf__destroy(p->skel);
 	p->skel = NULL;
 }

@@ -7,12 +7,9 @@
 #include "collect/threads_loader.h"
 
 struct thread_states_bpf;
-struct bpf_link;
 
 struct thread_states_prog {
-	struct thread_states_bpf *skel;
-	struct bpf_link *links[4];	/* sched_switch, sched_wakeup, sched_wakeup_new, sched_process_exit */
-	unsigned long long attach_ns;	/* CLOCK_MONOTONIC when the records began */
+	struct thread_states_bpf *skel;	/* its links: sched_switch, sched_wakeup, sched_wakeup_new, sched_process_exit */
 };
 
 /* Load with a ring of ring_bytes (a power of two) whose records wake the reader once wake_bytes wait,

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* --trace thread-state slices (see trace_states.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,28 +200,19 @@ void trace_states_record(struct trace_states *s, const struct state_rec *rec)
 	}
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static void on_record(void *self, const void *rec)
 {
-	struct trace_states *s = ctx;
-
-	if (size < sizeof(struct state_rec)) {
-		s->bad++;
-		return 0;
-	}
-	trace_states_record(s, data);
-	return 0;
+	trace_states_record(self, rec);
 }
 
 int trace_states_attach(struct trace_states *s, struct ring_buffer *rb, int map_fd)
 {
-	struct ring *r;
+	int err = 0;
 
-	if (ring_buffer__add(rb, map_fd, on_record, s))
-		return -errno;
-	for (unsigned int i = 0; (r = ring_buffer__ring(rb, i)); i++)
-		if (ring__map_fd(r) == map_fd)
-			s->ring = r;
-	return s->ring ? 0 : -ENOENT;
+	s->sink = (struct trace_ring_sink){ .size = sizeof(struct state_rec), .record = on_record, .self = s,
+					    .bad = &s->bad };
+	s->ring = trace_ring_add(rb, map_fd, &s->sink, &err);
+	return err;
 }
 
 void trace_states_start(struct trace_states *s, unsigned long long start_ns)

@@ -27,6 +27,7 @@
 #define TMABPF_TRACE_STATES_H
 #include "bpf/thread_states.h"
 #include "lib/u64map.h"
+#include "trace/trace_ring.h"
 #include "trace/trace_writer.h"
 
 /* Above every real tid (PID_MAX_LIMIT): the state track of thread tid is BASE + tid. */
@@ -41,6 +42,7 @@ struct trace_states {
 	struct trace_writer *w;
 	struct u64map threads;		/* tid -> struct trace_state_thread */
 	struct ring *ring;
+	struct trace_ring_sink sink;	/* its records' way here */
 	unsigned long long start_ns;	/* the window's start; 0: not started (records wait in the ring) */
 	unsigned long long end_ns;	/* the window's end, once known (0: not yet) */
 	unsigned long long newest_ns;	/* the latest record's time */
