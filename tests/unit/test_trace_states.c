@@ -107,6 +107,10 @@ int main(void)
 	rec(&s, 3, STATE_IN, 31 * US, 0);
 	rec(&s, 3, STATE_EXIT, 33 * US, 2000);
 	rec(&s, 3, STATE_NEW, 45 * US, 0);
+	/* 6: seen by the iterator between its fork and its first wakeup: one Runnable slice from the start */
+	rec(&s, 6, STATE_SEED_RUNNABLE, 12 * US, 0);
+	rec(&s, 6, STATE_NEW, 13 * US, 0);
+	rec(&s, 6, STATE_IN, 15 * US, 0);
 	/* 4: a record from another CPU a little earlier than the thread's previous one: clamped */
 	rec(&s, 4, STATE_BLOCK, 20 * US, 0);
 	rec(&s, 4, STATE_WAKE, 19 * US, 0);
@@ -132,6 +136,8 @@ int main(void)
 				 { "Runnable", 45 * US, 70 * US } }, 3);
 	expect(path, 4, "a record earlier than the thread's previous one",
 	       (struct slice[]){ { "Running", 10 * US, 20 * US }, { "Runnable", 20 * US, 70 * US } }, 2);
+	expect(path, 6, "seeded before its first wakeup",
+	       (struct slice[]){ { "Runnable", 10 * US, 15 * US }, { "Running", 15 * US, 70 * US } }, 2);
 	trace_states_free(&s);
 	unlink(path);
 	return check_exit();

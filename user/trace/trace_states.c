@@ -160,10 +160,10 @@ void trace_states_record(struct trace_states *s, const struct state_rec *rec)
 	if (r.ts > s->newest_ns)
 		s->newest_ns = r.ts;
 	t = u64map_get(&s->threads, r.tid);
-	if (t && (t->gone || r.kind == STATE_NEW)) {
+	if (t && (t->gone || (r.kind == STATE_NEW && t->pid != r.pid))) {
 		if (r.kind != STATE_NEW)
 			return;		/* after its exit (preempted in do_exit; its last switch is not recorded) */
-		if (!t->gone)		/* tid reused and the old thread's exit lost: it ends here */
+		if (!t->gone)		/* tid reused by another process, the old thread's exit lost: it ends here */
 			emit(s, t, r.ts);
 		else
 			s->gone--;
