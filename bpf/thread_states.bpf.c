@@ -6,7 +6,7 @@
  * blocked: the spine's and the kernel's nvcsw rule), its switch-in (running),
  * its wakeup (sched_wakeup, sched_wakeup_new: to the runqueue) and its exit.
  * An iterator run once at attach records each tracked thread's state then.
- * Switch-outs carry the task's runtime: some hosts never trace switches away
+ * Records carry the task's runtime: some hosts never trace switches away
  * from some tasks (threads.bpf.c), and so never the switch-in of the thread
  * that follows; user space infers it from the runtime, as the spine does.
  *
@@ -33,8 +33,11 @@ struct {
 /* Wake user space only past this many bytes waiting (a wakeup per record is
  * an irq_work self-IPI): it drains on its poll timeout otherwise. */
 const volatile __u32 cfg_wake_bytes = 1 << 22;
+/* TMABPF_TEST_DROP_SWITCH_IN=N (as threads.bpf.c's): ignore about 1 in N switch-ins, as hosts that never
+ * trace some switches do, so that the inference is tested on any host.  0: off. */
+const volatile __u32 cfg_test_drop_switch_in = 0;
 
-static __always_inline void emit(struct task_struct *task, __u32 kind, __u64 ts, __u64 exec)
+static __always_inline void emit(struct task_struct *task, __u32 kind, __u64 ts)
 {
 	struct state_rec *r = bpf_ringbuf_reserve(&state_rb, sizeof(*r), 0);
 
@@ -47,7 +50,8 @@ static __always_inline void emit(struct task_struct *task, __u32 kind, __u64 ts,
 	r->tid = task->pid;
 	r->kind = kind;
 	r->cpu = bpf_get_smp_processor_id();
-	r->exec = exec;
+	r->exec = task->se.sum_exec_runtime;
+	r->delay = bpf_core_field_exists(task->sched_info) ? task->sched_info.run_delay : 0;
 	__builtin_memcpy(r->comm, task->comm, sizeof(r->comm));
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&state_rb, BPF_RB_AVAIL_DATA) >= cfg_wake_bytes ?
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
@@ -67,10 +71,10 @@ int BPF_PROG(tmabpf_state_switch, bool preempt, struct task_struct *prev, struct
 	if (tracked(prev)) {
 		st = task_state(prev);
 		if (!(st & TASK_DEAD))	/* an exited task's last switch: its exit said it */
-			emit(prev, !preempt && st != 0 ? STATE_BLOCK : STATE_PREEMPT, ts, prev->se.sum_exec_runtime);
+			emit(prev, !preempt && st != 0 ? STATE_BLOCK : STATE_PREEMPT, ts);
 	}
-	if (tracked(next))
-		emit(next, STATE_IN, ts, 0);
+	if (tracked(next) && !(cfg_test_drop_switch_in && bpf_get_prandom_u32() % cfg_test_drop_switch_in == 0))
+		emit(next, STATE_IN, ts);
 	return 0;
 }
 
@@ -78,7 +82,7 @@ SEC("tp_btf/sched_wakeup")
 int BPF_PROG(tmabpf_state_wakeup, struct task_struct *p)
 {
 	if (tracked(p))
-		emit(p, STATE_WAKE, bpf_ktime_get_ns(), 0);
+		emit(p, STATE_WAKE, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -86,7 +90,7 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(tmabpf_state_wakeup_new, struct task_struct *p)
 {
 	if (tracked(p))
-		emit(p, STATE_NEW, bpf_ktime_get_ns(), 0);
+		emit(p, STATE_NEW, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -94,7 +98,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_state_exit, struct task_struct *task)
 {
 	if (tracked(task))
-		emit(task, STATE_EXIT, bpf_ktime_get_ns(), task->se.sum_exec_runtime);
+		emit(task, STATE_EXIT, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -106,6 +110,6 @@ int tmabpf_state_seed(struct bpf_iter__task *ctx)
 	if (!task || task->exit_state || (task->flags & PF_EXITING) || !tracked(task))
 		return 0;
 	emit(task, task->on_cpu ? STATE_SEED_RUNNING : task_state(task) == 0 ? STATE_SEED_RUNNABLE : STATE_SEED_BLOCKED,
-	     bpf_ktime_get_ns(), task->se.sum_exec_runtime);
+	     bpf_ktime_get_ns());
 	return 0;
 }

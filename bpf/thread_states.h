@@ -29,8 +29,11 @@ struct state_rec {
 	__u32 tid;
 	__u32 kind;		/* enum state_kind */
 	__u32 cpu;		/* the CPU the record was taken on */
-	__u64 exec;		/* switch-outs and exit: the task's se.sum_exec_runtime then (the start of a
-				 * slice whose switch-in the kernel never traced is inferred from it); else 0 */
+	__u64 exec;		/* the task's se.sum_exec_runtime then: the start of a slice whose switch-in
+				 * the kernel never traced is inferred from it */
+	__u64 delay;		/* its sched_info.run_delay then (schedstat's runqueue wait; 0 without
+				 * CONFIG_SCHED_INFO): the wait before such a slice, when its wakeup was not
+				 * traced either */
 	char comm[TMABPF_COMM_LEN];
 };
 

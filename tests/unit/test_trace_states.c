@@ -21,12 +21,18 @@ struct slice {
 	unsigned long long start, end;	/* ns since the origin (0) */
 };
 
-static void rec(struct trace_states *s, __u32 tid, __u32 kind, unsigned long long ts, unsigned long long exec)
+static void rec_delay(struct trace_states *s, __u32 tid, __u32 kind, unsigned long long ts, unsigned long long exec,
+		      unsigned long long delay)
 {
-	struct state_rec r = { .ts = ts, .pid = 100, .tid = tid, .kind = kind, .cpu = 1, .exec = exec };
+	struct state_rec r = { .ts = ts, .pid = 100, .tid = tid, .kind = kind, .cpu = 1, .exec = exec, .delay = delay };
 
 	snprintf(r.comm, sizeof(r.comm), "t%u", tid);
 	trace_states_record(s, &r);
+}
+
+static void rec(struct trace_states *s, __u32 tid, __u32 kind, unsigned long long ts, unsigned long long exec)
+{
+	rec_delay(s, tid, kind, ts, exec, 0);
 }
 
 /* The state slices of tid in the file, in the order written (at most max). */
@@ -97,8 +103,8 @@ int main(void)
 	/* 2: a seed (blocked at attach), then a switch-out with no switch-in traced: it ran its runtime
 	 * since its last switch-out (3 us) before it; the seed after a change is ignored */
 	rec(&s, 2, STATE_SEED_BLOCKED, 12 * US, 5000);
-	rec(&s, 2, STATE_WAKE, 20 * US, 0);
-	rec(&s, 2, STATE_IN, 21 * US, 0);
+	rec(&s, 2, STATE_WAKE, 20 * US, 5000);
+	rec(&s, 2, STATE_IN, 21 * US, 5000);
 	rec(&s, 2, STATE_BLOCK, 25 * US, 9000);
 	rec(&s, 2, STATE_BLOCK, 40 * US, 12000);	/* its switch-in untraced: running since 37 us */
 	rec(&s, 2, STATE_SEED_RUNNING, 41 * US, 0);
@@ -114,11 +120,18 @@ int main(void)
 	/* 4: a record from another CPU a little earlier than the thread's previous one: clamped */
 	rec(&s, 4, STATE_BLOCK, 20 * US, 0);
 	rec(&s, 4, STATE_WAKE, 19 * US, 0);
+	/* 7: a switch-out of a thread not running with no runtime since its last change: nothing ran */
+	rec(&s, 7, STATE_PREEMPT, 20 * US, 3000);
+	rec(&s, 7, STATE_PREEMPT, 30 * US, 3000);
+	/* 8: blocked, then a switch-out with neither its wakeup nor its switch-in traced: it ran 4 us and
+	 * waited 2 us in a runqueue (schedstat) before that */
+	rec_delay(&s, 8, STATE_BLOCK, 20 * US, 1000, 500);
+	rec_delay(&s, 8, STATE_PREEMPT, 40 * US, 5000, 2500);
 	/* a malformed record */
 	rec(&s, 5, STATE_KIND_MAX, 20 * US, 0);
 	trace_states_close_all(&s, 70 * US);
 	check(s.clamped == 1, "one record clamped (%llu)", s.clamped);
-	check(s.inferred == 1, "one switch-in inferred (%llu)", s.inferred);
+	check(s.inferred == 2, "two switch-ins inferred (%llu)", s.inferred);
 	check(s.bad == 1, "one malformed record (%llu)", s.bad);
 	check(trace_writer_close(&w, err, sizeof(err)) == 0, "writer closes");
 
@@ -138,6 +151,12 @@ int main(void)
 	       (struct slice[]){ { "Running", 10 * US, 20 * US }, { "Runnable", 20 * US, 70 * US } }, 2);
 	expect(path, 6, "seeded before its first wakeup",
 	       (struct slice[]){ { "Runnable", 10 * US, 15 * US }, { "Running", 15 * US, 70 * US } }, 2);
+	expect(path, 7, "no runtime, no switch-in inferred",
+	       (struct slice[]){ { "Running", 10 * US, 20 * US }, { "Runnable", 20 * US, 70 * US } }, 2);
+	expect(path, 8, "an untraced wakeup and switch-in, from the runtime and the runqueue wait",
+	       (struct slice[]){ { "Running", 10 * US, 20 * US }, { "Blocked", 20 * US, 34 * US },
+				 { "Runnable", 34 * US, 36 * US }, { "Running", 36 * US, 40 * US },
+				 { "Runnable", 40 * US, 70 * US } }, 5);
 	trace_states_free(&s);
 	unlink(path);
 	return check_exit();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Loader for bpf/thread_states.bpf.c (see thread_states_loader.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -22,6 +23,8 @@ int thread_states_load(struct thread_states_prog *p, struct threads_prog *tp, un
 		return bpf_load_error(-errno, err, errlen, "opening the thread-state program", &hints);
 	p->skel->rodata->account_cfg = tp->acfg;
 	p->skel->rodata->cfg_wake_bytes = wake_bytes;
+	if (getenv("TMABPF_TEST_DROP_SWITCH_IN"))	/* the test hook threads.bpf.c has too */
+		p->skel->rodata->cfg_test_drop_switch_in = (unsigned int)strtoul(getenv("TMABPF_TEST_DROP_SWITCH_IN"), NULL, 10);
 	bpf_map__set_max_entries(p->skel->maps.state_rb, ring_bytes);
 	bpf_program__set_autoattach(p->skel->progs.tmabpf_state_seed, false);	/* run once, after the attach */
 	r = threads_share_maps(tp, p->skel->obj);

@@ -14,7 +14,8 @@ struct trace_state_thread {
 	bool gone;			/* exited: later records of its tid are a new thread's only from its birth */
 	unsigned long long since;	/* the open slice's start */
 	__u32 cpu;			/* Running: the CPU it switched in on */
-	unsigned long long exec_out;	/* its runtime at its last switch-out (0: none seen) */
+	unsigned long long exec_out;	/* its runtime at its last state change */
+	unsigned long long delay_out;	/* its runqueue wait (schedstat) then */
 	char comm[TMABPF_COMM_LEN];	/* the track's name, "" until named */
 };
 
@@ -113,7 +114,8 @@ static struct trace_state_thread *first_sight(struct trace_states *s, const stru
 			return NULL;
 		}
 	}
-	*t = (struct trace_state_thread){ .tid = r->tid, .pid = r->pid, .cpu = r->cpu, .exec_out = r->exec };
+	*t = (struct trace_state_thread){ .tid = r->tid, .pid = r->pid, .cpu = r->cpu, .exec_out = r->exec,
+						  .delay_out = r->delay };
 	if (r->kind == STATE_NEW || before < 0) {	/* born now; a seed: as the iterator saw it */
 		t->state = state_after(r->kind);
 		t->since = r->kind == STATE_NEW && r->ts > s->start_ns ? r->ts : s->start_ns;
@@ -126,15 +128,29 @@ static struct trace_state_thread *first_sight(struct trace_states *s, const stru
 }
 
 /* A switch-out (or exit) of a thread not running: its switch-in was never traced (some hosts skip switches
- * away from some tasks).  It ran its runtime since its last switch-out, up to r: the slice it was in ends
- * there (not before its start), and a Running slice begins. */
+ * away from some tasks).  It ran its runtime since its last change, up to r: the slice it was in ends
+ * there (not before its start), and a Running slice begins.  No runtime: nothing ran, nothing changes.
+ * Still Blocked: its wakeup was not traced either (the same hosts); it waited in a runqueue what its
+ * schedstat wait grew by, just before it ran. */
 static void missed_switch_in(struct trace_states *s, struct trace_state_thread *t, const struct state_rec *r)
 {
-	unsigned long long ran = r->exec > t->exec_out && t->exec_out ? r->exec - t->exec_out : 0;
+	unsigned long long ran = r->exec > t->exec_out ? r->exec - t->exec_out : 0;
+	unsigned long long waited = r->delay > t->delay_out ? r->delay - t->delay_out : 0;
 	unsigned long long in = r->ts > ran ? r->ts - ran : 0;
 
+	if (!ran)
+		return;
 	if (in < t->since)
 		in = t->since;
+	if (t->state == TS_BLOCKED && waited) {
+		unsigned long long woken = in > waited ? in - waited : 0;
+
+		if (woken < t->since)
+			woken = t->since;
+		emit(s, t, woken);
+		t->since = woken;
+		t->state = TS_RUNNABLE;
+	}
 	emit(s, t, in);
 	t->since = in;
 	t->state = TS_RUNNING;
@@ -188,8 +204,8 @@ void trace_states_record(struct trace_states *s, const struct state_rec *rec)
 	if (after == (int)t->state || (r.kind == STATE_WAKE && t->state != TS_BLOCKED))
 		return;		/* woken while still running (ttwu_runnable) or queued: the slice goes on */
 	emit(s, t, r.ts);
-	if (r.exec)
-		t->exec_out = r.exec;
+	t->exec_out = r.exec;
+	t->delay_out = r.delay;
 	t->since = r.ts;
 	t->cpu = r.cpu;
 	if (after >= 0) {
