@@ -62,6 +62,14 @@ static __always_inline bool tracked(struct task_struct *task)
 	return task->pid && task_tracked(task->tgid, task->pid);
 }
 
+/* A change of task now, when it is tracked. */
+static __always_inline int note(struct task_struct *task, __u32 kind)
+{
+	if (tracked(task))
+		emit(task, kind, bpf_ktime_get_ns());
+	return 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tmabpf_state_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -81,25 +89,19 @@ int BPF_PROG(tmabpf_state_switch, bool preempt, struct task_struct *prev, struct
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(tmabpf_state_wakeup, struct task_struct *p)
 {
-	if (tracked(p))
-		emit(p, STATE_WAKE, bpf_ktime_get_ns());
-	return 0;
+	return note(p, STATE_WAKE);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(tmabpf_state_wakeup_new, struct task_struct *p)
 {
-	if (tracked(p))
-		emit(p, STATE_NEW, bpf_ktime_get_ns());
-	return 0;
+	return note(p, STATE_NEW);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_state_exit, struct task_struct *task)
 {
-	if (tracked(task))
-		emit(task, STATE_EXIT, bpf_ktime_get_ns());
-	return 0;
+	return note(task, STATE_EXIT);
 }
 
 SEC("iter/task")
