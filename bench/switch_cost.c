@@ -5,8 +5,11 @@
  *   2. minimal_ts: a hand-minimal sched_switch program (timestamp per tid)
  *   3. minimal_reads: the same plus the counter reads tmabpf does
  *   4. tmabpf -a with the same events
+ *   5. tmabpf -a --trace: the thread-state program on every switch too (its file in a temporary
+ *      folder, removed after)
  * Prints ns per round trip (2 switches), ns added per switch, and BPF run time
- * per sched_switch from kernel BPF stats, then the ratio tmabpf / minimal_reads.
+ * per sched_switch from kernel BPF stats (with --trace: both sched_switch programs' time per
+ * switch), then the ratios tmabpf / minimal_reads and --trace / without.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -117,15 +120,24 @@ static int measure_minimal(const char *dir, int rt, int reps, bool reads, struct
 /* Run tmabpf -a in the background; read the stats of the sched_switch program
  * that this child holds (its program fds in /proc/PID/fdinfo): other tmabpf
  * instances on the host (tests, other checkouts) do not count. */
-static int tmabpf_prog_stats(pid_t child, unsigned long long *ns, unsigned long long *cnt)
+static int tmabpf_prog_stats(pid_t child, bool trace, unsigned long long *ns, unsigned long long *cnt)
 {
 	static const char *const names[] = { "tmabpf_switch", NULL };
+	static const char *const state[] = { "tmabpf_state_sw", NULL };	/* BPF_OBJ_NAME_LEN: 15 characters */
+	unsigned long long sns = 0, scnt = 0;
 
 	child_prog_stats(child, names, ns, cnt);
+	if (trace) {
+		child_prog_stats(child, state, &sns, &scnt);
+		if (!scnt)
+			return -1;
+		*ns += sns;	/* per switch: both programs' time, over the spine's runs */
+	}
 	return *cnt ? 0 : -1;
 }
 
-static int measure_tmabpf(const char *dir, const char *tmabpf, int rt, int reps, struct result *r)
+/* trace: a --trace FILE, or NULL */
+static int measure_tmabpf(const char *dir, const char *tmabpf, const char *trace, int rt, int reps, struct result *r)
 {
 	unsigned long long ns0, cnt0, ns1, cnt1;
 	pid_t pid = fork();
@@ -135,18 +147,21 @@ static int measure_tmabpf(const char *dir, const char *tmabpf, int rt, int reps,
 
 		dup2(devnull, 1);
 		dup2(devnull, 2);
-		execl(tmabpf, tmabpf, "-a", "-e", EVENTS, "--quiet", (char *)NULL);
+		if (trace)
+			execl(tmabpf, tmabpf, "-a", "-e", EVENTS, "--quiet", "--trace", trace, (char *)NULL);
+		else
+			execl(tmabpf, tmabpf, "-a", "-e", EVENTS, "--quiet", (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 100 && tmabpf_prog_stats(pid, &ns0, &cnt0); i++)
+	for (int i = 0; i < 100 && tmabpf_prog_stats(pid, trace, &ns0, &cnt0); i++)
 		usleep(50000);
-	if (tmabpf_prog_stats(pid, &ns0, &cnt0)) {
+	if (tmabpf_prog_stats(pid, trace, &ns0, &cnt0)) {
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
 	r->ns_rt = best_of(dir, rt, reps);
-	tmabpf_prog_stats(pid, &ns1, &cnt1);
+	tmabpf_prog_stats(pid, trace, &ns1, &cnt1);
 	r->bpf_ns_run = cnt1 > cnt0 ? (double)(ns1 - ns0) / (cnt1 - cnt0) : 0;
 	kill(pid, SIGINT);
 	waitpid(pid, NULL, 0);
@@ -160,9 +175,9 @@ int main(int argc, char **argv)
 	int rt = 100000, reps = 3;
 	struct event_list evs = {};
 	struct perf_counters pc = {};
-	struct result base, mts, mrd, tm;
-	char err[256];
-	int stats_fd;
+	struct result base, mts, mrd, tm, tr;
+	char err[256], tdir[] = "/tmp/switch_cost-XXXXXX", tpath[64];
+	int stats_fd, bad;
 
 	if (events_parse_list(EVENTS, NULL, &evs, err, sizeof(err)) ||
 	    perf_counters_open(&pc, &evs, libbpf_num_possible_cpus(), err, sizeof(err))) {
@@ -174,8 +189,16 @@ int main(int argc, char **argv)
 	if (stats_fd < 0)
 		fprintf(stderr, "switch_cost: kernel BPF stats unavailable: %s\n", strerror(errno));
 	base.ns_rt = best_of(dir, rt, reps);
-	if (measure_minimal(dir, rt, reps, false, &pc, &mts) || measure_minimal(dir, rt, reps, true, &pc, &mrd) ||
-	    measure_tmabpf(dir, tmabpf, rt, reps, &tm)) {
+	if (!mkdtemp(tdir)) {
+		fprintf(stderr, "switch_cost: a temporary folder: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(tpath, sizeof(tpath), "%s/trace.json", tdir);
+	bad = measure_minimal(dir, rt, reps, false, &pc, &mts) || measure_minimal(dir, rt, reps, true, &pc, &mrd) ||
+	      measure_tmabpf(dir, tmabpf, NULL, rt, reps, &tm) || measure_tmabpf(dir, tmabpf, tpath, rt, reps, &tr);
+	unlink(tpath);
+	rmdir(tdir);
+	if (bad) {
 		fprintf(stderr, "switch_cost: a measurement failed (root? BTF?)\n");
 		return 1;
 	}
@@ -185,8 +208,11 @@ int main(int argc, char **argv)
 	printf("%-16s %12.0f %16.0f %16.0f\n", "minimal_ts", mts.ns_rt, (mts.ns_rt - base.ns_rt) / 2, mts.bpf_ns_run);
 	printf("%-16s %12.0f %16.0f %16.0f\n", "minimal_reads", mrd.ns_rt, (mrd.ns_rt - base.ns_rt) / 2, mrd.bpf_ns_run);
 	printf("%-16s %12.0f %16.0f %16.0f\n", "tmabpf -a", tm.ns_rt, (tm.ns_rt - base.ns_rt) / 2, tm.bpf_ns_run);
+	printf("%-16s %12.0f %16.0f %16.0f\n", "tmabpf -a --trace", tr.ns_rt, (tr.ns_rt - base.ns_rt) / 2, tr.bpf_ns_run);
 	printf("ratio tmabpf/minimal_reads (bpf ns per switch): %.2f (goal <= 1.30)\n",
 	       mrd.bpf_ns_run ? tm.bpf_ns_run / mrd.bpf_ns_run : 0);
+	printf("ratio --trace/without (bpf ns per switch, thread-state records): %.2f\n",
+	       tm.bpf_ns_run ? tr.bpf_ns_run / tm.bpf_ns_run : 0);
 	printf("counter reads alone: %.0f ns per switch (%d events)\n", mrd.bpf_ns_run - mts.bpf_ns_run, evs.n);
 	perf_counters_close(&pc);
 	return 0;

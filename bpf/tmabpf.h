@@ -159,6 +159,7 @@ enum tmabpf_stat {
 	STAT_PERCALL_SAMPLES_LOST,	/* --per-call --sample: a sample's time lost (ring buffer full): in no
 					 * iteration's top functions */
 	STAT_THREAD_EST_LOST,	/* --sample-events: a sample not in its thread's estimate (no task storage) */
+	STAT_STATE_DROPS,	/* --trace: thread-state records lost (state ring buffer full) */
 	STAT_MAX,
 };
 

@@ -28,7 +28,7 @@ LAYERS = [
     (5, "view", ["lib", "bpf", "pmu", "sym", "tma", "model", "output"],
      "the top-style views: the view model, its back ends (plain text, ncurses), drill-downs"),
     (6, "trace", ["lib", "bpf", "pmu", "sym", "tma", "model", "output"],
-     "--trace: function spans and counter tracks, streamed to a Perfetto file"),
+     "--trace: function spans, thread-state slices and counter tracks, streamed to a Perfetto file"),
     (7, "run", ["lib", "bpf", "pmu", "sym", "tma", "model", "collect", "output", "view", "trace"],
      "the profiling run: options, run_prepare(), one collector per feature and the run's table, the poll loop"),
     (8, "daemon", ["lib", "bpf", "pmu", "sym", "tma", "model", "collect", "output", "view", "trace", "run"],

@@ -30,10 +30,11 @@ def ns(us):
 
 
 def spans(trace, tid=None):
-    """X events as dicts with start/end in ns."""
+    """Function spans (X events other than the thread-state slices, test_trace_states.py) as dicts with
+    start/end in ns."""
     out = []
     for e in trace["traceEvents"]:
-        if e["ph"] == "X" and (tid is None or e["tid"] == tid):
+        if e["ph"] == "X" and e.get("cat") != "thread_state" and (tid is None or e["tid"] == tid):
             out.append(dict(e, start=ns(e["ts"]), end=ns(e["ts"]) + ns(e["dur"])))
     return out
 

@@ -42,6 +42,9 @@
  *     wall_ns                CLOCK_MONOTONIC end - start of the work
  *     start_mono_ns end_mono_ns   CLOCK_MONOTONIC (absolute) at start / end
  *     migrations             gt_migrate calls that really changed CPU
+ *     schedstat_run_ns schedstat_wait_ns   /proc/self/task/TID/schedstat's run time and
+ *                            runqueue wait at the END of the work window (absolute; 0 when
+ *                            the kernel has no schedstat); *_start_ns: at the START
  *     region {start, end}    region:PAGES only: the [start, end) it mapped (anonymous,
  *                            named "gt-region"; each page written once, in the work window)
  *     functions{NAME: {...}} one entry per probed function that ran:
@@ -79,6 +82,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
@@ -301,6 +305,7 @@ struct fn_stat {
 struct sample {
 	struct rusage ru;
 	uint64_t cpu_ns, mono_ns;
+	uint64_t sched_run_ns, sched_wait_ns;	/* the kernel's schedstat (worker windows only) */
 };
 
 /* order: cheapest-to-disturb clock closest to the measured code */
@@ -377,6 +382,7 @@ struct scenario_kind {
 
 struct thread_result {
 	pid_t tid;
+	int schedstat_fd;	/* /proc/self/task/TID/schedstat, opened in the setup; -1: none */
 	char comm[16];
 	struct sample start, end;
 	struct fn_stat fn[FN_COUNT];
@@ -408,6 +414,16 @@ static void run_spin(struct worker *w)
 {
 	for (unsigned r = 0; r < g_repeat; r++)
 		MEASURED(w, FN_SPIN, gt_spin(w->arg[0]));
+}
+
+/* N x (spin RUN of thread CPU time, sleep SLEEP): N blocked periods in the work window */
+static void run_duty(struct worker *w)
+{
+	for (unsigned r = 0; r < g_repeat; r++)
+		for (uint64_t i = 0; i < w->arg[0]; i++) {
+			MEASURED(w, FN_SPIN, gt_spin(w->arg[1]));
+			MEASURED(w, FN_SLEEP, gt_sleep(w->arg[2]));
+		}
 }
 
 static void run_sleep(struct worker *w)
@@ -514,6 +530,10 @@ static const struct scenario_kind kinds[] = {
 	{ "sleep", "gt-sleep", 1, { ARG_MS }, { MS(200) }, { MAX_MS },
 	  "sleep:MS             gt_sleep(MS)                     [200]",
 	  run_sleep, false },
+	{ "duty", "gt-duty", 3, { ARG_COUNT, ARG_MS, ARG_MS }, { 10, MS(20), MS(30) },
+	  { 100000000, MAX_MS, MAX_MS },
+	  "duty:N:RUN:SLEEP     N x (gt_spin(RUN ms), gt_sleep(SLEEP ms)) [10:20:30]",
+	  run_duty, false },
 	{ "pinned-pair", "gt-pin", 1, { ARG_MS }, { MS(200) }, { MAX_MS },
 	  "pinned-pair:MS       threads gt-pin0/1 on one CPU, each gt_spin(MS) [200]",
 	  run_spin, true },
@@ -613,6 +633,12 @@ static void worker_setup(struct worker *w)
 {
 	memset(&w->res, 0, sizeof(w->res));
 	w->res.tid = gettid();
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)w->res.tid);
+		w->res.schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (pthread_setname_np(pthread_self(), w->name))
 		fatal("pthread_setname_np(%s) failed", w->name);
 	pthread_getname_np(pthread_self(), w->res.comm, sizeof(w->res.comm));
@@ -623,6 +649,23 @@ static void worker_setup(struct worker *w)
 	warm_up_libc();
 }
 
+/* The kernel's run and runqueue-wait times of the calling thread, after a CLOCK_THREAD_CPUTIME_ID read
+ * (sample_*) brought its runtime up to date: a pread of the file opened in the setup, nothing that blocks.
+ * Zeros when the kernel has no schedstat. */
+static void read_schedstat(int fd, struct sample *s)
+{
+	char buf[96];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	unsigned long long run = 0, wait = 0;
+
+	if (n > 0) {
+		buf[n] = 0;
+		sscanf(buf, "%llu %llu", &run, &wait);
+	}
+	s->sched_run_ns = run;
+	s->sched_wait_ns = wait;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -630,8 +673,10 @@ static void *worker_main(void *arg)
 	worker_setup(w);
 	pthread_barrier_wait(&g_start);
 	sample_begin(&w->res.start);
+	read_schedstat(w->res.schedstat_fd, &w->res.start);
 	w->kind->run(w);
 	sample_end(&w->res.end);
+	read_schedstat(w->res.schedstat_fd, &w->res.end);
 	return NULL;
 }
 
@@ -752,6 +797,10 @@ static void json_thread(FILE *f, const struct worker *w)
 		(unsigned long long)r->start.mono_ns,
 		(unsigned long long)r->end.mono_ns,
 		(unsigned long long)r->migrations);
+	fprintf(f, "\"schedstat_run_ns\": %llu, \"schedstat_run_start_ns\": %llu, \"schedstat_wait_ns\": %llu, "
+		"\"schedstat_wait_start_ns\": %llu, ", (unsigned long long)r->end.sched_run_ns,
+		(unsigned long long)r->start.sched_run_ns, (unsigned long long)r->end.sched_wait_ns,
+		(unsigned long long)r->start.sched_wait_ns);
 	if (r->region_end)
 		fprintf(f, "\"region\": {\"start\": %llu, \"end\": %llu}, ", (unsigned long long)r->region_start,
 			(unsigned long long)r->region_end);

@@ -149,3 +149,25 @@ void stat_map_sum(int fd, unsigned int nslots, unsigned long long *out)
 				out[slot] += v[c];
 	free(v);
 }
+
+int bpf_iter_run_once(struct bpf_program *prog)
+{
+	struct bpf_link *l = bpf_program__attach_iter(prog, NULL);
+	char buf[64];
+	int fd, r = 0;
+
+	if (!l)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd < 0)
+		r = -errno;
+	else
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			;
+	if (r < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(l);
+	return r;
+}

@@ -40,6 +40,8 @@ unsigned int ringbuf_bytes(unsigned long want);
 void prog_run_stats_add(struct bpf_program *prog, unsigned long long *ns, unsigned long long *cnt);
 /* The same for every loaded program of obj. */
 void obj_run_stats_add(struct bpf_object *obj, unsigned long long *ns, unsigned long long *cnt);
+/* Run an iter/ program (loaded) over every object once: attach, read to the end, close.  0 or -errno. */
+int bpf_iter_run_once(struct bpf_program *prog);
 /* Add slots [0, nslots) of a per-CPU u64 array (STAT_MAP), summed over CPUs, into out[]. */
 void stat_map_sum(int fd, unsigned int nslots, unsigned long long *out);
 

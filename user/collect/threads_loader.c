@@ -193,29 +193,6 @@ static int seed_snapshots(struct threads_prog *p, const struct perf_counters *pc
 	return r;
 }
 
-/* Run tmabpf_seed over every task once (an iterator link, read to its end, closed). */
-static int seed_threads(struct threads_prog *p)
-{
-	struct bpf_link *l = bpf_program__attach_iter(p->skel->progs.tmabpf_seed, NULL);
-	char buf[64];
-	int fd, r = 0;
-
-	if (!l)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(l));
-	if (fd < 0)
-		r = -errno;
-	else
-		while ((r = read(fd, buf, sizeof(buf))) > 0)
-			;
-	if (r < 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(l);
-	return r;
-}
-
 int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char *err, size_t errlen)
 {
 	int r = seed_snapshots(p, pc);
@@ -228,7 +205,7 @@ int threads_attach(struct threads_prog *p, const struct perf_counters *pc, char 
 		return load_error(r, err, errlen, "attaching to sched_switch/sched_process_{fork,exit}");
 	if (p->seed)
 		p->skel->bss->seed_ns = p->seed_ns = mono_ns();
-	if (p->seed && (r = seed_threads(p)))
+	if (p->seed && (r = bpf_iter_run_once(p->skel->progs.tmabpf_seed)))
 		warn_add("seeding the tracked threads at attach: %s; a thread off-CPU then is counted from its first "
 			 "switch-in", strerror(-r));
 	return 0;

@@ -188,28 +188,19 @@ void trace_spans_record(struct trace_spans *s, const struct trace_rec *rec)
 	t->depth = d;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static void on_record(void *self, const void *rec)
 {
-	struct trace_spans *s = ctx;
-
-	if (size < sizeof(struct trace_rec)) {
-		s->bad++;
-		return 0;
-	}
-	trace_spans_record(s, data);
-	return 0;
+	trace_spans_record(self, rec);
 }
 
 int trace_spans_attach(struct trace_spans *s, struct ring_buffer *rb, int map_fd)
 {
-	struct ring *r;
+	int err = 0;
 
-	if (ring_buffer__add(rb, map_fd, on_record, s))
-		return -errno;
-	for (unsigned int i = 0; (r = ring_buffer__ring(rb, i)); i++)
-		if (ring__map_fd(r) == map_fd)
-			s->ring = r;
-	return s->ring ? 0 : -ENOENT;
+	s->sink = (struct trace_ring_sink){ .size = sizeof(struct trace_rec), .record = on_record, .self = s,
+					    .bad = &s->bad };
+	s->ring = trace_ring_add(rb, map_fd, &s->sink, &err);
+	return err;
 }
 
 void trace_spans_drain(struct trace_spans *s)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include "bpf/uprobes.h"
 #include "sym/uprobe_targets.h"
+#include "trace/trace_ring.h"
 #include "trace/trace_writer.h"
 
 struct trace_thread;
@@ -32,6 +33,7 @@ struct trace_spans {
 	struct trace_thread *tab;	/* open frames per thread, hashed by tid */
 	size_t cap, used;
 	struct ring *ring;		/* the trace ring in the run's ring_buffer */
+	struct trace_ring_sink sink;	/* its records' way here */
 	unsigned long long records;	/* records read */
 	unsigned long long spans;	/* spans written, all kinds */
 	unsigned long long unmatched;	/* ... closed by a return for an outer frame (longjmp, exception) */
