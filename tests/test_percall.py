@@ -88,8 +88,8 @@ def test_sampled_top_functions_per_token(tmp_path):
     count is its on-CPU time over the 999 Hz period, and the slowest tokens say work_odd."""
     steps = 40
     out = str(tmp_path / "pc.json")
-    r = run_tmabpf(["--json", out, "--sample=999", "--per-call", ":step", "--", PERSTEP, "--mode", "alternate",
-                    "--steps", str(steps), "--work-us", "10000"], timeout=180)
+    r = run_tmabpf(["--json", out, "--sample=999", "--per-call", ":step", "--width", "250", "--", PERSTEP, "--mode",
+                    "alternate", "--steps", str(steps), "--work-us", "10000"], timeout=180)
     assert r.returncode == 0, r.stderr
     rep = load_json(out)
     its = rep["iterations"]
