@@ -62,6 +62,17 @@ int text_elide_middle(const char *s, int width, char *out, size_t outlen)
 	return text_columns(out);
 }
 
+/* Columns of the field at s: up to two spaces in a row (or the end). */
+static int field_columns(const char *s)
+{
+	const char *e = strstr(s, "  ");
+	int n = 0;
+
+	for (; *s && (!e || s < e); s++)
+		n += !continuation(*s);
+	return n;
+}
+
 void text_wrap(FILE *f, int width, int indent, const char *s)
 {
 	int at = 0, start = 0;	/* columns on the current line; where its text starts */
@@ -71,11 +82,15 @@ void text_wrap(FILE *f, int width, int indent, const char *s)
 	while (*s) {
 		size_t sp = strspn(s, " "), n = strcspn(s + sp, " ");
 		char word[1024], fit[1024];
-		int w;
+		int w, fw;
 
 		snprintf(word, sizeof(word), "%.*s", (int)n, s + sp);
 		w = text_columns(word);
-		if (at > start && at + (int)sp + w > width) {	/* the next line: its spaces dropped */
+		/* a new line before a word that does not fit, or before a field ("a: b c", two spaces before it)
+		 * that fits a line of its own but not what is left of this one */
+		fw = sp >= 2 || at == 0 ? field_columns(s + sp) : w;
+		if (at > start && (at + (int)sp + w > width || (sp >= 2 && at + (int)sp + fw > width &&
+								  indent + fw <= width))) {
 			fprintf(f, "\n%*s", indent, "");
 			at = start = indent;
 			sp = 0;

@@ -14,8 +14,9 @@ int text_columns(const char *s);
 /* s in at most width columns into out (outlen bytes): whole when it fits, else its head and tail
  * around one "…"; returns the columns written. */
 int text_elide_middle(const char *s, int width, char *out, size_t outlen);
-/* s (one paragraph, no newline) written to f in lines of at most width columns, broken at spaces;
- * lines after the first indented by indent spaces; a word wider than a line is elided in the middle. */
+/* s (one paragraph, no newline) written to f in lines of at most width columns, broken at spaces,
+ * a field (what follows two spaces) kept on one line when it fits one; lines after the first
+ * indented by indent spaces; a word wider than a line is elided in the middle. */
 void text_wrap(FILE *f, int width, int indent, const char *s);
 /* text_wrap of a printf format. */
 void text_wrapf(FILE *f, int width, int indent, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
