@@ -150,3 +150,12 @@ def test_live_view_fits(term, size):
     t.keys("Escape", "q")
     s = t.wait(lambda s: "full data in --json)" in s and Tmux.at_prompt(s), "the final report (its end)")
     assert not too_wide(s, width), s
+
+
+@pytest.mark.parametrize("cpu", [None, "skylakex"])
+def test_list_fits(cpu):
+    """tmabpf list (piped: 80 columns): its long lists wrap, indented, none wider."""
+    r = run_tmabpf(["list"] + (["--cpu", cpu] if cpu else []))
+    assert r.returncode == 0, r.stderr
+    assert not too_wide(r.stdout, 80), too_wide(r.stdout, 80)
+    assert re.search(r"^recipes: skylake, .*\n  \S", r.stdout, re.M), r.stdout  # a wrapped line, indented

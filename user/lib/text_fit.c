@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "lib/text_fit.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"	/* U+2026, one column */
@@ -11,6 +13,17 @@
 static bool continuation(char c)
 {
 	return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+int text_width(FILE *f, int opt)
+{
+	struct winsize ws;
+
+	if (opt > 0)
+		return opt;
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	return 80;
 }
 
 int text_columns(const char *s)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The text outputs' width (--width): opt when set (> 0), else f's terminal's, else 80. */
+int text_width(FILE *f, int opt);
 /* Columns s takes. */
 int text_columns(const char *s);
 /* s in at most width columns into out (outlen bytes): whole when it fits, else its head and tail

@@ -7,8 +7,6 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/text_fit.h"
@@ -60,23 +58,11 @@ static bool overhead_shown(const struct view *v)
 	       (h->bpf_stats ? h->bpf_cpu_pct : 0) + h->self_cpu_pct >= OVERHEAD_SHOWN_CPU_PCT;
 }
 
-/* The output's width in columns: --width, else its terminal's, else 80. */
-int report_text_width(FILE *f, int opt)
-{
-	struct winsize ws;
-
-	if (opt > 0)
-		return opt;
-	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col)
-		return ws.ws_col;
-	return 80;
-}
-
 void report_text_header(const struct view *v, FILE *f)
 {
 	const struct vm_header *h = &v->hdr;
 	const struct event_list *evs = v->r->evs;
-	int width = report_text_width(f, v->width), room;
+	int width = text_width(f, v->width), room;
 	char target[sizeof(h->target)], fit[sizeof(h->target)], head[64], tail[64], line[1024];
 	int n;
 
@@ -140,7 +126,7 @@ static void print_hidden(const struct view *v, const struct vm_table *t, const b
 void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 {
 	const struct vm_table *t = &v->tab[k];
-	int width[VM_MAX_COLS], cols = report_text_width(f, v->width), used, n;
+	int width[VM_MAX_COLS], cols = text_width(f, v->width), used, n;
 	bool shown[VM_MAX_COLS];
 	char buf[1024];
 
@@ -192,14 +178,14 @@ static void print_funcs(struct view *v, FILE *f)
 		n += snprintf(line + n, sizeof(line) - n, "samples: %llu, %s at %d Hz; ", h->samples, h->sample_event,
 			      h->sample_hz);
 	snprintf(line + n, sizeof(line) - n, "S: u = uprobes, %ss = samples):", itt_rows(v->r) ? "i = ITT spans, " : "");
-	text_wrap(f, report_text_width(f, v->width), 2, line);
+	text_wrap(f, text_width(f, v->width), 2, line);
 	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
 }
 
 void report_text_interval(struct view *v, FILE *f)
 {
 	char l1[512], l2[512];
-	int width = report_text_width(f, v->width);
+	int width = text_width(f, v->width);
 
 	report_text_header(v, f);
 	if (report_iterations_live(v->r, VIEW_TOKENS, l1, l2, sizeof(l1))) {
@@ -262,7 +248,7 @@ void report_text_final(const struct report *r, FILE *f, int top, int width, bool
 	struct view v;
 
 	view_init(&v, top);
-	v.width = width = report_text_width(f, width);
+	v.width = width = text_width(f, width);
 	v.verbose = verbose;
 	view_whole_run(&v, r);
 	fprintf(f, "=== tmabpf final report (%s) ===\n", r->stop_reason ? r->stop_reason : "done");

@@ -11,11 +11,9 @@
 /* One interval, after view_update(): header, threads, functions. */
 void report_text_interval(struct view *v, FILE *f);
 /* The whole run: threads, processes (when one has several threads), TMA bottleneck paths,
- * functions, each feature's section; in width columns (0: report_text_width's); verbose: the
+ * functions, each feature's section; in width columns (0: text_width's); verbose: the
  * overhead line always. */
 void report_text_final(const struct report *r, FILE *f, int top, int width, bool verbose);
-/* The text outputs' width: opt (--width) when set, else f's terminal's, else 80. */
-int report_text_width(FILE *f, int opt);
 /* The pieces, for tests. */
 void report_text_header(const struct view *v, FILE *f);
 void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows);
