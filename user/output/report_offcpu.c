@@ -86,10 +86,8 @@ void report_offcpu_text(const struct report *r, FILE *f, int top, int width)
 		char comm[64], fit[64];
 
 		text_elide_middle(text_safe(s->comm, comm, sizeof(comm)), 16, fit, sizeof(fit));
-		fprintf(f, "%7u %7u %s%*s %-8s %10.3f %7llu  ", s->pid, s->tid, fit, 16 - text_columns(fit), "",
-			offcpu_reason_name(s->reason), s->ns / 1e6, s->count);
-		if (below)
-			fprintf(f, "\n    ");
+		fprintf(f, "%7u %7u %s%*s %-8s %10.3f %7llu%s", s->pid, s->tid, fit, 16 - text_columns(fit), "",
+			offcpu_reason_name(s->reason), s->ns / 1e6, s->count, below ? "\n    " : "  ");
 		print_stack(f, s, below ? width - 4 : width - 62, below ? 4 : 62);
 	}
 	if ((int)o->n > top)
