@@ -100,6 +100,7 @@ def test_every_option_the_parser_takes_is_in_help(sub):
 def recipes():
     """The recipe names, as `tmabpf list` prints them (the completion offers the same)."""
     out = subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout
+    out = re.sub(r"\n  (?=\S)", " ", out)  # its lines wrap at 80 columns (piped), continuations indented
     return re.search(r"^recipes: (.*)$", out, re.M).group(1).split(", ")
 
 
