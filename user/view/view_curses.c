@@ -258,9 +258,16 @@ static void draw_header(struct view_curses *c)
 	bool sorted = t->sort_col >= 0 && t->sort_col < t->ncols;
 	int x;
 
+	char head[64], target[sizeof(h->target)];
+	int room;
+
+	room = snprintf(head, sizeof(head), "tmabpf%s  %.1fs (every %.1fs)  target: ", c->paused ? " PAUSED" : "",
+			h->elapsed_s, c->interval_ms / 1000.0);
+	room = COLS - room - 2 > 12 ? COLS - room - 2 : 12;	/* elided in the middle, its pid kept ("…": 3 bytes
+									 * that put() cuts at as 3 columns) */
+	text_elide_middle(h->target, room, target, sizeof(target));
 	style_on(c, P_TITLE, A_BOLD);
-	putf(c, 0, 0, "tmabpf%s  %.1fs (every %.1fs)  target: %s", c->paused ? " PAUSED" : "", h->elapsed_s,
-	     c->interval_ms / 1000.0, h->target);
+	putf(c, 0, 0, "%s%s", head, target);
 	style_off(c, P_TITLE, A_BOLD);
 	if (h->pmu)
 		putf(c, 1, 0, "CPU: %s  recipe: %s", h->cpu ? h->cpu : "?", h->recipe ? h->recipe : "none");
