@@ -24,7 +24,8 @@ _tmabpf()
 	case $prev in
 	-p|--pid) COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur")); return;;
 	-t|--tid) COMPREPLY=($(compgen -W "$(ps -eLo lwp= 2>/dev/null)" -- "$cur")); return;;
-	--cpu) COMPREPLY=($(compgen -W "$("$exe" list 2>/dev/null | sed -n 's/^recipes: //p' | tr -d ,)" -- "$cur")); return;;
+	--cpu) COMPREPLY=($(compgen -W "$("$exe" list 2>/dev/null | awk '/^recipes: /{r=1; sub(/^recipes: /, ""); print; next}
+		r && /^  /{print; next} {r=0}' | tr -d ,)" -- "$cur")); return;;	# (its wrapped lines too)
 	--accounting) COMPREPLY=($(compgen -W "auto tasks sampled switch" -- "$cur")); return;;
 	--smt) COMPREPLY=($(compgen -W "on off" -- "$cur")); return;;
 	--probe-at) COMPREPLY=($(compgen -W "auto symbol" -- "$cur")); return;;

@@ -115,14 +115,25 @@ def parse_table(lines, header_re=r"^\s*(PID|EVENT)\b"):
             spans.append((name, start, e))
     rows = []
     for l in lines[i + 1:]:
-        if not l.strip() or l.lstrip().startswith(("...", "collecting", "no ")):
+        if not l.strip() or l.lstrip().startswith(("...", "collecting", "no ", "(")):
             break
         rows.append({name: l[s:e].strip() for name, s, e in spans})
     return rows
 
 
+UNIT = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
 def num(x):
-    return float(x.rstrip("*"))
+    """A cell's number: "12.5", "684.9 ms" (in ns), "1.23 M", "37*" (multiplexed)."""
+    v, _, unit = x.rstrip("*").strip().partition(" ")
+    return float(v) * UNIT[unit] if unit else float(v)
+
+
+def thread_header(screen):
+    """The threads table's header line ("" when none is on the screen); the status line under the
+    table names the columns a narrow terminal hides."""
+    return next((l for l in screen.splitlines() if "TID" in l and "COMM" in l), "")
 
 
 def table(screen):
@@ -264,12 +275,12 @@ def test_live_view_keys(tmp_path, term):
 
     # narrow terminal: columns dropped by priority, nothing wraps
     t.resize(60, 20)
-    s = t.wait(lambda s: "TID" in s and "IVCSW" not in s, "narrow redraw")
+    s = t.wait(lambda s: "IVCSW" not in thread_header(s), "narrow redraw")
     assert all(len(l) <= 60 for l in s.splitlines()), s
     hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
     assert "ONCPU%" in hdr and "task-clock" not in hdr and "MIGR" not in hdr, hdr
     t.resize(160, 45)
-    t.wait(lambda s: "IVCSW" in s, "wide redraw")
+    t.wait(lambda s: "IVCSW" in thread_header(s), "wide redraw")
 
     # q: the terminal comes back with the final report, nothing stays attached
     t.keys("q")
@@ -318,16 +329,16 @@ def test_live_state_meter(tmp_path, term):
     sleep = next(r for r in rows if r["COMM"] == "gt-sleep")["STATE"]
     assert spin.count("#") + spin.count("+") >= 8 and sleep.count("-") >= 8, (spin, sleep)
     t.resize(80, 24)
-    s = t.wait(lambda s: "IVCSW" not in s and "TID" in s, "80 columns")
+    s = t.wait(lambda s: "IVCSW" not in thread_header(s), "80 columns")
     assert all(len(l) <= 80 for l in s.splitlines()), s
     hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
     assert re.search(r"ONCPU% +BLOCK% +RUNQ% STATE {6}", hdr), hdr	# whole, before the switch counts
     t.resize(60, 20)
-    s = t.wait(lambda s: "STATE" not in s and "TID" in s, "60 columns: the meter gives way")
+    s = t.wait(lambda s: "STATE" not in thread_header(s), "60 columns: the meter gives way")
     hdr = next(l for l in s.splitlines() if "TID" in l and "COMM" in l)
     assert "ONCPU%" in hdr and all(len(l) <= 60 for l in s.splitlines()), s
     t.resize(160, 45)
-    t.wait(lambda s: "STATE" in s, "wide redraw")
+    t.wait(lambda s: "STATE" in thread_header(s), "wide redraw")
     t.keys("q")
     s = t.wait(lambda s: "=== tmabpf final report (" in s and Tmux.at_prompt(s), "final report")
     assert "STATE" not in s.split("=== tmabpf final report (", 1)[1], s
@@ -379,19 +390,20 @@ def test_live_colors_and_batch_on_a_terminal(tmp_path, term):
     assert s.count("    PID     TID COMM") >= 3 and "tma: off (no PMU: software events)" in s, s
 
 
-HEAD1 = re.compile(r"^tmabpf (\d+\.\d)s  target: (.*)  threads: (\d+)  pmu: (yes|no \(software events\))  "
-                   r"recipe: (\S+)$")
-HEAD2 = re.compile(r"^events: (.*?)  \| bpf: (?:([\d.]+)% of one CPU, ([\d.]+) hits/s, ([\d.]+) ns/switch|n/a .*?)  "
+HEAD1 = re.compile(r"^tmabpf (\d+\.\d)s  target: (.*)  threads: (\d+)$")
+HEAD2 = re.compile(r"^pmu: (yes|no \(software events\))  recipe: (\S+)  events: (.*)$")
+# the overhead line: with -v, else only past its thresholds (drops, multiplexing, 1 % of one CPU)
+HEAD3 = re.compile(r"^bpf: (?:([\d.]+)% of one CPU, ([\d.]+) hits/s, ([\d.]+) ns/switch|n/a .*?)  "
                    r"mux: ([\d.]+)%  drops: map-full (\d+), lost (\d+), read-errors (\d+)  "
                    r"tmabpf: ([\d.]+)% of one CPU$")
-THREAD_COLS = ["PID", "TID", "COMM", "ONCPU%", "BLOCK%", "RUNQ%", "VCSW", "IVCSW", "MIGR", "task-clock",
+THREAD_COLS = ["PID", "TID", "COMM", "ONCPU%", "BLOCK%", "RUNQ%", "CPUS", "VCSW", "IVCSW", "MIGR", "task-clock",
                "page-faults"]
 
 
 def test_batch_format_parses(tmp_path):
     gt_out, tm_out = str(tmp_path / "gt.json"), str(tmp_path / "tm.json")
-    r = run_tmabpf(["-I", "300", "--json", tm_out, "--", GROUNDTRUTH, "--out", gt_out, "--delay-ms", "200",
-                    "spin:1500", "sleep:1500"])
+    r = run_tmabpf(["-I", "300", "-v", "--width", "250", "--json", tm_out, "--", GROUNDTRUTH, "--out", gt_out,
+                    "--delay-ms", "200", "spin:1500", "sleep:1500"])
     assert r.returncode == 0, r.stderr
     # A switch-in the kernel did not trace (README "Untraced switches") leaves a running
     # thread looking off-CPU until the slice is inferred at its next accounting point;
@@ -406,12 +418,12 @@ def test_batch_format_parses(tmp_path):
     per_iv = []
     for b in intervals:
         lines = b.splitlines()
-        m1, m2 = HEAD1.match(lines[0]), HEAD2.match(lines[1])
-        assert m1 and m2, lines[:2]
-        assert m2.group(1).split() == ["task-clock", "page-faults"]
-        assert lines[2] == "tma: off (no PMU: software events)"
-        assert lines[3].split() == THREAD_COLS
-        rows = parse_table(lines[3:])
+        m1, m2, m3 = HEAD1.match(lines[0]), HEAD2.match(lines[1]), HEAD3.match(lines[2])
+        assert m1 and m2 and m3, lines[:3]
+        assert m2.group(3).split() == ["task-clock", "page-faults"]
+        assert lines[3] == "tma: off (no PMU: software events)"
+        assert lines[4].split() == THREAD_COLS
+        rows = parse_table(lines[4:])
         assert rows and all(set(x) == set(THREAD_COLS) for x in rows)
         for x in rows:
             for c in THREAD_COLS:
@@ -609,8 +621,8 @@ def test_batch_sampled_functions(tmp_path):
     """--sample with -I: every interval's functions table has the samples new in that interval;
     summed over the intervals they never exceed the final report's (JSON) counts."""
     hf_out, tm_out = str(tmp_path / "hf.json"), str(tmp_path / "tm.json")
-    r = run_tmabpf(["-I", "400", "--sample=499", "--json", tm_out, "--", HOTFUNCS, "--threads", "1", "--seconds", "3",
-                    "--delay-ms", "0", "--out", hf_out, "spin"])
+    r = run_tmabpf(["-I", "400", "--sample=499", "--width", "250", "--json", tm_out, "--", HOTFUNCS, "--threads", "1",
+                    "--seconds", "3", "--delay-ms", "0", "--out", hf_out, "spin"])
     assert r.returncode == 0, r.stderr
     intervals = [b for b in r.stdout.split("\n\n") if b.startswith("tmabpf ")]
     assert len(intervals) >= 4, r.stdout

@@ -139,6 +139,7 @@ def test_the_synopsis_names_every_subcommand():
 def recipes():
     """The recipe names, as `tmabpf list` prints them (the completion offers the same)."""
     out = subprocess.run([TMABPF, "list"], capture_output=True, text=True).stdout
+    out = re.sub(r"\n  (?=\S)", " ", out)  # its lines wrap at 80 columns (piped), continuations indented
     return re.search(r"^recipes: (.*)$", out, re.M).group(1).split(", ")
 
 

@@ -18,7 +18,8 @@ def run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("offcpu")
     gt_out, out, folded = str(tmp / "gt.json"), str(tmp / "tm.json"), str(tmp / "tm.folded")
     gt = start_groundtruth([f"sleep:{MS}", f"pinned-pair:{MS}"], gt_out)
-    r = run_tmabpf(["-p", str(gt.pid), "--offcpu-stacks", "--json", out, "--folded", folded, "--top", "50"])
+    r = run_tmabpf(["-p", str(gt.pid), "--offcpu-stacks", "--json", out, "--folded", folded, "--top", "50",
+                    "--width", "200"])  # each stack on one line
     gt.communicate(timeout=60)
     assert gt.returncode == 0
     assert r.returncode == 0, r.stderr

@@ -88,8 +88,8 @@ def test_sampled_top_functions_per_token(tmp_path):
     count is its on-CPU time over the 999 Hz period, and the slowest tokens say work_odd."""
     steps = 40
     out = str(tmp_path / "pc.json")
-    r = run_tmabpf(["--json", out, "--sample=999", "--per-call", ":step", "--", PERSTEP, "--mode", "alternate",
-                    "--steps", str(steps), "--work-us", "10000"], timeout=180)
+    r = run_tmabpf(["--json", out, "--sample=999", "--per-call", ":step", "--width", "250", "--", PERSTEP, "--mode",
+                    "alternate", "--steps", str(steps), "--work-us", "10000"], timeout=180)
     assert r.returncode == 0, r.stderr
     rep = load_json(out)
     its = rep["iterations"]
@@ -338,8 +338,8 @@ def test_trace_span_per_token_with_probes_nested(tmp_path):
 @needs_perstep
 def test_live_token_view(tmp_path):
     """-I summaries (and the live view) show the last tokens: count, sparkline, decomposition."""
-    r = run_tmabpf(["--batch", "-I", "200", "--per-call", ":step", "--", PERSTEP, "--mode", "nested", "--steps",
-                    "300", "--work-us", "3000"])
+    r = run_tmabpf(["--batch", "-I", "200", "--per-call", ":step", "--width", "250", "--", PERSTEP, "--mode",
+                    "nested", "--steps", "300", "--work-us", "3000"])
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     views = [i for i, l in enumerate(lines) if l.startswith("tokens: ")]

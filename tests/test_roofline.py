@@ -129,7 +129,8 @@ def test_tiny_gemms_are_below_both_roofs(tmp_path, roofs):
     rl, _, _ = roofline_run(tmp_path, "tiny", 100000, extra=("--roofs", roofs))
     row = only_row(rl)
     assert row["calls"] == 100000 and row["verdict"] == "below both roofs", row
-    text = run_tmabpf(["--roofline", "--roofs", roofs, "--batch", "--", GEMMWORK, "tiny", "1000"]).stdout
+    text = run_tmabpf(["--roofline", "--roofs", roofs, "--batch", "--width", "200", "--", GEMMWORK, "tiny",
+                       "1000"]).stdout
     assert re.search(r"^cblas_sgemm +8x8x8 NN +1000 .* below both roofs$", text, re.M), text
 
 
@@ -212,7 +213,8 @@ def test_per_token_bytes_are_the_decoders_weights(tmp_path, roofs):
     calls' formulas (the weights read once per pass, the activations), exactly, and the bandwidth
     bound is the DRAM roof over them."""
     out = tmp_path / "dec.json"
-    r = run_tmabpf(["--roofline", "--roofs", roofs, "--per-call", ":forward", "--batch", "--json", str(out), "--",
+    r = run_tmabpf(["--roofline", "--roofs", roofs, "--per-call", ":forward", "--batch", "--width", "200", "--json",
+                    str(out), "--",
                     os.path.join(BUILD, "workloads", "decoder"), "--layers", "2", "--gen", "12", "--json"],
                    timeout=300, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert r.returncode == 0, r.stderr

@@ -122,7 +122,7 @@ static char *render(bool json)
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
-		report_iterations_text(&rep, f);
+		report_iterations_text(&rep, f, 1000);
 	}
 	fclose(f);
 	return buf;

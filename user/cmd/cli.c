@@ -27,7 +27,7 @@ enum {
 	OPT_SAMPLE, OPT_FOLDED, OPT_FLAMEGRAPH, OPT_MAX_SAMPLE_STACKS, OPT_OFFCPU_STACKS, OPT_ROOFLINE, OPT_ROOFS, OPT_MEM_SAMPLES, OPT_MODE, OPT_MAX_EXITED,
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 	OPT_PROBE_AT,
-	OPT_ITT,
+	OPT_ITT, OPT_WIDTH,
 };
 
 static const char *yes_no(int r)
@@ -76,11 +76,12 @@ static const struct option long_opts[] = {
 	{ "max-exited", required_argument, NULL, OPT_MAX_EXITED },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "tma", optional_argument, NULL, OPT_TMA },
-	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "itt", no_argument, NULL, OPT_ITT },
 	{ "max-rate", required_argument, NULL, OPT_MAX_RATE },
@@ -146,11 +147,11 @@ void cli_usage(FILE *f)
 	      "      --trace FILE       Perfetto trace: counter/TMA tracks (also without --uprobe), function spans\n"
 	      "      --folded FILE      folded stacks of --sample/--offcpu-stacks; --flamegraph SVG: the graph\n"
 	      "      --pprof FILE       the samples as a gzipped pprof profile (go tool pprof, Pyroscope, Parca)\n"
-	      "      --top N            rows per table (default 20)\n"
+	      "      --top N            rows per table (default 20)   --width N  text columns (terminal's, else 80)\n"
 	      "      --quiet            no final text report, only errors on stderr (warnings: in the JSON)\n"
 	      "      --mode OCTAL       files' permission bits (default 600); outputs replaced whole, no links\n"
 	      "      --dry-run          print every perf_event_attr a run would open, and which open here\n"
-	      "      --verbose          libbpf's log (verifier output) on errors\n"
+	      "  -v, --verbose          libbpf's log (verifier output) on errors; the report's overhead line\n"
 	      "Limits:\n"
 	      "      --max-threads N    per-thread map (default 16384; overflow counted)  --max-pids N  (4096)\n"
 	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
@@ -227,12 +228,13 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
+	case OPT_WIDTH: return parse_int(optarg, "--width", 40, 10000, &o->width);
 	case OPT_QUIET:
 		o->quiet = true;
 		warn_errors_only();	/* warnings stay in the JSON's "warnings" */
 		return 0;
 	case OPT_DRY_RUN: o->dry_run = true; return 0;
-	case OPT_VERBOSE: o->verbose = true; return 0;
+	case 'v': o->verbose = true; return 0;
 	case OPT_ITT: o->itt = true; return 0;
 	case OPT_UPROBE:
 		if (o->nr_uprobe_specs >= 16) {
@@ -406,7 +408,7 @@ int cli_parse(int argc, char **argv, struct options *o)
 
 	defaults(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:e:I:hVv", long_opts, NULL)) != -1) {
 		if (c == ':' || c == '?')
 			return getopt_error(c, argv, "", "tmabpf --help", long_opts);
 		if ((r = parse_one(c, o)))

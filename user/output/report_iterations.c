@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/sorted.h"
+#include "lib/text_fit.h"
 #include "lib/text_safe.h"
 #include "model/counters.h"
 #include "output/report_sections.h"
@@ -288,7 +289,7 @@ static void print_top(const struct iterations *s, FILE *f)
 	fputc('\n', f);
 }
 
-void report_iterations_text(const struct report *r, FILE *f)
+static void iterations_text(const struct report *r, FILE *f, int width)
 {
 	const struct iterations *s = r->iters;
 	struct iter_time sum = {};
@@ -297,11 +298,9 @@ void report_iterations_text(const struct report *r, FILE *f)
 	struct iter_stats st;
 	struct log2_hist h;
 	unsigned long long all;
-	char safe[512];
+	char safe[512], fit[512];
 	int nids;
 
-	if (!s)
-		return;
 	if (!s->n) {
 		fprintf(f, "per call (%s): no iterations%s\n", r->per_call,
 			s->open ? ": the marker was entered but never returned" : ": the marker was never called");
@@ -325,7 +324,10 @@ void report_iterations_text(const struct report *r, FILE *f)
 	print_top(s, f);
 	nids = called_fns(s, ids, PERCALL_MAX_FUNCS);
 	if (nids) {
-		fprintf(f, "  per iteration:%-28s %12s %12s %12s\n", "", "calls", "wall ms", "on-CPU ms");
+		int nw = width - 4 - 3 * 13 < 40 ? width - 4 - 3 * 13 : 40;
+
+		nw = nw < 16 ? 16 : nw;
+		fprintf(f, "  per iteration:%-*s %12s %12s %12s\n", nw - 12, "", "calls", "wall ms", "on-CPU ms");
 		for (int k = 0; k < nids; k++) {
 			unsigned long long calls = 0, wall = 0, oncpu = 0;
 
@@ -337,8 +339,8 @@ void report_iterations_text(const struct report *r, FILE *f)
 						oncpu += s->v[i].fns[x].oncpu_ns;
 					}
 			median[k] = iterations_median_calls(s, ids[k]);
-			fprintf(f, "    %-40.40s %12.2f %12.3f %12.3f\n", text_safe(fn_name(r, ids[k]), safe, sizeof(safe)),
-				(double)calls / s->n,
+			text_elide_middle(text_safe(fn_name(r, ids[k]), safe, sizeof(safe)), nw, fit, sizeof(fit));
+			fprintf(f, "    %s%*s %12.2f %12.3f %12.3f\n", fit, nw - text_columns(fit), "", (double)calls / s->n,
 				ms(wall) / s->n, ms(oncpu) / s->n);
 		}
 	}
@@ -389,4 +391,27 @@ int report_iterations_live(const struct report *r, int last, char *line1, char *
 		 "absent %.1f%%", pct(sum.compute_ns, all), pct(sum.spin_ns, all), pct(sum.blocked_ns, all),
 		 pct(sum.runq_ns, all), pct(sum.absent_ns, all));
 	return 1;
+}
+
+void report_iterations_text(const struct report *r, FILE *f, int width)
+{
+	char *buf = NULL, *line, *next;
+	size_t len = 0;
+	FILE *m;
+
+	if (!r->iters)
+		return;
+	if (!(m = open_memstream(&buf, &len))) {	/* no memory: as it comes */
+		iterations_text(r, f, width);
+		return;
+	}
+	iterations_text(r, m, width);
+	fclose(m);
+	for (line = buf; line && *line; line = next) {	/* a line wider than width wraps, indented under itself */
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		text_wrap(f, width, (int)strspn(line, " ") + 4, line);
+	}
+	free(buf);
 }

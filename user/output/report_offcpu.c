@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The off-CPU stacks section of the reports (--offcpu-stacks): JSON rows and the text table. */
+#include <stdbool.h>
 #include <string.h>
+#include "lib/text_fit.h"
 #include "lib/text_safe.h"
 #include "output/report_sections.h"
 
@@ -41,38 +43,52 @@ void report_offcpu_json(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-/* The first user frames (leaf first), or the kernel's when there is no user stack. */
-static void print_stack(FILE *f, const struct offcpu_stack *s)
+/* The first user frames (leaf first), or the kernel's when there is no user stack, in room columns:
+ * wrapped at frames onto lines indented by indent. */
+static void print_stack(FILE *f, const struct offcpu_stack *s, int room, int indent)
 {
 	size_t nk = 0, shown = 0;
-	char safe[512];
+	char safe[512], fit[512];
+	int at = 0;
 
 	while (nk < s->nframes && strstr(s->frames[nk], "_[k]"))
 		nk++;
-	for (size_t i = nk < s->nframes ? nk : 0; i < s->nframes && shown < 6; i++, shown++)
-		fprintf(f, "%s%s", shown ? " <- " : "", text_safe(s->frames[i], safe, sizeof(safe)));
+	for (size_t i = nk < s->nframes ? nk : 0; i < s->nframes && shown < 6; i++, shown++) {
+		int w = text_elide_middle(text_safe(s->frames[i], safe, sizeof(safe)), room - 3, fit, sizeof(fit));
+		const char *sep = shown ? " <- " : "";
+
+		if (shown && at + 4 + w > room) {
+			fprintf(f, "\n%*s", indent, "");
+			sep = "<- ";
+			at = 0;
+		}
+		fprintf(f, "%s%s", sep, fit);
+		at += (int)strlen(sep) + w;
+	}
 	if (!s->nframes)
 		fputs("[no stack]", f);
 	fputc('\n', f);
 }
 
-void report_offcpu_text(const struct report *r, FILE *f, int top)
+void report_offcpu_text(const struct report *r, FILE *f, int top, int width)
 {
 	const struct offcpu_result *o = r->offcpu;
+	bool below = width - 62 < 24;	/* the stack on lines of its own */
 
 	if (!o)
 		return;
-	fprintf(f, "off-CPU stacks (--offcpu-stacks: %llu periods, blocked %.1f ms, runqueue %.1f ms; "
-		"stacks at switch-out, leaf first, full stacks in --json/--folded):\n",
-		o->stat[OFFCPU_STAT_PERIODS], o->blocked_ns / 1e6, o->runqueue_ns / 1e6);
+	text_wrapf(f, width, 2, "off-CPU stacks (--offcpu-stacks: %llu periods, blocked %.1f ms, runqueue %.1f ms; "
+		   "stacks at switch-out, leaf first, full stacks in --json/--folded):",
+		   o->stat[OFFCPU_STAT_PERIODS], o->blocked_ns / 1e6, o->runqueue_ns / 1e6);
 	fprintf(f, "%7s %7s %-16s %-8s %10s %7s  %s\n", "PID", "TID", "COMM", "REASON", "MS", "COUNT", "STACK");
 	for (size_t i = 0; i < o->n && (int)i < top; i++) {
 		const struct offcpu_stack *s = &o->v[i];
-		char comm[64];
+		char comm[64], fit[64];
 
-		fprintf(f, "%7u %7u %-16.16s %-8s %10.3f %7llu  ", s->pid, s->tid, text_safe(s->comm, comm, sizeof(comm)),
-			offcpu_reason_name(s->reason), s->ns / 1e6, s->count);
-		print_stack(f, s);
+		text_elide_middle(text_safe(s->comm, comm, sizeof(comm)), 16, fit, sizeof(fit));
+		fprintf(f, "%7u %7u %s%*s %-8s %10.3f %7llu%s", s->pid, s->tid, fit, 16 - text_columns(fit), "",
+			offcpu_reason_name(s->reason), s->ns / 1e6, s->count, below ? "\n    " : "  ");
+		print_stack(f, s, below ? width - 4 : width - 62, below ? 4 : 62);
 	}
 	if ((int)o->n > top)
 		fprintf(f, "  ... %zu more stacks (see --json)\n", o->n - (size_t)top);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The roofline section of the reports (--roofline): JSON "roofline", the text table. */
 #include <math.h>
+#include <string.h>
 #include "bpf/roof_shapes.h"
+#include "lib/text_fit.h"
 #include "lib/units.h"
 #include "output/report_sections.h"
 
@@ -130,40 +132,44 @@ void report_roofline_json(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-static void per_token_text(const struct report *r, FILE *f)
+static void per_token_text(const struct report *r, FILE *f, int width)
 {
 	struct roofline_token t;
-	char fl[16], by[16];
+	char fl[16], by[16], bound[128];
 
 	if (roofline_per_token(r->roofline, r->iters, &t))
 		return;
 	units_si(fl, sizeof(fl), t.flops, " ");
 	units_si(by, sizeof(by), t.bytes, " ");
-	fprintf(f, "per token (%zu, --per-call): %sFLOP, %sB; %.2f tokens/s", t.tokens, fl, by, t.tokens_per_s);
 	if (t.bound_tokens_per_s > 0)
-		fprintf(f, ", %.1f %% of the %.2f tokens/s the DRAM bandwidth allows\n", 100 * t.share,
-			t.bound_tokens_per_s);
+		snprintf(bound, sizeof(bound), ", %.1f %% of the %.2f tokens/s the DRAM bandwidth allows", 100 * t.share,
+			 t.bound_tokens_per_s);
 	else
-		fprintf(f, " (no roofs: no bandwidth bound)\n");
+		snprintf(bound, sizeof(bound), " (no roofs: no bandwidth bound)");
+	text_wrapf(f, width, 2, "per token (%zu, --per-call): %sFLOP, %sB; %.2f tokens/s%s", t.tokens, fl, by,
+		   t.tokens_per_s, bound);
 }
 
-void report_roofline_text(const struct report *r, FILE *f, int top)
+/* FUNCTION SHAPE CALLS WALL_MS FLOP/s B/s FLOP/B ROOF SHARE: the columns before VERDICT. */
+#define ROOFLINE_FIXED (12 + 1 + 20 + 1 + 7 + 1 + 9 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 5)
+
+void report_roofline_text(const struct report *r, FILE *f, int top, int width)
 {
 	const struct roofline_result *rl = r->roofline;
-	char shape[48], fl[16], bw[16], roof[16], v[32];
+	char shape[48], fl[16], bw[16], roof[16], v[32], roofs[600];
 
 	if (!rl)
 		return;
-	fprintf(f, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; ",
-		(unsigned long long)rl->calls);
 	if (rl->have_roofs)
-		fprintf(f, "roofs of %d thread%s from %s):\n", rl->roofs.threads[rl->roof_threads],
-			rl->roofs.threads[rl->roof_threads] > 1 ? "s" : "", rl->roofs_path);
+		snprintf(roofs, sizeof(roofs), "roofs of %d thread%s from %s", rl->roofs.threads[rl->roof_threads],
+			 rl->roofs.threads[rl->roof_threads] > 1 ? "s" : "", rl->roofs_path);
 	else
-		fprintf(f, "no roofs: 'sudo tmabpf roofs')\n");
-	per_token_text(r, f);
-	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s  %s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
-		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", "VERDICT");
+		snprintf(roofs, sizeof(roofs), "no roofs: 'sudo tmabpf roofs'");
+	text_wrapf(f, width, 2, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; %s):",
+		   (unsigned long long)rl->calls, roofs);
+	per_token_text(r, f, width);
+	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s%s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
+		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", ROOFLINE_FIXED + 9 <= width ? "  VERDICT" : "");
 	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {
 		const struct roofline_row *w = &rl->rows[i];
 
@@ -174,8 +180,13 @@ void report_roofline_text(const struct report *r, FILE *f, int top)
 			units_si(roof, sizeof(roof), w->roof, "");
 		else
 			snprintf(roof, sizeof(roof), "-");
-		fprintf(f, "%-12.12s %-20.20s %7llu %9.2f %7s %7s %7.2f %7s %4.0f%%  %s\n", w->func, shape,
+		fprintf(f, "%-12.12s %-20.20s %7llu %9.2f %7s %7s %7.2f %7s %4.0f%%", w->func, shape,
 			(unsigned long long)w->calls, (double)w->wall_ns / 1e6, fl, bw, w->intensity, roof,
-			w->roof > 0 ? 100 * w->share : 0, roofline_verdict_name(w, v, sizeof(v)));
+			w->roof > 0 ? 100 * w->share : 0);
+		roofline_verdict_name(w, v, sizeof(v));	/* after the numbers, or under them when they fill the line */
+		if (ROOFLINE_FIXED + 2 + (int)strlen(v) <= width)
+			fprintf(f, "  %s\n", v);
+		else
+			fprintf(f, "\n%*s%s\n", width - (int)strlen(v) > 4 ? 4 : 0, "", v);
 	}
 }

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
+#include "lib/text_fit.h"
 #include "lib/text_safe.h"
+#include "lib/units.h"
 #include "model/counters.h"
 #include "output/report_sections.h"
 
@@ -172,54 +174,86 @@ void report_samples_json(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-void report_samples_text(const struct report *r, FILE *f, int top)
+/* A counter's value with its unit, as the threads table shows it ("684.9 ms", "1.23 M"). */
+static void counter_text(const struct event_desc *d, double v, char *buf, size_t len)
+{
+	if (events_count_ns(d))
+		units_ns(buf, len, v);
+	else if (v >= 1000)
+		units_si(buf, len, v, " ");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* PID FUNCTION MODULE SAMPLES SHARE% CI95 without FUNCTION; FUNCTION's width; a counter's. */
+#define SAMPLES_FIXED (7 + 1 + 1 + 20 + 1 + 8 + 1 + 7 + 1 + 6)
+#define SAMPLES_FUNC_MIN 20
+#define SAMPLES_FUNC_MAX 36
+#define SAMPLES_CTR 11
+
+void report_samples_text(const struct report *r, FILE *f, int top, int width)
 {
 	const struct sample_result *s = r->samples;
-	char path[512];
+	char path[512], hidden[256] = "";
+	int nctr = r->evs->n, fw, nh = 0;
 
 	if (!s)
 		return;
 	if (s->events) {
-		fprintf(f, "sampled events (%.0f samples/s per CPU in all; each event's estimate = its samples x their "
-			"periods, +/- 1.96/sqrt(samples) relative at 95 %%):\n", s->events_hz);
+		text_wrapf(f, width, 2, "sampled events (%.0f samples/s per CPU in all; each event's estimate = its samples x "
+			   "their periods, +/- 1.96/sqrt(samples) relative at 95 %%):", s->events_hz);
 		for (int e = 0; e < r->evs->n; e++)
 			if (s->ev[e].open)
-				fprintf(f, "  %-32s %10llu samples (+/-%.1f %%)%s\n", r->evs->ev[e].name, s->ev[e].samples,
-					s->ev[e].samples ? 196.0 / sqrt((double)s->ev[e].samples) : 100.0,
-					s->ev[e].running_pct < 99.95 ? " multiplexed" : "");
+				text_wrapf(f, width, 4, "  %-32s %10llu samples (+/-%.1f %%)%s", r->evs->ev[e].name,
+					   s->ev[e].samples, s->ev[e].samples ? 196.0 / sqrt((double)s->ev[e].samples) : 100.0,
+					   s->ev[e].running_pct < 99.95 ? " multiplexed" : "");
 			else
-				fprintf(f, "  %-32s not sampled: %s\n", r->evs->ev[e].name, s->ev[e].why);
+				text_wrapf(f, width, 4, "  %-32s not sampled: %s", r->evs->ev[e].name, s->ev[e].why);
 	}
-	fprintf(f, "sampled functions (%s at %d Hz per CPU: %llu samples of tracked threads, %.0f ns BPF per sample; "
-		"statistical estimates: SHARE%% is +/-CI95 points):\n", s->events ? "event samples" : s->event,
-		s->events ? (int)(s->events_hz + 0.5) : s->hz, s->samples,
-		s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
-	fprintf(f, "%7s %-36s %-20s %8s %7s %6s", "PID", "FUNCTION (leaf)", "MODULE", "SAMPLES", "SHARE%", "CI95");
-	for (int e = 0; e < r->evs->n; e++)
-		fprintf(f, " %14.14s", r->evs->ev[e].name);
-	if (report_has_tma(r))
+	text_wrapf(f, width, 2, "sampled functions (%s at %d Hz per CPU: %llu samples of tracked threads, %.0f ns BPF per "
+		   "sample; statistical estimates: SHARE%% is +/-CI95 points):", s->events ? "event samples" : s->event,
+		   s->events ? (int)(s->events_hz + 0.5) : s->hz, s->samples,
+		   s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
+	/* the counters go first, the last first, when FUNCTION would be narrower than its minimum */
+	while (nctr > 0 && width - SAMPLES_FIXED - nctr * SAMPLES_CTR < SAMPLES_FUNC_MIN)
+		nctr--;
+	fw = width - SAMPLES_FIXED - nctr * SAMPLES_CTR;
+	fw = fw > SAMPLES_FUNC_MAX ? SAMPLES_FUNC_MAX : fw < SAMPLES_FUNC_MIN ? SAMPLES_FUNC_MIN : fw;
+	fprintf(f, "%7s %-*s %-20s %8s %7s %6s", "PID", fw, "FUNCTION (leaf)", "MODULE", "SAMPLES", "SHARE%", "CI95");
+	for (int e = 0; e < nctr; e++)
+		fprintf(f, " %*.*s", SAMPLES_CTR - 1, SAMPLES_CTR - 1, r->evs->ev[e].name);
+	if (report_has_tma(r) && width - (SAMPLES_FIXED + fw + nctr * SAMPLES_CTR) - 2 >= 12)
 		fprintf(f, "  TMA");
 	fputc('\n', f);
 	for (size_t i = 0; i < s->nprocs && (int)i < top; i++) {
 		const struct sample_func *x = &s->funcs[i];
+		char name[512], safe[512], mod[512], fit[64], v[32];
+		int cols = cxx_name_shorten(text_safe(x->symbol, safe, sizeof(safe)), fw, name, sizeof(name));
+		int at = SAMPLES_FIXED + fw + nctr * SAMPLES_CTR;
 
-		char name[512], safe[512], mod[512];
-		int cols = cxx_name_shorten(text_safe(x->symbol, safe, sizeof(safe)), 36, name, sizeof(name));
-
-		fprintf(f, "%7u %s%*s %-20.20s %8llu %7.1f %6.1f", x->pid, name, 36 - cols, "",	/* full names in --json */
-			text_safe(x->module, mod, sizeof(mod)), x->count,
-			share_pct(s, x->count), ci95_pct(s, x->count));
-		for (int e = 0; e < r->evs->n; e++)
-			fprintf(f, " %14.0f", counter_scaled(&x->c[e]));
-		if (report_has_tma(r)) {
+		text_elide_middle(text_safe(x->module, mod, sizeof(mod)), 20, fit, sizeof(fit));
+		fprintf(f, "%7u %s%*s %s%*s %8llu %7.1f %6.1f", x->pid, name, fw - cols, "",	/* full names in --json */
+			fit, 20 - text_columns(fit), "", x->count, share_pct(s, x->count), ci95_pct(s, x->count));
+		for (int e = 0; e < nctr; e++) {
+			counter_text(&r->evs->ev[e], counter_scaled(&x->c[e]), v, sizeof(v));
+			fprintf(f, " %*s", SAMPLES_CTR - 1, v);
+		}
+		if (report_has_tma(r)) {	/* the bottleneck path, in what is left */
 			struct thread_stats t = {};
 
 			memcpy(t.c, x->c, sizeof(t.c));
-			if (report_tma_path(r, &t, path, sizeof(path)) == 0)
-				fprintf(f, "  %s", path);
+			if (width - at - 2 >= 12 && report_tma_path(r, &t, path, sizeof(path)) == 0) {
+				text_elide_middle(path, width - at - 2, safe, sizeof(safe));
+				fprintf(f, "  %s", safe);
+			}
 		}
 		fputc('\n', f);
 	}
 	if ((int)s->nprocs > top)
 		fprintf(f, "  ... %zu more functions (see --json)\n", s->nprocs - top);
+	for (int e = nctr; e < r->evs->n; e++)
+		snprintf(hidden + strlen(hidden), sizeof(hidden) - strlen(hidden), "%s%s", nh++ ? " " : "",
+			 r->evs->ev[e].name);
+	if (nh)
+		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", nh, nh > 1 ? "s" : "", hidden);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The report's outputs: the --json file, and each feature's section of it and
  * of the final text report (functions, sampled functions, off-CPU stacks,
- * memory samples); the TMA of a row as JSON or as a bottleneck path. */
+ * memory samples) in width columns (--width: names elided in the middle, lines
+ * wrapped); the TMA of a row as JSON or as a bottleneck path. */
 #ifndef TMABPF_REPORT_SECTIONS_H
 #define TMABPF_REPORT_SECTIONS_H
 #include <stdio.h>
@@ -24,21 +25,21 @@ int report_tma_path(const struct report *r, const struct thread_stats *s, char *
 void report_functions_json(const struct report *r, struct json *j);
 /* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
 void report_samples_json(const struct report *r, struct json *j);
-void report_samples_text(const struct report *r, FILE *f, int top);
+void report_samples_text(const struct report *r, FILE *f, int top, int width);
 /* The off-CPU stacks section (--offcpu-stacks): JSON "offcpu_stacks"/"offcpu", text table. */
 void report_offcpu_json(const struct report *r, struct json *j);
-void report_offcpu_text(const struct report *r, FILE *f, int top);
+void report_offcpu_text(const struct report *r, FILE *f, int top, int width);
 /* The memory-samples section (--mem-samples): JSON "mem_samples" (null when off), text tables. */
 void report_memsamples_json(const struct report *r, struct json *j);
-void report_memsamples_text(const struct report *r, FILE *f, int top);
+void report_memsamples_text(const struct report *r, FILE *f, int top, int width);
 
 /* The roofline section (--roofline): JSON "roofline" (null when off), text table. */
 void report_roofline_json(const struct report *r, struct json *j);
-void report_roofline_text(const struct report *r, FILE *f, int top);
+void report_roofline_text(const struct report *r, FILE *f, int top, int width);
 
 /* The --per-call section: JSON "per_call" (null when off) and "iterations", per-token text. */
 void report_iterations_json(const struct report *r, struct json *j);
-void report_iterations_text(const struct report *r, FILE *f);
+void report_iterations_text(const struct report *r, FILE *f, int width);
 /* The live token view: the last `last` iterations' sparkline and statistics (line1) and their
  * decomposition (line2); 0 without --per-call. */
 int report_iterations_live(const struct report *r, int last, char *line1, char *line2, size_t len);

@@ -566,6 +566,12 @@ int events_parse_one(const char *tok, const struct tma_cpu *c, struct event_desc
 	return 0;
 }
 
+bool events_count_ns(const struct event_desc *d)
+{
+	return d->attr.type == PERF_TYPE_SOFTWARE &&
+	       (d->attr.config == PERF_COUNT_SW_TASK_CLOCK || d->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
 int events_find(const struct event_list *l, const char *name)
 {
 	for (int i = 0; i < l->n; i++)

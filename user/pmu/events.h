@@ -41,6 +41,8 @@ int events_parse_list(const char *spec, const struct tma_cpu *cpu, struct event_
 /* Append d unless the same counter (type, config1/2, exclude_* and precise_ip:
  * modifiers included) is already there in the same group; returns its index. */
 int events_add(struct event_list *l, const struct event_desc *d, char *err, size_t errlen);
+/* A software clock (task-clock, cpu-clock): its count is nanoseconds. */
+bool events_count_ns(const struct event_desc *d);
 /* Index of the event named name, or -1. */
 int events_find(const struct event_list *l, const char *name);
 /* True when the host has a hardware (cpu/cpu_core/armv8...) PMU registered. */

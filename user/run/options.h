@@ -21,11 +21,12 @@ struct options {
 	int max_pids;
 	bool follow_fork;
 	int top;
+	int width;			/* --width: text columns; 0: the terminal's, else 80 */
 	bool quiet;			/* no final text report */
 	bool dry_run;
 	const char *cpu_name;		/* --cpu */
 	int tma_level;			/* --tma=N (default 1 when a PMU exists) */
-	bool verbose;			/* libbpf's own log */
+	bool verbose;			/* -v: libbpf's own log; the text report's overhead line always */
 	const char *uprobe_specs[16];	/* --uprobe LIB:GLOB */
 	int nr_uprobe_specs;
 	bool itt;			/* --itt: the ITT API's spans (collect/itt_run.h) */

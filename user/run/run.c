@@ -282,7 +282,7 @@ static int finish(struct run_state *st, const char *why)
 	if (write_pprof(st) && !rc)
 		rc = RUN_FAILED;
 	if (!c->o->quiet)
-		report_text_final(&c->rep, stdout, c->o->top);
+		report_text_final(&c->rep, stdout, c->o->top, c->o->width, c->o->verbose);
 	if (outfile_is_open(&st->json_out)) {
 		report_json_write(&c->rep, st->json_out.f);
 		if (outfile_commit(&st->json_out, err, sizeof(err))) {
@@ -376,6 +376,8 @@ int run_profile(struct options *o)
 		return r;
 	}
 	view_init(&st.view, o->top);
+	st.view.width = o->width;
+	st.view.verbose = o->verbose;
 	if (!c->t0)	/* else the spine's seed set it */
 		c->t0 = mono_ns();
 	c->rep.setup_cpu_ns = self_cpu_ns();

@@ -10,8 +10,10 @@
 
 /* One interval, after view_update(): header, threads, functions. */
 void report_text_interval(struct view *v, FILE *f);
-/* The whole run: threads, processes, TMA bottleneck paths, functions. */
-void report_text_final(const struct report *r, FILE *f, int top);
+/* The whole run: threads, processes (when one has several threads), TMA bottleneck paths,
+ * functions, each feature's section; in width columns (0: text_width's); verbose: the
+ * overhead line always. */
+void report_text_final(const struct report *r, FILE *f, int top, int width, bool verbose);
 /* The pieces, for tests. */
 void report_text_header(const struct view *v, FILE *f);
 void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
+#include "lib/text_fit.h"
 #include "lib/text_safe.h"
+#include "lib/units.h"
 #include "view/view_model.h"
 
 /* ---------- cells ---------- */
@@ -41,8 +43,10 @@ void view_fit_text(const struct vm_col *col, const char *text, int width, char *
 	int cols, pad;
 	size_t n;
 
-	if (col->stretch) {
+	if (col->stretch && strpbrk(text, "(<:")) {	/* C++: its own steps (cxx_name.h) */
 		cols = cxx_name_shorten(text, width, fit, sizeof(fit));
+	} else if (col->stretch || col->fmt == VM_F_STR) {	/* "sgemm_ker…_HASWELL" */
+		cols = text_elide_middle(text, width, fit, sizeof(fit));
 	} else {
 		snprintf(fit, sizeof(fit), "%.*s", width, text);
 		cols = cxx_name_columns(fit);
@@ -153,6 +157,9 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 	case VM_F_MS:
 		snprintf(buf, len, "%.2f", x);
 		break;
+	case VM_F_RATIO:
+		snprintf(buf, len, "%.3f", x);
+		break;
 	case VM_F_HEX:
 		snprintf(buf, len, "0x%llx", (unsigned long long)x);
 		break;
@@ -161,12 +168,24 @@ void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c,
 
 		if (compact)
 			human(x, num, sizeof(num));
+		else if (col->ns)
+			units_ns(num, sizeof(num), x);
+		else if (x >= 1000)
+			units_si(num, sizeof(num), x, " ");
 		else
 			snprintf(num, sizeof(num), "%.0f", x);
 		snprintf(buf, len, "%s%s", num, mux ? "*" : compact ? "" : " ");
 		break;
 	}
-	default:	/* VM_F_INT, VM_F_RATE */
+	case VM_F_RATE:
+		if (compact)
+			human(x, buf, len);
+		else if (x >= 1000)
+			units_si(buf, len, x, " ");
+		else
+			snprintf(buf, len, "%.0f", x);
+		break;
+	default:	/* VM_F_INT: exact */
 		if (compact)
 			human(x, buf, len);
 		else

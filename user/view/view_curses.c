@@ -12,7 +12,8 @@
  * Left or Backspace closes it), Space pauses, q quits (and ends a -- COMMAND
  * as Ctrl-C does); arrows, PgUp/PgDn,
  * Home/End move.  Resize is handled (KEY_RESIZE), narrow terminals drop
- * columns by priority, NO_COLOR turns colours off.
+ * columns by priority (the status line says which), the drill-down wraps
+ * its long lines, NO_COLOR turns colours off.
  */
 #include <curses.h>
 #include <langinfo.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/text_fit.h"
 #include "lib/text_safe.h"
 #include "lib/warn.h"
 #include "output/report_sections.h"
@@ -50,6 +52,7 @@ struct view_curses {
 	char edit[64], saved[64];
 	size_t nwarn;		/* warnings at the last draw */
 	size_t nwarn_open;	/* ... when the view opened (those were printed before) */
+	char hidden[256];	/* "3 columns hidden: VCSW IVCSW MIGR; widen" of the table drawn, or "" */
 };
 
 bool view_curses_wanted(bool batch, char *why, size_t whylen)
@@ -255,14 +258,23 @@ static void draw_header(struct view_curses *c)
 	bool sorted = t->sort_col >= 0 && t->sort_col < t->ncols;
 	int x;
 
+	char head[64], target[sizeof(h->target)];
+	int room;
+
+	room = snprintf(head, sizeof(head), "tmabpf%s  %.1fs (every %.1fs)  target: ", c->paused ? " PAUSED" : "",
+			h->elapsed_s, c->interval_ms / 1000.0);
+	room = COLS - room - 2 > 12 ? COLS - room - 2 : 12;	/* elided in the middle, its pid kept ("…": 3 bytes
+									 * that put() cuts at as 3 columns) */
+	text_elide_middle(h->target, room, target, sizeof(target));
 	style_on(c, P_TITLE, A_BOLD);
-	putf(c, 0, 0, "tmabpf%s  %.1fs (every %.1fs)  target: %s", c->paused ? " PAUSED" : "", h->elapsed_s,
-	     c->interval_ms / 1000.0, h->target);
+	putf(c, 0, 0, "%s%s", head, target);
 	style_off(c, P_TITLE, A_BOLD);
 	if (h->pmu)
 		putf(c, 1, 0, "CPU: %s  recipe: %s", h->cpu ? h->cpu : "?", h->recipe ? h->recipe : "none");
-	else
+	else if (h->tma_level || !v->updated)
 		putf(c, 1, 0, "CPU: %s  no PMU: software events", h->cpu ? h->cpu : "?");
+	else	/* the TMA line says "off (no PMU: ...)" */
+		putf(c, 1, 0, "CPU: %s  events: software", h->cpu ? h->cpu : "?");
 	if (!v->updated) {
 		putf(c, 2, 0, "TMA: %s", h->tma_level ? "first interval pending" : "off");
 	} else if (!h->tma_level) {
@@ -375,6 +387,17 @@ static void draw_table(struct view_curses *c)
 	size_t room = (size_t)rows_room();
 
 	spare = COLS - view_fit_columns(t, COLS, true, shown);
+	c->hidden[0] = 0;
+	for (int k = 0, n = 0, len = 0; k < t->ncols; k++)
+		if (!shown[k] && len < (int)sizeof(c->hidden)) {
+			for (int j = k + 1; j < t->ncols; j++)
+				n += !shown[j];
+			if (!len)	/* the count first: the line may be cut */
+				len = snprintf(c->hidden, sizeof(c->hidden), "%d column%s hidden:", n + 1, n ? "s" : "");
+			len += snprintf(c->hidden + len, sizeof(c->hidden) - len, " %s", t->col[k].name);
+		}
+	if (c->hidden[0])
+		snprintf(c->hidden + strlen(c->hidden), sizeof(c->hidden) - strlen(c->hidden), "; widen");
 	for (int k = 0; k < t->ncols; k++)	/* FUNCTION takes what the terminal has left */
 		width[k] = view_stretch_width(t, k, true, spare);
 	keep_selection_visible(c, t->nrows);
@@ -450,6 +473,7 @@ static void draw_drill(struct view_curses *c)
 		return;
 	}
 	view_drill(c->v, c->kind, row, &l);
+	vm_lines_wrap(&l, COLS);
 	if (c->drill_first + room > l.n)
 		c->drill_first = l.n > room ? l.n - room : 0;
 	for (size_t i = c->drill_first; i < l.n && i < c->drill_first + room; i++) {
@@ -477,6 +501,14 @@ static void draw_status(struct view_curses *c)
 		style_on(c, P_WARN, A_BOLD);
 		putf(c, y, 0, "! %s", warn_get(warn_count() - 1));
 		style_off(c, P_WARN, A_BOLD);
+		return;
+	}
+	if (c->hidden[0] && !c->drill) {	/* what the table left out, before the keys (cut at the edge) */
+		style_on(c, P_WARN, A_BOLD);
+		putf(c, y, 0, "(%s)", c->hidden);
+		style_off(c, P_WARN, A_BOLD);
+		putf(c, y, (int)strlen(c->hidden) + 4, "q quit  space pause  t/f/P/e tables  </> sort  / filter  "
+		     "Enter details");
 		return;
 	}
 	put(c, y, 0, "q quit  space pause  t/f/P/e tables  </> sort  r reverse  / filter  Enter details  arrows move");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/grow.h"
+#include "lib/text_fit.h"
 #include "output/tma_output.h"
 #include "view/view_model.h"
 
@@ -53,6 +54,30 @@ static void add_text(struct vm_lines *l, const char *text)
 		add_line(l, "%.*s", n, p);
 		p = nl ? nl + 1 : NULL;
 	}
+}
+
+void vm_lines_wrap(struct vm_lines *l, int width)
+{
+	struct vm_lines out = {};
+
+	for (size_t i = 0; i < l->n; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (text_columns(l->line[i]) <= width || !(m = open_memstream(&buf, &len))) {
+			add_line(&out, "%s", l->line[i]);	/* fits (or no memory: cut at the edge) */
+			continue;
+		}
+		text_wrap(m, width, (int)strspn(l->line[i], " ") + 2, l->line[i]);
+		fclose(m);
+		if (buf && len && buf[len - 1] == '\n')
+			buf[len - 1] = 0;
+		add_text(&out, buf);
+		free(buf);
+	}
+	vm_lines_free(l);
+	*l = out;
 }
 
 static const char *period_name(const struct view *v)

@@ -24,6 +24,7 @@ enum vm_fmt {
 	VM_F_INT,	/* a count */
 	VM_F_PCT,	/* percent, one decimal */
 	VM_F_MS,	/* milliseconds, two decimals */
+	VM_F_RATIO,	/* a ratio, three decimals (CPUs utilized) */
 	VM_F_RATE,	/* per second */
 	VM_F_COUNTER,	/* counter arg, multiplex-scaled; '*' when scaled */
 	VM_F_HEX,	/* event config */
@@ -46,8 +47,9 @@ struct vm_col {
 	int prio;		/* 1: always shown; the highest numbers go first on narrow terminals */
 	int arg;		/* string index (VM_F_STR) or event index (VM_F_COUNTER) */
 	bool left;		/* left-aligned */
-	bool stretch;		/* a name column (FUNCTION): takes the spare width of the terminal, and a
-				 * longer name is shortened in the middle (cxx_name.h), never cut */
+	bool stretch;		/* a name column (FUNCTION, COMM): takes the spare width of the terminal, and a
+				 * longer name is shortened in the middle (cxx_name.h, text_fit.h), never cut */
+	bool ns;		/* a counter of nanoseconds (task-clock, cpu-clock): shown as a time */
 	int key;		/* what it shows (view_model.c's own enum) */
 };
 
@@ -127,6 +129,8 @@ struct vm_proc {
 
 struct view {
 	int top;			/* rows per table in the text back end */
+	int width;			/* the text back end's --width; 0: its terminal's, else 80 */
+	bool verbose;			/* -v: the text header's overhead line always */
 	const struct report *r;
 	struct vm_header hdr;
 	struct vm_table tab[VM_NKINDS];
@@ -183,6 +187,8 @@ void view_tma_rows(struct view *v, enum vm_kind k, size_t first, size_t n);
 /* Sort table k by column col (-1: natural order); reverse flips it. */
 void view_set_sort(struct view *v, enum vm_kind k, int col, bool reverse);
 
+/* The column named name, or -1. */
+int view_col_of(const struct vm_table *t, const char *name);
 /* A column's width: plain text, or compact (live view; never narrower than its name). */
 int view_col_width(const struct vm_col *c, bool compact);
 /* The width of stretch column c given spare columns beyond the table's own widths: its rows'
@@ -194,7 +200,8 @@ void view_fit_text(const struct vm_col *col, const char *text, int width, char *
 /* Columns that fit in width, dropping the highest priority numbers first
  * (rightmost first among equals); shown[c] set; returns the width used. */
 int view_fit_columns(const struct vm_table *t, int width, bool compact, bool *shown);
-/* One cell as text, without padding; compact: short numbers (1.2M) for the live view. */
+/* One cell as text, without padding; compact: short numbers (1.2M) for the live view, else with
+ * units (counters of time "684.9 ms", others "1.23 M", rates "12.3 K"). */
 void view_format_cell(const struct vm_table *t, const struct vm_row *row, int c, bool compact, char *buf,
 		      size_t len);
 /* TMA level 1 as a stacked bar of exactly width letters F(rontend) S(peculation)
@@ -224,5 +231,7 @@ struct vm_lines {
 };
 void view_drill(const struct view *v, enum vm_kind k, const struct vm_row *row, struct vm_lines *out);
 void vm_lines_free(struct vm_lines *l);
+/* Lines wider than width wrapped at spaces, each continuation indented 2 under its own line's text. */
+void vm_lines_wrap(struct vm_lines *l, int width);
 
 #endif

@@ -8,11 +8,12 @@
 #include <string.h>
 #include "lib/grow.h"
 #include "model/counters.h"
+#include "pmu/events.h"
 #include "view/view_model.h"
 
 /* What a column shows. */
 enum vm_key {
-	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_STATE, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
+	K_PID, K_TID, K_NTHREADS, K_COMM, K_ONCPU, K_BLOCK, K_RUNQ, K_STATE, K_CPUS, K_VCSW, K_IVCSW, K_MIGR, K_CTR,
 	K_TMA_BAR, K_TMA_L2,
 	K_SRC, K_FUNC, K_CALLS, K_CALLS_S, K_SAMPLES, K_SAMPLES_S, K_WALL, K_FONCPU, K_SHARE, K_SELF, K_SELF_PCT,
 	K_FBLOCK, K_FRUNQ, K_FCTR,
@@ -58,6 +59,14 @@ static int col_of(const struct vm_table *t, int key)
 	return -1;
 }
 
+int view_col_of(const struct vm_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (!strcmp(t->col[c].name, name))
+			return c;
+	return -1;
+}
+
 static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fmt, int width, int cwidth, int prio,
 		   int arg)
 {
@@ -74,6 +83,7 @@ static int add_col(struct vm_table *t, int key, const char *name, enum vm_fmt fm
 	c->arg = arg;
 	c->left = fmt == VM_F_STR || fmt == VM_F_NODE || fmt == VM_F_BAR || fmt == VM_F_STATE;
 	c->stretch = false;
+	c->ns = false;
 	c->key = key;
 	return t->ncols++;
 }
@@ -83,7 +93,11 @@ static void counter_cols(struct vm_table *t, const struct report *r, int key)
 	for (int e = 0; e < r->evs->n; e++) {
 		int w = (int)strlen(r->evs->ev[e].name);
 
-		add_col(t, key, r->evs->ev[e].name, VM_F_COUNTER, 14, w < 7 ? 7 : w > 12 ? 12 : w, e ? 4 : 3, e);
+		int k = add_col(t, key, r->evs->ev[e].name, VM_F_COUNTER, w < 9 ? 9 : w > 14 ? 14 : w, w < 7 ? 7 : w > 12 ? 12 : w,
+				e ? 4 : 3, e);
+
+		if (k >= 0)	/* "684.9 ms" as perf stat prints it */
+			t->col[k].ns = events_count_ns(&r->evs->ev[e]);
 	}
 }
 
@@ -99,34 +113,36 @@ struct col_spec {
 #define SAMPLED 1u
 #define STRETCH 2u
 #define LIVE 4u		/* only in the live view's threads table (a process' shares add up past 100 %) */
+#define TASK_CLOCK 8u	/* only when task-clock is counted (its arg: that event) */
 
 static const struct col_spec thread_cols[] = {
 	{ K_PID, "PID", VM_F_ID, 7, 7, 2, 0, 0 },
 	{ K_TID, "TID", VM_F_ID, 7, 7, 1, 0, 0 },
-	{ K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0, 0 },
+	{ K_COMM, "COMM", VM_F_STR, 12, 15, 1, 0, STRETCH },
 	{ 0 },
 };
 static const struct col_spec proc_cols[] = {
 	{ K_PID, "PID", VM_F_ID, 7, 7, 1, 0, 0 },
 	{ K_NTHREADS, "THREADS", VM_F_INT, 7, 7, 3, 0, 0 },
-	{ K_COMM, "COMM", VM_F_STR, 16, 15, 1, 0, 0 },
+	{ K_COMM, "COMM", VM_F_STR, 12, 15, 1, 0, STRETCH },
 	{ 0 },
 };
 /* what every thread and process row sums, then its counters and TMA */
 static const struct col_spec sums_cols[] = {
-	{ K_ONCPU, "ONCPU%", VM_F_PCT, 7, 6, 1, 0, 0 },
-	{ K_BLOCK, "BLOCK%", VM_F_PCT, 7, 6, 2, 0, 0 },
-	{ K_RUNQ, "RUNQ%", VM_F_PCT, 7, 6, 2, 0, 0 },
+	{ K_ONCPU, "ONCPU%", VM_F_PCT, 6, 6, 1, 0, 0 },
+	{ K_BLOCK, "BLOCK%", VM_F_PCT, 6, 6, 2, 0, 0 },
+	{ K_RUNQ, "RUNQ%", VM_F_PCT, 6, 6, 2, 0, 0 },
 	{ K_STATE, "STATE", VM_F_STATE, 10, 10, 4, 0, LIVE },	/* right after ONCPU%, BLOCK%, RUNQ% */
-	{ K_VCSW, "VCSW", VM_F_INT, 7, 6, 5, 0, 0 },
-	{ K_IVCSW, "IVCSW", VM_F_INT, 7, 6, 5, 0, 0 },
+	{ K_CPUS, "CPUS", VM_F_RATIO, 5, 5, 3, 0, TASK_CLOCK },	/* perf stat's "CPUs utilized" */
+	{ K_VCSW, "VCSW", VM_F_INT, 6, 6, 5, 0, 0 },
+	{ K_IVCSW, "IVCSW", VM_F_INT, 6, 6, 5, 0, 0 },
 	{ K_MIGR, "MIGR", VM_F_INT, 5, 5, 6, 0, 0 },
 	{ 0 },
 };
 static const struct col_spec func_cols[] = {
 	{ K_PID, "PID", VM_F_ID, 7, 7, 2, 0, 0 },
 	{ K_SRC, "S", VM_F_CHAR, 1, 1, 2, 0, 0 },
-	{ K_FUNC, "FUNCTION", VM_F_STR, 28, 24, 1, 0, STRETCH },
+	{ K_FUNC, "FUNCTION", VM_F_STR, 20, 24, 1, 0, STRETCH },
 	{ K_CALLS, "CALLS", VM_F_INT, 9, 7, 3, 0, 0 },
 	{ K_CALLS_S, "CALLS/s", VM_F_RATE, 9, 7, 1, 0, 0 },
 	/* what sampling is for: kept on narrow terminals */
@@ -152,15 +168,22 @@ static const struct col_spec event_cols[] = {
 	{ 0 },
 };
 
-static void spec_cols(struct vm_table *t, const struct col_spec *c, bool sampled, bool live)
+static void spec_cols(struct vm_table *t, const struct col_spec *c, const struct report *r, bool sampled, bool live)
 {
+	int tc = -1;	/* task-clock, whatever its name says */
+
+	for (int e = 0; e < r->evs->n && tc < 0; e++)
+		if (r->evs->ev[e].attr.type == PERF_TYPE_SOFTWARE && r->evs->ev[e].attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			tc = e;
+
 	for (; c->name; c++) {
 		int k;
 
-		if (((c->flags & SAMPLED) && !sampled) || ((c->flags & LIVE) && (!live || t->kind != VM_THREADS)))
+		if (((c->flags & SAMPLED) && !sampled) || ((c->flags & LIVE) && (!live || t->kind != VM_THREADS)) ||
+		    ((c->flags & TASK_CLOCK) && tc < 0))
 			continue;
 		k = add_col(t, c->key, c->name, c->fmt, c->width, c->cwidth, c->prio,
-			    c->key == K_STATE ? col_of(t, K_ONCPU) : c->arg);
+			    c->key == K_STATE ? col_of(t, K_ONCPU) : c->flags & TASK_CLOCK ? tc : c->arg);
 		if (k >= 0 && (c->flags & STRETCH))
 			t->col[k].stretch = true;
 	}
@@ -176,9 +199,9 @@ static void table_cols(struct view *v, enum vm_kind k, const char *title, const 
 	t->kind = k;
 	t->title = title;
 	t->ncols = 0;
-	spec_cols(t, own, r->samples_live && !v->whole_run, v->live);
+	spec_cols(t, own, r, r->samples_live && !v->whole_run, v->live);
 	if (sums)
-		spec_cols(t, sums, false, v->live);
+		spec_cols(t, sums, r, false, v->live);
 	if (ctr_key < 0)
 		return;
 	counter_cols(t, r, ctr_key);
@@ -213,6 +236,7 @@ static double sums_cell(int key, int arg, const struct thread_stats *s, double p
 	case K_BLOCK: return vm_pct(s->offcpu_blocked_ns, period_ns);
 	case K_RUNQ: return vm_pct(s->offcpu_runqueue_ns, period_ns);
 	case K_STATE: return vm_pct(s->oncpu_ns, period_ns);
+	case K_CPUS: return period_ns > 0 ? counter_scaled(&s->c[arg]) / period_ns : NAN;
 	case K_VCSW: return s->switches_voluntary;
 	case K_IVCSW: return s->switches_involuntary;
 	case K_MIGR: return s->migrations;

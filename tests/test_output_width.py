@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Issue 32: every text output fits its width - --width N, else the terminal's, else 80 when stdout is
+not a terminal.  The final report of a plain run, --uprobe, --sample, --offcpu-stacks and --per-call
+runs, the --batch summaries, and the live view and its drill-down in tmux at 80x24 and 120x40: no line
+longer than the width; a table that drops columns says which ("(N columns hidden: ...)"); numbers carry
+perf stat's units, checked against the JSON of the same run (task-clock "296.8 ms" is the report's
+nanoseconds, CPUS - perf's "CPUs utilized" - is task-clock over the run's wall time)."""
+import os
+import re
+
+import pytest
+
+from conftest import BUILD, GROUNDTRUTH, TMABPF, load_json, run_tmabpf
+from test_live import Tmux, num, parse_table, term  # noqa: F401 (term: the tmux fixture)
+
+HOTFUNCS = os.path.join(BUILD, "workloads", "hotfuncs")
+PERSTEP = os.path.join(BUILD, "workloads", "perstep")
+GT = ["--", GROUNDTRUTH, "--out", os.devnull, "--delay-ms", "0"]
+RUNS = {
+    "plain": GT + ["spin:300", "sleep:300", "fault:300"],
+    "uprobe": ["--uprobe", ":gt_*"] + GT + ["spin:200", "sleep:200", "outer"],
+    "sample": ["--sample=499", "--", HOTFUNCS, "--threads", "2", "--seconds", "1", "--delay-ms", "0", "--out",
+               os.devnull, "spin"],
+    "offcpu": ["--offcpu-stacks"] + GT + ["sleep:300", "pinned-pair:200"],
+    "per-call": ["--per-call", ":step", "--sample=499", "--", PERSTEP, "--mode", "alternate", "--steps", "20",
+                 "--work-us", "2000"],
+    "batch": ["--batch", "-I", "300"] + GT + ["spin:800", "sleep:800"],
+}
+HIDDEN = re.compile(r"^  \((\d+) columns? hidden: (.*?); widen or --width\)$", re.M)
+
+
+def too_wide(text, width):
+    return [(len(l), l) for l in text.splitlines() if len(l) > width]
+
+
+@pytest.mark.parametrize("what", list(RUNS))
+def test_every_line_fits(what, tmp_path):
+    """At --width 80 and 120, and with stdout a pipe (80): no line of the report is wider."""
+    if not os.path.exists(RUNS[what][RUNS[what].index("--") + 1]):
+        pytest.skip(f"{what}: workload not built (make)")
+    for width in (80, 120, None):
+        out = str(tmp_path / f"{width}.json")
+        r = run_tmabpf(["--json", out] + (["--width", str(width)] if width else []) + RUNS[what], timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert "=== tmabpf final report" in r.stdout, r.stdout
+        assert not too_wide(r.stdout, width or 80), (what, width, too_wide(r.stdout, width or 80))
+        if width == 80 and what in ("plain", "batch"):  # the threads table drops the switch counts
+            m = HIDDEN.search(r.stdout)
+            assert m and m.group(2).split() == ["VCSW", "IVCSW", "MIGR"], r.stdout
+
+
+def report_rows(text, first):
+    """The rows of the final report's table whose header starts with first."""
+    lines = text.split("=== tmabpf final report", 1)[1].splitlines()
+    at = next(i for i, l in enumerate(lines) if l.split()[:2] == first)
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith(" "))  # "processes:", ...
+    return parse_table(lines[at:end], header_re=r"^\s*" + r"\s+".join(first) + r"\b")
+
+
+def test_units_and_cpus_utilized(tmp_path):
+    """task-clock in ms/s as perf stat prints it, the same number as the JSON's nanoseconds; CPUS per
+    thread and per process = task-clock / wall, to its 3 decimals; the note says "CPUs utilized"; every
+    column at --width 250, no marker."""
+    out = str(tmp_path / "tm.json")
+    r = run_tmabpf(["--json", out, "--width", "250"] + RUNS["plain"])
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    wall = rep["duration_ns"]
+    assert not HIDDEN.search(r.stdout), r.stdout
+    assert re.search(r"CPUS: CPUs utilized, task-clock / wall time", r.stdout), r.stdout
+    threads = {(t["pid"], t["tid"]): t for t in rep["threads"]}
+    rows = report_rows(r.stdout, ["PID", "TID"])
+    assert {x["COMM"] for x in rows} >= {"gt-spin", "gt-sleep", "gt-fault"}, rows
+    for x in rows:
+        t = threads[(int(x["PID"]), int(x["TID"]))]
+        tc = t["counters"]["task-clock"]
+        assert re.fullmatch(r"\d+(\.\d+)? (ns|us|ms|s)", x["task-clock"]), x
+        assert num(x["task-clock"]) == pytest.approx(tc, rel=0.006, abs=1), (x, tc)
+        assert abs(float(x["CPUS"]) - tc / wall) <= 0.0006, (x, tc, wall)
+    spin = next(x for x in rows if x["COMM"] == "gt-spin")
+    assert re.fullmatch(r"\d{3}\.\d ms", spin["task-clock"]), spin  # 300 ms of CPU: "300.1 ms"
+    procs = report_rows(r.stdout, ["PID", "THREADS"])
+    p = next(x for x in rep["processes"] if x["pid"] == int(procs[0]["PID"]))
+    assert abs(float(procs[0]["CPUS"]) - p["counters"]["task-clock"] / wall) <= 0.0006, (procs, p)
+
+
+def test_quiet_header_and_notes(tmp_path):
+    """No overhead line on a run without drops, multiplexing or 1 % of one CPU (it is there with -v);
+    no processes: table for one-thread processes; the multiplexing note only when something was."""
+    out = str(tmp_path / "one.json")
+    one = run_tmabpf(["--json", out, "--width", "250", "--", "sh", "-c", "i=0; while [ $i -lt 20000 ]; do "
+                      "i=$((i+1)); done; sleep 0.5"])
+    assert one.returncode == 0, one.stderr
+    assert "processes:" not in one.stdout and "multiplexed" not in one.stdout, one.stdout
+    me = load_json(out)["self"]
+    over = (me["bpf_run_ns"] * 100 / load_json(out)["duration_ns"] + me["run_cpu_pct"] >= 1.0 or
+            me["threads_map_full"] or me["pids_map_full"] or me["exit_records_lost"] or me["counter_read_errors"])
+    shown = re.search(r"^bpf: .*  drops: map-full", one.stdout, re.M)
+    assert bool(shown) == bool(over), (me, one.stdout)  # (the other helpers' builds may cost BPF 1 % here)
+    v = run_tmabpf(["-v", "--width", "250", "--", "true"])
+    assert re.search(r"^bpf: .*  drops: map-full 0, lost 0, read-errors 0  tmabpf: [\d.]+% of one CPU", v.stdout,
+                     re.M), v.stdout
+    several = run_tmabpf(RUNS["plain"])
+    assert "processes:\n    PID THREADS COMM" in several.stdout, several.stdout
+
+
+def test_long_names_elided_in_the_middle(tmp_path):
+    """A function name wider than FUNCTION at 80 columns keeps its head and tail around one '…'."""
+    lib = tmp_path / "longname.c"
+    name = "sgemm_kernel_for_a_very_long_name_HASWELL"
+    lib.write_text(f"void {name}(void) {{}}\nint main(void) {{ for (int i = 0; i < 3; i++) {name}(); return 0; }}\n")
+    exe = str(tmp_path / "longname")
+    assert os.system(f"cc -O0 -o {exe} {lib}") == 0
+    r = run_tmabpf(["--uprobe", f":{name}", "--", exe])
+    assert r.returncode == 0, r.stderr
+    assert not too_wide(r.stdout, 80), r.stdout
+    shown = re.search(r"^\s+\d+ u (\S+)", r.stdout, re.M).group(1)
+    head, _, tail = shown.partition("\u2026")
+    assert tail and name.startswith(head) and name.endswith(tail) and len(shown) < len(name), shown
+
+
+def live(term, width, height):
+    t = term(width=width, height=height)
+    t.run(f"{TMABPF} --uprobe ':gt_*' -- {GROUNDTRUTH} --out /dev/null --delay-ms 0 --repeat 400 spin:100 "
+          f"sleep:100 fault:300")
+    return t
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_live_view_fits(term, size):
+    """The live view in tmux: threads, functions and the drill-down hold no line wider than the pane;
+    at 80 columns the tables name the columns they hide, and the drill-down wraps its counters table
+    (the whole run's RUNNING column comes on a line of its own) instead of cutting it."""
+    width, height = size
+    t = live(term, width, height)
+    s = t.wait(lambda s: "gt-spin" in s and "gt-sleep" in s, "the workload's threads", timeout=30)
+    assert not too_wide(s, width), s
+    if width == 80:
+        assert re.search(r"^\(\d+ columns? hidden: [^;]*VCSW", s.splitlines()[-1]), s
+    t.keys("f")
+    s = t.wait(lambda s: "FUNCTION" in s and "gt_spin" in s, "functions table")
+    assert not too_wide(s, width), s
+    if width == 80:
+        assert re.search(r"^\(\d+ columns hidden: .*task-clock", s.splitlines()[-1]), s
+    t.keys("t", "Home", "Enter")
+    s = t.wait(lambda s: "details (Esc" in s and "counters (" in s, "drill-down")
+    assert not too_wide(s, width), s
+    counters = s[s.index("counters ("):]
+    assert counters.count("RUNNING") >= 3, s  # the legend, this interval's and the whole run's
+    t.keys("Escape", "q")
+    s = t.wait(lambda s: "full data in --json)" in s and Tmux.at_prompt(s), "the final report (its end)")
+    assert not too_wide(s, width), s
+
+
+@pytest.mark.parametrize("cpu", [None, "skylakex"])
+def test_list_fits(cpu):
+    """tmabpf list (piped: 80 columns): its long lists wrap, indented, none wider."""
+    r = run_tmabpf(["list"] + (["--cpu", cpu] if cpu else []))
+    assert r.returncode == 0, r.stderr
+    assert not too_wide(r.stdout, 80), too_wide(r.stdout, 80)
+    assert re.search(r"^recipes: skylake, .*\n  \S", r.stdout, re.M), r.stdout  # a wrapped line, indented

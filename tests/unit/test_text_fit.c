@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Text that fits (lib/text_fit.h) and perf stat's units (lib/units.h): names elided in the middle,
+ * never cut; prose wrapped at spaces within the width, fields kept whole; times in ns/us/ms/s.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "lib/text_fit.h"
+#include "lib/units.h"
+
+static char *wrapped(int width, int indent, const char *s)
+{
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	text_wrap(f, width, indent, s);
+	fclose(f);
+	return buf;
+}
+
+static int widest(const char *text)
+{
+	int w = 0;
+
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		if (text_columns(line) > w)
+			w = text_columns(line);
+		l += n + (l[n] == '\n');
+	}
+	return w;
+}
+
+static const char *ns(double v)
+{
+	static char buf[32];
+
+	units_ns(buf, sizeof(buf), v);
+	return buf;
+}
+
+int main(void)
+{
+	char out[64];
+	const char *w;
+
+	check(text_elide_middle("sgemm_kernel_HASWELL", 18, out, sizeof(out)) == 18 &&
+	      !strcmp(out, "sgemm_ker\xe2\x80\xa6_HASWELL"), "elided in the middle: %s", out);
+	check(text_elide_middle("gt_spin", 18, out, sizeof(out)) == 7 && !strcmp(out, "gt_spin"), "a name that fits: whole");
+	check(text_elide_middle("caf\xc3\xa9-caf\xc3\xa9-caf\xc3\xa9", 7, out, sizeof(out)) == 7 &&
+	      !strcmp(out, "caf\xe2\x80\xa6" "af\xc3\xa9"), "UTF-8 counted in columns, never split: %s", out);
+	w = wrapped(30, 2, "bpf: 1.225% of one CPU, 95533 hits/s  mux: 0.0%  drops: map-full 0, lost 0");
+	check(!strcmp(w, "bpf: 1.225% of one CPU, 95533\n  hits/s  mux: 0.0%\n  drops: map-full 0, lost 0\n"),
+	      "wrapped at 30, a field (after two spaces) kept on a line of its own: [%s]", w);
+	check(widest(w) <= 30, "no wrapped line wider than 30");
+	w = wrapped(20, 2, "short  enough");
+	check(!strcmp(w, "short  enough\n"), "a line that fits is written as it is: [%s]", w);
+	w = wrapped(12, 2, "a_single_word_much_wider_than_the_line");
+	check(widest(w) <= 12 && strstr(w, "\xe2\x80\xa6"), "a word wider than a line is elided: [%s]", w);
+	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
+	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");
+	return check_exit();
+}
