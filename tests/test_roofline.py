@@ -62,6 +62,23 @@ def test_exact_work_openblas(tmp_path):
     assert rl["calls"] == 400 and rl["nested_calls"] == 0
 
 
+def test_uprobe_probed_entries_read_their_own_arguments(tmp_path):
+    """--uprobe on every known entry gemmwork calls: the uprobe program's entry reads the arguments
+    (no --roofline program runs on those addresses: its BPF run count is 0) and the work is still
+    exactly the workload's own; the probed rows count the same calls."""
+    probes = []
+    for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"):
+        probes += ["--uprobe", f"libopenblas.so.0:{f}"]
+    rl, own, r = roofline_run(tmp_path, "mixed", 400, extra=probes)
+    check_exact(rl, own)
+    assert rl["calls"] == 400 and rl["nested_calls"] == 0
+    assert rl["bpf_run_count"] == 0, rl["bpf_run_count"]
+    rows = Counter()
+    for f in load_json(tmp_path / "r.json")["functions"]:
+        rows[f["symbol"]] = max(rows[f["symbol"]], f["calls"])
+    assert all(rows[f] == own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"))
+
+
 @pytest.fixture(scope="module")
 def mkl():
     r = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "mkl"], capture_output=True,
