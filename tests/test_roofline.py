@@ -109,6 +109,18 @@ def test_exact_work_mkl_and_mkl_verbose(tmp_path, mkl):
     assert sum(verbose.values()) == 300 and verbose == ours
 
 
+def test_mkl_batch_interfaces_sum_the_batch(tmp_path, mkl):
+    """MKL's cblas_sgemm_batch (1-3 groups of random shapes behind pointers) and
+    cblas_sgemm_batch_strided: FLOPs and bytes summed over each batch equal the workload's own,
+    exactly, and each call is keyed by its first group's shape."""
+    rl, own, _ = roofline_run(tmp_path, "batch", 60, env={"LD_PRELOAD": mkl})
+    got = per_function(rl)
+    for f in ("cblas_sgemm_batch", "cblas_sgemm_batch_strided"):
+        assert own[f]["calls"] == 60 and dict(got[f]) == own[f], (f, dict(got[f]), own[f])
+    assert Counter({shape_key(s): s["calls"] for s in rl["shapes"]}) == Counter(own["shapes"])
+    assert rl["unreadable_calls"] == 0 and rl["calls"] == 120
+
+
 @pytest.fixture(scope="module")
 def roofs(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("roofs") / "roofs.json")
