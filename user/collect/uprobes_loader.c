@@ -481,17 +481,7 @@ int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj
 {
 	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats" };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct bpf_map *mine = bpf_object__find_map_by_name(obj, names[i]);
-		struct bpf_map *theirs = bpf_object__find_map_by_name(u->skel->obj, names[i]);
-		int r;
-
-		if (!mine || !theirs)
-			return -ENOENT;
-		if ((r = bpf_map__reuse_fd(mine, bpf_map__fd(theirs))))
-			return r;
-	}
-	return 0;
+	return bpf_share_maps(u->skel->obj, obj, names, sizeof(names) / sizeof(names[0]));
 }
 
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt)
