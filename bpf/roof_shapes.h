@@ -5,13 +5,20 @@
 #define TMABPF_BPF_ROOF_SHAPES_H
 #include "tmabpf.h"
 
-/* The known signatures (the attach cookie's low 8 bits; the function's index is above them). */
+/* The known signatures (the attach cookie's low 8 bits; the function's index is above them).  The
+ * --uprobe entry path (bpf/uprobes.bpf.c) gets this cookie in the upper 32 bits of its own. */
 enum roof_sig {
 	SIG_CBLAS_GEMM = 1,	/* cblas_?gemm(layout, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) */
 	SIG_CBLAS_GEMV,		/* cblas_?gemv(layout, trans, M, N, alpha, A, lda, X, incX, beta, Y, incY) */
 	SIG_F77_GEMM,		/* ?gemm_(ta*, tb*, m*, n*, k*, alpha*, a, lda*, b, ldb*, beta*, c, ldc*) */
 	SIG_F77_GEMV,		/* ?gemv_(trans*, m*, n*, alpha*, a, lda*, x, incx*, beta*, y, incy*) */
 	SIG_DNNL_GEMM,		/* dnnl_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc): row-major */
+	/* MKL's cblas_?gemm_batch(layout, ta[], tb[], M[], N[], K[], alpha[], A[], lda[], B[], ldb[], beta[], C[],
+	 * ldc[], group_count, group_size[]): group_count groups of group_size[g] GEMMs */
+	SIG_CBLAS_GEMM_BATCH,
+	/* MKL's cblas_?gemm_batch_strided(layout, ta, tb, M, N, K, alpha, A, lda, stridea, B, ldb, strideb,
+	 * beta, C, ldc, stridec, batch_size) */
+	SIG_CBLAS_GEMM_STRIDED,
 };
 
 #define ROOF_COOKIE(fn, sig, elem) (((__u64)(fn) << 16) | ((__u64)(elem) << 8) | (__u64)(sig))
@@ -21,6 +28,7 @@ enum roof_sig {
 
 #define ROOF_MAX_DIM (1u << 20)	/* a dimension above this is absurd: the call is counted unreadable */
 #define ROOF_MAX_SHAPES 4096
+#define ROOF_MAX_GROUPS 16	/* a batch of more groups is counted unreadable (its groups are read one by one) */
 
 /* roof_shape.flags */
 #define ROOF_TRANS_A 1u		/* op(A) = A^T (GEMV: the matrix is transposed) */
@@ -28,6 +36,7 @@ enum roof_sig {
 #define ROOF_BETA_KNOWN 4u	/* beta was read (behind a pointer): C or y counted as read when non-zero */
 #define ROOF_BETA_NONZERO 8u
 #define ROOF_ROW_MAJOR 16u
+#define ROOF_BATCH 32u		/* a batch call: the shape is its (first group's) GEMMs', the work the batch's */
 
 struct roof_shape {
 	__u32 fn;		/* index of the function in the loader's table */

@@ -40,6 +40,12 @@
  * function on a thread opens an iteration (ustack.marker) and its matched
  * return closes it, each with a process snapshot; a marker frame skipped by
  * longjmp or left open at thread exit drops its iteration.
+ *
+ * --roofline (cfg_roofline, roof_work.bpf.h): a function with a known GEMM/GEMV
+ * signature has the roofline's cookie in the upper 32 bits of its own; its
+ * entry reads the call's arguments and its matched return adds the call's
+ * FLOPs, bytes and time to its shape's sums, here, in the frame the call has
+ * anyway, and not in a second program on the same address.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -47,6 +53,7 @@
 #include <bpf/bpf_tracing.h>
 #include "account.bpf.h"
 #include "percall.bpf.h"
+#include "roof_work.bpf.h"
 #include "uprobes.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -70,6 +77,7 @@ _Static_assert(__builtin_offsetof(struct func_stats, c) == sizeof(struct func_he
 	       "func_stats must start with func_head's layout");
 
 const volatile bool cfg_trace = false;
+const volatile bool cfg_roofline = false;
 const volatile __u64 cfg_trace_wake = 0;	/* wake user space once this many bytes wait */
 
 struct {
@@ -488,8 +496,9 @@ static __always_inline bool hit_begin(struct hit *h, bool create)
 	return true;
 }
 
-static __always_inline int on_entry(__u64 sp, __u32 fn)
+static __always_inline int on_entry(struct pt_regs *ctx, __u64 sp, __u64 cookie)
 {
+	__u32 fn = (__u32)cookie;
 	struct hit h;
 
 	if (!hit_begin(&h, true))
@@ -505,6 +514,8 @@ static __always_inline int on_entry(__u64 sp, __u32 fn)
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
 		percall_spin(h.task, h.snap, fn, h.now, true);
+		if (cfg_roofline && cookie >> 32)
+			roof_enter(ctx, h.task, h.task->tgid, cookie >> 32, sp, h.now);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
 			percall_emit(PERCALL_BEGIN, fn, ++h.st->iter_seq, bpf_ktime_get_ns());
@@ -537,9 +548,11 @@ static __always_inline int outside_return(struct ustack *st, __u64 sp)
 
 /* session: the return of an entry that pushed a frame (on_entry() returns 1
  * to skip the others), so the frame is the one its stack pointer matches and
- * fn (the cookie) need not be read. */
-static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
+ * fn need not be compared.  cookie: the attach cookie (its upper half the
+ * roofline's, --roofline), fn its lower half. */
+static __always_inline int on_return_of(__u64 sp, __u64 cookie, bool session)
 {
+	__u32 fn = (__u32)cookie;
 	struct hit h;
 	struct ustack *st;
 	__u32 tid;
@@ -576,6 +589,8 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 			__u32 ret_fn = st->ent[top].fn;
 
 			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
+			if (cfg_roofline && cookie >> 32)
+				roof_leave(h.task, st->ent[top].sp, now);
 			frame_pop(st, d, h.snap, now, tid);
 			percall_spin(h.task, h.snap, ret_fn, now, false);
 			if (cfg_percall && st->marker == d) {
@@ -589,9 +604,9 @@ static __always_inline int on_return_of(__u64 sp, __u32 fn, bool session)
 	return 0;
 }
 
-static __always_inline int on_return(__u64 sp, __u32 fn)
+static __always_inline int on_return(struct pt_regs *ctx, __u64 sp, __u64 cookie)
 {
-	return on_return_of(sp, fn, false);
+	return on_return_of(sp, cookie, false);
 }
 
 /* Entry/return programs: read ctx first, since the verifier refuses loads
@@ -605,7 +620,7 @@ static __always_inline int on_return(__u64 sp, __u32 fn)
 		__u64 sp = PT_REGS_SP(ctx);					\
 										\
 		barrier_var(sp);						\
-		handler(sp, (__u32)bpf_get_attach_cookie(ctx));			\
+		handler(ctx, sp, bpf_get_attach_cookie(ctx));			\
 		return 0;							\
 	}
 
@@ -622,8 +637,8 @@ int tmabpf_usess(struct pt_regs *ctx)
 
 	barrier_var(sp);
 	if (bpf_session_is_return())
-		return on_return_of(sp, 0, true);
-	return on_entry(sp, (__u32)bpf_get_attach_cookie(ctx));
+		return on_return_of(sp, cfg_roofline ? bpf_get_attach_cookie(ctx) : 0, true);
+	return on_entry(ctx, sp, bpf_get_attach_cookie(ctx));
 }
 
 UPROBE_PROG("uprobe.multi", tmabpf_uentry, on_entry)
@@ -649,7 +664,7 @@ int tmabpf_itt_begin(struct pt_regs *ctx)
 	__u64 key = PT_REGS_PARM2(ctx);
 
 	barrier_var(key);
-	on_entry(key, ITT_FN | id);
+	on_entry(ctx, key, ITT_FN | id);
 	return 0;
 }
 

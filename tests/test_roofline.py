@@ -62,6 +62,23 @@ def test_exact_work_openblas(tmp_path):
     assert rl["calls"] == 400 and rl["nested_calls"] == 0
 
 
+def test_uprobe_probed_entries_read_their_own_arguments(tmp_path):
+    """--uprobe on every known entry gemmwork calls: the uprobe program's entry reads the arguments
+    (no --roofline program runs on those addresses: its BPF run count is 0) and the work is still
+    exactly the workload's own; the probed rows count the same calls."""
+    probes = []
+    for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"):
+        probes += ["--uprobe", f"libopenblas.so.0:{f}"]
+    rl, own, r = roofline_run(tmp_path, "mixed", 400, extra=probes)
+    check_exact(rl, own)
+    assert rl["calls"] == 400 and rl["nested_calls"] == 0
+    assert rl["bpf_run_count"] == 0, rl["bpf_run_count"]
+    rows = Counter()
+    for f in load_json(tmp_path / "r.json")["functions"]:
+        rows[f["symbol"]] = max(rows[f["symbol"]], f["calls"])
+    assert all(rows[f] == own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"))
+
+
 @pytest.fixture(scope="module")
 def mkl():
     r = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "mkl"], capture_output=True,
@@ -90,6 +107,18 @@ def test_exact_work_mkl_and_mkl_verbose(tmp_path, mkl):
         ours[("D" if s["dtype"] == "f64" else "S", "TN"[not s["trans_a"]], "TN"[not s["trans_b"]] if s["k"] else "-",
               s["m"], s["n"], s["k"])] += s["calls"]
     assert sum(verbose.values()) == 300 and verbose == ours
+
+
+def test_mkl_batch_interfaces_sum_the_batch(tmp_path, mkl):
+    """MKL's cblas_sgemm_batch (1-3 groups of random shapes behind pointers) and
+    cblas_sgemm_batch_strided: FLOPs and bytes summed over each batch equal the workload's own,
+    exactly, and each call is keyed by its first group's shape."""
+    rl, own, _ = roofline_run(tmp_path, "batch", 60, env={"LD_PRELOAD": mkl})
+    got = per_function(rl)
+    for f in ("cblas_sgemm_batch", "cblas_sgemm_batch_strided"):
+        assert own[f]["calls"] == 60 and dict(got[f]) == own[f], (f, dict(got[f]), own[f])
+    assert Counter({shape_key(s): s["calls"] for s in rl["shapes"]}) == Counter(own["shapes"])
+    assert rl["unreadable_calls"] == 0 and rl["calls"] == 120
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,12 @@
  *   gemmwork gemm [N]      N sgemm of 1024 x 1024 x 1024
  *   gemmwork tiny [N]      N sgemm of 8 x 8 x 8 (default 200000)
  *   gemmwork bad           calls with zero and negative dimensions (BLAS returns at once)
+ *   gemmwork batch [N]     N calls of MKL's cblas_sgemm_batch (1-3 groups of 1-4 GEMMs, random
+ *                          shapes, transposes, beta) and cblas_sgemm_batch_strided (1-4 GEMMs)
+ *                          in turn, each batch's work summed and keyed by its first group's shape;
+ *                          exit 3 when the BLAS has none (OpenBLAS)
  */
+#include <dlfcn.h>
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +30,9 @@ void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
 void sgemv_(const char *t, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
 	    const float *x, const int *incx, const float *beta, float *y, const int *incy);
 
-enum { F_CSGEMM, F_CDGEMM, F_CSGEMV, F_SGEMM, F_SGEMV, NF };
-static const char *const names[NF] = { "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_" };
+enum { F_CSGEMM, F_CDGEMM, F_CSGEMV, F_SGEMM, F_SGEMV, F_BATCH, F_STRIDED, NF };
+static const char *const names[NF] = { "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_",
+				       "cblas_sgemm_batch", "cblas_sgemm_batch_strided" };
 static unsigned long long calls[NF], flops[NF], bytes[NF];
 static unsigned long long rng = 1;
 #define MAX_SHAPES 1024
@@ -135,7 +141,7 @@ static void gemv(int f, int m, int n, int t, float beta, const float *a, int lda
 static void mixed(int n)
 {
 	for (int i = 0; i < n; i++) {
-		int f = (int)rnd(NF), m = 1 + (int)rnd(96), nn = 1 + (int)rnd(96), k = 1 + (int)rnd(96);
+		int f = (int)rnd(F_BATCH), m = 1 + (int)rnd(96), nn = 1 + (int)rnd(96), k = 1 + (int)rnd(96);
 		int pad = (int)rnd(3), ta = (int)rnd(2), tb = (int)rnd(2);
 		float beta = rnd(2) ? 0.0f : 0.5f;
 
@@ -147,6 +153,69 @@ static void mixed(int n)
 			free(a);
 		} else {
 			gemm(f, m, nn, k, ta, tb, pad, beta);
+		}
+	}
+}
+
+/* MKL's batch interfaces, found at run time (OpenBLAS has none) */
+typedef void batch_fn(int layout, const int *ta, const int *tb, const int *m, const int *n, const int *k,
+		      const float *alpha, const float **a, const int *lda, const float **b, const int *ldb,
+		      const float *beta, float **c, const int *ldc, int groups, const int *sizes);
+typedef void strided_fn(int layout, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+			int stridea, const float *b, int ldb, int strideb, float beta, float *c, int ldc, int stridec,
+			int batch);
+
+static void batches(int calls)
+{
+	batch_fn *bf = (batch_fn *)dlsym(RTLD_DEFAULT, "cblas_sgemm_batch");
+	strided_fn *sf = (strided_fn *)dlsym(RTLD_DEFAULT, "cblas_sgemm_batch_strided");
+
+	if (!bf || !sf) {
+		fprintf(stderr, "gemmwork: no cblas_sgemm_batch or cblas_sgemm_batch_strided here (MKL has them)\n");
+		exit(3);
+	}
+	for (int i = 0; i < calls; i++) {
+		int g = 1 + (int)rnd(3), ta[3], tb[3], m[3], n[3], k[3], ld[3], sizes[3], total = 0;
+		float alpha[3] = { 1, 1, 1 }, beta[3];
+		const float *ap[12], *bp[12];
+		float *cp[12];
+		unsigned long long fl = 0, by = 0;
+		int j = 0;
+
+		for (int x = 0; x < g; x++) {
+			m[x] = 1 + (int)rnd(48), n[x] = 1 + (int)rnd(48), k[x] = 1 + (int)rnd(48);
+			ta[x] = rnd(2) ? CblasTrans : CblasNoTrans, tb[x] = rnd(2) ? CblasTrans : CblasNoTrans;
+			ld[x] = 48, sizes[x] = 1 + (int)rnd(4), beta[x] = rnd(2) ? 0.0f : 0.5f;
+			for (int y = 0; y < sizes[x]; y++, j++) {
+				ap[j] = buf(4 * 48 * 48), bp[j] = buf(4 * 48 * 48), cp[j] = buf(4 * 48 * 48);
+			}
+			total += sizes[x];
+			fl += 2ULL * m[x] * n[x] * k[x] * sizes[x];
+			by += 4ULL * sizes[x] * ((unsigned long long)m[x] * k[x] + (unsigned long long)k[x] * n[x] +
+						 (unsigned long long)m[x] * n[x] * (beta[x] != 0 ? 2 : 1));
+		}
+		bf(CblasColMajor, ta, tb, m, n, k, alpha, ap, ld, bp, ld, beta, cp, ld, g, sizes);
+		count(F_BATCH, fl, by);
+		shape_count(F_BATCH, m[0], n[0], k[0], ta[0] == CblasTrans, tb[0] == CblasTrans);
+		for (j = 0; j < total; j++) {
+			free((void *)ap[j]);
+			free((void *)bp[j]);
+			free(cp[j]);
+		}
+		{
+			int sm = 1 + (int)rnd(48), sn = 1 + (int)rnd(48), sk = 1 + (int)rnd(48), st = 48 * 48;
+			int sta = (int)rnd(2), stb = (int)rnd(2), nb = 1 + (int)rnd(4);
+			float *a = buf(4 * (size_t)st * nb), *b = buf(4 * (size_t)st * nb), *c = buf(4 * (size_t)st * nb);
+
+			sf(CblasColMajor, sta ? CblasTrans : CblasNoTrans, stb ? CblasTrans : CblasNoTrans, sm, sn, sk, 1.0f, a,
+			   48, st, b, 48, st, rnd(2) ? 0.0f : 0.5f, c, 48, st, nb);
+			/* beta travels in a vector register: C counted once */
+			count(F_STRIDED, 2ULL * sm * sn * sk * nb,
+			      4ULL * nb * ((unsigned long long)sm * sk + (unsigned long long)sk * sn + (unsigned long long)sm * sn));
+			shape_count(F_STRIDED, sm, sn, sk, sta, stb);
+			free(a);
+			free(b);
+			free(c);
 		}
 	}
 }
@@ -187,6 +256,8 @@ int main(int argc, char **argv)
 			cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
 			count(F_CSGEMM, 1024, 4 * 3 * 64);
 		}
+	} else if (!strcmp(mode, "batch")) {
+		batches(n ? n : 100);
 	} else if (!strcmp(mode, "bad")) {
 		float a[4] = { 0 }, c[4];
 		int zero = 0, neg = -3, one = 1;
@@ -196,7 +267,7 @@ int main(int argc, char **argv)
 		sgemm_("N", "N", &neg, &one, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 		sgemv_("N", &zero, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 	} else {
-		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad [N]\n");
+		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad|batch [N]\n");
 		return 2;
 	}
 	printf("{");

@@ -171,3 +171,18 @@ int bpf_iter_run_once(struct bpf_program *prog)
 	bpf_link__destroy(l);
 	return r;
 }
+
+int bpf_share_maps(struct bpf_object *from, struct bpf_object *obj, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_map *mine = bpf_object__find_map_by_name(obj, names[i]);
+		struct bpf_map *theirs = bpf_object__find_map_by_name(from, names[i]);
+		int r;
+
+		if (!mine || !theirs)
+			return -ENOENT;
+		if ((r = bpf_map__reuse_fd(mine, bpf_map__fd(theirs))))
+			return r;
+	}
+	return 0;
+}

@@ -44,5 +44,8 @@ void obj_run_stats_add(struct bpf_object *obj, unsigned long long *ns, unsigned 
 int bpf_iter_run_once(struct bpf_program *prog);
 /* Add slots [0, nslots) of a per-CPU u64 array (STAT_MAP), summed over CPUs, into out[]. */
 void stat_map_sum(int fd, unsigned int nslots, unsigned long long *out);
+/* Make the maps of obj named names[0..n) reuse those of the same names in from (obj not loaded yet):
+ * 0, -ENOENT when one is missing on either side, or libbpf's error. */
+int bpf_share_maps(struct bpf_object *from, struct bpf_object *obj, const char *const *names, size_t n);
 
 #endif

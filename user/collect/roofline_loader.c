@@ -30,6 +30,11 @@ static const struct known {
 	{ "sgemv", "sgemv_", SIG_F77_GEMV, 4 },		     { "dgemv", "dgemv_", SIG_F77_GEMV, 8 },
 	{ "SGEMV", "sgemv_", SIG_F77_GEMV, 4 },		     { "DGEMV", "dgemv_", SIG_F77_GEMV, 8 },
 	{ "dnnl_sgemm", "dnnl_sgemm", SIG_DNNL_GEMM, 4 },
+	/* MKL's batch interfaces (OpenBLAS 0.3.21 exports none) */
+	{ "cblas_sgemm_batch", "cblas_sgemm_batch", SIG_CBLAS_GEMM_BATCH, 4 },
+	{ "cblas_dgemm_batch", "cblas_dgemm_batch", SIG_CBLAS_GEMM_BATCH, 8 },
+	{ "cblas_sgemm_batch_strided", "cblas_sgemm_batch_strided", SIG_CBLAS_GEMM_STRIDED, 4 },
+	{ "cblas_dgemm_batch_strided", "cblas_dgemm_batch_strided", SIG_CBLAS_GEMM_STRIDED, 8 },
 };
 
 static const struct known *find_known(const char *name)
@@ -53,6 +58,20 @@ static const struct known *sym_known(const struct elfsym *s)
 	for (unsigned int a = 0; !k && a < s->nr_aliases; a++)
 		k = find_known(s->aliases[a]);
 	return k;
+}
+
+unsigned int roofline_cover(struct roofline_prog *p, unsigned long long dev, unsigned long long ino,
+			    unsigned long offset)
+{
+	for (int i = 0; i < p->nfns && i < (1 << 16); i++) {
+		struct roofline_fn *f = &p->fns[i];
+
+		if (f->offset == offset && p->devs[f->lib] == dev && p->inos[f->lib] == ino) {
+			f->by_uprobe = true;
+			return (unsigned int)ROOF_COOKIE(i, f->sig, f->elem);
+		}
+	}
+	return 0;
 }
 
 int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_t errlen)
@@ -144,6 +163,8 @@ int roofline_load(struct roofline_prog *p, const struct roofline_filter *f, char
 	     bpf_map__set_max_entries(p->skel->maps.pids, info.max_entries) ||
 	     bpf_map__reuse_fd(p->skel->maps.pids, f->pids_fd)))
 		return bpf_load_error(-errno, err, errlen, "sharing the target filter with --roofline", &hints);
+	if (f->uprobes && (r = uprobes_share_roof_maps(f->uprobes, p->skel->obj)))
+		return bpf_load_error(r, err, errlen, "sharing --roofline's maps with the uprobe program", &hints);
 	bpf_program__set_expected_attach_type(p->skel->progs.tmabpf_roofline, ATTACH_UPROBE_SESSION);
 	r = roofline_bpf__load(p->skel);
 	if (r)
@@ -167,14 +188,14 @@ int roofline_attach(struct roofline_prog *p, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 		for (int i = 0; i < p->nfns; i++)
-			if (p->fns[i].lib == l) {
+			if (p->fns[i].lib == l && !p->fns[i].by_uprobe) {
 				offs[n] = p->fns[i].offset;
 				cookies[n++] = ROOF_COOKIE(i, p->fns[i].sig, p->fns[i].elem);
 			}
-		p->link_fds[l] = uprobe_session_link(prog, p->paths[l], offs, cookies, n);
+		p->link_fds[l] = n ? uprobe_session_link(prog, p->paths[l], offs, cookies, n) : -1;
 		free(offs);
 		free(cookies);
-		if (p->link_fds[l] < 0) {
+		if (n && p->link_fds[l] < 0) {
 			int e = -errno;
 
 			err_set(err, errlen, "--roofline: attaching %d uprobes (session link) to %s: %s%s", n, p->paths[l],

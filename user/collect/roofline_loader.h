@@ -3,14 +3,20 @@
  * roofline_loader: --roofline's BPF (bpf/roofline.bpf.c) on the known GEMM
  * and GEMV entries of the libraries it is given: cblas_{s,d}gemm,
  * cblas_{s,d}gemv, {s,d}gemm_, {s,d}gemv_ (and MKL's uppercase and
- * underscore-less Fortran aliases), dnnl_sgemm.  One uprobe session link per
- * library; the target filter is the spine's (its pids map reused by fd).
+ * underscore-less Fortran aliases), dnnl_sgemm, MKL's cblas_{s,d}gemm_batch and
+ * cblas_{s,d}gemm_batch_strided.  One uprobe session link per library; the
+ * target filter is the spine's (its pids map reused by fd).  An entry that
+ * --uprobe probes is covered by the uprobe program's own entry path
+ * (roofline_cover): no second program on its address; the two share the
+ * roofline's maps.
  */
 #ifndef TMABPF_ROOFLINE_LOADER_H
 #define TMABPF_ROOFLINE_LOADER_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "model/roofline.h"
+
+struct uprobes_prog;
 
 #define ROOFLINE_MAX_LIBS 16
 
@@ -21,6 +27,7 @@ struct roofline_fn {
 	int lib;
 	unsigned long offset;
 	unsigned int sig, elem;
+	bool by_uprobe;			/* read by the --uprobe program's entry (roofline_cover): not attached here */
 };
 
 struct roofline_prog {
@@ -39,6 +46,7 @@ struct roofline_prog {
 struct roofline_filter {
 	int pids_fd;
 	unsigned int filter, main_id;
+	const struct uprobes_prog *uprobes;	/* its roofline maps are shared (NULL: no --uprobe program) */
 };
 
 /* Add the known entries of the ELF file at path (a library already added, by device and inode, is
@@ -47,6 +55,10 @@ struct roofline_filter {
 int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_t errlen);
 /* Is name a known GEMM/GEMV entry? */
 bool roofline_known(const char *name);
+/* The known entry at file offset of the library (dev, ino) added, now read by the --uprobe program's
+ * entry instead: its roofline cookie (ROOF_COOKIE, the uprobe's roof_cookie), 0 when none is there. */
+unsigned int roofline_cover(struct roofline_prog *p, unsigned long long dev, unsigned long long ino,
+			    unsigned long offset);
 int roofline_load(struct roofline_prog *p, const struct roofline_filter *f, char *err, size_t errlen);
 int roofline_attach(struct roofline_prog *p, char *err, size_t errlen);
 void roofline_detach(struct roofline_prog *p);

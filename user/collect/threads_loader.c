@@ -146,17 +146,7 @@ int threads_share_maps(struct threads_prog *p, struct bpf_object *obj)
 	static const char *const names[] = { "counters", "threads", "pids", "snaps", "scratch",
 					     "new_thread", "stats", "exits" };
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct bpf_map *mine = bpf_object__find_map_by_name(obj, names[i]);
-		struct bpf_map *theirs = bpf_object__find_map_by_name(p->skel->obj, names[i]);
-		int r;
-
-		if (!mine || !theirs)
-			return -ENOENT;
-		if ((r = bpf_map__reuse_fd(mine, bpf_map__fd(theirs))))
-			return r;
-	}
-	return 0;
+	return bpf_share_maps(p->skel->obj, obj, names, sizeof(names) / sizeof(names[0]));
 }
 
 /*

@@ -94,6 +94,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 		u->skel->rodata->cfg_percall = true;
 		bpf_map__set_max_entries(u->skel->maps.percall_rb, cfg->percall_ring_bytes);
 	}
+	u->skel->rodata->cfg_roofline = cfg->roofline;
 	if (cfg->itt_ring_bytes) {
 		u->skel->rodata->cfg_itt_wake = cfg->itt_ring_bytes / 4;
 		bpf_map__set_max_entries(u->skel->maps.itt_rb, cfg->itt_ring_bytes);
@@ -163,6 +164,12 @@ int uprobes_load(struct uprobes_prog *u, struct threads_prog *tp, const struct u
 	return 0;
 }
 
+/* Function i's attach cookie: i, and its roofline cookie above (bpf/uprobes.bpf.c). */
+static __u64 uprobe_cookie(const struct uprobe_set *set, int i)
+{
+	return (__u64)set->funcs[i].roof_cookie << 32 | (__u64)i;
+}
+
 static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs, __u64 *cookies)
 {
 	int n = 0;
@@ -172,7 +179,7 @@ static int lib_funcs(const struct uprobe_set *set, int lib, unsigned long *offs,
 		    set->funcs[i].itt)
 			continue;
 		offs[n] = set->funcs[i].place.offset;
-		cookies[n++] = (__u64)i;
+		cookies[n++] = uprobe_cookie(set, i);
 	}
 	return n;
 }
@@ -239,7 +246,7 @@ static int attach_classic(struct uprobes_prog *u, const struct uprobe_set *set, 
 			return -E2BIG;
 		}
 		for (int ret = 0; ret < 2; ret++) {
-			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = (__u64)i, .retprobe = ret);
+			LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = uprobe_cookie(set, i), .retprobe = ret);
 			struct bpf_program *p = ret ? u->skel->progs.tmabpf_uexit1 : u->skel->progs.tmabpf_uentry1;
 			struct bpf_link *l = bpf_program__attach_uprobe_opts(p, -1, set->libs[set->funcs[i].lib].attach_path,
 									     set->funcs[i].place.offset, &o);
@@ -468,6 +475,13 @@ int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n)
 void uprobes_forget(struct uprobes_prog *u, const struct func_key *key)
 {
 	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.funcs), key);
+}
+
+int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj)
+{
+	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats" };
+
+	return bpf_share_maps(u->skel->obj, obj, names, sizeof(names) / sizeof(names[0]));
 }
 
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt)

@@ -21,6 +21,7 @@ struct uprobes_cfg {
 	unsigned int trace_ring_bytes;	/* --trace: span records ring buffer (power of 2); 0 = off */
 	unsigned int percall_ring_bytes;	/* --per-call: snapshots ring buffer (power of 2); 0 = off */
 	unsigned int itt_ring_bytes;	/* --itt: span names ring buffer (power of 2); 0 = off */
+	bool roofline;			/* --roofline: the functions with a roof_cookie read their arguments */
 };
 
 enum uprobes_mode {
@@ -68,6 +69,9 @@ int uprobes_window_close(struct uprobes_prog *u, unsigned long long wait_ns);
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 /* Drop a (function, thread) row from the funcs map (its thread is gone). */
 void uprobes_forget(struct uprobes_prog *u, const struct func_key *key);
+/* --roofline: obj's roof_shapes, roof_open and roof_stats become this program's (bpf/roof_work.bpf.h),
+ * before obj is loaded. */
+int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj);
 /* BPF run time of the uprobe programs (kernel BPF stats). */
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
 /* The --trace span ring buffer (struct trace_rec records). */

@@ -109,9 +109,9 @@ static int roofline_load_op(struct run_ctx *c, void *self, char *err, size_t err
 {
 	struct roofline_run *r = self;
 	struct threads_prog *spine = c->links.spine;
-	const struct uprobe_set *uset = c->links.uset;
+	struct uprobe_set *uset = c->links.uset;
 	struct roofline_filter f = { .pids_fd = threads_pids_fd(spine), .filter = spine->acfg.filter,
-				     .main_id = spine->acfg.main_id };
+				     .main_id = spine->acfg.main_id, .uprobes = c->links.uprobes };
 	int pid = c->o->target.nr_pids ? c->o->target.pids[0] : -1, e = 0;
 
 	for (int l = 0; uset && l < uset->nr_libs && !e; l++)
@@ -127,6 +127,14 @@ static int roofline_load_op(struct run_ctx *c, void *self, char *err, size_t err
 		return RUN_FAILED;
 	if (uset)
 		say_unknown(uset);
+	/* the known entries --uprobe probes read their arguments in the uprobe program's own entry */
+	for (int i = 0; uset && c->links.uprobes && i < uset->nr_funcs; i++) {
+		const struct uprobe_func *fn = &uset->funcs[i];
+
+		if (!fn->itt && fn->lib >= 0 && fn->lib < uset->nr_libs)
+			uset->funcs[i].roof_cookie = roofline_cover(&r->prog, uset->libs[fn->lib].dev,
+								     uset->libs[fn->lib].ino, fn->offset);
+	}
 	load_roofs(&r->res, c->o->roofs_path ? c->o->roofs_path : ROOFS_DEFAULT_PATH);
 	if (!r->prog.nfns) {
 		warn_add("--roofline: no library with a known GEMM/GEMV entry (cblas_sgemm, sgemm_, cblas_sgemv, "

@@ -69,7 +69,8 @@ static int uprobes_load_op(struct run_ctx *c, void *self, char *err, size_t errl
 	struct uprobe_run *u = &((struct uprobes *)self)->up;
 	struct uprobes_cfg cfg = { .max_stacks = c->o->max_stacks, .max_funcs = c->o->max_funcs,
 				   .trace_ring_bytes = c->o->trace_path ? trace_run_ring_bytes() : 0,
-				   .percall_ring_bytes = c->o->per_call ? ringbuf_bytes(8u << 20) : 0 };
+				   .percall_ring_bytes = c->o->per_call ? ringbuf_bytes(8u << 20) : 0,
+				   .roofline = c->o->roofline };
 
 	if (!uprobe_run_wanted(u))
 		return RUN_OK;

@@ -27,6 +27,8 @@ struct uprobe_func {
 	bool marker;			/* --per-call: its outermost calls are iterations */
 	bool spin;			/* --per-call: in the spin set (collect/spin.h): its on-CPU time is spin */
 	bool itt;			/* --itt: an ITT span's name (sym/itt_names.h), not a probed function */
+	unsigned int roof_cookie;	/* --roofline: its known GEMM/GEMV signature (ROOF_COOKIE of
+					 * bpf/roof_shapes.h), read in its own entry; 0: none */
 };
 
 struct uprobe_lib {

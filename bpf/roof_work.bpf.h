@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The work of a known GEMM/GEMV call from its arguments (bpf/roof_shapes.h),
+ * one definition for both programs that see such calls: --roofline's own
+ * (bpf/roofline.bpf.c, on the known entries nobody probes with --uprobe) and
+ * the --uprobe entry path (bpf/uprobes.bpf.c), which reads them in the frame it
+ * opens anyway.  Both share these maps (the second loaded reuses the first's by
+ * fd), so that a thread's outermost known call is one, whichever program saw it.
+ *
+ * At entry the integer arguments are read from the registers (and from the
+ * stack only for the signatures that need a stack argument); floating-point
+ * ones, CBLAS's alpha and beta, travel in vector registers a uprobe cannot
+ * read; the Fortran ones, and the batch interfaces' group arrays, are read
+ * through their pointers.  The call's FLOPs (2MNK, 2MN, summed over a batch)
+ * and compulsory bytes (every operand once, the output written, and read too
+ * when a readable beta is non-zero) wait in the thread's storage and are added
+ * to its (function, shape, process) sums at its return, with its time.
+ */
+#ifndef TMABPF_ROOF_WORK_BPF_H
+#define TMABPF_ROOF_WORK_BPF_H
+#include "maps.bpf.h"
+#include "roof_shapes.h"
+
+/* per CPU: plain adds, no atomics (user space sums the CPUs) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, ROOF_MAX_SHAPES);
+	__type(key, struct roof_shape);
+	__type(value, struct roof_sums);
+} roof_shapes SEC(".maps");
+
+/* a thread's outermost known call in progress, in the thread's own storage (no hash update or
+ * delete per call); entry_ns 0: none */
+struct roof_open {
+	struct roof_shape key;
+	__u64 entry_ns;
+	__u64 sp;
+	__u64 flops, bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct roof_open);
+} roof_open SEC(".maps");
+
+STAT_MAP(roof_stats, ROOF_STAT_MAX);
+
+#if defined(__TARGET_ARCH_x86)
+#define ROOF_ARG_REGS 6
+#define ROOF_STACK_ARGS_AT 8		/* above the return address */
+#elif defined(__TARGET_ARCH_arm64)
+#define ROOF_ARG_REGS 8
+#define ROOF_STACK_ARGS_AT 0
+#else
+#error "roof_work.bpf.h: the argument registers of this architecture"
+#endif
+#define ROOF_STACK_ARGS 10
+#define ROOF_ARGS_MAX (ROOF_ARG_REGS + ROOF_STACK_ARGS)	/* the batch interfaces' 16 integer arguments */
+
+/* Does the signature read an argument past the registers? */
+static __always_inline bool roof_sig_stack(__u32 sig)
+{
+	return sig == SIG_F77_GEMM || sig == SIG_F77_GEMV || sig == SIG_CBLAS_GEMM_BATCH ||
+	       sig == SIG_CBLAS_GEMM_STRIDED;
+}
+
+/* The integer (and pointer) arguments in order: registers, then stack slots of 8 bytes. */
+static __always_inline int roof_args_read(struct pt_regs *ctx, __u32 sig, __u64 *a)
+{
+	a[0] = PT_REGS_PARM1(ctx);
+	a[1] = PT_REGS_PARM2(ctx);
+	a[2] = PT_REGS_PARM3(ctx);
+	a[3] = PT_REGS_PARM4(ctx);
+	a[4] = PT_REGS_PARM5(ctx);
+#if ROOF_ARG_REGS > 5
+	a[5] = PT_REGS_PARM6(ctx);
+#endif
+#if ROOF_ARG_REGS > 6
+	a[6] = PT_REGS_PARM7(ctx);
+	a[7] = PT_REGS_PARM8(ctx);
+#endif
+	if (!roof_sig_stack(sig))
+		return 0;
+	return bpf_probe_read_user(&a[ROOF_ARG_REGS], ROOF_STACK_ARGS * sizeof(__u64),
+				   (void *)(PT_REGS_SP(ctx) + ROOF_STACK_ARGS_AT));
+}
+
+/* *p as a 32-bit INTEGER (LP64, MKL_INT); false when unreadable. */
+static __always_inline bool roof_int(__u64 p, __s64 *v)
+{
+	__s32 x;
+
+	if (bpf_probe_read_user(&x, sizeof(x), (void *)p))
+		return false;
+	*v = x;
+	return true;
+}
+
+static __always_inline bool roof_f77_trans(__u64 p, __u32 bit, __u32 *flags)
+{
+	char c;
+
+	if (bpf_probe_read_user(&c, sizeof(c), (void *)p))
+		return false;
+	if (c != 'N' && c != 'n')
+		*flags |= bit;
+	return true;
+}
+
+/* Is the beta (a float or a double behind p) non-zero?  false when unreadable. */
+static __always_inline bool roof_beta(__u64 p, __u32 elem, __u32 *flags)
+{
+	__u64 bits = 0;
+
+	if (bpf_probe_read_user(&bits, elem == 8 ? 8 : 4, (void *)p))
+		return false;
+	bits &= elem == 8 ? 0x7fffffffffffffffULL : 0x7fffffffULL;	/* -0.0 is zero */
+	*flags |= ROOF_BETA_KNOWN | (bits ? ROOF_BETA_NONZERO : 0);
+	return true;
+}
+
+static __always_inline bool roof_dim_ok(__s64 d)
+{
+	return d > 0 && d <= ROOF_MAX_DIM;
+}
+
+/* Would n copies of x wrap a u64?  (The quotient kept opaque: clang turns the plain comparison
+ * into a 128-bit multiply BPF has not.) */
+static __always_inline bool roof_wraps(__u64 x, __u64 n)
+{
+	__u64 most = ~0ULL / n;
+
+	barrier_var(most);
+	return x > most;
+}
+
+/* One GEMM's FLOPs and compulsory bytes (M x N x K, C read too when beta is known non-zero). */
+static __always_inline void roof_gemm(__u64 m, __u64 n, __u64 k, __u32 elem, __u32 fl, __u64 *flops, __u64 *bytes)
+{
+	*flops = 2 * m * n * k;
+	*bytes = elem * (m * k + k * n + m * n + (fl & ROOF_BETA_NONZERO ? m * n : 0));
+}
+
+/* CBLAS's transpose enum (111 NoTrans) behind p; false when unreadable. */
+static __always_inline bool roof_cblas_trans(__u64 p, __u32 bit, __u32 *flags)
+{
+	__s64 t;
+
+	if (!roof_int(p, &t))
+		return false;
+	if (t != 111)
+		*flags |= bit;
+	return true;
+}
+
+/* cblas_?gemm_batch: group_count groups behind pointers (a[1..5] the transposes and M, N, K
+ * arrays, a[11] beta's, a[14] the count, a[15] the sizes); the shape is the first group's, the
+ * work the whole batch's. */
+static __always_inline bool roof_batch(__u64 *a, __u32 elem, struct roof_open *o)
+{
+	__s64 groups = (__s32)a[14];
+	__u64 fsum = 0, bsum = 0;
+
+	if (groups <= 0 || groups > ROOF_MAX_GROUPS)
+		return false;
+	for (__u32 g = 0; g < ROOF_MAX_GROUPS; g++) {
+		__s64 m, n, k, size;
+		__u32 fl = 0;
+		__u64 f, b;
+
+		if (g >= groups)
+			break;
+		if (!roof_cblas_trans(a[1] + 4 * g, ROOF_TRANS_A, &fl) || !roof_cblas_trans(a[2] + 4 * g, ROOF_TRANS_B, &fl) ||
+		    !roof_int(a[3] + 4 * g, &m) || !roof_int(a[4] + 4 * g, &n) || !roof_int(a[5] + 4 * g, &k) ||
+		    !roof_int(a[15] + 4 * g, &size) || !roof_beta(a[11] + elem * g, elem, &fl))
+			return false;
+		if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(size))
+			return false;
+		roof_gemm(m, n, k, elem, fl, &f, &b);
+		if (roof_wraps(f, size) || fsum + f * size < fsum)
+			return false;	/* absurd: the sums would wrap */
+		fsum += f * size;
+		bsum += b * size;
+		if (g == 0) {
+			o->key.flags |= fl;
+			o->key.m = m;
+			o->key.n = n;
+			o->key.k = k;
+		}
+	}
+	o->flops = fsum;
+	o->bytes = bsum;
+	return true;
+}
+
+/* The call's shape, FLOPs and compulsory bytes from its arguments into o; false when unreadable. */
+static __always_inline bool roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 elem, struct roof_open *o)
+{
+	__u64 a[ROOF_ARGS_MAX] = {};
+	__s64 m = 0, n = 0, k = 0, batch = 1;
+	__u32 fl = 0;
+
+	if (roof_args_read(ctx, sig, a))
+		return false;
+	switch (sig) {
+	case SIG_CBLAS_GEMM:	/* 101 RowMajor, 111 NoTrans */
+	case SIG_CBLAS_GEMM_STRIDED:
+		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0) |
+		      ((__u32)a[2] != 111 ? ROOF_TRANS_B : 0);
+		m = (__s32)a[3], n = (__s32)a[4], k = (__s32)a[5];
+		if (sig == SIG_CBLAS_GEMM_STRIDED) {
+			fl |= ROOF_BATCH;
+			batch = (__s32)a[15];	/* alpha and beta are in vector registers, not counted here */
+		}
+		break;
+	case SIG_CBLAS_GEMM_BATCH:
+		o->key.flags = ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ROOF_BATCH;
+		return roof_batch(a, elem, o);
+	case SIG_DNNL_GEMM:
+		fl |= ROOF_ROW_MAJOR | ((char)a[0] != 'N' && (char)a[0] != 'n' ? ROOF_TRANS_A : 0) |
+		      ((char)a[1] != 'N' && (char)a[1] != 'n' ? ROOF_TRANS_B : 0);
+		m = (__s64)a[2], n = (__s64)a[3], k = (__s64)a[4];
+		break;
+	case SIG_F77_GEMM:
+		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl) || !roof_f77_trans(a[1], ROOF_TRANS_B, &fl) ||
+		    !roof_int(a[2], &m) || !roof_int(a[3], &n) || !roof_int(a[4], &k) || !roof_beta(a[10], elem, &fl))
+			return false;
+		break;
+	case SIG_CBLAS_GEMV:
+		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0);
+		m = (__s32)a[2], n = (__s32)a[3], k = 1;
+		break;
+	case SIG_F77_GEMV:
+		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl) || !roof_int(a[1], &m) || !roof_int(a[2], &n) ||
+		    !roof_beta(a[8], elem, &fl))
+			return false;
+		k = 1;
+		break;
+	default:
+		return false;
+	}
+	if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(batch))
+		return false;
+	o->key.flags = fl;
+	o->key.m = (__u32)m;
+	o->key.n = (__u32)n;
+	if (sig == SIG_CBLAS_GEMV || sig == SIG_F77_GEMV) {
+		/* y = op(A) x: A is M x N; x has N elements (M transposed), y the other */
+		__u64 xlen = fl & ROOF_TRANS_A ? (__u64)m : (__u64)n, ylen = fl & ROOF_TRANS_A ? (__u64)n : (__u64)m;
+
+		o->key.k = 0;
+		o->flops = 2 * (__u64)m * (__u64)n;
+		o->bytes = elem * ((__u64)m * (__u64)n + xlen + ylen + (fl & ROOF_BETA_NONZERO ? ylen : 0));
+		return true;
+	}
+	o->key.k = (__u32)k;
+	roof_gemm(m, n, k, elem, fl, &o->flops, &o->bytes);
+	if (batch > 1) {
+		if (roof_wraps(o->flops, batch))
+			return false;
+		o->flops *= batch;
+		o->bytes *= batch;
+	}
+	return true;
+}
+
+/*
+ * A known call's entry (rc: the roofline cookie, ROOF_COOKIE) on thread task at stack pointer sp,
+ * at time now: opens the thread's outermost known call.  0 when it did (its return is wanted), 1
+ * when it is nested in the open one, unreadable, or without storage.
+ */
+static __always_inline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u32 tgid, __u64 rc, __u64 sp,
+				      __u64 now)
+{
+	struct roof_open *o;
+
+	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);
+	o = bpf_task_storage_get(&roof_open, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!o)
+		return 1;
+	if (o->entry_ns) {
+		if (sp < o->sp) {	/* deeper than the open call: nested, its return is not needed */
+			pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
+			return 1;
+		}
+		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* at or above it: that one never returned */
+		o->entry_ns = 0;
+	}
+	if (!roof_call_work(ctx, ROOF_COOKIE_SIG(rc), ROOF_COOKIE_ELEM(rc), o)) {
+		pcpu_inc(&roof_stats, ROOF_STAT_UNREADABLE);
+		return 1;
+	}
+	o->key.fn = ROOF_COOKIE_FN(rc);
+	o->key.pid = tgid;
+	o->sp = sp;
+	o->entry_ns = now;
+	return 0;
+}
+
+/* A known call returns: the thread's open call, when it is the one entered at entry_sp (0: any),
+ * is added to its shape's sums. */
+static __always_inline void roof_leave(struct task_struct *task, __u64 entry_sp, __u64 now)
+{
+	struct roof_open *o = bpf_task_storage_get(&roof_open, task, 0, 0);
+	struct roof_sums zero = {}, *s;
+
+	if (!o || !o->entry_ns || (entry_sp && o->sp != entry_sp))
+		return;
+	s = bpf_map_lookup_elem(&roof_shapes, &o->key);
+	if (!s) {
+		bpf_map_update_elem(&roof_shapes, &o->key, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&roof_shapes, &o->key);
+	}
+	if (s) {
+		s->calls++;
+		s->wall_ns += now - o->entry_ns;
+		s->flops += o->flops;
+		s->bytes += o->bytes;
+	} else {
+		pcpu_inc(&roof_stats, ROOF_STAT_SHAPES_FULL);
+	}
+	o->entry_ns = 0;
+}
+
+#endif
