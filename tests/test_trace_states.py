@@ -110,7 +110,10 @@ def test_slices_equal_schedstat_in_the_work_window(run):
               f"{wall - run_ns - wait_ns}; Blocked slices {counts['Blocked']}")
         assert within(run_ns, t["cpu_ns"], 0.005, 50_000), (t["comm"], run_ns, t["cpu_ns"])
         assert within(got["Running"], run_ns, 0.01, 100_000), (t["comm"], got["Running"], run_ns)
-        assert within(got["Runnable"], wait_ns, 0.02, 100_000), (t["comm"], got["Runnable"], wait_ns)
+        # 300 us: with switch-ins dropped, the boundary between a Runnable and the Running slice inferred
+        # from the runtime is placed from run_delay; it moved ~0.2 ms in 1 run of ~10 (Runnable 642.6 us
+        # against schedstat's 438.7 us, Running 0.27 ms short of 200.8 ms, their sum exact)
+        assert within(got["Runnable"], wait_ns, 0.02, 300_000), (t["comm"], got["Runnable"], wait_ns)
         assert within(got["Blocked"], wall - run_ns - wait_ns, 0.02, 200_000), (t["comm"], got["Blocked"])
         if t["comm"] == "gt-duty":
             assert counts["Blocked"] == N, counts
