@@ -531,5 +531,6 @@ def test_plt_sec_stub_named_like_perf(tmp_path):
     stub = "toupper@plt"
     theirs = user_shares({k: n for k, n in r["perf"].items() if k[0] == "pltsec"})
     ours = user_shares({k: v["count"] for k, v in agg(r["tm"]).items() if k[0] == "pltsec"})
-    assert theirs.get(stub, 0) > 3, theirs
-    assert abs(ours.get(stub, 0) - theirs[stub]) < 4, (ours, theirs)
+    # ~600 samples of the binary per tool: a share's standard deviation is ~2 points in each
+    assert theirs.get(stub, 0) > 10, theirs
+    assert abs(ours.get(stub, 0) - theirs[stub]) < 10, (ours, theirs)
