@@ -496,3 +496,41 @@ def test_short_lived_processes_named(tmp_path):
     assert len({x["pid"] for x in spin}) >= 25, [x["pid"] for x in spin]
     assert s["unmapped_leaf_samples"] * 100 <= s["samples"], (s, r.stderr)
     assert sum(x["count"] for x in spin) >= 0.6 * s["samples"], s
+
+
+PLT_SEC_WORK = r"""
+#include <ctype.h>
+#include <time.h>
+#include <unistd.h>
+int main(void)
+{
+	volatile long s = 0;
+	struct timespec t0, t;
+	usleep(%d * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (long i = 0; i < 1000000; i++)
+			s += toupper((int)(i & 127));	/* -O0, -fno-builtin: libc toupper through its stub */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 3);
+	return 0;
+}
+"""
+
+
+def test_plt_sec_stub_named_like_perf(tmp_path):
+    """An IBT binary (-fcf-protection=full -z ibtplt) calls libc through its .plt.sec stubs: a
+    sample in a stub is 'name@plt' in tmabpf as in perf on the same run, with a like share."""
+    src, exe = tmp_path / "pltsec.c", tmp_path / "pltsec"
+    src.write_text(PLT_SEC_WORK % DELAY_MS)
+    subprocess.run(["gcc", "-O0", "-fno-builtin", "-fcf-protection=full", "-Wl,-z,ibtplt", "-o", str(exe),
+                    str(src)], check=True, timeout=120)
+    sections = subprocess.run(["readelf", "-SW", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert ".plt.sec" in sections, "the linker made no .plt.sec"
+    r = sample_both(tmp_path, [str(exe)], 499)
+    stub = "toupper@plt"
+    theirs = user_shares({k: n for k, n in r["perf"].items() if k[0] == "pltsec"})
+    ours = user_shares({k: v["count"] for k, v in agg(r["tm"]).items() if k[0] == "pltsec"})
+    # ~600 samples of the binary per tool: a share's standard deviation is ~2 points in each
+    assert theirs.get(stub, 0) > 10, theirs
+    assert abs(ours.get(stub, 0) - theirs[stub]) < 10, (ours, theirs)
