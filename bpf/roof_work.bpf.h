@@ -271,9 +271,13 @@ static __always_inline bool roof_call_work(struct pt_regs *ctx, __u32 sig, __u32
  * at time now: opens the thread's outermost known call.  0 when it did (its return is wanted), 1
  * when it is nested in the open one, unreadable, or without storage.
  */
-static __always_inline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u32 tgid, __u64 rc, __u64 sp,
-				      __u64 now)
+/* not inlined: its locals stay off the uprobe entry's own frame, whose call chain through
+ * percall_emit the verifier bounds at 512 bytes (arm64's build went over: 576, with --per-call);
+ * five arguments at most, so the process is task's own tgid */
+static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u64 rc, __u64 sp, __u64 now)
 {
+	__u32 tgid = task->tgid;
+
 	struct roof_open *o;
 
 	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);

@@ -39,5 +39,5 @@ int tmabpf_roofline(struct pt_regs *ctx)
 	id = bpf_get_current_pid_tgid();
 	if (!shared_tracked(id >> 32, (__u32)id))
 		return 1;
-	return roof_enter(ctx, task, id >> 32, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx), bpf_ktime_get_ns());
+	return roof_enter(ctx, task, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx), bpf_ktime_get_ns());
 }

@@ -515,7 +515,7 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 sp, __u64 cookie)
 			return 1;
 		percall_spin(h.task, h.snap, fn, h.now, true);
 		if (cfg_roofline && cookie >> 32)
-			roof_enter(ctx, h.task, h.task->tgid, cookie >> 32, sp, h.now);
+			roof_enter(ctx, h.task, cookie >> 32, sp, h.now);
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
 			percall_emit(PERCALL_BEGIN, fn, ++h.st->iter_seq, bpf_ktime_get_ns());
