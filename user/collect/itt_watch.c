@@ -3,13 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <unistd.h>
 #include "collect/itt_run.h"
 #include "collect/itt_watch.h"
@@ -27,26 +28,39 @@ static uint64_t file_key(unsigned int maj, unsigned int min, uint64_t ino)
 /* CARRIES when the file names both the variable ITT's static part reads and the function it looks
  * up in a collector (tmabpf, which names the variable, and the collector, which has the function, do
  * not), else LACKS; NULL when it cannot be read. */
-static void *file_carries_itt(int pid, const char *path)
+static void *file_carries_itt(int pid, const char *path, uint64_t ino)
 {
 	static const char var[] = "INTEL_LIBITTNOTIFY64", fn[] = "__itt_api_init";
-	char in_root[PATH_MAX + 32];
+	enum { OVERLAP = sizeof(var) > sizeof(fn) ? sizeof(var) : sizeof(fn) };
+	char in_root[PATH_MAX + 32], buf[65536 + OVERLAP];
+	bool has_var = false, has_fn = false;
+	size_t keep = 0;
 	struct stat st;
-	void *yes = NULL, *p;
+	off_t off = 0;
+	ssize_t n;
 	int fd;
 
 	/* the path as the process sees it (a container's root), else ours */
 	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
 	if ((fd = open(in_root, O_RDONLY | O_CLOEXEC)) < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
-		yes = memmem(p, st.st_size, var, sizeof(var) - 1) && memmem(p, st.st_size, fn, sizeof(fn) - 1) ?
-			CARRIES : LACKS;
-		munmap(p, st.st_size);
+	/* the mapped file itself, never another one at that path (ours, or one swapped in) */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != ino) {
+		close(fd);
+		return NULL;
+	}
+	/* read, not mapped: a file its owner truncates meanwhile ends the read, never SIGBUS in root */
+	while ((!has_var || !has_fn) && (n = pread(fd, buf + keep, sizeof(buf) - keep, off)) > 0) {
+		size_t len = keep + (size_t)n;
+
+		off += n;
+		has_var = has_var || memmem(buf, len, var, sizeof(var) - 1);
+		has_fn = has_fn || memmem(buf, len, fn, sizeof(fn) - 1);
+		keep = len < OVERLAP ? len : OVERLAP;	/* a name across two reads */
+		memmove(buf, buf + len - keep, keep);
 	}
 	close(fd);
-	return yes;
+	return has_var && has_fn ? CARRIES : LACKS;
 }
 
 /* Process pid mapped file (dev, ino) at path: a file carrying ITT makes it checked, once. */
@@ -58,7 +72,7 @@ static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int
 	if (!path || path[0] != '/' || u64map_get(&w->pids, (uint64_t)pid))
 		return;
 	if (!v) {
-		if (!(v = file_carries_itt(pid, path)))
+		if (!(v = file_carries_itt(pid, path, ino)))
 			return;	/* not readable now (the process gone): not known, asked again at its next mapping */
 		u64map_put(&w->files, key, v);
 	}

@@ -48,7 +48,7 @@ void view_fit_text(const struct vm_col *col, const char *text, int width, char *
 	} else if (col->stretch || col->fmt == VM_F_STR) {	/* "sgemm_ker…_HASWELL" */
 		cols = text_elide_middle(text, width, fit, sizeof(fit));
 	} else {
-		snprintf(fit, sizeof(fit), "%.*s", width, text);
+		snprintf(fit, sizeof(fit), "%s", text);	/* a number is never cut: wider, not wrong */
 		cols = cxx_name_columns(fit);
 	}
 	pad = width > cols ? width - cols : 0;
