@@ -54,7 +54,10 @@ def test_page_faults_per_thread(gt_run):
     tt = threads_by_tid(tm)
     t = gt_thread(gt, "gt-fault")
     truth = t["minflt"] - t["minflt_start"] + t["majflt"] - t["majflt_start"]
-    assert truth == 3000
+    # the thread touches 3000 new pages; the kernel may charge it one or two
+    # more (a stack or TLS page first touched here: CI once saw 3001), so the
+    # truth is getrusage's own count and tmabpf is compared with that
+    assert 3000 <= truth <= 3008, truth
     got = tt[t["tid"]]["counters"]["page-faults"]
     assert within(got, truth, 0.01), f"page-faults {got} vs getrusage {truth}"
     for name in ("gt-spin", "gt-sleep"):
