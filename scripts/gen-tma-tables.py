@@ -6,7 +6,9 @@ For each x86 recipe, ask the installed perf (6.12, `make deps`) for its metric
 table with PERF_CPUID naming that CPU (perf's convention: vendor-family-MODEL-
 stepping, family decimal, model and stepping hex) and keep every node of the
 top-down tree (Intel: tma_L1_group..tma_L6_group; AMD: PipelineL1/L2) plus the
-helper metrics those nodes reference, with perf's expressions verbatim.
+helper metrics those nodes reference, with perf's expressions verbatim, and
+perf's FLOPs metric (FLOPS_METRIC) where perf has one: the --roofline's measured
+FLOPs with a PMU (tma.h tma_flops_named).
 
   scripts/gen-tma-tables.py [-o user/tma/tma_perf_tables.c]
 
@@ -44,6 +46,10 @@ ORDER = ["frontend_bound", "fetch_latency", "fetch_bandwidth", "bad_speculation"
 UPPER = {"itlb", "dtlb", "stlb", "ms", "lcp", "dsb", "mite", "lsd", "fb", "sq", "dram", "mem", "pmm", "alu",
          "fp", "cisc", "amx", "cpu", "smt", "x87", "l1", "l2", "l3", "tlb", "avx", "sse", "vnni", "int"}
 SPECIAL = {"icache": "ICache", "4k": "4K"}
+# perf's retired floating-point operations per second (FP_ARITH_INST_RETIRED.* weighted by the
+# lanes of each width, FMA counted twice), over duration_time: Intel's tables have it; perf 6.12's
+# AMD (Zen 4, Zen 5) tables have no FLOPs metric
+FLOPS_METRIC = "tma_info_system_gflops"
 
 
 def perf_table(cpuid):
@@ -137,6 +143,11 @@ def main():
     for name, ident, cpuid in CPUS:
         metrics = perf_table(cpuid)
         order, parent, helpers = tree(metrics)
+        flops = FLOPS_METRIC if FLOPS_METRIC in metrics else None
+        if flops and flops not in helpers:
+            if ids_of(metrics[flops]["MetricExpr"]) & set(metrics):
+                sys.exit(f"gen-tma-tables: {name}: {flops} references other metrics; add them as helpers")
+            helpers = sorted(helpers + [flops])
         if not order:
             sys.exit(f"gen-tma-tables: perf knows no top-down tree for PERF_CPUID={cpuid} ({name})")
         out.append(f"/* {name}: PERF_CPUID={cpuid}, {len(order)} nodes, {len(helpers)} helpers */")
@@ -152,6 +163,8 @@ def main():
         out.append(f"const struct tma_formulation tma_perf_{ident} = {{")
         out.append(f"\t.name = \"perf\", .desc = \"perf 6.12 metrics (PERF_CPUID={cpuid})\", .m = {ident}_metrics,")
         out.append(f"\t.n = (int)(sizeof({ident}_metrics) / sizeof({ident}_metrics[0])),")
+        if flops:
+            out.append(f"\t.flops = {cstr(flops)},")
         out.append("};")
         out.append("")
     with open(a.o, "w") as f:

@@ -74,6 +74,22 @@ def test_general_counter_formulation_equals_perf(cpu, tmp_path):
 
 
 @pytest.mark.parametrize("cpu", RECIPES)
+def test_measured_flops_equal_perf(cpu, tmp_path):
+    """--roofline's measured FLOPs with a PMU: the recipe carries perf's FLOPs metric
+    (tma_info_system_gflops, FP_ARITH_INST_RETIRED.* weighted by lanes) exactly where perf has one,
+    with perf's events, and on random counts and durations the engine's FLOPs equal perf's GFLOP/s
+    x 1e9 x duration (perf 6.12 has none for Zen 4 and Zen 5: the engine has none either)."""
+    cpuid = perf_table_or_skip(cpu)
+    tsv = tmp_path / "metrics.tsv"
+    perf_oracle.write_metrics_tsv(cpuid, tsv)
+    s = oracle("flops", cpu, str(tsv), SETS)
+    assert int(s["mismatches"]) == 0, s
+    assert (s["metric"] == "none") == ("tma_info_system_gflops" not in perf_oracle.metrics(cpuid)), s
+    if s["metric"] != "none":
+        assert int(s["compared"]) > 100 and int(s["events"]) >= 4, s
+
+
+@pytest.mark.parametrize("cpu", RECIPES)
 def test_encodings_equal_perf_or_libpfm4(cpu, tmp_path):
     """Every attr --dry-run plans (every level, SMT and watchdog setting) against perf's event table
     (event, umask, cmask, edge, inv, any, ldlat), else libpfm4; an event neither knows is a named skip."""

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include "tma/tma_recipes.h"
 
-/* skylake: PERF_CPUID=GenuineIntel-6-5E-3, 87 nodes, 6 helpers */
+/* skylake: PERF_CPUID=GenuineIntel-6-5E-3, 87 nodes, 7 helpers */
 static const struct tma_metric skl_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "IDQ_UOPS_NOT_DELIVERED.CORE / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / tma_info_thread_slots" },
@@ -102,6 +102,7 @@ static const struct tma_metric skl_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.THREAD / 2 * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK) if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2 if #SMT_on else tma_info_thread_clks))" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / (MEM_LOAD_RETIRED.L1_MISS + MEM_LOAD_RETIRED.FB_HIT)" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + 2 * FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * FP_ARITH_INST_RETIRED.256B_PACKED_SINGLE) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "4 * tma_info_core_core_clks" },
@@ -109,9 +110,10 @@ static const struct tma_metric skl_metrics[] = {
 const struct tma_formulation tma_perf_skl = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-5E-3)", .m = skl_metrics,
 	.n = (int)(sizeof(skl_metrics) / sizeof(skl_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
-/* skylakex: PERF_CPUID=GenuineIntel-6-55-4, 91 nodes, 6 helpers */
+/* skylakex: PERF_CPUID=GenuineIntel-6-55-4, 91 nodes, 7 helpers */
 static const struct tma_metric skx_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "IDQ_UOPS_NOT_DELIVERED.CORE / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / tma_info_thread_slots" },
@@ -207,6 +209,7 @@ static const struct tma_metric skx_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.THREAD / 2 * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK) if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2 if #SMT_on else tma_info_thread_clks))" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / (MEM_LOAD_RETIRED.L1_MISS + MEM_LOAD_RETIRED.FB_HIT)" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + 2 * FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * FP_ARITH_INST_RETIRED.8_FLOPS + 16 * FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "4 * tma_info_core_core_clks" },
@@ -214,9 +217,10 @@ static const struct tma_metric skx_metrics[] = {
 const struct tma_formulation tma_perf_skx = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-55-4)", .m = skx_metrics,
 	.n = (int)(sizeof(skx_metrics) / sizeof(skx_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
-/* cascadelakex: PERF_CPUID=GenuineIntel-6-55-7, 93 nodes, 6 helpers */
+/* cascadelakex: PERF_CPUID=GenuineIntel-6-55-7, 93 nodes, 7 helpers */
 static const struct tma_metric clx_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "IDQ_UOPS_NOT_DELIVERED.CORE / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "4 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE / tma_info_thread_slots" },
@@ -314,6 +318,7 @@ static const struct tma_metric clx_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.THREAD / 2 * (1 + CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE / CPU_CLK_UNHALTED.REF_XCLK) if #core_wide < 1 else (CPU_CLK_UNHALTED.THREAD_ANY / 2 if #SMT_on else tma_info_thread_clks))" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / (MEM_LOAD_RETIRED.L1_MISS + MEM_LOAD_RETIRED.FB_HIT)" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + 2 * FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * FP_ARITH_INST_RETIRED.8_FLOPS + 16 * FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "4 * tma_info_core_core_clks" },
@@ -321,9 +326,10 @@ static const struct tma_metric clx_metrics[] = {
 const struct tma_formulation tma_perf_clx = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-55-7)", .m = clx_metrics,
 	.n = (int)(sizeof(clx_metrics) / sizeof(clx_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
-/* icelakex: PERF_CPUID=GenuineIntel-6-6A-6, 90 nodes, 6 helpers */
+/* icelakex: PERF_CPUID=GenuineIntel-6-6A-6, 90 nodes, 7 helpers */
 static const struct tma_metric icx_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "(5 * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE - INT_MISC.UOP_DROPPING) / tma_info_thread_slots" },
@@ -418,6 +424,7 @@ static const struct tma_metric icx_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.DISTRIBUTED if #SMT_on else tma_info_thread_clks)" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / (MEM_LOAD_RETIRED.L1_MISS + MEM_LOAD_RETIRED.FB_HIT)" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + 2 * FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * FP_ARITH_INST_RETIRED.8_FLOPS + 16 * FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "TOPDOWN.SLOTS" },
@@ -425,9 +432,10 @@ static const struct tma_metric icx_metrics[] = {
 const struct tma_formulation tma_perf_icx = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-6A-6)", .m = icx_metrics,
 	.n = (int)(sizeof(icx_metrics) / sizeof(icx_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
-/* sapphirerapids: PERF_CPUID=GenuineIntel-6-8F-8, 99 nodes, 6 helpers */
+/* sapphirerapids: PERF_CPUID=GenuineIntel-6-8F-8, 99 nodes, 7 helpers */
 static const struct tma_metric spr_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
@@ -531,6 +539,7 @@ static const struct tma_metric spr_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.DISTRIBUTED if #SMT_on else tma_info_thread_clks)" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / MEM_LOAD_COMPLETED.L1_MISS_ANY" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + FP_ARITH_INST_RETIRED2.SCALAR_HALF + 2 * (FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + FP_ARITH_INST_RETIRED2.COMPLEX_SCALAR_HALF) + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * (FP_ARITH_INST_RETIRED2.128B_PACKED_HALF + FP_ARITH_INST_RETIRED.8_FLOPS) + 16 * (FP_ARITH_INST_RETIRED2.256B_PACKED_HALF + FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE) + 32 * FP_ARITH_INST_RETIRED2.512B_PACKED_HALF) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "TOPDOWN.SLOTS" },
@@ -538,9 +547,10 @@ static const struct tma_metric spr_metrics[] = {
 const struct tma_formulation tma_perf_spr = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-8F-8)", .m = spr_metrics,
 	.n = (int)(sizeof(spr_metrics) / sizeof(spr_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
-/* emeraldrapids: PERF_CPUID=GenuineIntel-6-CF-2, 98 nodes, 6 helpers */
+/* emeraldrapids: PERF_CPUID=GenuineIntel-6-CF-2, 98 nodes, 7 helpers */
 static const struct tma_metric emr_metrics[] = {
 	{ "tma_frontend_bound", "Frontend_Bound", NULL, 1, 100, "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
 	{ "tma_fetch_latency", "Fetch_Latency", "tma_frontend_bound", 2, 100, "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / tma_info_thread_slots" },
@@ -643,6 +653,7 @@ static const struct tma_metric emr_metrics[] = {
 	{ "tma_info_core_core_clks", NULL, NULL, 0, 1, "(CPU_CLK_UNHALTED.DISTRIBUTED if #SMT_on else tma_info_thread_clks)" },
 	{ "tma_info_memory_load_miss_real_latency", NULL, NULL, 0, 1, "L1D_PEND_MISS.PENDING / MEM_LOAD_COMPLETED.L1_MISS_ANY" },
 	{ "tma_info_system_core_frequency", NULL, NULL, 0, 1, "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time" },
+	{ "tma_info_system_gflops", NULL, NULL, 0, 1, "(FP_ARITH_INST_RETIRED.SCALAR + FP_ARITH_INST_RETIRED2.SCALAR_HALF + 2 * (FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + FP_ARITH_INST_RETIRED2.COMPLEX_SCALAR_HALF) + 4 * FP_ARITH_INST_RETIRED.4_FLOPS + 8 * (FP_ARITH_INST_RETIRED2.128B_PACKED_HALF + FP_ARITH_INST_RETIRED.8_FLOPS) + 16 * (FP_ARITH_INST_RETIRED2.256B_PACKED_HALF + FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE) + 32 * FP_ARITH_INST_RETIRED2.512B_PACKED_HALF) / 1e9 / duration_time" },
 	{ "tma_info_system_turbo_utilization", NULL, NULL, 0, 1, "tma_info_thread_clks / CPU_CLK_UNHALTED.REF_TSC" },
 	{ "tma_info_thread_clks", NULL, NULL, 0, 1, "CPU_CLK_UNHALTED.THREAD" },
 	{ "tma_info_thread_slots", NULL, NULL, 0, 1, "TOPDOWN.SLOTS" },
@@ -650,6 +661,7 @@ static const struct tma_metric emr_metrics[] = {
 const struct tma_formulation tma_perf_emr = {
 	.name = "perf", .desc = "perf 6.12 metrics (PERF_CPUID=GenuineIntel-6-CF-2)", .m = emr_metrics,
 	.n = (int)(sizeof(emr_metrics) / sizeof(emr_metrics[0])),
+	.flops = "tma_info_system_gflops",
 };
 
 /* amdzen4: PERF_CPUID=AuthenticAMD-25-11-1, 13 nodes, 1 helpers */
