@@ -107,6 +107,11 @@ static const struct tma_event_enc skl_ev[] = {
 	{ "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD", "OFFCORE_REQUESTS_OUTSTANDING:ALL_DATA_RD_CYCLES", 0, NULL, 0, -1, 0 },
 	/* libpfm4 4.13 skl/skx/clx tables have no UOPS_RETIRED:MACRO_FUSED: raw 0xc2/0x04 */
 	{ "UOPS_RETIRED.MACRO_FUSED", NULL, 0x04c2, NULL, 0, -1, 0 },
+	/* --roofline's measured FLOPs (perf's tma_info_system_gflops): libpfm4 4.13 has only the single
+	 * umasks, perf's combined ones raw (tests/test_tma_perf.py checks them against perf's table) */
+	{ "FP_ARITH_INST_RETIRED.SCALAR", NULL, 0x03c7, NULL, 0, -1, 0 },
+	{ "FP_ARITH_INST_RETIRED.4_FLOPS", NULL, 0x18c7, NULL, 0, -1, 0 },
+	{ "FP_ARITH_INST_RETIRED.8_FLOPS", NULL, 0x60c7, NULL, 0, -1, 0 },
 };
 /* libpfm4 4.13 encodes TOPDOWN:*_SLOTS as event 0x00 (the perf-metrics pseudo
  * space; umask 0x02 there is the fixed-counter cycles pseudo event), while
