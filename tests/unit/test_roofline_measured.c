@@ -5,7 +5,8 @@
  * counter deltas, one of them multiplexed, its roofline row) gives, in JSON and text, the FLOPs of
  * perf's tma_info_system_gflops (FP_ARITH_INST_RETIRED.SCALAR x 1, 512B_PACKED_SINGLE x 16 lanes,
  * scaled by enabled/running) beside the analytic ones; without a PMU, on a CPU perf has no FLOPs
- * metric for (Zen 4) and with an event not counted, no figure and the reason, never a 0.
+ * metric for (Zen 4), with an event not counted and with no --uprobe'd known entry, no figure and
+ * the reason, never a 0.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,9 @@ int main(void)
 	rep.recipe = "amdzen4";
 	missing("Zen 4", "no FLOPs metric of perf 6.12 for amdzen4");
 	rep.recipe = "sapphirerapids";
+	rep.nfrows = 0;
+	missing("--roofline without --uprobe", "no --uprobe'd known entry was called");
+	rep.nfrows = 1;
 	host.pmu = false;
 	missing("no PMU", "no hardware PMU on this host");
 	free(uset.funcs);

@@ -98,7 +98,7 @@ static void per_token_json(const struct report *r, struct json *j)
 
 /* With a PMU: each --uprobe'd known entry's FLOPs as perf's FLOPs metric counts them, beside the
  * analytic ones; calls back fn(row, measured, arg) per (function, pid) with roofline rows.  false
- * with why when the run cannot measure. */
+ * with why when the run cannot measure, or measured nothing (no --uprobe'd known entry). */
 static bool measured_each(const struct report *r, char *why, size_t len,
 			  void (*fn)(const char *func, const struct func_sum *f, const struct roofline_measured *m,
 				     void *arg), void *arg)
@@ -110,16 +110,20 @@ static bool measured_each(const struct report *r, char *why, size_t len,
 	if (!roofline_can_measure(r->host && r->host->pmu, c, r->evs, why, len))
 		return false;
 	na = r->uset && r->frows ? func_sums(r->frows, r->nfrows, r->evs->n, false, &agg) : 0;
+	size_t shown = 0;
 	for (size_t i = 0; i < na; i++) {
 		const char *func = r->uset->funcs[agg[i].fn].symbol;
 		struct roofline_measured m;
 
 		roofline_measure(r->roofline, c, r->evs, func, agg[i].pid, &agg[i].s, &m);
-		if (m.analytic > 0)
+		if (m.analytic > 0 && ++shown)
 			fn(func, &agg[i], &m, arg);
 	}
 	free(agg);
-	return true;
+	if (!shown)
+		snprintf(why, len, "no --uprobe'd known entry was called: measured FLOPs need the function's own "
+			 "counters (--uprobe LIB:FUNC, e.g. libopenblas.so.0:cblas_sgemm)");
+	return shown > 0;
 }
 
 static void measured_row_json(const char *func, const struct func_sum *f, const struct roofline_measured *m, void *arg)
