@@ -17,6 +17,7 @@ from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
 
 GEMMWORK = os.path.join(BUILD, "workloads", "gemmwork")
 MKL_RT = "/usr/lib/x86_64-linux-gnu/libmkl_rt.so"
+PMU = any(os.path.exists(f"/sys/bus/event_source/devices/{p}/type") for p in ("cpu", "cpu_core", "armv8_pmuv3"))
 
 
 def roofline_run(tmp_path, mode, n=None, extra=(), env=None, name="r.json"):
@@ -77,6 +78,10 @@ def test_uprobe_probed_entries_read_their_own_arguments(tmp_path):
     for f in load_json(tmp_path / "r.json")["functions"]:
         rows[f["symbol"]] = max(rows[f["symbol"]], f["calls"])
     assert all(rows[f] == own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"))
+    if not PMU:
+        # no PMU: no measured FLOPs claimed, the reason given once in the JSON, no text line
+        assert rl["measured_flops"] == [] and rl["measured_flops_missing"].startswith("no hardware PMU"), rl
+        assert "measured FLOPs" not in r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpf/roof_shapes.h"
+#include "model/counters.h"
 #include "model/roofline.h"
+#include "tma/tma.h"
 
 /* The innermost level whose caches hold bytes (one instance of L1d/L2, the L3 as measured). */
 static enum roof_level fit_level(const struct roofs *r, double bytes)
@@ -136,4 +138,50 @@ void roofline_result_free(struct roofline_result *r)
 	free(r->rows);
 	r->rows = NULL;
 	r->nrows = 0;
+}
+
+bool roofline_can_measure(bool pmu, const struct tma_cpu *c, const struct event_list *evs, char *why, size_t len)
+{
+	char keys[32][TMA_KEY_LEN];
+	int nk = c ? tma_flops_events(c, keys, 32) : 0;
+
+	if (!pmu) {
+		snprintf(why, len, "no hardware PMU on this host: the FLOPs are the analytic ones");
+		return false;
+	}
+	if (nk <= 0) {
+		snprintf(why, len, "no FLOPs metric of perf 6.12 for %s: the FLOPs are the analytic ones",
+			 c ? tma_cpu_name(c) : "this CPU (no TMA recipe)");
+		return false;
+	}
+	for (int k = 0; k < nk; k++) {
+		bool have = false;
+		for (int e = 0; e < evs->n && !have; e++) {
+			char key[TMA_KEY_LEN];
+			have = !tma_event_key(evs->ev[e].name, key, sizeof(key)) && !strcmp(key, keys[k]);
+		}
+		if (!have) {
+			snprintf(why, len, "%s was not counted: the FLOPs are the analytic ones", keys[k]);
+			return false;
+		}
+	}
+	why[0] = 0;
+	return true;
+}
+
+int roofline_measure(const struct roofline_result *rl, const struct tma_cpu *c, const struct event_list *evs,
+		     const char *func, uint32_t pid, const struct func_stats *s, struct roofline_measured *m)
+{
+	const char *names[TMABPF_MAX_EVENTS];
+	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+
+	m->analytic = 0;
+	for (size_t i = 0; i < rl->nrows; i++)
+		if (rl->rows[i].pid == pid && !strcmp(rl->rows[i].func, func))
+			m->analytic += (double)rl->rows[i].flops;
+	counters_scaled(s->c, evs->n, vals, pct);
+	for (int e = 0; e < evs->n; e++)
+		names[e] = evs->ev[e].name;
+	return tma_flops_named(c, evs->n, names, vals, (double)s->wall_ns / 1e9, &m->flops, &m->gflop_per_s, m->why,
+			       sizeof(m->why));
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The roofline section of the reports (--roofline): JSON "roofline", the text table. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bpf/roof_shapes.h"
 #include "lib/text_fit.h"
 #include "lib/units.h"
+#include "model/func_sums.h"
 #include "output/report_sections.h"
 
 static const char *const dtype[] = { [4] = "f32", [8] = "f64" };
@@ -94,6 +96,69 @@ static void per_token_json(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
+/* With a PMU: each --uprobe'd known entry's FLOPs as perf's FLOPs metric counts them, beside the
+ * analytic ones; calls back fn(row, measured, arg) per (function, pid) with roofline rows.  false
+ * with why when the run cannot measure, or measured nothing (no --uprobe'd known entry). */
+static bool measured_each(const struct report *r, char *why, size_t len,
+			  void (*fn)(const char *func, const struct func_sum *f, const struct roofline_measured *m,
+				     void *arg), void *arg)
+{
+	const struct tma_cpu *c = r->recipe ? tma_cpu_by_name(r->recipe) : NULL;
+	struct func_sum *agg = NULL;
+	size_t na;
+
+	if (!roofline_can_measure(r->host && r->host->pmu, c, r->evs, why, len))
+		return false;
+	na = r->uset && r->frows ? func_sums(r->frows, r->nfrows, r->evs->n, false, &agg) : 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < na; i++) {
+		const char *func = r->uset->funcs[agg[i].fn].symbol;
+		struct roofline_measured m;
+
+		roofline_measure(r->roofline, c, r->evs, func, agg[i].pid, &agg[i].s, &m);
+		if (m.analytic > 0 && ++shown)
+			fn(func, &agg[i], &m, arg);
+	}
+	free(agg);
+	if (!shown)
+		snprintf(why, len, "no --uprobe'd known entry was called: measured FLOPs need the function's own "
+			 "counters (--uprobe LIB:FUNC, e.g. libopenblas.so.0:cblas_sgemm)");
+	return shown > 0;
+}
+
+static void measured_row_json(const char *func, const struct func_sum *f, const struct roofline_measured *m, void *arg)
+{
+	struct json *j = arg;
+
+	json_obj_begin(j, NULL);
+	json_str(j, "function", func);
+	json_u64(j, "pid", f->pid);
+	json_u64(j, "calls", f->s.calls);
+	json_u64(j, "wall_ns", f->s.wall_ns);
+	json_double(j, "analytic_flops", m->analytic);
+	json_double(j, "flops", m->flops);
+	json_double(j, "gflop_per_s", m->gflop_per_s);
+	if (m->why[0])
+		json_str(j, "why_null", m->why);
+	json_obj_end(j);
+}
+
+static void measured_json(const struct report *r, struct json *j)
+{
+	char why[200];
+
+	json_arr_begin(j, "measured_flops");
+	if (!measured_each(r, why, sizeof(why), measured_row_json, j)) {
+		json_arr_end(j);
+		json_str(j, "measured_flops_missing", why);
+		return;
+	}
+	json_arr_end(j);
+	json_str(j, "measured_flops_formula", "perf's tma_info_system_gflops x 1e9 x the calls' wall time: "
+		 "FP_ARITH_INST_RETIRED.* weighted by their lanes; an FMA counts twice, a masked-out lane counts "
+		 "as computed, integer, AMX and x87 work is not counted");
+}
+
 void report_roofline_json(const struct report *r, struct json *j)
 {
 	const struct roofline_result *rl = r->roofline;
@@ -118,6 +183,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 		row_json(&rl->rows[i], j);
 	json_arr_end(j);
 	per_token_json(r, j);
+	measured_json(r, j);
 	json_arr_begin(j, "histogram");
 	for (int b = 0; b < ROOFLINE_HIST_BUCKETS; b++) {
 		if (!rl->hist_calls[b])
@@ -150,6 +216,40 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 		   t.tokens_per_s, bound);
 }
 
+struct measured_text { FILE *f; int width; };
+
+static void measured_row_text(const char *func, const struct func_sum *fs, const struct roofline_measured *m, void *arg)
+{
+	struct measured_text *t = arg;
+	char an[16], me[16];
+
+	units_si(an, sizeof(an), m->analytic, " ");
+	if (isnan(m->flops)) {
+		text_wrapf(t->f, t->width, 2, "measured FLOPs of %s (pid %u): none (%s); %sFLOP from its arguments", func,
+			   fs->pid, m->why, an);
+		return;
+	}
+	units_si(me, sizeof(me), m->flops, " ");
+	text_wrapf(t->f, t->width, 2, "measured FLOPs of %s (pid %u): %sFLOP counted, %sFLOP from its arguments "
+		   "(%.2f x)", func, fs->pid, me, an, m->analytic > 0 ? m->flops / m->analytic : NAN);
+}
+
+/* the measured FLOPs' lines: nothing without a PMU (the host's line says so), one line where the
+ * PMU cannot measure them */
+static void measured_text(const struct report *r, FILE *f, int width)
+{
+	struct measured_text t = { f, width };
+	char why[200];
+
+	if (!(r->host && r->host->pmu))
+		return;
+	if (!measured_each(r, why, sizeof(why), measured_row_text, &t))
+		text_wrapf(f, width, 2, "measured FLOPs: %s", why);
+	else
+		text_wrapf(f, width, 2, "(measured: perf's tma_info_system_gflops formula; an FMA counts twice, a "
+			   "masked-out lane counts as computed)");
+}
+
 /* FUNCTION SHAPE CALLS WALL_MS FLOP/s B/s FLOP/B ROOF SHARE: the columns before VERDICT. */
 #define ROOFLINE_FIXED (12 + 1 + 20 + 1 + 7 + 1 + 9 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 5)
 
@@ -168,6 +268,7 @@ void report_roofline_text(const struct report *r, FILE *f, int top, int width)
 	text_wrapf(f, width, 2, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; %s):",
 		   (unsigned long long)rl->calls, roofs);
 	per_token_text(r, f, width);
+	measured_text(r, f, width);
 	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s%s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
 		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", ROOFLINE_FIXED + 9 <= width ? "  VERDICT" : "");
 	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {
