@@ -14,6 +14,7 @@ collector as their module, against the truth of tests/test_itt.py:
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import TMABPF
+from conftest import ROOT, TMABPF
 from daemon_util import Daemon, select
 from test_hostile import AS_NOBODY, NOBODY, nobody_dir  # noqa: F401 (a fixture)
 from test_itt import COLLECTOR, DNNLWORK, KINDS, span_kind, verbose_execs
@@ -250,3 +251,54 @@ def test_path_swapped_for_a_root_only_file(nobody_dir):
             p.kill()
             p.wait()
         subprocess.run(["rm", "-rf", secret_dir])
+
+
+def watch_files_bound():
+    with open(os.path.join(ROOT, "user", "collect", "itt_watch.h")) as f:
+        return int(re.search(r"#define ITT_WATCH_FILES (\d+)", f.read()).group(1))
+
+
+MAPPER = """
+import mmap, os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC).close()  # a mapping record
+    os.close(fd)
+"""
+
+
+def test_watcher_remembers_a_bounded_number_of_files(nobody_dir):
+    """The watcher remembered every file ever mapped on the host, for the daemon's life.  nobody
+    maps a 64 MiB file 'first', then short-lived processes (100 files each, paced to the mapping
+    records' ring) map ITT_WATCH_FILES + 1000 distinct files, the last of them a 64 MiB file
+    'last'; then each big one is mapped again.  The daemon's read count (/proc/PID/io rchar) says
+    which it read again: 'last', used recently, is remembered (read once); 'first', the least
+    recently used, was forgotten and is read again (the old table read it once: it never forgot)."""
+    bound = watch_files_bound()
+    big = {k: os.path.join(nobody_dir, f"lib{k}.so") for k in ("first", "last")}
+    small = [os.path.join(nobody_dir, f"lib{i:05d}.so") for i in range(bound + 1000)]
+    for p in small:
+        with open(p, "wb") as f:
+            f.write(b"\0" * 4096)
+    for p in big.values():
+        with open(p, "wb") as f:
+            f.truncate(64 << 20)
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", nobody_dir], check=True)
+
+    def map_files(paths, d):
+        """Mapped by nobody, then the daemon's bytes read once it has taken them in."""
+        before = rchar(d.p.pid)
+        subprocess.run(AS_NOBODY + [sys.executable, "-c", MAPPER] + paths, check=True, timeout=60)
+        d.metrics_after(2)
+        return rchar(d.p.pid) - before
+
+    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+        first = map_files([big["first"]], d)
+        for i in range(0, len(small), 100):
+            map_files(small[i:i + 100] + ([big["last"]] if i + 100 >= len(small) else []), d)
+        again = {k: map_files([p], d) for k, p in big.items()}
+        assert d.stop() == 0, d.stderr()
+    print(f"first read {first >> 20} MiB; mapped again: {({k: v >> 20 for k, v in again.items()})} MiB")
+    assert first >= 64 << 20, "the first file was not read"
+    assert again["last"] < 32 << 20, "the file mapped last was forgotten: read again"
+    assert again["first"] >= 64 << 20, f"the least recently used of {bound + 1002} files was remembered"
