@@ -205,3 +205,45 @@ def test_debuglink_to_a_root_only_file(nobody_dir):
         assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
     finally:
         subprocess.run(["rm", "-rf", secret_dir])
+
+
+NOTE_MAX = 16 << 20	# ELF_READ_SECTION_MAX: the most of one section handed to libelf
+FILE_MEMORY_MAX = 256 << 20	# ELF_READ_MEMORY_MAX: the most one file's symbols may take
+
+
+def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
+    """nobody's library carries 40 note sections of 16 MiB each (each within the bound on one
+    section, in a sparse tail: no disk used) and no build id, so that every note is read looking
+    for one.  libelf keeps each section read until the file is closed: root tmabpf held all 640 MiB
+    (peak RSS 659 MiB here).  Now the notes are charged to the file's memory limit (256 MiB) before
+    any is read: the file is not read, one line names it, the run ends with its report, its peak
+    RSS under the limit."""
+    lib = asm_library(nobody_dir, "libnotes.so", "tmabpf_spin")
+    subprocess.run(["objcopy", "--remove-section=.note.gnu.build-id", lib], check=True)
+    blob = os.path.join(nobody_dir, "note.bin")
+    with open(blob, "wb") as f:
+        f.write(b"\0" * 16)
+    n = 40
+    subprocess.run(["objcopy"] + [f"--add-section=.note.tmabpf{i:02d}={blob}" for i in range(n)] + [lib], check=True)
+    with open(lib, "rb") as f:
+        data = f.read()
+    notes = [h for name, h in section_headers(data) if name.startswith(".note.tmabpf")]
+    assert len(notes) == n, section_headers(data)
+    with open(lib, "r+b") as f:  # each note: SHT_NOTE, 16 MiB of the sparse tail
+        for i, h in enumerate(notes):
+            f.seek(h + 4)
+            f.write(struct.pack("<I", 7))
+            f.seek(h + 0x18)
+            f.write(struct.pack("<QQ", len(data) + i * NOTE_MAX, NOTE_MAX))
+        f.truncate(len(data) + n * NOTE_MAX)
+    os.chown(lib, NOBODY, NOBODY)
+    assert n * NOTE_MAX > FILE_MEMORY_MAX and os.stat(lib).st_blocks * 512 < 1 << 20
+    out = os.path.join(nobody_dir, "out.json")
+    rc, err, secs, rss = sample_spinner(lib, out)
+    print(f"--sample -p -d 1 on a library with {n} notes of 16 MiB: {secs:.1f} s, peak RSS {rss >> 10} MiB")
+    assert rc == 0, err
+    rep = load_json(out)
+    said = [w for w in rep["warnings"] if w.startswith("symbols of") and "libnotes.so" in w]
+    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
+    assert rss < (FILE_MEMORY_MAX >> 10), f"peak RSS {rss >> 10} MiB: the notes were read"
+    assert [s for s in rep["samples"] if s["module"] == "libnotes.so"], "the library's samples are not in the report"
