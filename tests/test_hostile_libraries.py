@@ -247,3 +247,37 @@ def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
     assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
     assert rss < (FILE_MEMORY_MAX >> 10), f"peak RSS {rss >> 10} MiB: the notes were read"
     assert [s for s in rep["samples"] if s["module"] == "libnotes.so"], "the library's samples are not in the report"
+
+
+def test_symbols_naming_one_long_string(nobody_dir):
+    """nobody's library has a .symtab of 600 functions that all name one 1 MiB string of its 1 MiB
+    .strtab (legal: a table may share names).  Each symbol kept its own copy: 600 MiB for a 1 MiB
+    file (634 MiB peak RSS here).  Now each symbol's name and entries are charged to the file's memory limit before they
+    are kept: past 256 MiB the file is given up (148 MiB peak), said in one line, the report written."""
+    lib = asm_library(nobody_dir, "libnames.so", "tmabpf_spin")
+    with open(lib, "rb") as f:
+        data = f.read()
+    heads = section_headers(data)
+    sec = dict(heads)
+    text = [i for i, (name, _) in enumerate(heads) if name == ".text"][0]
+    text_addr, = struct.unpack_from("<Q", data, sec[".text"] + 0x10)
+    strtab = b"\0" + b"A" * (1 << 20) + b"\0"
+    n = 600
+    symtab = b"\0" * 24 + b"".join(struct.pack("<IBBHQQ", 1, 0x12, 0, text, text_addr + i, 1) for i in range(n))
+    with open(lib, "r+b") as f:  # .strtab and .symtab: the new tables at the file's end
+        f.seek(sec[".strtab"] + 0x18)
+        f.write(struct.pack("<QQ", len(data), len(strtab)))
+        f.seek(sec[".symtab"] + 0x18)
+        f.write(struct.pack("<QQ", len(data) + len(strtab), len(symtab)))
+        f.seek(len(data))
+        f.write(strtab + symtab)
+    os.chown(lib, NOBODY, NOBODY)
+    out = os.path.join(nobody_dir, "out.json")
+    rc, err, secs, rss = sample_spinner(lib, out)
+    print(f"--sample -p -d 1 on {n} symbols naming one 1 MiB string: {secs:.1f} s, peak RSS {rss >> 10} MiB")
+    assert rc == 0, err
+    rep = load_json(out)
+    said = [w for w in rep["warnings"] if w.startswith("symbols of") and "libnames.so" in w]
+    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
+    assert rss < (FILE_MEMORY_MAX >> 10), f"peak RSS {rss >> 10} MiB: each symbol kept its copy of the name"
+    assert [s for s in rep["samples"] if s["module"] == "libnames.so"], "the library's samples are not in the report"
