@@ -252,8 +252,9 @@ def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
 def test_symbols_naming_one_long_string(nobody_dir):
     """nobody's library has a .symtab of 600 functions that all name one 1 MiB string of its 1 MiB
     .strtab (legal: a table may share names).  Each symbol kept its own copy: 600 MiB for a 1 MiB
-    file (634 MiB peak RSS here).  Now each symbol's name and entries are charged to the file's memory limit before they
-    are kept: past 256 MiB the file is given up (148 MiB peak), said in one line, the report written."""
+    file (634 MiB peak RSS here).  Now each symbol's name and entries are charged to the file's
+    memory limit before they are kept: past 256 MiB the file is given up (148 MiB peak), said in one
+    line, the report written."""
     lib = asm_library(nobody_dir, "libnames.so", "tmabpf_spin")
     with open(lib, "rb") as f:
         data = f.read()
