@@ -391,8 +391,10 @@ static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 	if (!name || !name[0])
 		return 0;
 	/* what it will hold, charged before: its raw entry (twice: the vector doubles), its merged
-	 * entry, its name and demangled name (a user's table may name a long string many times) */
-	if (elf_read_charge(c->er, 2 * sizeof(struct rawsym) + sizeof(struct elfsym) + 2 * (strlen(name) + 1 + 16)))
+	 * entry, its name, and a C++ name's demangled one (a user's table may name a long string many
+	 * times) */
+	if (elf_read_charge(c->er, 2 * sizeof(struct rawsym) + sizeof(struct elfsym) +
+				   (strncmp(name, "_Z", 2) ? 1 : 2) * (strlen(name) + 1 + 16)))
 		return -E2BIG;
 	r.addr = sym->st_value;
 	r.size = sym->st_size;
