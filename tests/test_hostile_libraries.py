@@ -212,6 +212,22 @@ FILE_MEMORY_MAX = 256 << 20	# ELF_READ_MEMORY_MAX: the most one file's symbols m
 SLACK = 64 << 20	# the rest of tmabpf (~25 MiB here)
 
 
+def sampled_past_the_limit(lib, what):
+    """lib (nobody's now), whose symbols need more than the file's memory limit, sampled by root
+    tmabpf: the run ends with its report, its samples there, one line naming the file, peak RSS
+    under the limit + SLACK."""
+    os.chown(lib, NOBODY, NOBODY)
+    out = os.path.join(os.path.dirname(lib), "out.json")
+    rc, err, secs, rss = sample_spinner(lib, out)
+    print(f"--sample -p -d 1 on {what}: {secs:.1f} s, peak RSS {rss >> 10} MiB")
+    assert rc == 0, err
+    rep, name = load_json(out), os.path.basename(lib)
+    said = [w for w in rep["warnings"] if w.startswith("symbols of") and name in w]
+    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
+    assert rss < (FILE_MEMORY_MAX + SLACK) >> 10, f"peak RSS {rss >> 10} MiB: the file was read past its limit"
+    assert [s for s in rep["samples"] if s["module"] == name], "the library's samples are not in the report"
+
+
 def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
     """nobody's library carries 40 note sections of 16 MiB each (each within the bound on one
     section, in a sparse tail: no disk used) and no build id, so that every note is read looking
@@ -237,17 +253,8 @@ def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
             f.seek(h + 0x18)
             f.write(struct.pack("<QQ", len(data) + i * NOTE_MAX, NOTE_MAX))
         f.truncate(len(data) + n * NOTE_MAX)
-    os.chown(lib, NOBODY, NOBODY)
     assert n * NOTE_MAX > FILE_MEMORY_MAX and os.stat(lib).st_blocks * 512 < 1 << 20
-    out = os.path.join(nobody_dir, "out.json")
-    rc, err, secs, rss = sample_spinner(lib, out)
-    print(f"--sample -p -d 1 on a library with {n} notes of 16 MiB: {secs:.1f} s, peak RSS {rss >> 10} MiB")
-    assert rc == 0, err
-    rep = load_json(out)
-    said = [w for w in rep["warnings"] if w.startswith("symbols of") and "libnotes.so" in w]
-    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
-    assert rss < (FILE_MEMORY_MAX + SLACK) >> 10, f"peak RSS {rss >> 10} MiB: the notes were read"
-    assert [s for s in rep["samples"] if s["module"] == "libnotes.so"], "the library's samples are not in the report"
+    sampled_past_the_limit(lib, f"a library with {n} notes of 16 MiB")
 
 
 def test_symbols_naming_one_long_string(nobody_dir):
@@ -273,13 +280,4 @@ def test_symbols_naming_one_long_string(nobody_dir):
         f.write(struct.pack("<QQ", len(data) + len(strtab), len(symtab)))
         f.seek(len(data))
         f.write(strtab + symtab)
-    os.chown(lib, NOBODY, NOBODY)
-    out = os.path.join(nobody_dir, "out.json")
-    rc, err, secs, rss = sample_spinner(lib, out)
-    print(f"--sample -p -d 1 on {n} symbols naming one 1 MiB string: {secs:.1f} s, peak RSS {rss >> 10} MiB")
-    assert rc == 0, err
-    rep = load_json(out)
-    said = [w for w in rep["warnings"] if w.startswith("symbols of") and "libnames.so" in w]
-    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
-    assert rss < (FILE_MEMORY_MAX + SLACK) >> 10, f"peak RSS {rss >> 10} MiB: each symbol kept its copy of the name"
-    assert [s for s in rep["samples"] if s["module"] == "libnames.so"], "the library's samples are not in the report"
+    sampled_past_the_limit(lib, f"{n} symbols naming one 1 MiB string")
