@@ -191,6 +191,7 @@ bool elf_read_ids_bounded(const struct elf_read *e)
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, n;
 	uint64_t notes = 0;
+	bool names_read = false;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
 
@@ -209,8 +210,9 @@ bool elf_read_ids_bounded(const struct elf_read *e)
 		if (sh.sh_type == SHT_PROGBITS && shstrndx) {
 			Elf_Scn *names = elf_getscn(e->elf, shstrndx);
 
-			if (!names || !elf_read_small_data(e, names))
+			if (!names || (!names_read && !elf_read_small_data(e, names)))
 				return false;
+			names_read = true;	/* charged once: libelf keeps it */
 			name = elf_strptr(e->elf, shstrndx, sh.sh_name);
 			if (name && !strcmp(name, ".gnu_debuglink") && !section_small(e, &sh))
 				return false;
