@@ -149,14 +149,18 @@ MARKERS = b"INTEL_LIBITTNOTIFY64\0__itt_api_init\0"	# what the watcher looks for
 TRUNCATER = """
 import mmap, os, sys, time
 path, size, until = sys.argv[1], int(sys.argv[2]), time.time() + float(sys.argv[3])
-fd, cycles = os.open(path, os.O_RDWR), 0
+cycles = 0
 while time.time() < until:
+    p = f"{path}.{cycles}"                                  # a new file each time: each is scanned
+    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
     os.ftruncate(fd, size)                                  # a sparse file, no disk used
     m = mmap.mmap(fd, size, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)  # a mapping record
     time.sleep(0.1)
     os.ftruncate(fd, 0)                                     # its pages gone under any reader's mapping
     time.sleep(0.005)
     m.close()
+    os.close(fd)
+    os.unlink(p)
     cycles += 1
 print(cycles)
 """
@@ -168,14 +172,12 @@ def rchar(pid):
 
 
 def test_file_truncated_while_the_watcher_scans_it(nobody_dir):
-    """nobody maps a 512 MiB sparse file executable and truncates it to nothing 100 ms after each
-    mapping, for 4 s, while root 'tmabpf daemon --itt' scans each newly mapped file for ITT's
-    names.  The watcher mapped the file whole and searched it: the truncation under its mapping
+    """nobody maps a new 512 MiB sparse file executable and truncates it to nothing 100 ms after
+    mapping it, one after the other for 4 s, while root 'tmabpf daemon --itt' scans each newly
+    mapped file for ITT's names.  The watcher mapped the file whole and searched it: the truncation under its mapping
     killed the daemon with SIGBUS.  Now it reads the file (the daemon's read count grows by
     megabytes), the truncation ends the read, and the daemon lives on and keeps serving /metrics."""
     path = os.path.join(nobody_dir, "libtrunc.so")
-    open(path, "wb").close()
-    os.chown(path, NOBODY, NOBODY)
     with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
         before = rchar(d.p.pid)
         t = subprocess.run(AS_NOBODY + [sys.executable, "-c", TRUNCATER, path, str(512 << 20), "4"],
