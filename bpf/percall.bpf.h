@@ -88,10 +88,10 @@ static __noinline bool percall_slot(__u32 fn, __u32 tgid, __u32 *slot)
 		return true;
 	}
 	if (READ_ONCE(percall_next_slot) >= PERCALL_MAX_FUNCS)
-		return false;	/* all given: no atomic add at every return of a function without one */
+		goto full;	/* all given: no atomic add at every return of a function without one */
 	next = __sync_fetch_and_add(&percall_next_slot, 1);
 	if (next >= PERCALL_MAX_FUNCS)
-		return false;
+		goto full;
 	s = next;
 	if (bpf_map_update_elem(&percall_slots, &key, &s, BPF_NOEXIST)) {
 		/* another CPU gave it one first: that one (this slot stays unused) */
@@ -102,6 +102,9 @@ static __noinline bool percall_slot(__u32 fn, __u32 tgid, __u32 *slot)
 	}
 	*slot = s;
 	return true;
+full:
+	stat_inc(STAT_PERCALL_SLOTS_FULL);	/* per CPU: no atomic either */
+	return false;
 }
 
 /* A matched return of fn of process tgid (outermost: its inclusive times count). */

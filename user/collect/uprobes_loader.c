@@ -539,11 +539,6 @@ int uprobes_percall_slot_key(struct uprobes_prog *u, unsigned int slot, uint64_t
 	return *key ? 0 : -ENOENT;
 }
 
-unsigned int uprobes_percall_slots_asked(const struct uprobes_prog *u)
-{
-	return u->skel && u->skel->data ? u->skel->data->percall_next_slot : 0;
-}
-
 void uprobes_destroy(struct uprobes_prog *u)
 {
 	uprobes_detach(u);
