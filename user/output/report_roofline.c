@@ -71,6 +71,18 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_end(j);
 }
 
+/* The tokens/s the DRAM bandwidth allows and the share reached; null without roofs. */
+static void bound_json(struct json *j, double bound, double share)
+{
+	if (bound > 0) {
+		json_double(j, "bandwidth_bound_tokens_per_s", bound);
+		json_double(j, "share", share);
+	} else {
+		json_null(j, "bandwidth_bound_tokens_per_s");
+		json_null(j, "share");
+	}
+}
+
 static void per_token_json(const struct report *r, struct json *j)
 {
 	struct roofline_token t;
@@ -84,13 +96,7 @@ static void per_token_json(const struct report *r, struct json *j)
 	json_double(j, "flops", t.flops);
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
-	if (t.bound_tokens_per_s > 0) {
-		json_double(j, "bandwidth_bound_tokens_per_s", t.bound_tokens_per_s);
-		json_double(j, "share", t.share);
-	} else {
-		json_null(j, "bandwidth_bound_tokens_per_s");
-		json_null(j, "share");
-	}
+	bound_json(j, t.bound_tokens_per_s, t.share);
 	json_obj_end(j);
 }
 
@@ -110,13 +116,7 @@ void report_roofline_window_json(const struct report *r, const struct iteration 
 	json_u64(j, "bytes", it->work.bytes);
 	json_double(j, "bytes_per_s", w.bytes_per_s);
 	json_double(j, "tokens_per_s", w.tokens_per_s);
-	if (w.bound_tokens_per_s > 0) {
-		json_double(j, "bandwidth_bound_tokens_per_s", w.bound_tokens_per_s);
-		json_double(j, "share", w.share);
-	} else {
-		json_null(j, "bandwidth_bound_tokens_per_s");
-		json_null(j, "share");
-	}
+	bound_json(j, w.bound_tokens_per_s, w.share);
 	json_obj_end(j);
 }
 
@@ -211,8 +211,8 @@ int report_roofline_live(const struct report *r, int last, char *line, size_t le
 	units_si(bw, sizeof(bw), w.bytes_per_s, " ");
 	if (w.bound_tokens_per_s > 0)
 		snprintf(bound, sizeof(bound), " of %.1f bound (%.1f%%)", w.bound_tokens_per_s, 100 * w.share);
-	else
-		snprintf(bound, sizeof(bound), "; no roofs: sudo tmabpf roofs");
+	else	/* no roofs, or no work to bound */
+		snprintf(bound, sizeof(bound), "%s", r->roofline->have_roofs ? "" : "; no roofs: sudo tmabpf roofs");
 	snprintf(line, len, "  per token: %sFLOP %sB %sB/s, %.1f tok/s%s", fl, by, bw, w.tokens_per_s, bound);
 	return 1;
 }
