@@ -212,7 +212,7 @@ int report_roofline_live(const struct report *r, int last, char *line, size_t le
 	if (w.bound_tokens_per_s > 0)
 		snprintf(bound, sizeof(bound), " of %.1f bound (%.1f%%)", w.bound_tokens_per_s, 100 * w.share);
 	else	/* no roofs, or no work to bound */
-		snprintf(bound, sizeof(bound), "%s", r->roofline->have_roofs ? "" : "; no roofs: sudo tmabpf roofs");
+		snprintf(bound, sizeof(bound), "%s", r->roofline->have_roofs ? "" : "; no roofs: tmabpf roofs");
 	snprintf(line, len, "  per token: %sFLOP %sB %sB/s, %.1f tok/s%s", fl, by, bw, w.tokens_per_s, bound);
 	return 1;
 }
