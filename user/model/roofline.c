@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bpf/roof_shapes.h"
+#include "lib/sorted.h"
 #include "model/counters.h"
 #include "model/roofline.h"
 #include "tma/tma.h"
@@ -105,9 +106,17 @@ void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
 		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);
 }
 
+/* The DRAM read roof of the threads the verdicts use; 0 without one. */
+static double dram_read(const struct roofline_result *r)
+{
+	const struct roof_figure *dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
+
+	return r->have_roofs && dram->valid ? dram->median : 0;
+}
+
 int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t)
 {
-	const struct roof_figure *dram;
+	double dram;
 	struct iter_stats st;
 	double flops = 0, bytes = 0;
 
@@ -125,11 +134,81 @@ int roofline_per_token(const struct roofline_result *r, const struct iterations 
 	t->flops = flops / (double)it->n;
 	t->bytes = bytes / (double)it->n;
 	t->tokens_per_s = st.per_s;
-	dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
-	if (r->have_roofs && dram->valid) {
-		t->bound_tokens_per_s = dram->median / t->bytes;
+	dram = dram_read(r);
+	if (dram > 0) {
+		t->bound_tokens_per_s = dram / t->bytes;
 		t->share = t->tokens_per_s / t->bound_tokens_per_s;
 	}
+	return 0;
+}
+
+/* n windows of flops, bytes and wall_ns in all */
+static void window_of(const struct roofline_result *r, double n, double flops, double bytes, double wall_ns,
+		      struct roofline_window *w)
+{
+	double dram = dram_read(r), secs = wall_ns / 1e9;
+
+	memset(w, 0, sizeof(*w));
+	if (!(n > 0))
+		return;
+	w->flops = flops / n;
+	w->bytes = bytes / n;
+	w->bytes_per_s = secs > 0 ? bytes / secs : 0;
+	w->tokens_per_s = secs > 0 ? n / secs : 0;
+	if (dram > 0 && w->bytes > 0) {
+		w->bound_tokens_per_s = dram / w->bytes;
+		w->share = w->tokens_per_s / w->bound_tokens_per_s;
+	}
+}
+
+void roofline_window(const struct roofline_result *r, const struct iteration *it, struct roofline_window *w)
+{
+	window_of(r, 1, (double)it->work.flops, (double)it->work.bytes, (double)it->wall_ns, w);
+}
+
+void roofline_windows(const struct roofline_result *r, const struct iterations *it, size_t from,
+		      struct roofline_window *w)
+{
+	double flops = 0, bytes = 0, wall = 0;
+
+	for (size_t k = from; k < it->n; k++) {
+		flops += (double)it->v[k].work.flops;
+		bytes += (double)it->v[k].work.bytes;
+		wall += (double)it->v[k].wall_ns;
+	}
+	window_of(r, it->n > from ? (double)(it->n - from) : 0, flops, bytes, wall, w);
+}
+
+static void spread_of(double *v, size_t n, struct roofline_spread *s)
+{
+	qsort(v, n, sizeof(*v), sorted_cmp_double);
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share)
+{
+	double *v;
+	size_t n = it ? it->n : 0;
+
+	if (!n)
+		return -ENOENT;
+	if (!(v = malloc(3 * n * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		struct roofline_window w;
+
+		roofline_window(r, &it->v[k], &w);
+		v[k] = w.flops;
+		v[n + k] = w.bytes;
+		v[2 * n + k] = w.share;
+	}
+	spread_of(v, n, flops);
+	spread_of(v + n, n, bytes);
+	spread_of(v + 2 * n, n, share);
+	free(v);
 	return 0;
 }
 

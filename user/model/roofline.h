@@ -88,6 +88,29 @@ int roofline_measure(const struct roofline_result *rl, const struct tma_cpu *c, 
 /* 0, or -ENOENT when there are no iterations or no work. */
 int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t);
 
+/* With --per-call: one iteration's (token window's) work, from the snapshots at its edges
+ * (iteration.work), against the DRAM bandwidth. */
+struct roofline_window {
+	double flops, bytes;		/* the window's */
+	double bytes_per_s;		/* achieved: bytes / the window's wall time */
+	double tokens_per_s;		/* 1 / the window's wall time */
+	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes; 0 without roofs or bytes */
+	double share;			/* tokens_per_s / bound_tokens_per_s (= bytes_per_s / DRAM bandwidth) */
+};
+
+void roofline_window(const struct roofline_result *r, const struct iteration *it, struct roofline_window *w);
+/* The windows it->v[from, it->n) as one: their work and wall times summed. */
+void roofline_windows(const struct roofline_result *r, const struct iterations *it, size_t from,
+		      struct roofline_window *w);
+
+struct roofline_spread {
+	double min, median, max;
+};
+/* Over the windows: the spread of their FLOPs, bytes, and share of the bound (0s without roofs).
+ * 0, -ENOENT without windows, -ENOMEM. */
+int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share);
+
 /* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
  * are there), sort the rows by time and fill the histogram. */
 void roofline_judge(struct roofline_result *r);

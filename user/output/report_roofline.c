@@ -73,6 +73,18 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_end(j);
 }
 
+/* The tokens/s the DRAM bandwidth allows and the share reached; null without roofs. */
+static void bound_json(struct json *j, double bound, double share)
+{
+	if (bound > 0) {
+		json_double(j, "bandwidth_bound_tokens_per_s", bound);
+		json_double(j, "share", share);
+	} else {
+		json_null(j, "bandwidth_bound_tokens_per_s");
+		json_null(j, "share");
+	}
+}
+
 static void per_token_json(const struct report *r, struct json *j)
 {
 	struct roofline_token t;
@@ -86,13 +98,27 @@ static void per_token_json(const struct report *r, struct json *j)
 	json_double(j, "flops", t.flops);
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
-	if (t.bound_tokens_per_s > 0) {
-		json_double(j, "bandwidth_bound_tokens_per_s", t.bound_tokens_per_s);
-		json_double(j, "share", t.share);
-	} else {
-		json_null(j, "bandwidth_bound_tokens_per_s");
-		json_null(j, "share");
+	bound_json(j, t.bound_tokens_per_s, t.share);
+	json_obj_end(j);
+}
+
+void report_roofline_window_json(const struct report *r, const struct iteration *it, struct json *j)
+{
+	struct roofline_window w;
+
+	if (!r->roofline) {
+		json_null(j, "roofline");
+		return;
 	}
+	roofline_window(r->roofline, it, &w);
+	json_obj_begin(j, "roofline");
+	json_u64(j, "calls", it->work.calls);
+	json_u64(j, "calls_wall_ns", it->work.wall_ns);
+	json_u64(j, "flops", it->work.flops);
+	json_u64(j, "bytes", it->work.bytes);
+	json_double(j, "bytes_per_s", w.bytes_per_s);
+	json_double(j, "tokens_per_s", w.tokens_per_s);
+	bound_json(j, w.bound_tokens_per_s, w.share);
 	json_obj_end(j);
 }
 
@@ -250,6 +276,47 @@ static void measured_text(const struct report *r, FILE *f, int width)
 			   "masked-out lane counts as computed)");
 }
 
+/* The windows' spread: each token's work differs (a prefill pass, a growing context). */
+static void windows_text(const struct report *r, FILE *f, int width)
+{
+	struct roofline_spread fl, by, sh;
+	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "";
+
+	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh))
+		return;
+	units_si(f0, sizeof(f0), fl.min, "");
+	units_si(f1, sizeof(f1), fl.median, "");
+	units_si(f2, sizeof(f2), fl.max, "");
+	units_si(b0, sizeof(b0), by.min, "");
+	units_si(b1, sizeof(b1), by.median, "");
+	units_si(b2, sizeof(b2), by.max, "");
+	if (sh.max > 0)
+		snprintf(share, sizeof(share), "; share of its bandwidth bound %.1f / %.1f / %.1f %%", 100 * sh.min,
+			 100 * sh.median, 100 * sh.max);
+	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s", f0, f1, f2,
+		   b0, b1, b2, share);
+}
+
+int report_roofline_live(const struct report *r, int last, char *line, size_t len)
+{
+	const struct iterations *s = r->iters;
+	struct roofline_window w;
+	char fl[16], by[16], bw[16], bound[64];
+
+	if (!r->roofline || !s || !s->n)
+		return 0;
+	roofline_windows(r->roofline, s, s->n > (size_t)last ? s->n - (size_t)last : 0, &w);
+	units_si(fl, sizeof(fl), w.flops, " ");
+	units_si(by, sizeof(by), w.bytes, " ");
+	units_si(bw, sizeof(bw), w.bytes_per_s, " ");
+	if (w.bound_tokens_per_s > 0)
+		snprintf(bound, sizeof(bound), " of %.1f bound (%.1f%%)", w.bound_tokens_per_s, 100 * w.share);
+	else	/* no roofs, or no work to bound */
+		snprintf(bound, sizeof(bound), "%s", r->roofline->have_roofs ? "" : "; no roofs: tmabpf roofs");
+	snprintf(line, len, "  per token: %sFLOP %sB %sB/s, %.1f tok/s%s", fl, by, bw, w.tokens_per_s, bound);
+	return 1;
+}
+
 /* FUNCTION SHAPE CALLS WALL_MS FLOP/s B/s FLOP/B ROOF SHARE: the columns before VERDICT. */
 #define ROOFLINE_FIXED (12 + 1 + 20 + 1 + 7 + 1 + 9 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 5)
 
@@ -268,6 +335,7 @@ void report_roofline_text(const struct report *r, FILE *f, int top, int width)
 	text_wrapf(f, width, 2, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; %s):",
 		   (unsigned long long)rl->calls, roofs);
 	per_token_text(r, f, width);
+	windows_text(r, f, width);
 	measured_text(r, f, width);
 	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s%s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
 		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", ROOFLINE_FIXED + 9 <= width ? "  VERDICT" : "");
