@@ -304,3 +304,44 @@ def test_watcher_remembers_a_bounded_number_of_files(nobody_dir):
     assert first >= 64 << 20, "the first file was not read"
     assert again["last"] < 32 << 20, "the file mapped last was forgotten: read again"
     assert again["first"] >= 64 << 20, f"the least recently used of {bound + 1002} files was remembered"
+
+
+HOLDER = """
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)  # a mapping record
+print("mapped", flush=True)
+time.sleep(60)
+"""
+
+
+def test_huge_sparse_file_is_searched_only_to_a_bound(nobody_dir):
+    """nobody maps a 1 TiB sparse file (no disk used).  The watcher read it whole, searching for
+    ITT's names: minutes of root's daemon reading zeros (here, tens of GB in the seconds the test
+    waits).  Now it stops at 2 GiB, says so in one line naming the file, and goes on."""
+    path = os.path.join(nobody_dir, "libhuge.so")
+    with open(path, "wb") as f:
+        f.truncate(1 << 40)
+    os.chown(path, NOBODY, NOBODY)
+    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+        before = rchar(d.p.pid)
+        holder = subprocess.Popen(AS_NOBODY + [sys.executable, "-c", HOLDER, path], stdout=subprocess.PIPE,
+                                  text=True)
+        try:
+            assert holder.stdout.readline().strip() == "mapped"
+            time.sleep(8)
+            read = rchar(d.p.pid) - before
+            assert d.alive(), d.stderr()
+            m = d.metrics_after(2, timeout=20)
+            assert select(m, "tmabpf_refreshes_total"), "no /metrics"
+        finally:
+            holder.kill()
+            holder.wait()
+        rc = d.stop()
+        said = [l for l in d.stderr().splitlines() if "libhuge.so" in l]
+    print(f"the daemon read {read >> 20} MiB in 8 s; said: {said}")
+    # 2 GiB of it, and what else the daemon reads meanwhile (/proc, the other tests of a loaded host)
+    assert read <= 3 << 30, f"the daemon read {read >> 20} MiB of a sparse file in 8 s"
+    assert read >= 1 << 30, f"the daemon read {read >> 20} MiB: the file was never searched"
+    assert len(said) == 1 and "only its first 2 GiB" in said[0], said
+    assert rc == 0, d.stderr()

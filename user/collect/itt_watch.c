@@ -25,6 +25,10 @@ static uint64_t file_key(unsigned int maj, unsigned int min, uint64_t ino)
 	return (uint64_t)makedev(maj, min) << 40 ^ ino;
 }
 
+/* A file is searched for ITT's names this far at most: a user's huge sparse file would hold root's
+ * daemon reading zeros for minutes (1 TiB: ~3 min of a CPU); the largest real libraries are ~2 GiB. */
+#define ITT_SCAN_MAX (2ULL << 30)
+
 /* CARRIES when the file names both the variable ITT's static part reads and the function it looks
  * up in a collector (tmabpf, which names the variable, and the collector, which has the function, do
  * not), else LACKS; NULL when it cannot be read. */
@@ -50,7 +54,8 @@ static void *file_carries_itt(int pid, const char *path, uint64_t ino)
 		return NULL;
 	}
 	/* read, not mapped: a file its owner truncates meanwhile ends the read, never SIGBUS in root */
-	while ((!has_var || !has_fn) && (n = pread(fd, buf + keep, sizeof(buf) - keep, off)) > 0) {
+	while ((!has_var || !has_fn) && (unsigned long long)off < ITT_SCAN_MAX &&
+	       (n = pread(fd, buf + keep, sizeof(buf) - keep, off)) > 0) {
 		size_t len = keep + (size_t)n;
 
 		off += n;
@@ -60,6 +65,9 @@ static void *file_carries_itt(int pid, const char *path, uint64_t ino)
 		memmove(buf, buf + len - keep, keep);
 	}
 	close(fd);
+	if ((!has_var || !has_fn) && (unsigned long long)off >= ITT_SCAN_MAX)
+		warn_add("--itt: %s (mapped by pid %d) is larger than %llu GiB: only its first %llu GiB were searched "
+			 "for ITT's names", path, pid, ITT_SCAN_MAX >> 30, ITT_SCAN_MAX >> 30);
 	return has_var && has_fn ? CARRIES : LACKS;
 }
 
