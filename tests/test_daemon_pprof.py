@@ -175,15 +175,24 @@ def test_client_gone_mid_profile(daemon):
     assert daemon.alive()
 
 
+def open_profile(d, seconds):
+    """A profile request left pending on a raw connection (closed by the caller)."""
+    s = socket.create_connection((d.host, d.port))
+    s.sendall(b"GET /debug/pprof/profile?seconds=%d HTTP/1.1\r\nHost: x\r\n\r\n" % seconds)
+    return s
+
+
 def test_profile_cap_and_retry_after(daemon):
     """seconds=3600 held every other profile request off with 429 for an hour: the longest is now
-    300 s (3600 gets 400), and a request refused meanwhile is told when to come back (Retry-After:
-    the running profile's seconds left, plus one)."""
+    300 s (3600 gets 400); PROFILES_AT_ONCE are taken at once, and a request past them is told when to
+    come back (Retry-After: the seconds left of the one that ends first, plus one), not when the
+    first one asked ends."""
     status, body, _ = fetch(daemon, "/debug/pprof/profile?seconds=3600")
     assert status == 400 and b"from 1 to 300" in body, (status, body)
-    s = socket.create_connection((daemon.host, daemon.port))
-    s.sendall(b"GET /debug/pprof/profile?seconds=30 HTTP/1.1\r\nHost: x\r\n\r\n")
+    socks = [open_profile(daemon, 30)]
     try:
+        time.sleep(0.3)
+        socks += [open_profile(daemon, n) for n in (30, 10, 30)[:PROFILES_AT_ONCE - 1]]
         time.sleep(1.0)
         c = http.client.HTTPConnection(daemon.host, daemon.port, timeout=10)
         c.request("GET", "/debug/pprof/profile?seconds=5")
@@ -191,11 +200,133 @@ def test_profile_cap_and_retry_after(daemon):
         body = r.read()
         c.close()
         assert r.status == 429, (r.status, body)
+        assert body.decode().startswith("429 ") and body.decode().count("\n") == 1, body
         after = int(r.getheader("Retry-After"))
-        assert 25 <= after <= 31, after
+        assert 8 <= after <= 11, after		# the 10 s one's, asked ~1 s ago
     finally:
-        s.close()
+        for s in socks:
+            s.close()
     assert daemon.alive()
+
+
+PROFILES_AT_ONCE = 4	# daemon_http.h HTTP_PROFILES_AT_ONCE, as man/tmabpf-daemon.8.md says
+
+
+def spin_profiles(d, tmp, windows, pid):
+    """Profiles of the given (delay before asking, seconds) taken concurrently: for each, its status
+    and, when 200, the workload pid's (samples, CPU seconds, leaf function with the most CPU) and
+    the profile's own duration (go tool pprof -raw)."""
+    res = [None] * len(windows)
+
+    def one(i, delay, secs):
+        time.sleep(delay)
+        res[i] = fetch(d, f"/debug/pprof/profile?seconds={secs}")
+
+    ts = [threading.Thread(target=one, args=(i, *w)) for i, w in enumerate(windows)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    out = []
+    for i, (status, body, _) in enumerate(res):
+        if status != 200:
+            out.append((status, None))
+            continue
+        prof = tmp / f"p{i}.pb.gz"
+        prof.write_bytes(body)
+        raw = go_pprof(["-raw", str(prof)], tmp)
+        dur = re.search(r"^Duration: (\S+)", raw, re.M)
+        locs, samples = parse_raw(raw)
+        mine = [x for x in samples if x["labels"].get("pid") == str(pid)]
+        leaf = {}
+        for x in mine:
+            leaf[locs[x["locs"][0]]] = leaf.get(locs[x["locs"][0]], 0) + x["values"][1]
+        out.append((status, {"n": sum(x["values"][0] for x in mine), "cpu": sum(x["values"][1] for x in mine) / 1e9,
+                             "top": max(leaf, key=leaf.get) if leaf else None, "dur": dur.group(1) if dur else None}))
+    return out
+
+
+@pytest.fixture
+def fast():
+    """A daemon sampling at 499 Hz: short windows of a workload its host lets run on part of a CPU
+    still hold enough samples to compare."""
+    with Daemon("--sample-hz", "499") as d:
+        yield d
+
+
+def spinning():
+    wl = subprocess.Popen([GROUNDTRUTH, "spin:30000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    return wl
+
+
+def test_three_concurrent_profiles_agree(fast, tmp_path):
+    """Three profiles of 2 s asked at once (one slot each; the old daemon served one and refused the
+    others with 429) of a spinning workload: each is a valid profile whose top function in the
+    workload's pid is gt_spin, and their samples of it agree within what 2 s windows starting up to
+    0.3 s (and one ~100 ms turn of the loop) apart allow: the binomial error and 15 %."""
+    wl = spinning()
+    try:
+        got = spin_profiles(fast, tmp_path, [(0, 2), (0.15, 2), (0.3, 2)], wl.pid)
+    finally:
+        wl.kill()
+        wl.wait()
+    assert [s for s, _ in got] == [200, 200, 200], got
+    n = [p["n"] for _, p in got]
+    print("samples of the workload in each profile:", n, [p["dur"] for _, p in got])
+    assert all(p["top"] == "gt_spin" for _, p in got), got
+    assert min(n) >= 200, n
+    mean = sum(n) / 3
+    assert max(n) - min(n) <= 3 * mean ** 0.5 + 0.15 * mean, n
+
+
+def test_profiles_past_the_bound(daemon):
+    """PROFILES_AT_ONCE + 1 asked at once: exactly one gets 429 with Retry-After (at most the
+    profiles' 3 s plus one), the others are served."""
+    res = []
+    lock = threading.Lock()
+
+    def one():
+        c = http.client.HTTPConnection(daemon.host, daemon.port, timeout=30)
+        c.request("GET", "/debug/pprof/profile?seconds=3")
+        r = c.getresponse()
+        r.read()
+        with lock:
+            res.append((r.status, r.getheader("Retry-After")))
+        c.close()
+
+    ts = [threading.Thread(target=one) for _ in range(PROFILES_AT_ONCE + 1)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    assert sorted(s for s, _ in res) == [200] * PROFILES_AT_ONCE + [429], res
+    ((_, after),) = [x for x in res if x[0] == 429]
+    assert after is not None and 1 <= int(after) <= 4, res
+    assert daemon.alive()
+
+
+def test_overlapping_windows_of_different_lengths(fast, tmp_path):
+    """A 3 s profile and a 1 s one taken inside it: each has the spinning workload's CPU in
+    proportion to its own length (both windows are within the workload's spin, which keeps one
+    CPU busy as far as the host lets it): the CPU per second of each within the binomial error of
+    its samples and 15 % of the other's (per second of each profile's own duration, which the
+    loop's ~100 ms turns may lengthen)."""
+    wl = spinning()
+    try:
+        got = spin_profiles(fast, tmp_path, [(0, 3), (1.0, 1)], wl.pid)
+    finally:
+        wl.kill()
+        wl.wait()
+    assert [s for s, _ in got] == [200, 200], got
+    (_, long), (_, short) = got
+    print("3 s:", long, "1 s:", short)
+    assert long["top"] == short["top"] == "gt_spin", got
+    assert short["n"] >= 100 and long["dur"] and short["dur"], got
+    assert 3 <= float(long["dur"]) <= 3.3 and 1 <= float(short["dur"]) <= 1.3, got
+    rate_long, rate_short = long["cpu"] / float(long["dur"]), short["cpu"] / float(short["dur"])
+    rel = 3 * (1 / short["n"] + 1 / long["n"]) ** 0.5 + 0.15
+    assert abs(rate_short - rate_long) <= rel * rate_long, (rate_short, rate_long, rel)
 
 
 def test_profile_while_stopping():
