@@ -330,15 +330,20 @@ def test_overlapping_windows_of_different_lengths(fast, tmp_path):
 
 
 def test_profile_while_stopping():
-    """SIGTERM during a profile: the request gets a one-line 503 and the daemon exits cleanly."""
+    """SIGTERM during profiles: each request in flight (one per slot) gets a one-line 503 and the
+    daemon exits cleanly."""
     with Daemon() as d:
         res = []
-        t = threading.Thread(target=lambda: res.append(fetch(d, "/debug/pprof/profile?seconds=60")))
-        t.start()
+        ts = [threading.Thread(target=lambda: res.append(fetch(d, "/debug/pprof/profile?seconds=60")))
+              for _ in range(2)]
+        for t in ts:
+            t.start()
         time.sleep(1.5)
         d.p.send_signal(signal.SIGTERM)
-        t.join(30)
+        for t in ts:
+            t.join(30)
         assert d.stop() == 0, d.stderr()
-    status, body, took = res[0]
-    assert status == 503 and took < 20
-    assert body.decode().startswith("503 ") and body.decode().count("\n") == 1
+    assert len(res) == 2, res
+    for status, body, took in res:
+        assert status == 503 and took < 20, (status, body)
+        assert body.decode().startswith("503 ") and body.decode().count("\n") == 1

@@ -309,7 +309,8 @@ bool daemon_http_profile_wanted(struct daemon_http *h, int *slot, int *seconds)
 	return want;
 }
 
-/* Set the answer of the request in slot and resume it; false (body freed) when none is there. */
+/* Set the answer of the request in slot and resume it; false (body freed) when none is there (a
+ * slot whose client went away is free from then). */
 static bool profile_set_answer(struct daemon_http *h, int slot, unsigned int code, const char *type, char *body,
 			       size_t len, int from)
 {
@@ -325,6 +326,8 @@ static bool profile_set_answer(struct daemon_http *h, int slot, unsigned int cod
 		p->len = len;
 		c = p->c;
 		body = NULL;
+	} else if (p->st == PROF_GONE) {
+		p->st = PROF_IDLE;	/* its client went away as it ended: the loop is done with it too */
 	}
 	pthread_mutex_unlock(&h->lock);
 	free(body);
