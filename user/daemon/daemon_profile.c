@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/daemon_profile.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
 #include "output/pprof.h"
 
@@ -46,7 +47,8 @@ static void profile_answer(struct daemon *D, int slot, unsigned long long now)
 }
 
 /* /debug/pprof/profile: the profiles whose clients went away dropped, those asked for started (each
- * in its slot), those whose seconds are over answered. */
+ * in its slot), those whose seconds are over answered.  Each start and end at its own time, not
+ * now: encoding one profile may take a while, the next one's window is as long as it says. */
 void daemon_profile_poll(struct daemon *D, unsigned long long now)
 {
 	static const char no_sampler[] = "503 service unavailable: the daemon does not sample (--no-sample, or its "
@@ -59,7 +61,8 @@ void daemon_profile_poll(struct daemon *D, unsigned long long now)
 	while (daemon_http_profile_wanted(D->http, &slot, &secs)) {
 		/* sampled accounting: the events' estimates too, one sample type each */
 		if (!D->sampler ||
-		    daemon_sampling_profile_begin(&D->samp, &D->agg, D->acct.sampled ? &D->prep.evs : NULL, slot, now)) {
+		    daemon_sampling_profile_begin(&D->samp, &D->agg, D->acct.sampled ? &D->prep.evs : NULL, slot,
+						  now = mono_ns())) {
 			const char *msg = D->sampler ? nomem : no_sampler;
 
 			daemon_http_profile_answer(D->http, slot, 503, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
@@ -70,6 +73,6 @@ void daemon_profile_poll(struct daemon *D, unsigned long long now)
 		D->profile_end_ns[slot] = now + (unsigned long long)secs * 1000000000ULL;
 	}
 	for (int i = 0; i < HTTP_PROFILES_AT_ONCE; i++)
-		if (D->profile_end_ns[i] && now >= D->profile_end_ns[i])
+		if (D->profile_end_ns[i] && (now = mono_ns()) >= D->profile_end_ns[i])
 			profile_answer(D, i, now);
 }

@@ -151,6 +151,7 @@ int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const st
 {
 	const char *type[PROFILE_MAX_TYPES] = { "samples", "cpu" }, *unit[PROFILE_MAX_TYPES] = { "count", "nanoseconds" };
 	struct profile *p = calloc(1, sizeof(*p));
+	double wall = unix_time_s();		/* its start: this drain */
 	int n = 2;
 
 	daemon_sampling_drain(s, a, now);		/* what was sampled before the request is not in it */
@@ -167,7 +168,7 @@ int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const st
 		profile_free(p);
 		goto nomem;
 	}
-	p->time_ns = (unsigned long long)(unix_time_s() * 1e9);
+	p->time_ns = (unsigned long long)(wall * 1e9);
 	p->duration_ns = now;	/* the start, until daemon_sampling_profile_end */
 	s->prof[slot] = p;
 	s->nprof++;
