@@ -53,7 +53,7 @@ static int drain(int fd)
 
 static void over_tcp(const uint8_t *data, size_t size)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), secs;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), secs, slot;
 
 	if (fd < 0)
 		return;
@@ -63,8 +63,8 @@ static void over_tcp(const uint8_t *data, size_t size)
 		shutdown(fd, SHUT_WR);
 		for (int i = 0; i < TURNS; i++) {
 			daemon_http_turn(server, 0);
-			if (daemon_http_profile_wanted(server, &secs))	/* the daemon's loop: a profile of nothing */
-				daemon_http_profile_answer(server, 200, "application/octet-stream", strdup("x"), 1);
+			while (daemon_http_profile_wanted(server, &slot, &secs))	/* the daemon's loop: a profile of nothing */
+				daemon_http_profile_answer(server, slot, 200, "application/octet-stream", strdup("x"), 1);
 			if (drain(fd))
 				break;
 		}

@@ -89,7 +89,7 @@ void daemon_evsampled_drain(struct devs *s, struct agg *a)
 		memcpy(comm, s->vals[i].comm, sizeof(comm));
 		daemon_agg_thread_counts(a, s->keys[i].pid, s->keys[i].tid, comm, s->vals[i].c, s->vals[i].ev_samples);
 		if (s->prof)
-			daemon_sampling_profile_event_row(s->prof, &s->rows, &s->keys[i], &s->vals[i]);
+			daemon_sampling_profile_event_row(s->prof, -1, &s->rows, &s->keys[i], &s->vals[i]);
 		for (int e = 0; e < s->evs->n; e++)
 			s->samples[e] += s->vals[i].ev_samples[e];
 	}
@@ -104,7 +104,7 @@ void daemon_evsampled_drain(struct devs *s, struct agg *a)
 }
 
 /* Every stored stack deleted (none of the rows left refers to one: rows with stacks are taken
- * only while a profile is, and drained before the next). */
+ * only while a profile is, and drained before the next when none overlaps). */
 static void stacks_clear(struct devs *s)
 {
 	int fd = samples_stacks_fd(&s->rows);
@@ -119,12 +119,14 @@ void daemon_evsampled_profile_begin(struct devs *s, struct dsamp *prof)
 {
 	if (!s->ev_loaded)
 		return;
-	stacks_clear(s);
-	s->prof = prof;
-	evsamples_set_stacks(&s->ev, true);
+	if (!s->nprof++) {
+		stacks_clear(s);
+		s->prof = prof;
+		evsamples_set_stacks(&s->ev, true);
+	}
 }
 
-void daemon_evsampled_profile_end(struct devs *s)
+void daemon_evsampled_profile_end(struct devs *s, int slot)
 {
 	int fd = samples_rows_fd(&s->rows);
 	struct sample_key k, next;
@@ -133,15 +135,18 @@ void daemon_evsampled_profile_end(struct devs *s)
 
 	if (!s->prof)
 		return;
-	evsamples_set_stacks(&s->ev, false);
-	/* read, not taken: the next drain gives their counts to the aggregation (no profile then) */
+	if (s->nprof == 1)
+		evsamples_set_stacks(&s->ev, false);
+	/* read, not taken: the next drain gives their counts to the aggregation (and to the other
+	 * profiles being taken) */
 	while (!bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
 		first = false;
 		k = next;
 		if (!bpf_map_lookup_elem(fd, &k, &v))
-			daemon_sampling_profile_event_row(s->prof, &s->rows, &k, &v);
+			daemon_sampling_profile_event_row(s->prof, slot, &s->rows, &k, &v);
 	}
-	s->prof = NULL;
+	if (!--s->nprof)
+		s->prof = NULL;
 }
 
 void daemon_evsampled_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt)

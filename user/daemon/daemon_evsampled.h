@@ -28,7 +28,8 @@ struct devs {
 	struct sample_stats *vals;
 	unsigned long long samples[TMABPF_MAX_EVENTS];	/* samples of each event so far */
 	bool shared_said;
-	struct dsamp *prof;		/* a profile being taken (daemon_evsampled_profile_begin), else NULL */
+	struct dsamp *prof;		/* profiles being taken (daemon_evsampled_profile_begin), else NULL */
+	int nprof;			/* ... how many */
 };
 
 /* Load the row maps and the event-sampling program (system-wide, no stacks). */
@@ -42,12 +43,13 @@ void daemon_evsampled_tick(struct devs *s, unsigned long long now_ns);
  * daemon_agg_end); events sharing counters said once. */
 void daemon_evsampled_drain(struct devs *s, struct agg *a);
 /* A /debug/pprof/profile (daemon_sampling_profile_begin with the events) is being taken from now: the
- * events' samples take stacks (the store emptied first), and each drain adds its rows with
- * stacks to prof's profile too. */
+ * events' samples take stacks (the store emptied first when no other profile is being taken), and
+ * each drain adds its rows with stacks to prof's profiles too. */
 void daemon_evsampled_profile_begin(struct devs *s, struct dsamp *prof);
-/* ... until now: no more stacks; the rows with stacks not drained yet go into the profile as
- * well (and to the aggregation at the next drain).  Before daemon_sampling_profile_end. */
-void daemon_evsampled_profile_end(struct devs *s);
+/* ... the profile of slot until now: the rows with stacks not drained yet go into it as well (and
+ * to the aggregation and the other profiles at the next drain); the last one: no more stacks.
+ * Before daemon_sampling_profile_end. */
+void daemon_evsampled_profile_end(struct devs *s, int slot);
 void daemon_evsampled_run_stats(const struct devs *s, unsigned long long *ns, unsigned long long *cnt);
 void daemon_evsampled_detach(struct devs *s);
 void daemon_evsampled_free(struct devs *s);

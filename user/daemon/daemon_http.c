@@ -25,11 +25,13 @@ struct conn {
 	unsigned long long since_ns;	/* opened, or its last answer: the request's deadline runs from here */
 	bool cut;			/* shut down: libmicrohttpd closes it at its next turn */
 	bool profile;			/* suspended for a profile: no deadline (see daemon_http.h) */
+	int slot;			/* ... its slot in h->prof */
 };
 
-/* The one profile request in flight, guarded by the server's lock. */
+/* A profile request in flight, guarded by the server's lock.  GONE: its client went away while the
+ * loop took it; the slot is free once the loop has seen that (daemon_http_profile_abandoned). */
 struct profile_req {
-	enum { PROF_IDLE, PROF_WAITING, PROF_RUNNING, PROF_DONE } st;
+	enum { PROF_IDLE, PROF_WAITING, PROF_RUNNING, PROF_DONE, PROF_GONE } st;
 	struct MHD_Connection *c;
 	int seconds;
 	unsigned long long since_ns;	/* accepted (mono_ns) */
@@ -53,8 +55,7 @@ struct daemon_http {
 	size_t len;
 	unsigned long long text_ns;	/* guarded by lock: when it was published (CLOCK_MONOTONIC) */
 	struct daemon_http_counts counts;	/* guarded by lock */
-	struct profile_req prof;	/* guarded by lock */
-	bool abandoned;			/* guarded by lock: the running profile's client went away */
+	struct profile_req prof[HTTP_PROFILES_AT_ONCE];	/* guarded by lock */
 	bool stopping;			/* guarded by lock: profiles are refused */
 };
 
@@ -194,29 +195,53 @@ const char *daemon_http_profile_seconds(const char *v, int *secs)
 	return NULL;
 }
 
-/* A profile request: refused at once (400, 429, 503), or suspended until the loop answers. */
+/* Every slot taken: the seconds until the first of them is free (its seconds left, and one for its
+ * answer; 1 for one answered or dropped already).  Under the lock. */
+static long long profile_retry_after(const struct daemon_http *h, unsigned long long now)
+{
+	long long best = 0;
+
+	for (int i = 0; i < HTTP_PROFILES_AT_ONCE; i++) {
+		const struct profile_req *p = &h->prof[i];
+		long long left = 1;
+
+		if (p->st == PROF_WAITING || p->st == PROF_RUNNING)
+			left = p->seconds - (long long)((now - p->since_ns) / 1000000000ULL) + 1;
+		if (!i || left < best)
+			best = left;
+	}
+	return best;
+}
+
+/* A profile request: refused at once (400, 429, 503), or suspended in a free slot until the loop
+ * answers. */
 static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connection *c, struct conn *k,
 				       void **con_cls)
 {
-	static const char busy[] = "429 too many requests: a profile is being taken; retry when it is done "
-				   "(Retry-After)\n";
+	static const char busy[] = "429 too many requests: 4 profiles are being taken, the most served at once; "
+				   "retry when the first is done (Retry-After)\n";
 	static const char stopping[] = "503 service unavailable: the daemon is stopping\n";
 	const char *msg = NULL;
 	unsigned int code = MHD_HTTP_BAD_REQUEST;
 	long long retry = 0;
 	char after[24];
-	int secs = 0;
+	int secs = 0, slot = -1;
 
+	_Static_assert(HTTP_PROFILES_AT_ONCE == 4, "the message says 4");
 	msg = daemon_http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
 	pthread_mutex_lock(&h->lock);
 	if (!msg && h->stopping) {
 		msg = stopping;
 		code = MHD_HTTP_SERVICE_UNAVAILABLE;
-	} else if (!msg && h->prof.st != PROF_IDLE) {
-		msg = busy;
-		code = MHD_HTTP_TOO_MANY_REQUESTS;
-		/* the running one's seconds left, and one for its answer */
-		retry = h->prof.seconds - (long long)((mono_ns() - h->prof.since_ns) / 1000000000ULL) + 1;
+	} else if (!msg) {
+		for (int i = 0; i < HTTP_PROFILES_AT_ONCE && slot < 0; i++)
+			if (h->prof[i].st == PROF_IDLE)
+				slot = i;
+		if (slot < 0) {
+			msg = busy;
+			code = MHD_HTTP_TOO_MANY_REQUESTS;
+			retry = profile_retry_after(h, mono_ns());
+		}
 	}
 	if (msg) {
 		h->counts.profiles_refused++;
@@ -225,23 +250,26 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 		return reply_with(c, code, "text/plain; charset=utf-8", msg, strlen(msg), MHD_RESPMEM_PERSISTENT,
 				  code == MHD_HTTP_TOO_MANY_REQUESTS ? after : NULL);
 	}
-	h->prof = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs, .since_ns = mono_ns() };
+	h->prof[slot] = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs, .since_ns = mono_ns() };
 	pthread_mutex_unlock(&h->lock);
-	if (k)
+	if (k) {
 		k->profile = true;
-	*con_cls = &h->prof;	/* called again once resumed: the answer is in h->prof */
+		k->slot = slot;
+	}
+	*con_cls = &h->prof[slot];	/* called again once resumed: the answer is in h->prof[slot] */
 	MHD_suspend_connection(c);
 	return MHD_YES;
 }
 
 /* The resumed profile request: its answer. */
-static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connection *c, struct conn *k)
+static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connection *c, struct conn *k,
+				      struct profile_req *slot)
 {
 	static const char nomem[] = "503 service unavailable: out of memory for the profile\n";
 	struct profile_req p;
 
 	pthread_mutex_lock(&h->lock);
-	if (h->prof.c != c || h->prof.st != PROF_DONE) {
+	if (slot->c != c || slot->st != PROF_DONE) {
 		/* its client went away (profile_gone; the request in flight may be another's by now):
 		 * close, no answer */
 		pthread_mutex_unlock(&h->lock);
@@ -249,8 +277,8 @@ static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connectio
 			k->profile = false;
 		return MHD_NO;
 	}
-	p = h->prof;
-	h->prof = (struct profile_req){ .st = PROF_IDLE };
+	p = *slot;
+	*slot = (struct profile_req){ .st = PROF_IDLE };
 	if (p.code == MHD_HTTP_OK && p.body)
 		h->counts.profiles++;
 	else
@@ -266,36 +294,40 @@ static enum MHD_Result profile_reply(struct daemon_http *h, struct MHD_Connectio
 	return reply(c, p.code, p.type, p.body, p.len, MHD_RESPMEM_MUST_FREE);
 }
 
-bool daemon_http_profile_wanted(struct daemon_http *h, int *seconds)
+bool daemon_http_profile_wanted(struct daemon_http *h, int *slot, int *seconds)
 {
-	bool want;
+	bool want = false;
 
 	pthread_mutex_lock(&h->lock);
-	want = h->prof.st == PROF_WAITING;
-	if (want) {
-		h->prof.st = PROF_RUNNING;
-		h->abandoned = false;
-		*seconds = h->prof.seconds;
-	}
+	for (int i = 0; i < HTTP_PROFILES_AT_ONCE && !want; i++)
+		if ((want = h->prof[i].st == PROF_WAITING)) {
+			h->prof[i].st = PROF_RUNNING;
+			*slot = i;
+			*seconds = h->prof[i].seconds;
+		}
 	pthread_mutex_unlock(&h->lock);
 	return want;
 }
 
-/* Set the answer of the request in flight and resume it; false (body freed) when none is. */
-static bool profile_set_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len,
-			       int from)
+/* Set the answer of the request in slot and resume it; false (body freed) when none is there (a
+ * slot whose client went away is free from then). */
+static bool profile_set_answer(struct daemon_http *h, int slot, unsigned int code, const char *type, char *body,
+			       size_t len, int from)
 {
 	struct MHD_Connection *c = NULL;
+	struct profile_req *p = &h->prof[slot];
 
 	pthread_mutex_lock(&h->lock);
-	if ((int)h->prof.st == from || (from == PROF_WAITING && h->prof.st == PROF_RUNNING)) {
-		h->prof.st = PROF_DONE;
-		h->prof.code = code;
-		h->prof.type = type;
-		h->prof.body = body;
-		h->prof.len = len;
-		c = h->prof.c;
+	if ((int)p->st == from || (from == PROF_WAITING && p->st == PROF_RUNNING)) {
+		p->st = PROF_DONE;
+		p->code = code;
+		p->type = type;
+		p->body = body;
+		p->len = len;
+		c = p->c;
 		body = NULL;
+	} else if (p->st == PROF_GONE) {
+		p->st = PROF_IDLE;	/* its client went away as it ended: the loop is done with it too */
 	}
 	pthread_mutex_unlock(&h->lock);
 	free(body);
@@ -304,20 +336,30 @@ static bool profile_set_answer(struct daemon_http *h, unsigned int code, const c
 	return c != NULL;
 }
 
-void daemon_http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len)
+void daemon_http_profile_answer(struct daemon_http *h, int slot, unsigned int code, const char *type, char *body,
+				size_t len)
 {
-	profile_set_answer(h, code, type, body, len, PROF_RUNNING);
+	profile_set_answer(h, slot, code, type, body, len, PROF_RUNNING);
 }
 
-bool daemon_http_profile_abandoned(struct daemon_http *h)
+bool daemon_http_profile_abandoned(struct daemon_http *h, int slot)
 {
 	bool r;
 
 	pthread_mutex_lock(&h->lock);
-	r = h->abandoned;
-	h->abandoned = false;
+	if ((r = h->prof[slot].st == PROF_GONE))
+		h->prof[slot].st = PROF_IDLE;
 	pthread_mutex_unlock(&h->lock);
 	return r;
+}
+
+/* Its client gone: a request the loop has taken waits for the loop to drop it (GONE), any other
+ * frees its slot at once; the body of one answered meanwhile is freed.  Under the lock. */
+static void profile_drop(struct daemon_http *h, struct profile_req *p)
+{
+	free(p->body);
+	*p = (struct profile_req){ .st = p->st == PROF_RUNNING ? PROF_GONE : PROF_IDLE };
+	h->counts.profiles_abandoned++;
 }
 
 /* The suspended profile connection's client has closed its end (or reset it): libmicrohttpd
@@ -330,20 +372,19 @@ static bool peer_gone(int fd)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-/* Its client gone: the request in flight is over at once (the next one can come), its
+/* Its client gone: the request in flight is over at once (its slot is free for the next one
+ * once the loop has dropped the profile being taken: daemon_http_profile_abandoned), its
  * connection resumed only to be closed (libmicrohttpd may close it without calling on_request,
- * or profile_reply closes it), and a profile being taken is dropped by the loop
- * (daemon_http_profile_abandoned). */
+ * or profile_reply closes it). */
 static void profile_gone(struct daemon_http *h, struct conn *k)
 {
 	struct MHD_Connection *c = NULL;
+	struct profile_req *p = &h->prof[k->slot];
 
 	pthread_mutex_lock(&h->lock);
-	if (h->prof.st == PROF_WAITING || h->prof.st == PROF_RUNNING) {
-		h->abandoned = h->prof.st == PROF_RUNNING;
-		c = h->prof.c;
-		h->prof = (struct profile_req){ .st = PROF_IDLE };
-		h->counts.profiles_abandoned++;
+	if (p->st == PROF_WAITING || p->st == PROF_RUNNING) {
+		c = p->c;
+		profile_drop(h, p);
 	}
 	pthread_mutex_unlock(&h->lock);
 	k->profile = false;
@@ -369,8 +410,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	char *copy = NULL;
 	int lengths = 0;
 
-	if (*con_cls == &h->prof)
-		return profile_reply(h, c, k);
+	if (*con_cls >= (void *)h->prof && *con_cls < (void *)(h->prof + HTTP_PROFILES_AT_ONCE))
+		return profile_reply(h, c, k, *con_cls);
 	/* two lengths make the request's end ambiguous (RFC 9112 6.3: request smuggling behind a proxy) */
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &lengths);
 	if (lengths > 1)
@@ -445,17 +486,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	if (k->profile) {
 		/* closed with its profile's answer unsent (its client went away after the answer was
 		 * set, and libmicrohttpd closed it without calling on_request): free the slot */
-		char *body = NULL;
+		struct profile_req *p = &h->prof[k->slot];
 
 		pthread_mutex_lock(&h->lock);
-		if (h->prof.c == c && h->prof.st != PROF_IDLE) {
-			h->abandoned = h->prof.st == PROF_RUNNING;
-			body = h->prof.body;
-			h->prof = (struct profile_req){ .st = PROF_IDLE };
-			h->counts.profiles_abandoned++;
-		}
+		if (p->c == c && p->st != PROF_IDLE && p->st != PROF_GONE)
+			profile_drop(h, p);
 		pthread_mutex_unlock(&h->lock);
-		free(body);
 	}
 	if (!k->cut)
 		h->open--;
@@ -642,18 +678,20 @@ void daemon_http_stop(struct daemon_http *h)
 {
 	if (!h)
 		return;
-	/* a profile in flight is answered (503) and sent before the server stops: libmicrohttpd
+	/* the profiles in flight are answered (503) and sent before the server stops: libmicrohttpd
 	 * must not be stopped with a suspended connection */
 	pthread_mutex_lock(&h->lock);
 	h->stopping = true;
 	pthread_mutex_unlock(&h->lock);
-	profile_set_answer(h, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", strdup(STOPPING_503),
-			   sizeof(STOPPING_503) - 1, PROF_WAITING);
-	for (int i = 0; i < 20; i++) {	/* until it is sent: at most 1 s */
-		bool idle;
+	for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
+		profile_set_answer(h, s, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", strdup(STOPPING_503),
+				   sizeof(STOPPING_503) - 1, PROF_WAITING);
+	for (int i = 0; i < 20; i++) {	/* until they are sent: at most 1 s */
+		bool idle = true;
 
 		pthread_mutex_lock(&h->lock);
-		idle = h->prof.st == PROF_IDLE;
+		for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
+			idle = idle && (h->prof[s].st == PROF_IDLE || h->prof[s].st == PROF_GONE);
 		pthread_mutex_unlock(&h->lock);
 		if (idle)
 			break;

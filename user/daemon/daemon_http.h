@@ -11,11 +11,12 @@
  * GET /debug/pprof/profile?seconds=N (1 <= N <= HTTP_PROFILE_MAX_S; anything else: 400 with
  * one line) is the exception: its connection is suspended, exempt from the deadline, until the
  * daemon's loop answers it (daemon_http_profile_wanted(), then daemon_http_profile_answer() once N seconds
- * of samples are in: bounded by N plus one refresh).  One profile at a time: a second request
- * meanwhile gets 429 with Retry-After, the seconds until the first one ends.  A client gone meanwhile (its end of the connection closed, seen within
- * one turn of the server, ~100 ms) is noticed: its connection closes, the loop drops the
- * profile (daemon_http_profile_abandoned()) and the next request is taken at once; at daemon_http_stop() a
- * pending one is answered 503. */
+ * of samples are in: bounded by N plus one refresh).  Up to HTTP_PROFILES_AT_ONCE profiles are taken
+ * at once, each in its own slot (its own window, its own answer); a request while every slot is
+ * taken gets 429 with Retry-After, the seconds until the first of them ends.  A client gone
+ * meanwhile (its end of the connection closed, seen within one turn of the server, ~100 ms) is
+ * noticed: its connection closes, the loop drops the profile (daemon_http_profile_abandoned()) and
+ * its slot takes the next request; at daemon_http_stop() the pending ones are answered 503. */
 #ifndef TMABPF_DAEMON_HTTP_H
 #define TMABPF_DAEMON_HTTP_H
 #include <stddef.h>
@@ -26,7 +27,8 @@
 #define HTTP_DEFAULT_LISTEN "127.0.0.1:9464"
 #define HTTP_REQUEST_DEADLINE_MS 5000
 #define HTTP_MAX_CONNECTIONS 512
-#define HTTP_PROFILE_MAX_S 300	/* one profile holds the others off for this long at most */
+#define HTTP_PROFILE_MAX_S 300	/* one profile holds its slot for this long at most */
+#define HTTP_PROFILES_AT_ONCE 4	/* profiles taken at once (slots); past them, 429 */
 #define HTTP_PROFILE_PATH "/debug/pprof/profile"
 
 struct daemon_http_counts {
@@ -65,14 +67,17 @@ const char *daemon_http_bound(const struct daemon_http *h);
 /* Replace what /metrics serves (copied). */
 int daemon_http_publish(struct daemon_http *h, const char *text, size_t len);
 void daemon_http_counts(struct daemon_http *h, struct daemon_http_counts *c);
-/* A profile request waiting for the loop: true once per request, with its seconds. */
-bool daemon_http_profile_wanted(struct daemon_http *h, int *seconds);
-/* Answer the request taken by daemon_http_profile_wanted(): body (malloc'd, taken over; NULL with
- * len 0 for none) sent with code and type. */
-void daemon_http_profile_answer(struct daemon_http *h, unsigned int code, const char *type, char *body, size_t len);
-/* The client of the profile taken by daemon_http_profile_wanted() went away: true once; the loop stops
- * taking it (an answer given anyway is dropped). */
-bool daemon_http_profile_abandoned(struct daemon_http *h);
+/* A profile request waiting for the loop: true once per request, with its slot (0 to
+ * HTTP_PROFILES_AT_ONCE - 1) and seconds.  A slot the loop is taking a profile in is not given to
+ * another request before the loop has answered it or seen it abandoned. */
+bool daemon_http_profile_wanted(struct daemon_http *h, int *slot, int *seconds);
+/* Answer the request of slot taken by daemon_http_profile_wanted(): body (malloc'd, taken over; NULL
+ * with len 0 for none) sent with code and type. */
+void daemon_http_profile_answer(struct daemon_http *h, int slot, unsigned int code, const char *type, char *body,
+				size_t len);
+/* The client of the profile of slot taken by daemon_http_profile_wanted() went away: true once (the
+ * slot is free from then); the loop stops taking it (an answer given anyway is dropped). */
+bool daemon_http_profile_abandoned(struct daemon_http *h, int slot);
 void daemon_http_stop(struct daemon_http *h);
 /* One turn of the server: libmicrohttpd's (events waited for at most wait_ms, 0: none), then the
  * connections past their deadline cut.  The serving thread's loop, and the caller's once

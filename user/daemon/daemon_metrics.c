@@ -530,7 +530,7 @@ static void self_families(FILE *f, const struct daemon_view *v)
 		prom_sample(f, "tmabpf_http_connections_cut_total", lim, s->http.cut_limit);
 	}
 	prom_family(f, "tmabpf_profiles_total", "counter",
-		    "GET /debug/pprof/profile requests: served (a profile), refused (400 bad seconds=, 429 one "
+		    "GET /debug/pprof/profile requests: served (a profile), refused (400 bad seconds=, 429 four "
 		    "already in progress, 503 stopping or no sampler), abandoned (the client went away first).");
 	{
 		const char *ok[] = { "result", "served", NULL }, *no[] = { "result", "refused", NULL },

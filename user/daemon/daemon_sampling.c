@@ -88,9 +88,9 @@ static void leaf_name(struct dsamp *s, const struct sample_key *k, const char **
 
 /* ---- /debug/pprof/profile ---- */
 
-/* One row, its stacks (stored in from's maps) named, with values val into the profile being
- * taken. */
-static void profile_add_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
+/* One row, its stacks (stored in from's maps) named once, with values val into the profile of slot
+ * (-1: into every profile being taken). */
+static void profile_add_row(struct dsamp *s, int slot, struct samples_prog *from, const struct sample_key *k,
 			    const struct sample_stats *v, const long long *val)
 {
 	struct profile_frame fr[PROFILE_MAX_DEPTH];
@@ -120,7 +120,9 @@ static void profile_add_row(struct dsamp *s, struct samples_prog *from, const st
 	}
 	memcpy(comm, v->comm, TMABPF_COMM_LEN);
 	comm[TMABPF_COMM_LEN] = 0;
-	profile_add(s->prof, fr, n, val, &l);
+	for (int i = 0; i < HTTP_PROFILES_AT_ONCE; i++)
+		if (s->prof[i] && (slot < 0 || slot == i))
+			profile_add(s->prof[i], fr, n, val, &l);
 }
 
 /* One drained row of the sampler: its samples and CPU time. */
@@ -129,25 +131,27 @@ static void profile_row(struct dsamp *s, const struct sample_key *k, const struc
 {
 	long long val[PROFILE_MAX_TYPES] = { (long long)cnt, (long long)(cnt * w + 0.5) };
 
-	profile_add_row(s, &s->prog, k, v, val);
+	profile_add_row(s, -1, &s->prog, k, v, val);
 }
 
-void daemon_sampling_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
-			     const struct sample_stats *v)
+void daemon_sampling_profile_event_row(struct dsamp *s, int slot, struct samples_prog *from,
+				       const struct sample_key *k, const struct sample_stats *v)
 {
 	long long val[PROFILE_MAX_TYPES] = { 0 };
 
-	if (!s->prof || (!k->kstack && !k->ustack))
+	if (!s->nprof || (slot >= 0 && !s->prof[slot]) || (!k->kstack && !k->ustack))
 		return;
 	for (int e = 0; e < s->prof_nev; e++)
 		val[2 + e] = (long long)(counter_scaled(&v->c[e]) + 0.5);
-	profile_add_row(s, from, k, v, val);
+	profile_add_row(s, slot, from, k, v, val);
 }
 
-int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now)
+int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, int slot,
+				  unsigned long long now)
 {
 	const char *type[PROFILE_MAX_TYPES] = { "samples", "cpu" }, *unit[PROFILE_MAX_TYPES] = { "count", "nanoseconds" };
 	struct profile *p = calloc(1, sizeof(*p));
+	double wall = unix_time_s();		/* its start: this drain */
 	int n = 2;
 
 	daemon_sampling_drain(s, a, now);		/* what was sampled before the request is not in it */
@@ -164,25 +168,27 @@ int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const st
 		profile_free(p);
 		goto nomem;
 	}
-	p->time_ns = (unsigned long long)(unix_time_s() * 1e9);
+	p->time_ns = (unsigned long long)(wall * 1e9);
 	p->duration_ns = now;	/* the start, until daemon_sampling_profile_end */
-	s->prof = p;
+	s->prof[slot] = p;
+	s->nprof++;
 	return 0;
 nomem:
 	free(p);
 	return -ENOMEM;
 }
 
-struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now)
+struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, int slot, unsigned long long now)
 {
-	struct profile *p = s->prof;
+	struct profile *p = s->prof[slot];
 
 	if (!p)
 		return NULL;
-	daemon_sampling_drain(s, a, now);
-	s->prof = NULL;
+	daemon_sampling_drain(s, a, now);	/* into the others being taken too */
+	s->prof[slot] = NULL;
+	s->nprof--;
 	p->duration_ns = now - p->duration_ns;
-	if (!s->slots.n) {	/* --top-functions 0: nothing held between profiles */
+	if (!s->slots.n && !s->nprof) {	/* --top-functions 0: nothing held between profiles */
 		symbolizer_free(s->usym);
 		symbolizer_free(s->ksym);
 		s->usym = s->ksym = NULL;
@@ -565,7 +571,7 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 
 		if (!cnt)
 			continue;
-		if (s->prof)
+		if (s->nprof)
 			profile_row(s, k, &s->vals[i], cnt, w);
 		sum->samples += cnt;
 		sum->cpu_ns += cnt * w;
@@ -742,8 +748,11 @@ void daemon_sampling_stop(struct dsamp *s)
 	s->vals = NULL;
 	s->rows_cap = 0;
 	u64map_free(&s->stacks_seen);
-	if (s->prof)
-		profile_free(s->prof);
-	free(s->prof);
-	s->prof = NULL;
+	for (int i = 0; i < HTTP_PROFILES_AT_ONCE; i++) {
+		if (s->prof[i])
+			profile_free(s->prof[i]);
+		free(s->prof[i]);
+		s->prof[i] = NULL;
+	}
+	s->nprof = 0;
 }

@@ -33,6 +33,7 @@
 #include "collect/samples_loader.h"
 #include "daemon/budget.h"
 #include "daemon/daemon_agg.h"
+#include "daemon/daemon_http.h"
 #include "daemon/daemon_slots.h"
 #include "lib/u64map.h"
 #include "sym/symbolize.h"
@@ -72,7 +73,10 @@ struct dsamp {
 	struct sample_stats *vals;
 	size_t rows_cap;
 	struct u64map stacks_seen;	/* stack ids rows used since the last collection */
-	struct profile *prof;		/* a /debug/pprof/profile being taken: every drained row, its stacks */
+	/* the /debug/pprof/profile being taken in each slot (NULL: none): every drained row, its stacks,
+	 * into each */
+	struct profile *prof[HTTP_PROFILES_AT_ONCE];
+	int nprof;			/* ... those not NULL */
 	int prof_nev;			/* ... with these sampled events' types after samples and cpu */
 	unsigned long long unknown_leaf, stacks_gced, drains, rate_reopens;
 };
@@ -100,18 +104,22 @@ typedef void (*dsamp_sums_fn)(void *arg, const char *const *labels, const struct
 void daemon_sampling_for_each_series(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 void daemon_sampling_for_each_function(const struct dsamp *s, const struct agg *a, dsamp_sums_fn fn, void *arg);
 /* /debug/pprof/profile: what is sampled from now (rows so far drained first) is also added,
- * stacks and all, to a profile (samples/count, cpu/nanoseconds, then one type per event of evs
- * when not NULL: the sampled accounting's; labels pid, thread, comm, cgroup) until daemon_sampling_profile_end(), which drains and hands it over (the caller frees it:
- * profile_free(), free()).  Bounded: DSAMP_PROFILE_MAX_SAMPLES distinct stacks (profile.h).
+ * stacks and all, to the profile of slot (samples/count, cpu/nanoseconds, then one type per event
+ * of evs when not NULL: the sampled accounting's, the same for every slot; labels pid, thread,
+ * comm, cgroup) until daemon_sampling_profile_end(), which drains and hands it over (the caller
+ * frees it: profile_free(), free()).  Each drained row goes into every profile being taken (each
+ * slot its own window).  Bounded: DSAMP_PROFILE_MAX_SAMPLES distinct stacks each (profile.h).
  * 0, or -ENOMEM. */
 #define DSAMP_PROFILE_MAX_SAMPLES 65536
-int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, unsigned long long now);
+int daemon_sampling_profile_begin(struct dsamp *s, const struct agg *a, const struct event_list *evs, int slot,
+				  unsigned long long now);
 /* Sampled accounting: a row of event estimates (their stacks stored in from's maps) into the
- * profile being taken, under the event sample types daemon_sampling_profile_begin() made from evs;
- * rows without stacks (sampled before it began) are left out. */
-void daemon_sampling_profile_event_row(struct dsamp *s, struct samples_prog *from, const struct sample_key *k,
-			     const struct sample_stats *v);
-struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, unsigned long long now);
+ * profile of slot (-1: every profile being taken), under the event sample types
+ * daemon_sampling_profile_begin() made from evs; rows without stacks (sampled before any began)
+ * are left out. */
+void daemon_sampling_profile_event_row(struct dsamp *s, int slot, struct samples_prog *from,
+				       const struct sample_key *k, const struct sample_stats *v);
+struct profile *daemon_sampling_profile_end(struct dsamp *s, const struct agg *a, int slot, unsigned long long now);
 void daemon_sampling_stop(struct dsamp *s);
 
 #endif

@@ -46,7 +46,8 @@ struct daemon {
 	struct accounting_choice acct;	/* --accounting */
 	bool tma_zero;			/* an event the recipe needs never counted: no TMA exported (zero_counts) */
 	unsigned long long start_ns;
-	unsigned long long profile_end_ns;	/* a /debug/pprof/profile is being taken until then (0: none) */
+	unsigned long long profile_end_ns[HTTP_PROFILES_AT_ONCE];	/* each slot's /debug/pprof/profile is being
+									 * taken until then (0: none) */
 };
 
 #endif
