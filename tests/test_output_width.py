@@ -159,3 +159,42 @@ def test_list_fits(cpu):
     assert r.returncode == 0, r.stderr
     assert not too_wide(r.stdout, 80), too_wide(r.stdout, 80)
     assert re.search(r"^recipes: skylake, .*\n  \S", r.stdout, re.M), r.stdout  # a wrapped line, indented
+
+
+def elided_from(shown, names):
+    """shown is one of names, whole or as its head and tail around one '…'."""
+    head, mid, tail = shown.partition("\u2026")
+    return shown in names or bool(mid) and any(n.startswith(head) and n.endswith(tail) and len(n) > len(shown)
+                                               for n in names)
+
+
+def test_diff_fits(tmp_path):
+    """tmabpf diff at --width 80 and 120, and piped (80): no line wider, in its table of changes and its
+    BUDGETS BROKEN table; a short width hides BASE first, then NEW, said once under each table; a row
+    name is whole or elided in the middle, never cut (the JSON reports' names are the truth)."""
+    reps = []
+    for name, ms in (("base", 200), ("slow", 320)):
+        reps.append(str(tmp_path / f"{name}.json"))
+        r = run_tmabpf(["--quiet", "--json", reps[-1], "--uprobe", ":gt_spin", "--", GROUNDTRUTH, "--out", os.devnull,
+                        f"spin:{ms}", "multi:3:4:16"])
+        assert r.returncode == 0, r.stderr
+    names = {"run", "groundtruth/groundtruth:gt_spin"}  # (the function row: process/binary:symbol)
+    for rep in map(load_json, reps):
+        names |= {p["comm"] for p in rep["processes"]} | {f"{p['comm']}/{t['comm']}" for p in rep["processes"]
+                                                          for t in rep["threads"] if t["pid"] == p["pid"]}
+    for width in (80, 120, None):
+        r = run_tmabpf(["diff", *reps, "--top", "0", "--fail-on", "function.wall_ns>+20%,thread.oncpu_ns>+20%"] +
+                       (["--width", str(width)] if width else []))
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        lines = r.stdout.splitlines()
+        table = lines[lines.index(next(l for l in lines if l.startswith("KIND"))) + 1:]
+        rows = [l.split() for l in table[:next(i for i, l in enumerate(table) if not l[:1].islower() or
+                                               l.startswith("only in"))]]
+        assert len(rows) > 10, r.stdout
+        assert all(elided_from(f[1], names) for f in rows), (names, rows)
+        hidden = HIDDEN.findall(r.stdout)
+        if width == 120:
+            assert not hidden, r.stdout
+        else:  # BASE goes first, then NEW
+            assert hidden and all(h[1].split() in (["BASE"], ["BASE", "NEW"]) for h in hidden), r.stdout

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The narrowest --width the text outputs take. */
+#define TEXT_WIDTH_MIN 40
 /* The text outputs' width (--width): opt when set (> 0), else f's terminal's, else 80. */
 int text_width(FILE *f, int opt);
 /* Columns s takes. */
