@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from check_output import check_lines
 from conftest import TMABPF, load_json, run_tmabpf
 
 PMU = any(os.path.exists(f"/sys/bus/event_source/devices/{p}/type") for p in ("cpu", "cpu_core", "armv8_pmuv3"))
@@ -68,7 +69,7 @@ def test_some_events_open_run_with_those(tmp_path):
 def test_check_as_nobody_skips_with_the_missing_privilege():
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", TMABPF, "check"],
                        capture_output=True, text=True, timeout=120)
-    lines = r.stdout.splitlines()
+    lines = check_lines(r.stdout)
     assert r.returncode == 1 and "kernel <" not in r.stdout, r.stdout
     assert any(l.startswith("FAIL  privileges:") and "CAP_BPF" in l for l in lines), r.stdout
     for item in ("uprobe_multi links", "uprobe session links"):

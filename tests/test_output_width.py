@@ -198,3 +198,19 @@ def test_diff_fits(tmp_path):
             assert not hidden, r.stdout
         else:  # BASE goes first, then NEW
             assert hidden and all(h[1].split() in (["BASE"], ["BASE", "NEW"]) for h in hidden), r.stdout
+
+
+def test_check_fits():
+    """tmabpf check at --width 80 and 120, and piped (80): no line wider; each status line keeps its
+    status and item ("FAIL  PMU driver:") first, its explanation wrapped under it, indented 6; joined
+    again, the lines are those of --width 10000 (nothing cut), the other agents' pids aside."""
+    from check_output import check_lines
+    whole = run_tmabpf(["check", "--width", "10000"]).stdout.splitlines()
+    assert whole[-1].endswith("WARN"), whole
+    for width in (80, 120, None):
+        r = run_tmabpf(["check"] + (["--width", str(width)] if width else []))
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        assert all(re.match(r"(OK|WARN|FAIL|SKIP|PASS|INFO) +[^:]+:|      \S|tmabpf check:|calibrated loop|"
+                            r"\d+ FAIL", l) for l in r.stdout.splitlines()), r.stdout
+        lines = check_lines(r.stdout)
+        assert [l for l in lines if "other agents" not in l] == [l for l in whole if "other agents" not in l], r.stdout
