@@ -204,7 +204,7 @@ def test_check_fits():
     """tmabpf check at --width 80 and 120, and piped (80): no line wider; each status line keeps its
     status and item ("FAIL  PMU driver:") first, its explanation wrapped under it, indented 6; joined
     again, the lines are those of --width 10000 (nothing cut), the other agents' pids aside."""
-    from check_output import check_lines
+    from wrapped_text import joined_lines
     whole = run_tmabpf(["check", "--width", "10000"]).stdout.splitlines()
     assert whole[-1].endswith("WARN"), whole
     for width in (80, 120, None):
@@ -212,5 +212,25 @@ def test_check_fits():
         assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
         assert all(re.match(r"(OK|WARN|FAIL|SKIP|PASS|INFO) +[^:]+:|      \S|tmabpf check:|calibrated loop|"
                             r"\d+ FAIL", l) for l in r.stdout.splitlines()), r.stdout
-        lines = check_lines(r.stdout)
+        lines = joined_lines(r.stdout)
         assert [l for l in lines if "other agents" not in l] == [l for l in whole if "other agents" not in l], r.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["--cpu", "sapphirerapids", "--tma=2"], ["--mem-samples=page-faults"],
+                                  ["--uprobe", "libc.so.6:pthread_spin*", "--uprobe", ":gt_spin", "--", GROUNDTRUTH]])
+def test_dry_run_fits(args):
+    """--dry-run at --width 80 and 120, and piped (80): no line wider; a long line wraps at spaces (a
+    list after its commas), its continuation indented 4 past it; joined again, its lines are those
+    of --width 10000 (nothing cut or elided), the uprobe costs (measured each run) aside."""
+    from wrapped_text import joined_lines
+
+    def same(lines):
+        return [re.sub(r"[\d.]+ us", "N us", re.sub(r",\s", ",", " ".join(l.split()))) for l in lines]
+    whole = run_tmabpf(["--dry-run", "--width", "10000"] + args)
+    assert whole.returncode == 0 and max(map(len, whole.stdout.splitlines())) > 120, whole
+    for width in (80, 120, None):
+        r = run_tmabpf(["--dry-run"] + (["--width", str(width)] if width else []) + args)
+        assert r.returncode == 0, r.stderr
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        assert "\u2026" not in r.stdout, r.stdout
+        assert same(joined_lines(r.stdout)) == same(whole.stdout.splitlines()), r.stdout

@@ -22,6 +22,9 @@ int text_elide_middle(const char *s, int width, char *out, size_t outlen);
  * a field (what follows two spaces) kept on one line when it fits one; lines after the first
  * indented by indent spaces; a word wider than a line is elided in the middle. */
 void text_wrap(FILE *f, int width, int indent, const char *s);
+/* Each line of text (lines end at '\n') that is wider than width wrapped as text_wrap does, its
+ * continuation indented 4 past the line's own indent; the others written as they are. */
+void text_wrap_lines(FILE *f, int width, const char *text);
 /* text_wrap of a printf format. */
 void text_wrapf(FILE *f, int width, int indent, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
