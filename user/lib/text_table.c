@@ -93,7 +93,7 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 	}
 }
 
-static void print_cells(const struct text_table *t, const char *const *cells, FILE *f)
+static void print_cells(const struct text_table *t, const char *const *cells, bool header, FILE *f)
 {
 	char fit[1024];
 
@@ -102,7 +102,8 @@ static void print_cells(const struct text_table *t, const char *const *cells, FI
 
 		if (!t->width[c])
 			continue;
-		n = text_elide_middle(cells[c], t->width[c], fit, sizeof(fit));
+		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, sizeof(fit)) :
+						   text_elide_middle(cells[c], t->width[c], fit, sizeof(fit));
 		pad = t->width[c] - n;
 		last = c + 1;
 		while (last < t->ncols && !t->width[last])
@@ -112,21 +113,43 @@ static void print_cells(const struct text_table *t, const char *const *cells, FI
 			fprintf(f, "%*s", pad, "");
 		first = 0;
 	}
-	fputc('\n', f);
+}
+
+int text_table_width(const struct text_table *t)
+{
+	int n = 0;
+
+	for (int c = 0, first = 1; c < t->ncols; c++)
+		if (t->width[c]) {
+			n += gap(t, c, first) + t->width[c];
+			first = 0;
+		}
+	return n;
 }
 
 void text_table_print_header(const struct text_table *t, FILE *f)
 {
+	text_table_print_cells(t, TEXT_TABLE_HEADER, f);
+	fputc('\n', f);
+}
+
+void text_table_print_cells(const struct text_table *t, size_t i, FILE *f)
+{
 	const char *names[TEXT_TABLE_MAX_COLS];
 
+	if (i != TEXT_TABLE_HEADER) {
+		print_cells(t, (const char *const *)&t->cell[i * (size_t)t->ncols], false, f);
+		return;
+	}
 	for (int c = 0; c < t->ncols; c++)
 		names[c] = t->col[c].name;
-	print_cells(t, names, f);
+	print_cells(t, names, true, f);
 }
 
 void text_table_print_row(const struct text_table *t, size_t i, FILE *f)
 {
-	print_cells(t, (const char *const *)&t->cell[i * (size_t)t->ncols], f);
+	text_table_print_cells(t, i, f);
+	fputc('\n', f);
 }
 
 void text_table_print(struct text_table *t, FILE *f, int width, struct text_hidden *hid)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define TEXT_TABLE_MAX_COLS 16
+#define TEXT_TABLE_MAX_COLS 40
 
 struct text_col {
 	const char *name;	/* header */
@@ -20,6 +20,9 @@ struct text_col {
 	bool left;		/* left-aligned (names), else right-aligned (numbers) */
 	int min;		/* > 0: a name column, elided in the middle down to min columns before others go */
 	int gap;		/* spaces before it (0: one) */
+	/* how a name wider than its column is shortened into out, returning the columns written (NULL:
+	 * text_elide_middle; a C++ name: cxx_name_shorten) */
+	int (*shorten)(const char *s, int width, char *out, size_t outlen);
 };
 
 struct text_table {
@@ -41,9 +44,14 @@ void text_table_init(struct text_table *t, const struct text_col *cols, int ncol
 int text_table_add(struct text_table *t, const char *const *cells);
 /* The widths in width columns; the hidden columns' names added to hid (NULL: not kept). */
 void text_table_fit(struct text_table *t, int width, struct text_hidden *hid);
-/* The header, or row i, as fitted (a line each). */
+/* The header, or row i, as fitted (a line each); text_table_print_cells: row i (TEXT_TABLE_HEADER: the
+ * header) without its newline (what follows it on the line is the caller's). */
+#define TEXT_TABLE_HEADER ((size_t)-1)
 void text_table_print_header(const struct text_table *t, FILE *f);
 void text_table_print_row(const struct text_table *t, size_t i, FILE *f);
+void text_table_print_cells(const struct text_table *t, size_t i, FILE *f);
+/* The columns the fitted table takes. */
+int text_table_width(const struct text_table *t);
 /* text_table_fit, the header and every row. */
 void text_table_print(struct text_table *t, FILE *f, int width, struct text_hidden *hid);
 void text_table_free(struct text_table *t);
