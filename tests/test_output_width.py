@@ -334,3 +334,23 @@ def test_hidden_columns_said_once(tmp_path):
     assert len(HIDDEN_ANY.findall(report[1])) == 1, r.stdout
     r = run_tmabpf(["--width", "250"] + RUNS["plain"])
     assert not HIDDEN_ANY.findall(r.stdout), r.stdout
+
+
+def test_long_names_keep_28_columns_before_numbers_go(tmp_path):
+    """MKL's names all start 'mkl_blas_def_': at 80 columns a number column (SELF%) goes before
+    FUNCTION shrinks below 28 columns, and a name that fits 28 is whole."""
+    long, short = "mkl_blas_def_sgemm_kernel_0_get_bufs_size", "mkl_blas_def_xsgemm_bdz"
+    src = tmp_path / "mkl.c"
+    src.write_text(f"void {long}(void) {{}}\nvoid {short}(void) {{}}\n"
+                   f"int main(void) {{ for (int i = 0; i < 3; i++) {{ {long}(); {short}(); }} return 0; }}\n")
+    exe = str(tmp_path / "mkl")
+    assert os.system(f"cc -O0 -o {exe} {src}") == 0
+    r = run_tmabpf(["--uprobe", ":mkl_*", "--", exe])
+    assert r.returncode == 0, r.stderr
+    assert not too_wide(r.stdout, 80), r.stdout
+    shown = dict((m.group(1), m.group(0)) for m in re.finditer(r"^\s+\d+ u (\S+)", r.stdout, re.M))
+    assert short in shown, r.stdout  # whole
+    (cut,) = [n for n in shown if n != short]
+    head, _, tail = cut.partition("\u2026")
+    assert long.startswith(head) and long.endswith(tail) and 28 <= len(cut) < len(long), cut
+    assert "SELF%" in HIDDEN_WRAPPED.search(r.stdout).group(2).split(), r.stdout

@@ -115,6 +115,25 @@ static void add_hidden(const struct view *v, const struct vm_table *t, const boo
 					     t->col[c].name);
 }
 
+/* A name column (FUNCTION, COMM) keeps up to this many columns of its longest name before a number column
+ * goes: "mkl_blas_def_sgemm_kernel_0" whole rather than "mkl_blas_d…_kernel_0" beside CALLS/s. */
+#define NAME_KEPT 28
+
+/* The columns the name columns want beyond their own widths, up to NAME_KEPT each. */
+static int name_room(const struct vm_table *t)
+{
+	int room = 0;
+
+	for (int c = 0; c < t->ncols; c++)
+		if (t->col[c].stretch) {
+			int own = view_col_width(&t->col[c], false), full = view_stretch_width(t, c, false, NAME_KEPT);
+			int goal = full < NAME_KEPT ? full : NAME_KEPT;
+
+			room += goal > own ? goal - own : 0;
+		}
+	return room;
+}
+
 void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows, struct text_hidden *hid)
 {
 	const struct vm_table *t = &v->tab[k];
@@ -123,7 +142,7 @@ void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows,
 	char buf[1024];
 
 	view_tma_rows(v, k, 0, max_rows);
-	used = view_fit_columns(t, cols, false, shown);
+	used = view_fit_columns(t, cols - name_room(t), false, shown);
 	for (int c = 0; c < t->ncols; c++)	/* the name columns take what the width has left */
 		width[c] = view_stretch_width(t, c, false, cols > used ? cols - used : 0);
 	for (int c = 0, first = 1; c < t->ncols; c++) {
