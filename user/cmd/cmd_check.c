@@ -506,7 +506,7 @@ int cmd_check(int argc, char **argv)
 			       "See tmabpf-check(8).\n", DEFAULT_LOOPS);
 			return 0;
 		} else if ((val = parse_opt_value(argc, argv, &i, "--width"))) {
-			if (parse_int_at("tmabpf check: ", val, "--width", TEXT_WIDTH_MIN, 10000, &c.width))
+			if (parse_int_at("check: ", val, "--width", TEXT_WIDTH_MIN, 10000, &c.width))
 				return 2;
 		} else if (!strcmp(argv[i], "--loops") && i + 1 < argc) {
 			if (!parse_ulong(argv[++i], &loops))

@@ -277,7 +277,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		}
 		case 'w':
-			if (parse_int_at("", optarg, "--width", TEXT_WIDTH_MIN, 10000, &width))
+			if (parse_int_at("diff: ", optarg, "--width", TEXT_WIDTH_MIN, 10000, &width))
 				return EXIT_USAGE;
 			break;
 		case 'h': diff_usage(stdout); return 0;

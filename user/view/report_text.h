@@ -8,7 +8,7 @@
 #include "output/report_sections.h"
 #include "view/view_model.h"
 
-/* One interval, after view_update(): header, threads, functions. */
+/* One interval, after view_update(): header, threads, functions, the columns they hid. */
 void report_text_interval(struct view *v, FILE *f);
 /* The whole run: threads, processes (when one has several threads), TMA bottleneck paths,
  * functions, each feature's section, then one line naming the columns the width hid; in width
