@@ -105,6 +105,19 @@ int main(void)
 		w = table(11, &hid);
 		check(!strcmp(w, "NAME      C\ngrou\xe2\x80\xa6pin  7\nx         3\n") && hid.n == 2 &&
 		      !strcmp(hid.names, "A B"), "at 11: then B; the name at its minimum; A said once: [%s] %s", w, hid.names);
+		{
+			static const struct text_col ev[] = { { .name = "CPU_CLK_UNHALTED.THREAD", .prio = 1 } };
+			struct text_table te;
+
+			text_table_init(&te, ev, 1);
+			text_table_add(&te, (const char *[]){ "1.23 G" });
+			f = fmemopen(buf, sizeof(buf), "w");
+			text_table_print(&te, f, 80, NULL);
+			fclose(f);
+			text_table_free(&te);
+			check(!strcmp(buf, "CPU_CLK\xe2\x80\xa6THREAD\n        1.23 G\n"),
+			      "a number column's long header elided to 14 columns: [%s]", buf);
+		}
 		f = fmemopen(buf, sizeof(buf), "w");
 		text_hidden_print(&hid, f, 80);
 		fclose(f);

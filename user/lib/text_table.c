@@ -57,7 +57,9 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 	bool shown[TEXT_TABLE_MAX_COLS];
 
 	for (int c = 0; c < t->ncols; c++) {
-		want[c] = text_columns(t->col[c].name);
+		int head = text_columns(t->col[c].name);
+
+		want[c] = t->col[c].left || head < TEXT_TABLE_HEADER_KEPT ? head : TEXT_TABLE_HEADER_KEPT;
 		for (size_t i = 0; i < t->nrows; i++) {
 			int w = text_columns(t->cell[i * (size_t)t->ncols + (size_t)c]);
 

@@ -13,6 +13,9 @@
 #include <stdio.h>
 
 #define TEXT_TABLE_MAX_COLS 40
+/* A number column is as wide as its cells: a longer header (an event's name) is elided in the middle
+ * down to this many columns, as the threads table's are ("CPU_CLK…THREAD"), whole in the note. */
+#define TEXT_TABLE_HEADER_KEPT 14
 
 struct text_col {
 	const char *name;	/* header */
