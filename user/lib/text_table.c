@@ -174,6 +174,8 @@ void text_hidden_add(struct text_hidden *h, const char *name)
 {
 	size_t len = strlen(h->names), nl = strlen(name);
 
+	if (!nl)
+		return;
 	for (const char *p = h->names; (p = strstr(p, name)); p += nl)
 		if ((p == h->names || p[-1] == ' ') && (p[nl] == ' ' || !p[nl]))
 			return;
