@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 
+from wrapped_text import joined_lines
 from conftest import TMABPF
 
 ITEMS = ["kernel", "privileges", "perf_event_paranoid", "BTF", "PMU driver", "NMI watchdog", "other agents",
@@ -18,7 +19,7 @@ def run_check(*args):
 
 def test_check_reports_every_item():
     r = run_check()
-    lines = r.stdout.splitlines()
+    lines = joined_lines(r.stdout)
     status = {}
     for l in lines:
         m = re.match(r"^(OK|WARN|FAIL|SKIP|PASS|INFO) +([^:]+):", l)

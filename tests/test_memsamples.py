@@ -11,6 +11,7 @@ import pytest
 
 import perf_oracle
 from conftest import gt_thread, load_json, run_tmabpf, start_groundtruth
+from wrapped_text import joined_lines
 
 PAGES = 300
 
@@ -69,7 +70,7 @@ def test_dry_run_intel_matches_perf(cpu, tmp_path):
         pytest.skip(why)
     r = run_tmabpf(["--dry-run", "--cpu", cpu, "--mem-samples"])
     assert r.returncode == 0, r.stderr
-    line = next(l for l in r.stdout.splitlines() if l.startswith("mem-samples:"))
+    line = next(l for l in joined_lines(r.stdout) if l.startswith("mem-samples:"))  # (wrapped to 80 columns)
     m = re.search(r"mem-samples: (\S+): pmu=cpu type=4 config=(0x[0-9a-f]+) config1=(0x[0-9a-f]+) precise_ip=(\d)"
                   r" event=(0x[0-9a-f]+),umask=(0x[0-9a-f]+),ldlat=(\d+) sample_period=(\d+)"
                   r" sample_type=IP\|TID\|ADDR", line)
@@ -92,7 +93,7 @@ def test_dry_run_intel_matches_perf(cpu, tmp_path):
 def test_dry_run_amd_ibs():
     r = run_tmabpf(["--dry-run", "--cpu", "amdzen4", "--mem-samples"])
     assert r.returncode == 0, r.stderr
-    line = next(l for l in r.stdout.splitlines() if l.startswith("mem-samples:"))
+    line = next(l for l in joined_lines(r.stdout) if l.startswith("mem-samples:"))  # (wrapped to 80 columns)
     assert "pmu=ibs_op" in line and "cnt_ctl=1 l3missonly=1" in line and "sample_type=IP|TID|ADDR" in line
     m = re.search(r"config=(0x[0-9a-f]+)", line)
     assert int(m.group(1), 16) == (1 << 19) | (1 << 16)

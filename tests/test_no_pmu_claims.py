@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from wrapped_text import joined, joined_lines
 from conftest import TMABPF, load_json, run_tmabpf
 
 PMU = any(os.path.exists(f"/sys/bus/event_source/devices/{p}/type") for p in ("cpu", "cpu_core", "armv8_pmuv3"))
@@ -19,12 +20,13 @@ pytestmark = pytest.mark.skipif(PMU, reason="the host has a PMU: these are the c
 def dry_run(*args):
     r = run_tmabpf(["--dry-run", *args])
     assert r.returncode == 0, r.stderr
-    planned = re.findall(r"^\[\d+\] (\S+) ", r.stdout, re.M)
-    here = re.search(r"^here: (\d+) of (\d+) would open on this host", r.stdout, re.M)
-    assert here and int(here.group(2)) == len(planned), r.stdout
-    refused = re.findall(r"^  event '([^']+)' \(type \d+ config \S+\) cannot be opened: (.*)$", r.stdout, re.M)
-    assert int(here.group(1)) == len(planned) - len(refused), r.stdout
-    return r.stdout, planned, [n for n, _ in refused]
+    out = joined(r.stdout)  # (its lines wrap to 80 columns)
+    planned = re.findall(r"^\[\d+\] (\S+) ", out, re.M)
+    here = re.search(r"^here: (\d+) of (\d+) would open on this host", out, re.M)
+    assert here and int(here.group(2)) == len(planned), out
+    refused = re.findall(r"^  event '([^']+)' \(type \d+ config \S+\) cannot be opened: (.*)$", out, re.M)
+    assert int(here.group(1)) == len(planned) - len(refused), out
+    return out, planned, [n for n, _ in refused]
 
 
 def test_dry_run_plans_what_a_run_opens_here(tmp_path):
@@ -68,7 +70,7 @@ def test_some_events_open_run_with_those(tmp_path):
 def test_check_as_nobody_skips_with_the_missing_privilege():
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", TMABPF, "check"],
                        capture_output=True, text=True, timeout=120)
-    lines = r.stdout.splitlines()
+    lines = joined_lines(r.stdout)
     assert r.returncode == 1 and "kernel <" not in r.stdout, r.stdout
     assert any(l.startswith("FAIL  privileges:") and "CAP_BPF" in l for l in lines), r.stdout
     for item in ("uprobe_multi links", "uprobe session links"):

@@ -5,6 +5,7 @@ runs, the --batch summaries, and the live view and its drill-down in tmux at 80x
 longer than the width; a table that drops columns says which ("(N columns hidden: ...)"); numbers carry
 perf stat's units, checked against the JSON of the same run (task-clock "296.8 ms" is the report's
 nanoseconds, CPUS - perf's "CPUs utilized" - is task-clock over the run's wall time)."""
+import json
 import os
 import re
 
@@ -159,3 +160,197 @@ def test_list_fits(cpu):
     assert r.returncode == 0, r.stderr
     assert not too_wide(r.stdout, 80), too_wide(r.stdout, 80)
     assert re.search(r"^recipes: skylake, .*\n  \S", r.stdout, re.M), r.stdout  # a wrapped line, indented
+
+
+def elided_from(shown, names):
+    """shown is one of names, whole or as its head and tail around one '…'."""
+    head, mid, tail = shown.partition("\u2026")
+    return shown in names or bool(mid) and any(n.startswith(head) and n.endswith(tail) and len(n) > len(shown)
+                                               for n in names)
+
+
+def test_diff_fits(tmp_path):
+    """tmabpf diff at --width 80 and 120, and piped (80): no line wider, in its table of changes and its
+    BUDGETS BROKEN table; a short width hides BASE first, then NEW, said once under each table; a row
+    name is whole or elided in the middle, never cut (the JSON reports' names are the truth)."""
+    reps = []
+    for name, ms in (("base", 200), ("slow", 320)):
+        reps.append(str(tmp_path / f"{name}.json"))
+        r = run_tmabpf(["--quiet", "--json", reps[-1], "--uprobe", ":gt_spin", "--", GROUNDTRUTH, "--out", os.devnull,
+                        f"spin:{ms}", "multi:3:4:16"])
+        assert r.returncode == 0, r.stderr
+    names = {"run", "groundtruth/groundtruth:gt_spin"}  # (the function row: process/binary:symbol)
+    for rep in map(load_json, reps):
+        names |= {p["comm"] for p in rep["processes"]} | {f"{p['comm']}/{t['comm']}" for p in rep["processes"]
+                                                          for t in rep["threads"] if t["pid"] == p["pid"]}
+    for width in (80, 120, None):
+        r = run_tmabpf(["diff", *reps, "--top", "0", "--fail-on", "function.wall_ns>+20%,thread.oncpu_ns>+20%"] +
+                       (["--width", str(width)] if width else []))
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        lines = r.stdout.splitlines()
+        table = lines[lines.index(next(l for l in lines if l.startswith("KIND"))) + 1:]
+        rows = [l.split() for l in table[:next(i for i, l in enumerate(table) if not l[:1].islower() or
+                                               l.startswith("only in"))]]
+        assert len(rows) > 10, r.stdout
+        assert all(elided_from(f[1], names) for f in rows), (names, rows)
+        hidden = HIDDEN.findall(r.stdout)
+        if width == 120:
+            assert not hidden, r.stdout
+        else:  # BASE goes first, then NEW
+            assert hidden and all(h[1].split() in (["BASE"], ["BASE", "NEW"]) for h in hidden), r.stdout
+
+
+def test_check_fits():
+    """tmabpf check at --width 80 and 120, and piped (80): no line wider; each status line keeps its
+    status and item ("FAIL  PMU driver:") first, its explanation wrapped under it, indented 6; joined
+    again, the lines are those of --width 10000 (nothing cut), the other agents' pids aside."""
+    from wrapped_text import joined_lines
+    whole = run_tmabpf(["check", "--width", "10000"]).stdout.splitlines()
+    assert whole[-1].endswith("WARN"), whole
+    for width in (80, 120, None):
+        r = run_tmabpf(["check"] + (["--width", str(width)] if width else []))
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        assert all(re.match(r"(OK|WARN|FAIL|SKIP|PASS|INFO) +[^:]+:|      \S|tmabpf check:|calibrated loop|"
+                            r"\d+ FAIL", l) for l in r.stdout.splitlines()), r.stdout
+        lines = joined_lines(r.stdout)
+        assert [l for l in lines if "other agents" not in l] == [l for l in whole if "other agents" not in l], r.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["--cpu", "sapphirerapids", "--tma=2"], ["--mem-samples=page-faults"],
+                                  ["--uprobe", "libc.so.6:pthread_spin*", "--uprobe", ":gt_spin", "--", GROUNDTRUTH]])
+def test_dry_run_fits(args):
+    """--dry-run at --width 80 and 120, and piped (80): no line wider; a long line wraps at spaces (a
+    list after its commas), its continuation indented 4 past it; joined again, its lines are those
+    of --width 10000 (nothing cut or elided), the uprobe costs (measured each run) aside."""
+    from wrapped_text import joined_lines
+
+    def same(lines):
+        return [re.sub(r"[\d.]+ us", "N us", re.sub(r",\s", ",", " ".join(l.split()))) for l in lines]
+    whole = run_tmabpf(["--dry-run", "--width", "10000"] + args)
+    assert whole.returncode == 0 and max(map(len, whole.stdout.splitlines())) > 120, whole
+    for width in (80, 120, None):
+        r = run_tmabpf(["--dry-run"] + (["--width", str(width)] if width else []) + args)
+        assert r.returncode == 0, r.stderr
+        assert not too_wide(r.stdout, width or 80), (width, too_wide(r.stdout, width or 80))
+        assert "\u2026" not in r.stdout, r.stdout
+        assert same(joined_lines(r.stdout)) == same(whole.stdout.splitlines()), r.stdout
+
+
+def roofs_file(path):
+    """A roofs file for this host, written as 'tmabpf roofs' writes one (its host fields are what
+    roofs.c compares: model name, microcode, online CPUs).  Its figures are made up, round numbers:
+    only the widths of what shows them are checked here (test_roofline checks verdicts against
+    measured roofs)."""
+    info = open("/proc/cpuinfo").read()
+    field = lambda k: (re.search(rf"^{k}\s*:\s*(.*)$", info, re.M) or [None, ""])[1]
+    fig = lambda v, ws, test: {"median": v, "min": v, "max": v, "spread": 0.0, "repeats": 1, "working_set_bytes": ws,
+                               "likwid_test": test}
+    doc = {"format": 1, "host": {"cpu": field("model name") or field("CPU part"), "microcode": field("microcode"),
+                                 "kernel": os.uname().release, "isa": "avx2", "cpus": os.sysconf("SC_NPROCESSORS_ONLN")},
+           "measured_at": 1795858916, "threads_one": 1, "threads_all": os.sysconf("SC_NPROCESSORS_ONLN"),
+           "l1d_bytes": 49152, "l2_bytes": 1048576, "l3_bytes": 33554432,
+           "flops": [{"precision": "sp", "threads": t, "flop_per_s": fig(1e11, 24576, "peakflops_sp_avx_fma")}
+                     for t in ("1", "all")],
+           "bandwidth": [{"kind": "read", "level": "DRAM", "threads": t, "bytes_per_s": fig(1e10, 1 << 28, "load_avx")}
+                         for t in ("1", "all")]}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def test_roofline_fits(tmp_path):
+    """The report's roofline section (gemmwork's mixed GEMMs, against roofs) and 'tmabpf roofs --show'
+    at --width 80 and 120, and piped (80): no line wider; FUNCTION, SHAPE and VERDICT always shown,
+    the shape and the verdict whole (the JSON's rows are the truth), the rates go first."""
+    gemm = os.path.join(BUILD, "workloads", "gemmwork")
+    if not os.path.exists(gemm):
+        pytest.skip("gemmwork not built (make)")
+    roofs = roofs_file(str(tmp_path / "roofs.json"))
+    for width in (80, 120, None):
+        out = str(tmp_path / f"{width}.json")
+        r = run_tmabpf(["--roofline", "--roofs", roofs, "--json", out] + (["--width", str(width)] if width else []) +
+                       ["--", gemm, "mixed", "20"], timeout=120)
+        assert r.returncode == 0, r.stderr
+        text = r.stdout.split("=== tmabpf final report", 1)[1]  # (gemmwork prints its own JSON line first)
+        assert not too_wide(text, width or 80), (width, too_wide(text, width or 80))
+        rl = load_json(out)["roofline"]
+        assert rl["roofs"] and rl["roofs"]["file"] == roofs, rl["roofs"]
+        lines = text.splitlines()
+        at = next(i for i, l in enumerate(lines) if l.startswith("FUNCTION"))
+        assert lines[at].split()[:2] == ["FUNCTION", "SHAPE"] and lines[at].split()[-1] == "VERDICT", lines[at]
+        verdicts = {x["verdict"] for x in rl["shapes"]}
+        rows = lines[at + 1:at + 1 + min(20, len(rl["shapes"]))]
+        assert rows and all(any(l.endswith("  " + v) for v in verdicts) for l in rows), (verdicts, rows)
+        assert ("ROOF" in lines[at].split()) == (width == 120), lines[at]
+    show = run_tmabpf(["roofs", "--show", "--file", roofs])
+    assert show.returncode == 0, show.stderr
+    assert not too_wide(show.stdout, 80) and re.search(r"^peak fp32 +100 GFLOP/s", show.stdout, re.M), show.stdout
+
+
+NARROW = {"sample": (RUNS["sample"], "sampled functions ("),
+          "offcpu": (RUNS["offcpu"], "off-CPU stacks ("),
+          "mem-samples": (["--mem-samples=page-faults"] + GT + ["fault:300"], "memory samples (")}
+
+
+@pytest.mark.parametrize("width", [40, 60, 72])
+@pytest.mark.parametrize("what", list(NARROW))
+def test_narrow_widths_fit(what, width, tmp_path):
+    """--width 40, 60 and 72 (the narrowest --width takes is 40): the sampled-functions, off-CPU and
+    memory-sample tables drop columns by priority (named in the report's one note) instead of
+    running past the width; their names are elided in the middle."""
+    args, section = NARROW[what]
+    r = run_tmabpf(["--width", str(width)] + args, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert section in r.stdout, r.stdout
+    assert not too_wide(r.stdout, width), (width, too_wide(r.stdout, width))
+    if width == 40:
+        assert len(HIDDEN_ANY.findall(r.stdout)) == 1, r.stdout
+
+
+HIDDEN_ANY = re.compile(r"^  \(\d+ columns? hidden: ", re.M)
+HIDDEN_WRAPPED = re.compile(r"^  \((\d+) columns? hidden: (.*?); widen\s+or\s+--width\)$", re.M | re.S)
+
+
+def test_hidden_columns_said_once(tmp_path):
+    """The columns a width hides are said once per report, in one merged note after the last table
+    (the threads and processes tables both hide VCSW IVCSW MIGR at 80 columns; a sampled run's
+    counters too), and once per --batch interval; none at a width that hides none."""
+    r = run_tmabpf(RUNS["plain"])
+    assert r.returncode == 0, r.stderr
+    assert "processes:" in r.stdout, r.stdout
+    notes = HIDDEN.findall(r.stdout)
+    assert len(notes) == 1 and notes[0][1].split() == ["VCSW", "IVCSW", "MIGR"], r.stdout
+    last_table = r.stdout.rindex("\n", 0, r.stdout.index("  (3 columns hidden"))
+    assert "(ONCPU%/BLOCK%/RUNQ%" in r.stdout[last_table:], r.stdout  # the note, then the footer
+    r = run_tmabpf(["--width", "72"] + RUNS["sample"])
+    assert r.returncode == 0, r.stderr
+    notes = HIDDEN_WRAPPED.findall(r.stdout)
+    assert len(notes) == 1 and len(set(notes[0][1].split())) == int(notes[0][0]), r.stdout
+    r = run_tmabpf(RUNS["batch"])
+    report = r.stdout.split("=== tmabpf final report", 1)
+    intervals = report[0].count("\ntmabpf ") + report[0].startswith("tmabpf ")
+    assert intervals >= 2 and len(HIDDEN_ANY.findall(report[0])) == intervals, r.stdout
+    assert len(HIDDEN_ANY.findall(report[1])) == 1, r.stdout
+    r = run_tmabpf(["--width", "250"] + RUNS["plain"])
+    assert not HIDDEN_ANY.findall(r.stdout), r.stdout
+
+
+def test_long_names_keep_28_columns_before_numbers_go(tmp_path):
+    """MKL's names all start 'mkl_blas_def_': at 80 columns a number column (SELF%) goes before
+    FUNCTION shrinks below 28 columns, and a name that fits 28 is whole."""
+    long, short = "mkl_blas_def_sgemm_kernel_0_get_bufs_size", "mkl_blas_def_xsgemm_bdz"
+    src = tmp_path / "mkl.c"
+    src.write_text(f"void {long}(void) {{}}\nvoid {short}(void) {{}}\n"
+                   f"int main(void) {{ for (int i = 0; i < 3; i++) {{ {long}(); {short}(); }} return 0; }}\n")
+    exe = str(tmp_path / "mkl")
+    assert os.system(f"cc -O0 -o {exe} {src}") == 0
+    r = run_tmabpf(["--uprobe", ":mkl_*", "--", exe])
+    assert r.returncode == 0, r.stderr
+    assert not too_wide(r.stdout, 80), r.stdout
+    shown = dict((m.group(1), m.group(0)) for m in re.finditer(r"^\s+\d+ u (\S+)", r.stdout, re.M))
+    assert short in shown, r.stdout  # whole
+    (cut,) = [n for n in shown if n != short]
+    head, _, tail = cut.partition("\u2026")
+    assert long.startswith(head) and long.endswith(tail) and 28 <= len(cut) < len(long), cut
+    assert "SELF%" in HIDDEN_WRAPPED.search(r.stdout).group(2).split(), r.stdout

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from conftest import BUILD, load_json, run_tmabpf, within
+from wrapped_text import joined
 from test_realstacks import (LLAMA_BINS, calls, gguf, llama_cmd, loaded_cpu_backend, need, profile,  # noqa: F401
                              stacks)
 
@@ -35,7 +36,7 @@ def run_placement(tmp_path, at, n=N, name=None):
 def test_dry_run_shows_placement_and_class():
     r = run_tmabpf(["--dry-run", "--uprobe", ":pl_*", "--", PLACEMENT])
     assert r.returncode == 0, r.stderr
-    out = r.stdout
+    out = joined(r.stdout)  # (its lines wrap to 80 columns)
     assert re.search(r"placement: 3 probed past endbr64 \(emulated: one trap\), 2 endbr64 kept at the symbol\n", out), out
     assert re.search(r"\n  emulated +\S+ us +pl_endbr_mov \(jcc rel after endbr64 and more; probed at \+0x9, past endbr64 "
                      r"and 2 instructions\)", out), out
@@ -46,7 +47,7 @@ def test_dry_run_shows_placement_and_class():
     assert re.search(r"\n  single-stepped +\S+ us +pl_endbr_sub \(endbr64; at the symbol: endbr64 then opcode 0x83: "
                      r"not emulated\)", out), out
     assert re.search(r"\n  emulated +\S+ us +pl_push \(push %rbp\)\n", out), out
-    off = run_tmabpf(["--dry-run", "--probe-at=symbol", "--uprobe", ":pl_*", "--", PLACEMENT]).stdout
+    off = joined(run_tmabpf(["--dry-run", "--probe-at=symbol", "--uprobe", ":pl_*", "--", PLACEMENT]).stdout)
     assert "placement: every probe at the symbol (--probe-at=symbol)" in off
     assert re.search(r"\n  single-stepped +\S+ us +pl_endbr_push \(endbr64; at the symbol: --probe-at=symbol\)", off)
 

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from conftest import ROOT, load_json, run_tmabpf
+from wrapped_text import joined_lines
 
 DATA = os.path.join(ROOT, "tests", "data")
 CPUS = ["skylake", "skylakex", "cascadelakex", "icelakex", "sapphirerapids", "emeraldrapids", "amdzen4", "amdzen5",
@@ -23,7 +24,7 @@ def test_list_shows_host_and_recipes():
 def test_dry_run_every_cpu(cpu):
     r = run_tmabpf(["--dry-run", "--cpu", cpu, "--tma=1"])
     assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stdout.splitlines() if l.startswith("[")]
+    lines = [l for l in joined_lines(r.stdout) if l.startswith("[")]  # (wrapped to 80 columns)
     assert lines, r.stdout
     assert all("config=" in l and "need=" in l and "leader=" in l for l in lines)
     assert sum("leader=yes" in l for l in lines) >= 1

@@ -10,6 +10,7 @@ import subprocess
 import time
 
 from conftest import GROUNDTRUTH, TMABPF, load_json, run_tmabpf
+from wrapped_text import joined
 
 PY = "/usr/bin/python3"
 HOTFUNCS = os.path.join(os.path.dirname(GROUNDTRUTH), "hotfuncs")
@@ -71,7 +72,7 @@ def test_lock_prefixed_entry_skipped_not_fatal(tmp_path):
 def test_dry_run_uprobe_preview():
     r = run_tmabpf(["--dry-run", "--uprobe", "libc.so.6:pthread_spin*", "--uprobe", f"{GROUNDTRUTH}:gt_spin"])
     assert r.returncode == 0, r.stderr
-    out = r.stdout
+    out = joined(r.stdout)  # (its lines wrap to 80 columns)
     m = re.search(r"emulated entry ([\d.]+) us, single-stepped entry ([\d.]+) us", out)
     assert m and 0 < float(m.group(1)) < float(m.group(2)), out
     assert re.search(r"uprobe /\S+/libc\.so\.6: 4 functions match \(\d+ emulated, \d+ single-stepped, 1 unprobeable\)",

@@ -8,6 +8,7 @@ import subprocess
 
 from conftest import load_json, run_tmabpf
 from test_uprobe_window import calls_by_thread, nested  # noqa: F401 (a fixture)
+from wrapped_text import joined_lines
 
 
 def one_error_line(r, needle):
@@ -31,7 +32,7 @@ def test_lib_glob_matches_mapped_files_and_files_on_disk(nested, tmp_path):
             assert c["win_outer"] > 0 and c["win_inner"] == 16 * c["win_outer"], (spec, c)
         dry = run_tmabpf(["--dry-run", "-p", str(p.pid), "--uprobe", "libwin_*.so:win_*"])
         assert dry.returncode == 0, dry.stderr
-        listed = [l.split()[1].rstrip(":") for l in dry.stdout.splitlines() if l.startswith("uprobe /")]
+        listed = [l.split()[1].rstrip(":") for l in joined_lines(dry.stdout) if l.startswith("uprobe /")]
         assert listed == [inner, outer], dry.stdout
         # a file glob that matches nothing, a function glob that matches in none of the files
         one_error_line(run_tmabpf(["-p", str(p.pid), "-d", "0.3", "--uprobe", os.path.join(d, "libzz*.so:f")]),

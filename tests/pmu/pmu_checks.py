@@ -16,6 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from report_schema import check_report, is_report  # noqa: E402  the --json contract, docs/report.schema.json
 from percall_windows import rare, torn as torn_windows, untiled  # noqa: E402
+from wrapped_text import joined_lines  # noqa: E402  tmabpf check's wrapped lines, joined
 
 GT = "/gt_arm64"
 
@@ -522,12 +523,12 @@ def check_check(o, res):
     """tmabpf check in the guest: PMU driver found; the calibrated loop agrees with perf stat; with a Neoverse
     recipe, the TMA line says which events read 0."""
     out = o.text("check.out")
-    lines = [l for l in out.splitlines() if l.startswith("PASS")]
+    lines = [l for l in joined_lines(out) if l.startswith("PASS")]
     res.check("check: PMU driver and calibrated loop PASS", o.rc("check") == 0 and
               re.search(r"^OK +PMU driver: armv8_pmuv3", out, re.M) is not None and len(lines) == 2,
               "; ".join(lines) or out[-400:])
     out2 = o.text("check_n2.out")
-    w = [l for l in out2.splitlines() if l.startswith("WARN") and "TMA level 1" in l]
+    w = [l for l in joined_lines(out2) if l.startswith("WARN") and "TMA level 1" in l]
     res.check("check --cpu neoverse-n2: TMA L1 not meaningful here, said", o.rc("check_n2") == 0 and len(w) == 1 and
               "STALL_SLOT_BACKEND" in w[0], w[0] if w else out2[-400:])
 

@@ -38,7 +38,7 @@ static int event_index(const char *name)
 
 static void roofline_text(const struct report *r, FILE *f, int width)
 {
-	report_roofline_text(r, f, 10, width);
+	report_roofline_text(r, f, 10, width, NULL);
 }
 
 static char *render(bool json)

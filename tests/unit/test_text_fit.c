@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Text that fits (lib/text_fit.h) and perf stat's units (lib/units.h): names elided in the middle,
- * never cut; prose wrapped at spaces within the width, fields kept whole; times in ns/us/ms/s.
+ * never cut; prose wrapped at spaces within the width, fields kept whole, a list wider than a line broken
+ * after a comma; tables (lib/text_table.h) that drop columns by priority and say so once; times in
+ * ns/us/ms/s.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "lib/text_fit.h"
+#include "lib/text_table.h"
 #include "lib/units.h"
 
 static char *wrapped(int width, int indent, const char *s)
@@ -15,6 +18,27 @@ static char *wrapped(int width, int indent, const char *s)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
 	text_wrap(f, width, indent, s);
+	fclose(f);
+	return buf;
+}
+
+/* A table of a name and three numbers at width, hid kept across calls. */
+static char *table(int width, struct text_hidden *hid)
+{
+	static const struct text_col cols[] = {
+		{ .name = "NAME", .prio = 1, .left = true, .min = 8 }, { .name = "A", .prio = 3 }, { .name = "B", .prio = 2 },
+		{ .name = "C", .prio = 1, .gap = 2 },
+	};
+	static char buf[1024];
+	const char *rows[][4] = { { "groundtruth:gt_spin", "1234", "56", "7" }, { "x", "1", "2", "3" } };
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct text_table t;
+
+	text_table_init(&t, cols, 4);
+	for (int i = 0; i < 2; i++)
+		text_table_add(&t, rows[i]);
+	text_table_print(&t, f, width, hid);
+	text_table_free(&t);
 	fclose(f);
 	return buf;
 }
@@ -61,6 +85,49 @@ int main(void)
 	check(!strcmp(w, "short  enough\n"), "a line that fits is written as it is: [%s]", w);
 	w = wrapped(12, 2, "a_single_word_much_wider_than_the_line");
 	check(widest(w) <= 12 && strstr(w, "\xe2\x80\xa6"), "a word wider than a line is elided: [%s]", w);
+	w = wrapped(24, 4, "need=tma_frontend_bound,tma_fetch_bandwidth,tma_retiring");
+	check(!strcmp(w, "need=tma_frontend_bound,\n    tma_fetch_bandwidth,\n    tma_retiring\n"),
+	      "a list wider than a line broken after its commas: [%s]", w);
+	{
+		struct text_hidden hid = {};
+		char buf[512];
+		FILE *f;
+
+		w = table(40, &hid);
+		check(!strcmp(w, "NAME                   A  B  C\ngroundtruth:gt_spin 1234 56  7\nx                      1  2  3\n") &&
+		      !hid.n, "a table that fits: every column, padded, the name whole: [%s]", w);
+		w = table(22, &hid);
+		check(!strcmp(w, "NAME           A  B  C\ngroun\xe2\x80\xa6_spin 1234 56  7\nx              1  2  3\n") &&
+		      !hid.n, "at 22: the name elided in the middle, above its minimum, before a column goes: [%s]", w);
+		w = table(16, &hid);
+		check(!strcmp(w, "NAME        B  C\ngroun\xe2\x80\xa6spin 56  7\nx           2  3\n") && hid.n == 1 &&
+		      !strcmp(hid.names, "A"), "at 16: A goes first (priority 3): [%s] %s", w, hid.names);
+		w = table(11, &hid);
+		check(!strcmp(w, "NAME      C\ngrou\xe2\x80\xa6pin  7\nx         3\n") && hid.n == 2 &&
+		      !strcmp(hid.names, "A B"), "at 11: then B; the name at its minimum; A said once: [%s] %s", w, hid.names);
+		{
+			static const struct text_col ev[] = { { .name = "CPU_CLK_UNHALTED.THREAD", .prio = 1 } };
+			struct text_table te;
+
+			text_table_init(&te, ev, 1);
+			text_table_add(&te, (const char *[]){ "1.23 G" });
+			f = fmemopen(buf, sizeof(buf), "w");
+			text_table_print(&te, f, 80, NULL);
+			fclose(f);
+			text_table_free(&te);
+			check(!strcmp(buf, "CPU_CLK\xe2\x80\xa6THREAD\n        1.23 G\n"),
+			      "a number column's long header elided to 14 columns: [%s]", buf);
+		}
+		f = fmemopen(buf, sizeof(buf), "w");
+		text_hidden_print(&hid, f, 80);
+		fclose(f);
+		check(!strcmp(buf, "  (2 columns hidden: A B; widen or --width)\n") && !hid.n, "the note: [%s]", buf);
+		f = fmemopen(buf, sizeof(buf), "w");
+		text_wrap_lines(f, 20, "short\n  a line much wider than twenty\n");
+		fclose(f);
+		check(!strcmp(buf, "short\n  a line much wider\n      than twenty\n"),
+		      "text_wrap_lines: a wide line wrapped, indented 4 past its own indent: [%s]", buf);
+	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");
 	return check_exit();

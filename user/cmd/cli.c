@@ -13,6 +13,7 @@
 #include "collect/samples_loader.h"
 #include "lib/outfile.h"
 #include "lib/parse.h"
+#include "lib/text_fit.h"
 #include "lib/version.h"
 #include "lib/warn.h"
 #include "model/thread_table.h"
@@ -228,7 +229,7 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
-	case OPT_WIDTH: return parse_int(optarg, "--width", 40, 10000, &o->width);
+	case OPT_WIDTH: return parse_int(optarg, "--width", TEXT_WIDTH_MIN, 10000, &o->width);
 	case OPT_QUIET:
 		o->quiet = true;
 		warn_errors_only();	/* warnings stay in the JSON's "warnings" */

@@ -34,6 +34,7 @@
 #include "cmd/perf_csv.h"
 #include "cmd/report_read.h"
 #include "lib/parse.h"
+#include "lib/text_fit.h"
 #include "collect/uprobes_loader.h"
 #include "lib/kernel_file.h"
 #include "model/report.h"
@@ -52,21 +53,22 @@ extern char **environ;
 
 struct check {
 	int fail, warn;
+	int width;	/* --width: each line's explanation wrapped under its text, the status and item kept first */
 };
 
 __attribute__((format(printf, 3, 4))) static void line(struct check *c, const char *status, const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 
 	if (!strcmp(status, "FAIL"))
 		c->fail++;
 	else if (!strcmp(status, "WARN"))
 		c->warn++;
-	printf("%-5s ", status);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	text_wrapf(stdout, c->width, 6, "%-5s %s", status, msg);
 }
 
 /* ---------- counters ---------- */
@@ -371,7 +373,8 @@ static void compare_counts(struct check *c, const char *self, unsigned long loop
 		line(c, "FAIL", "calibrated loop: %s", err);
 		return;
 	}
-	printf("calibrated loop (%lu iterations of 2 instructions), counted by tmabpf and by perf stat:\n", loops);
+	text_wrapf(stdout, c->width, 6, "calibrated loop (%lu iterations of 2 instructions), counted by tmabpf and by "
+		   "perf stat:", loops);
 	count_both(c, self, NULL, &evs, loops, pmu, &tm, &pf);
 	if (!tm.ok) {
 		line(c, "FAIL", "tmabpf could not count the loop (run: tmabpf -e instructions:u -- tmabpf check "
@@ -453,7 +456,7 @@ static void compare_tma(struct check *c, const char *self, const struct tma_cpu 
 
 static int usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "tmabpf check: %s%s%s (usage: tmabpf check [--cpu NAME] [--loops N])\n", msg, arg ? " " : "",
+	fprintf(stderr, "tmabpf check: %s%s%s (usage: tmabpf check [--cpu NAME] [--loops N] [--width N])\n", msg, arg ? " " : "",
 		arg ? arg : "");
 	return 2;
 }
@@ -490,7 +493,7 @@ int cmd_check(int argc, char **argv)
 				return usage("--cpu wants a CPU name", NULL);
 			cpuname = val;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: tmabpf check [--cpu NAME] [--loops N]\n"
+			printf("usage: tmabpf check [--cpu NAME] [--loops N] [--width N]\n"
 			       "What this host can do for tmabpf: kernel, privileges, perf_event_paranoid, BTF, the PMU\n"
 			       "driver and its free counters, the NMI watchdog, other agents holding perf events,\n"
 			       "uprobe_multi and session links, the TMA recipe; on a PMU host, a calibrated loop counted\n"
@@ -498,9 +501,13 @@ int cmd_check(int argc, char **argv)
 			       "      --cpu NAME      judge the recipe of CPU NAME instead of this host's\n"
 			       "      --loops N       iterations of the calibrated loop (default %lu)\n"
 			       "      --calibrate N   run the calibrated loop alone (what check itself profiles)\n"
+			       "      --width N       text columns (terminal's, else 80)\n"
 			       "Exit status: 0 all lines OK/WARN/SKIP/INFO, 1 a line FAILed, 2 bad usage.\n"
 			       "See tmabpf-check(8).\n", DEFAULT_LOOPS);
 			return 0;
+		} else if ((val = parse_opt_value(argc, argv, &i, "--width"))) {
+			if (parse_int_at("check: ", val, "--width", TEXT_WIDTH_MIN, 10000, &c.width))
+				return 2;
 		} else if (!strcmp(argv[i], "--loops") && i + 1 < argc) {
 			if (!parse_ulong(argv[++i], &loops))
 				return usage("--loops wants a count > 0, not", argv[i]);
@@ -512,6 +519,7 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "tmabpf check: unknown CPU '%s' (known: %s)\n", cpuname, tma_cpu_names());
 		return 2;
 	}
+	c.width = text_width(stdout, c.width);
 	uname(&u);
 	host_info_read(&h);
 	printf("tmabpf check: what this host can do\n");
@@ -539,9 +547,8 @@ int cmd_check(int argc, char **argv)
 		else
 			hw = check_counters(&c, h.ncpus_online, &free);
 	} else {
-		line(&c, "FAIL", "PMU driver: none: %s; hardware counters, TMA and cycles sampling are unavailable "
-		     "(fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host); software events still work",
-		     h.pmu_why);
+		line(&c, "FAIL", "PMU driver: none (fix: bare metal, or a VM with a virtual PMU, e.g. KVM -cpu host): %s; "
+		     "hardware counters, TMA and cycles sampling are unavailable; software events still work", h.pmu_why);
 	}
 	v = kernel_file_int("/proc/sys/kernel/nmi_watchdog", -1);
 	if (v > 0 && hw && free < hw)

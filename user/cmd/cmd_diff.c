@@ -19,6 +19,8 @@
 #include "cmd/diff_report.h"
 #include "cmd/diff_rules.h"
 #include "lib/parse.h"
+#include "lib/text_fit.h"
+#include "lib/text_table.h"
 #include "lib/text_safe.h"
 #include "lib/warn.h"
 
@@ -38,13 +40,14 @@ static int usage_error(const char *msg)
 
 static void diff_usage(FILE *f)
 {
-	fputs("usage: tmabpf diff BASE.json NEW.json [--fail-on BUDGETS] [--top N]\n"
+	fputs("usage: tmabpf diff BASE.json NEW.json [--fail-on BUDGETS] [--top N] [--width N]\n"
 	      "Deltas of time, calls, counters and TMA nodes per process, thread and function of two\n"
 	      "JSON reports (tmabpf --json); threads are matched by process comm, thread comm and rank.\n"
 	      "  --fail-on BUDGETS  exit 1 when a budget breaks, e.g.\n"
 	      "                     'tma_backend_bound>+5pp,wall_ns>+5%,thread[gt-*].oncpu_ns>+10%'\n"
 	      "                     [run|process|thread|function[GLOB].]METRIC (>|>=|<|<=) [+-]N (%|pp|none)\n"
 	      "  --top N            changes shown, largest relative first (default 30; 0: all)\n"
+	      "  --width N          text columns (terminal's, else 80)\n"
 	      "Reports of another schema, or with a value of the wrong type (a string or NaN where a\n"
 	      "number belongs), are refused with one line.\n"
 	      "Exit status: 0 within budget, 1 a budget broke, 2 bad usage or unreadable report.\n"
@@ -117,54 +120,79 @@ static int cmp_change(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static void print_changes(struct change *ch, size_t n, int top)
+/* The tables' columns: BASE goes first when the width is short, then NEW; ROW is elided in the
+ * middle down to 28 columns before they go; BUDGET is the broken table's. */
+static const struct text_col change_cols[] = {
+	{ .name = "KIND", .prio = 1, .left = true }, { .name = "ROW", .prio = 1, .left = true, .min = 28 },
+	{ .name = "METRIC", .prio = 1, .left = true }, { .name = "BASE", .prio = 3 }, { .name = "NEW", .prio = 2 },
+	{ .name = "DELTA", .prio = 1 }, { .name = "BUDGET", .prio = 1, .left = true, .gap = 2 },
+};
+
+static int print_changes(struct change *ch, size_t n, int top, int width)
 {
 	char b[64], v[64], d[64], name[512], metric[512];
+	struct text_hidden hid = {};
+	struct text_table t;
+	int rc = 0;
 
 	if (!n) {
 		printf("no differences\n");
-		return;
+		return 0;
 	}
 	qsort(ch, n, sizeof(*ch), cmp_change);
-	printf("%-9s %-44s %-22s %16s %16s %12s\n", "KIND", "ROW", "METRIC", "BASE", "NEW", "DELTA");
-	for (size_t i = 0; i < n && (top <= 0 || (int)i < top); i++) {
+	text_table_init(&t, change_cols, 6);
+	for (size_t i = 0; i < n && (top <= 0 || (int)i < top) && !rc; i++) {
+		const char *cells[] = { diff_kind_name(ch[i].row->kind), text_safe(ch[i].row->name, name, sizeof(name)),
+					text_safe(ch[i].metric, metric, sizeof(metric)), b, v, d };
+
 		fmt_val(b, sizeof(b), ch[i].metric, ch[i].base);
 		fmt_val(v, sizeof(v), ch[i].metric, ch[i].now);
 		fmt_delta(d, sizeof(d), &ch[i]);
-		printf("%-9s %-44.44s %-22.22s %16s %16s %12s\n", diff_kind_name(ch[i].row->kind),
-		       text_safe(ch[i].row->name, name, sizeof(name)), text_safe(ch[i].metric, metric, sizeof(metric)), b, v,
-		       d);
+		rc = text_table_add(&t, cells);
 	}
-	if (top > 0 && n > (size_t)top)
-		printf("(%zu more changes; --top 0 shows all)\n", n - top);
+	if (!rc) {
+		text_table_print(&t, stdout, width, &hid);
+		if (top > 0 && n > (size_t)top)
+			printf("(%zu more changes; --top 0 shows all)\n", n - top);
+		text_hidden_print(&hid, stdout, width);
+	} else {
+		err_print("out of memory comparing the reports");
+	}
+	text_table_free(&t);
+	return rc ? 1 : 0;
 }
 
-static void print_unmatched(const struct diff_rows *rows)
+static void print_unmatched(const struct diff_rows *rows, int width)
 {
-	char name[512];
+	char name[512], line[4096];
 
 	for (int s = 0; s < 2; s++) {
 		size_t cnt = 0;
+		int n;
 
 		for (size_t i = 0; i < rows->n; i++)
 			cnt += rows->v[i].side[s].present && !rows->v[i].side[!s].present;
 		if (!cnt)
 			continue;
-		printf("only in %s (%zu):", s ? "NEW" : "BASE", cnt);
-		for (size_t i = 0, shown = 0; i < rows->n && shown < 8; i++)
+		n = snprintf(line, sizeof(line), "only in %s (%zu):", s ? "NEW" : "BASE", cnt);
+		for (size_t i = 0, shown = 0; i < rows->n && shown < 8 && n < (int)sizeof(line); i++)
 			if (rows->v[i].side[s].present && !rows->v[i].side[!s].present) {
-				printf(" %s %s%s", diff_kind_name(rows->v[i].kind),
-				       text_safe(rows->v[i].name, name, sizeof(name)), ++shown < cnt ? "," : "");
+				n += snprintf(line + n, sizeof(line) - n, " %s %s%s", diff_kind_name(rows->v[i].kind),
+					      text_safe(rows->v[i].name, name, sizeof(name)), ++shown < cnt ? "," : "");
 			}
-		printf("%s\n", cnt > 8 ? " ..." : "");
+		if (cnt > 8 && n < (int)sizeof(line))
+			snprintf(line + n, sizeof(line) - n, " ...");
+		text_wrap(stdout, width, 2, line);
 	}
 }
 
 /* ---- budgets ---- */
 
-static int check_rules(const struct diff_rows *rows, const struct diff_rule *rules, int nr)
+static int check_rules(const struct diff_rows *rows, const struct diff_rule *rules, int nr, int width)
 {
 	const char *metric[nr ? nr : 1];
+	struct text_hidden hid = {};
+	struct text_table t;
 	int broken = 0, judged = 0;
 
 	/* a metric no row has is a typo: say so rather than pass */
@@ -177,11 +205,14 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 				  rules[k].metric, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 			return EXIT_USAGE;
 		}
+	text_table_init(&t, change_cols, 7);
 	for (int k = 0; k < nr; k++)
 		for (size_t i = 0; i < rows->n; i++) {
 			const struct drow *r = &rows->v[i];
 			double b, n, d;
 			char bs[64], ns[64], ds[64], name[512];
+			const char *cells[] = { diff_kind_name(r->kind), text_safe(r->name, name, sizeof(name)),
+						rules[k].metric, bs, ns, ds, rules[k].text };
 
 			if (!rule_applies(&rules[k], r) || !drow_metric(r, 0, metric[k], &b) ||
 			    !drow_metric(r, 1, metric[k], &n))
@@ -191,21 +222,26 @@ static int check_rules(const struct diff_rows *rows, const struct diff_rule *rul
 			judged++;
 			if (!diff_rule_broken(&rules[k], d))
 				continue;
-			if (!broken++)
-				printf("\nBUDGETS BROKEN:\n%-9s %-44s %-22s %16s %16s %12s  %s\n", "KIND", "ROW", "METRIC",
-				       "BASE", "NEW", "DELTA", "BUDGET");
+			broken++;
 			fmt_val(bs, sizeof(bs), rules[k].metric, b);
 			fmt_val(ns, sizeof(ns), rules[k].metric, n);
 			snprintf(ds, sizeof(ds), rules[k].unit == UNIT_PCT ? "%+.2f%%" : rules[k].unit == UNIT_PP ?
 				 "%+.2fpp" : "%+.6g", d);
-			printf("%-9s %-44.44s %-22.22s %16s %16s %12s  %s\n", diff_kind_name(r->kind),
-			       text_safe(r->name, name, sizeof(name)),
-			       rules[k].metric, bs, ns, ds, rules[k].text);
+			if (text_table_add(&t, cells)) {
+				err_print("out of memory comparing the reports");
+				text_table_free(&t);
+				return 1;
+			}
 		}
-	if (broken) {
+	if (broken) {	/* the rows, then the count, then what the width hid */
+		printf("\nBUDGETS BROKEN:\n");
+		text_table_print(&t, stdout, width, &hid);
 		printf("%d budget%s broken\n", broken, broken > 1 ? "s" : "");
+		text_hidden_print(&hid, stdout, width);
+		text_table_free(&t);
 		return 1;
 	}
+	text_table_free(&t);
 	printf("\nbudgets: all %d hold (%d row checks)\n", nr, judged);
 	return 0;
 }
@@ -214,14 +250,14 @@ int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "fail-on", required_argument, NULL, 'f' }, { "top", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' }, {},
+		{ "width", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' }, {},
 	};
 	const char *fail_on = NULL;
 	struct diff_rule *rules = NULL;
 	struct diff_rows rows = {};
 	struct change *ch = NULL;
 	size_t nch = 0, cap = 0;
-	int c, top = 30, nr = 0, rc = 0;
+	int c, top = 30, nr = 0, rc = 0, width = 0;
 	char err[1024];
 
 	optind = 0;
@@ -240,6 +276,10 @@ int cmd_diff(int argc, char **argv)
 			top = (int)v;
 			break;
 		}
+		case 'w':
+			if (parse_int_at("diff: ", optarg, "--width", TEXT_WIDTH_MIN, 10000, &width))
+				return EXIT_USAGE;
+			break;
 		case 'h': diff_usage(stdout); return 0;
 		default: return getopt_error(c, argv, "diff: ", "tmabpf diff --help", opts);
 		}
@@ -279,11 +319,12 @@ int cmd_diff(int argc, char **argv)
 						     .rel = b ? 100.0 * (n - b) / fabs(b) : NAN };
 		}
 	}
-	printf("tmabpf diff: %s -> %s\n", argv[optind], argv[optind + 1]);
-	print_changes(ch, nch, top);
-	print_unmatched(&rows);
-	if (nr)
-		rc = check_rules(&rows, rules, nr);
+	width = text_width(stdout, width);
+	text_wrapf(stdout, width, 2, "tmabpf diff: %s -> %s", argv[optind], argv[optind + 1]);
+	rc = print_changes(ch, nch, top, width);
+	print_unmatched(&rows, width);
+	if (nr && !rc)
+		rc = check_rules(&rows, rules, nr, width);
 out:
 	free(ch);
 	diff_rows_free(&rows);

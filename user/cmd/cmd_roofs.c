@@ -13,6 +13,7 @@
 #include <time.h>
 #include "cmd/cmd_roofs.h"
 #include "lib/parse.h"
+#include "lib/text_fit.h"
 #include "lib/units.h"
 #include "lib/warn.h"
 #include "pmu/roofs.h"
@@ -47,15 +48,16 @@ static void print_roofs(const struct roofs *r)
 	char when[64], all[32];
 	time_t t = (time_t)r->measured_at;
 	struct tm tm;
-	int noisy = 0, reps = 0;
+	int noisy = 0, reps = 0, width = text_width(stdout, 0);
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
 	for (int p = 0; p < ROOF__PRECS; p++)
 		if (r->flops[p][ROOF_ONE].valid)
 			reps = r->flops[p][ROOF_ONE].repeats;
-	printf("roofs of %s (%s, %d CPUs, microcode %s, kernel %s)\n", r->host.cpu, r->host.isa, r->host.cpus,
-	       r->host.microcode[0] ? r->host.microcode : "?", r->host.kernel);
-	printf("measured %s with likwid-bench, median of %d repeats (then the spread: (max-min)/median)\n", when, reps);
+	text_wrapf(stdout, width, 2, "roofs of %s (%s, %d CPUs, microcode %s, kernel %s)", r->host.cpu, r->host.isa,
+		   r->host.cpus, r->host.microcode[0] ? r->host.microcode : "?", r->host.kernel);
+	text_wrapf(stdout, width, 2, "measured %s with likwid-bench, median of %d repeats (then the spread: "
+		   "(max-min)/median)", when, reps);
 	snprintf(all, sizeof(all), "%d threads", r->threads[ROOF_ALL]);
 	printf("%-18s  %-22s  %-22s\n", "", "1 thread", r->threads[ROOF_ALL] > 1 ? all : "");
 	for (int p = 0; p < ROOF__PRECS; p++) {

@@ -86,6 +86,19 @@ static int field_columns(const char *s)
 	return n;
 }
 
+/* Bytes of the longest head of word that ends in a comma and fits room columns; 0 when none does. */
+static int comma_cut(const char *word, int room)
+{
+	int cut = 0, cols = 0;
+
+	for (int i = 0; word[i] && cols <= room; i++) {
+		cols += !continuation(word[i]);
+		if (word[i] == ',' && cols <= room)
+			cut = i + 1;
+	}
+	return cut;
+}
+
 void text_wrap(FILE *f, int width, int indent, const char *s)
 {
 	int at = 0, start = 0;	/* columns on the current line; where its text starts */
@@ -99,6 +112,22 @@ void text_wrap(FILE *f, int width, int indent, const char *s)
 
 		snprintf(word, sizeof(word), "%.*s", (int)n, s + sp);
 		w = text_columns(word);
+		if (w > width - indent && strchr(word, ',')) {	/* wider than any line: broken after a comma */
+			int k = comma_cut(word, width - at - (at > start ? (int)sp : 0));
+
+			if (k > 0) {
+				fprintf(f, "%*s%.*s", at > start ? (int)sp : 0, "", k, word);
+				at += (at > start ? (int)sp : 0) + text_columns(word) - text_columns(word + k);
+				s += sp + (size_t)k;
+				continue;
+			}
+			if (at > start) {
+				fprintf(f, "\n%*s", indent, "");
+				at = start = indent;
+				s += sp;
+				continue;
+			}
+		}
 		/* a new line before a word that does not fit, or before a field ("a: b c", two spaces before it)
 		 * that fits a line of its own but not what is left of this one */
 		fw = sp >= 2 || at == 0 ? field_columns(s + sp) : w;
@@ -119,6 +148,21 @@ void text_wrap(FILE *f, int width, int indent, const char *s)
 		s += strspn(s, " ") + n;
 	}
 	fputc('\n', f);
+}
+
+void text_wrap_lines(FILE *f, int width, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		char *line = strndup(text, n);
+
+		if (line && text_columns(line) > width)
+			text_wrap(f, width, (int)strspn(line, " ") + 4, line);
+		else
+			fprintf(f, "%.*s\n", (int)n, text);
+		free(line);
+		text += n + (text[n] == '\n');
+	}
 }
 
 void text_wrapf(FILE *f, int width, int indent, const char *fmt, ...)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The narrowest --width the text outputs take. */
+#define TEXT_WIDTH_MIN 40
 /* The text outputs' width (--width): opt when set (> 0), else f's terminal's, else 80. */
 int text_width(FILE *f, int opt);
 /* Columns s takes. */
@@ -20,6 +22,9 @@ int text_elide_middle(const char *s, int width, char *out, size_t outlen);
  * a field (what follows two spaces) kept on one line when it fits one; lines after the first
  * indented by indent spaces; a word wider than a line is elided in the middle. */
 void text_wrap(FILE *f, int width, int indent, const char *s);
+/* Each line of text (lines end at '\n') that is wider than width wrapped as text_wrap does, its
+ * continuation indented 4 past the line's own indent; the others written as they are. */
+void text_wrap_lines(FILE *f, int width, const char *text);
 /* text_wrap of a printf format. */
 void text_wrapf(FILE *f, int width, int indent, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

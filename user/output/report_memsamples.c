@@ -48,41 +48,47 @@ void report_memsamples_json(const struct report *r, struct json *j)
 	json_obj_end(j);
 }
 
-/* A name elided in the middle to w columns and padded to them. */
-static void put_name(FILE *f, const char *name, int w)
-{
-	char safe[512], fit[512];
+/* The tables' columns: at a short width MODULE (the mapping) and PID go first; the names are elided in the
+ * middle down to 12 columns before. */
+static const struct text_col func_cols[] = {
+	{ .name = "PID", .prio = 2 }, { .name = "FUNCTION", .prio = 1, .left = true, .min = 12 },
+	{ .name = "MODULE", .prio = 3, .left = true, .min = 12 }, { .name = "SAMPLES", .prio = 1 },
+};
+static const struct text_col bin_cols[] = {
+	{ .name = "PID", .prio = 2 }, { .name = "DATA ADDRESSES IN MAPPING", .prio = 3, .left = true, .min = 12 },
+	{ .name = "[START, END)", .prio = 1, .left = true }, { .name = "SAMPLES", .prio = 1 },
+};
 
-	text_elide_middle(text_safe(name, safe, sizeof(safe)), w, fit, sizeof(fit));
-	fprintf(f, "%s%*s", fit, w - text_columns(fit), "");
-}
-
-void report_memsamples_text(const struct report *r, FILE *f, int top, int width)
+void report_memsamples_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid)
 {
 	const struct mem_result *m = r->mem;
-	int fw = width - (7 + 24 + 8 + 3), dw = width - (7 + 33 + 8 + 3);
+	char pid[16], sym[512], mod[512], count[24], range[48];
+	struct text_table t;
 
 	if (!m)
 		return;
-	fw = fw > 40 ? 40 : fw < 12 ? 12 : fw;
-	dw = dw > 40 ? 40 : dw < 12 ? 12 : dw;
 	text_wrapf(f, width, 2, "memory samples (--mem-samples: %s, period %llu: %llu samples of tracked threads):",
 		   m->ev->name, (unsigned long long)m->ev->attr.sample_period, m->samples);
-	fprintf(f, "%7s %-*s %-24s %8s\n", "PID", fw, "FUNCTION", "MODULE", "SAMPLES");
+	text_table_init(&t, func_cols, 4);
 	for (size_t i = 0; i < m->nfuncs && (int)i < top; i++) {
-		fprintf(f, "%7u ", m->funcs[i].pid);
-		put_name(f, m->funcs[i].symbol, fw);
-		fputc(' ', f);
-		put_name(f, m->funcs[i].module, 24);
-		fprintf(f, " %8llu\n", m->funcs[i].count);
+		snprintf(pid, sizeof(pid), "%u", m->funcs[i].pid);
+		snprintf(count, sizeof(count), "%llu", m->funcs[i].count);
+		if (text_table_add(&t, (const char *[]){ pid, text_safe(m->funcs[i].symbol, sym, sizeof(sym)),
+							  text_safe(m->funcs[i].module, mod, sizeof(mod)), count }))
+			break;
 	}
-	fprintf(f, "%7s %-*s %-33s %8s\n", "PID", dw, dw < 25 ? "DATA ADDRESSES" : "DATA ADDRESSES IN MAPPING",
-		"[START, END)", "SAMPLES");
+	text_table_print(&t, f, width, hid);
+	text_table_free(&t);
+	text_table_init(&t, bin_cols, 4);
 	for (size_t i = 0; i < m->nbins && (int)i < top; i++) {
 		const struct mem_bin *b = &m->bins[i];
 
-		fprintf(f, "%7u ", b->pid);
-		put_name(f, b->mapping, dw);
-		fprintf(f, " %16llx-%-16llx %8llu\n", (unsigned long long)b->start, (unsigned long long)b->end, b->count);
+		snprintf(pid, sizeof(pid), "%u", b->pid);
+		snprintf(range, sizeof(range), "%llx-%llx", (unsigned long long)b->start, (unsigned long long)b->end);
+		snprintf(count, sizeof(count), "%llu", b->count);
+		if (text_table_add(&t, (const char *[]){ pid, text_safe(b->mapping, mod, sizeof(mod)), range, count }))
+			break;
 	}
+	text_table_print(&t, f, width, hid);
+	text_table_free(&t);
 }

@@ -70,26 +70,55 @@ static void print_stack(FILE *f, const struct offcpu_stack *s, int room, int ind
 	fputc('\n', f);
 }
 
-void report_offcpu_text(const struct report *r, FILE *f, int top, int width)
+/* The columns before STACK: at a short width TID and COUNT go first, COMM is elided down to 8 columns before;
+ * STACK follows them on the line when 24 columns are left, else comes under them. */
+static const struct text_col offcpu_cols[] = {
+	{ .name = "PID", .prio = 1 }, { .name = "TID", .prio = 3 }, { .name = "COMM", .prio = 1, .left = true, .min = 8 },
+	{ .name = "REASON", .prio = 1, .left = true }, { .name = "MS", .prio = 1 }, { .name = "COUNT", .prio = 2 },
+};
+#define OFFCPU_STACK_MIN 24
+
+void report_offcpu_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid)
 {
 	const struct offcpu_result *o = r->offcpu;
-	bool below = width - 62 < 24;	/* the stack on lines of its own */
+	char pid[16], tid[16], comm[64], ms[32], count[24];
+	struct text_table t;
+	int used;
+	bool below;
 
 	if (!o)
 		return;
 	text_wrapf(f, width, 2, "off-CPU stacks (--offcpu-stacks: %llu periods, blocked %.1f ms, runqueue %.1f ms; "
 		   "stacks at switch-out, leaf first, full stacks in --json/--folded):",
 		   o->stat[OFFCPU_STAT_PERIODS], o->blocked_ns / 1e6, o->runqueue_ns / 1e6);
-	fprintf(f, "%7s %7s %-16s %-8s %10s %7s  %s\n", "PID", "TID", "COMM", "REASON", "MS", "COUNT", "STACK");
+	text_table_init(&t, offcpu_cols, 6);
 	for (size_t i = 0; i < o->n && (int)i < top; i++) {
 		const struct offcpu_stack *s = &o->v[i];
-		char comm[64], fit[64];
 
-		text_elide_middle(text_safe(s->comm, comm, sizeof(comm)), 16, fit, sizeof(fit));
-		fprintf(f, "%7u %7u %s%*s %-8s %10.3f %7llu%s", s->pid, s->tid, fit, 16 - text_columns(fit), "",
-			offcpu_reason_name(s->reason), s->ns / 1e6, s->count, below ? "\n    " : "  ");
-		print_stack(f, s, below ? width - 4 : width - 62, below ? 4 : 62);
+		snprintf(pid, sizeof(pid), "%u", s->pid);
+		snprintf(tid, sizeof(tid), "%u", s->tid);
+		snprintf(ms, sizeof(ms), "%.3f", s->ns / 1e6);
+		snprintf(count, sizeof(count), "%llu", s->count);
+		if (text_table_add(&t, (const char *[]){ pid, tid, text_safe(s->comm, comm, sizeof(comm)),
+							  offcpu_reason_name(s->reason), ms, count }))
+			break;
+	}
+	/* the stack on the line when the table leaves it room, else on lines of its own */
+	text_table_fit(&t, width - 2 - OFFCPU_STACK_MIN, NULL);
+	below = text_table_width(&t) + 2 + OFFCPU_STACK_MIN > width;
+	if (below)
+		text_table_fit(&t, width, hid);
+	else
+		text_table_fit(&t, width - 2 - OFFCPU_STACK_MIN, hid);
+	used = text_table_width(&t);
+	text_table_print_cells(&t, TEXT_TABLE_HEADER, f);
+	fputs(below ? "\n    STACK\n" : "  STACK\n", f);
+	for (size_t i = 0; i < t.nrows; i++) {
+		text_table_print_cells(&t, i, f);
+		fputs(below ? "\n    " : "  ", f);
+		print_stack(f, &o->v[i], below ? width - 4 : width - used - 2, below ? 4 : used + 2);
 	}
 	if ((int)o->n > top)
 		fprintf(f, "  ... %zu more stacks (see --json)\n", o->n - (size_t)top);
+	text_table_free(&t);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "bpf/roof_shapes.h"
 #include "lib/text_fit.h"
+#include "lib/text_safe.h"
 #include "lib/units.h"
 #include "model/func_sums.h"
 #include "output/report_sections.h"
@@ -317,13 +318,20 @@ int report_roofline_live(const struct report *r, int last, char *line, size_t le
 	return 1;
 }
 
-/* FUNCTION SHAPE CALLS WALL_MS FLOP/s B/s FLOP/B ROOF SHARE: the columns before VERDICT. */
-#define ROOFLINE_FIXED (12 + 1 + 20 + 1 + 7 + 1 + 9 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 5)
+/* The table's columns: at a short width ROOF goes first, then the rates, CALLS, WALL_MS, SHARE and FLOP/B;
+ * FUNCTION stays, elided in the middle down to 12 columns; SHAPE and VERDICT stay whole. */
+static const struct text_col roofline_cols[] = {
+	{ .name = "FUNCTION", .prio = 1, .left = true, .min = 12 }, { .name = "SHAPE", .prio = 1, .left = true },
+	{ .name = "CALLS", .prio = 4 }, { .name = "WALL_MS", .prio = 3 }, { .name = "FLOP/s", .prio = 5 },
+	{ .name = "B/s", .prio = 5 }, { .name = "FLOP/B", .prio = 2 }, { .name = "ROOF", .prio = 6 },
+	{ .name = "SHARE", .prio = 2 }, { .name = "VERDICT", .prio = 1, .left = true, .gap = 2 },
+};
 
-void report_roofline_text(const struct report *r, FILE *f, int top, int width)
+void report_roofline_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid)
 {
 	const struct roofline_result *rl = r->roofline;
-	char shape[48], fl[16], bw[16], roof[16], v[32], roofs[600];
+	char shape[48], fl[16], bw[16], roof[16], v[32], roofs[600], calls[24], ms[24], fb[24], share[16], func[64];
+	struct text_table t;
 
 	if (!rl)
 		return;
@@ -337,25 +345,26 @@ void report_roofline_text(const struct report *r, FILE *f, int top, int width)
 	per_token_text(r, f, width);
 	windows_text(r, f, width);
 	measured_text(r, f, width);
-	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s%s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
-		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", ROOFLINE_FIXED + 9 <= width ? "  VERDICT" : "");
+	text_table_init(&t, roofline_cols, (int)(sizeof(roofline_cols) / sizeof(roofline_cols[0])));
 	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {
 		const struct roofline_row *w = &rl->rows[i];
+		const char *cells[] = { text_safe(w->func, func, sizeof(func)), shape, calls, ms, fl, bw, fb, roof, share, v };
 
 		roofline_shape_name(w, shape, sizeof(shape));
+		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)w->calls);
+		snprintf(ms, sizeof(ms), "%.2f", (double)w->wall_ns / 1e6);
 		units_si(fl, sizeof(fl), w->flop_per_s, "");
 		units_si(bw, sizeof(bw), w->bytes_per_s, "");
+		snprintf(fb, sizeof(fb), "%.2f", w->intensity);
 		if (w->roof > 0)
 			units_si(roof, sizeof(roof), w->roof, "");
 		else
 			snprintf(roof, sizeof(roof), "-");
-		fprintf(f, "%-12.12s %-20.20s %7llu %9.2f %7s %7s %7.2f %7s %4.0f%%", w->func, shape,
-			(unsigned long long)w->calls, (double)w->wall_ns / 1e6, fl, bw, w->intensity, roof,
-			w->roof > 0 ? 100 * w->share : 0);
-		roofline_verdict_name(w, v, sizeof(v));	/* after the numbers, or under them when they fill the line */
-		if (ROOFLINE_FIXED + 2 + (int)strlen(v) <= width)
-			fprintf(f, "  %s\n", v);
-		else
-			fprintf(f, "\n%*s%s\n", width - (int)strlen(v) > 4 ? 4 : 0, "", v);
+		snprintf(share, sizeof(share), "%.0f%%", w->roof > 0 ? 100 * w->share : 0);
+		roofline_verdict_name(w, v, sizeof(v));
+		if (text_table_add(&t, cells))
+			break;
 	}
+	text_table_print(&t, f, width, hid);
+	text_table_free(&t);
 }

@@ -185,17 +185,23 @@ static void counter_text(const struct event_desc *d, double v, char *buf, size_t
 		snprintf(buf, len, "%.0f", v);
 }
 
-/* PID FUNCTION MODULE SAMPLES SHARE% CI95 without FUNCTION; FUNCTION's width; a counter's. */
-#define SAMPLES_FIXED (7 + 1 + 1 + 20 + 1 + 8 + 1 + 7 + 1 + 6)
-#define SAMPLES_FUNC_MIN 20
-#define SAMPLES_FUNC_MAX 36
-#define SAMPLES_CTR 11
+/* The table's columns: at a short width TMA (the bottleneck path) goes first, then the counters (the
+ * last first), MODULE, CI95; FUNCTION is shortened down to 28 columns before any goes. */
+enum { S_PID, S_FUNC, S_MOD, S_SAMPLES, S_SHARE, S_CI95, S_CTR0 };
+static const struct text_col sample_cols[] = {
+	[S_PID] = { .name = "PID", .prio = 1 },
+	[S_FUNC] = { .name = "FUNCTION (leaf)", .prio = 1, .left = true, .min = 28, .shorten = cxx_name_shorten },
+	[S_MOD] = { .name = "MODULE", .prio = 3, .left = true, .min = 12 },
+	[S_SAMPLES] = { .name = "SAMPLES", .prio = 1 }, [S_SHARE] = { .name = "SHARE%", .prio = 1 },
+	[S_CI95] = { .name = "CI95", .prio = 2 },
+};
 
-void report_samples_text(const struct report *r, FILE *f, int top, int width)
+void report_samples_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid)
 {
 	const struct sample_result *s = r->samples;
-	char path[512], hidden[256] = "";
-	int nctr = r->evs->n, fw, nh = 0;
+	int nctr = r->evs->n < TMABPF_MAX_EVENTS ? r->evs->n : TMABPF_MAX_EVENTS;
+	bool tma = report_has_tma(r);
+	struct text_table t;
 
 	if (!s)
 		return;
@@ -214,46 +220,35 @@ void report_samples_text(const struct report *r, FILE *f, int top, int width)
 		   "sample; statistical estimates: SHARE%% is +/-CI95 points):", s->events ? "event samples" : s->event,
 		   s->events ? (int)(s->events_hz + 0.5) : s->hz, s->samples,
 		   s->bpf_run_cnt ? (double)s->bpf_run_ns / s->bpf_run_cnt : 0.0);
-	/* the counters go first, the last first, when FUNCTION would be narrower than its minimum */
-	while (nctr > 0 && width - SAMPLES_FIXED - nctr * SAMPLES_CTR < SAMPLES_FUNC_MIN)
-		nctr--;
-	fw = width - SAMPLES_FIXED - nctr * SAMPLES_CTR;
-	fw = fw > SAMPLES_FUNC_MAX ? SAMPLES_FUNC_MAX : fw < SAMPLES_FUNC_MIN ? SAMPLES_FUNC_MIN : fw;
-	fprintf(f, "%7s %-*s %-20s %8s %7s %6s", "PID", fw, "FUNCTION (leaf)", "MODULE", "SAMPLES", "SHARE%", "CI95");
-	for (int e = 0; e < nctr; e++)
-		fprintf(f, " %*.*s", SAMPLES_CTR - 1, SAMPLES_CTR - 1, r->evs->ev[e].name);
-	if (report_has_tma(r) && width - (SAMPLES_FIXED + fw + nctr * SAMPLES_CTR) - 2 >= 12)
-		fprintf(f, "  TMA");
-	fputc('\n', f);
+	text_table_init(&t, sample_cols, S_CTR0);
+	for (int e = 0; e < nctr; e++)	/* the counters, by their whole names; then the TMA path */
+		t.col[t.ncols++] = (struct text_col){ .name = r->evs->ev[e].name, .prio = 4 };
+	if (tma)
+		t.col[t.ncols++] = (struct text_col){ .name = "TMA", .prio = 5, .left = true, .min = 12, .gap = 2 };
 	for (size_t i = 0; i < s->nprocs && (int)i < top; i++) {
 		const struct sample_func *x = &s->funcs[i];
-		char name[512], safe[512], mod[512], fit[64], v[32];
-		int cols = cxx_name_shorten(text_safe(x->symbol, safe, sizeof(safe)), fw, name, sizeof(name));
-		int at = SAMPLES_FIXED + fw + nctr * SAMPLES_CTR;
+		char cell[S_CTR0 + TMABPF_MAX_EVENTS + 1][512];
+		const char *cells[S_CTR0 + TMABPF_MAX_EVENTS + 1];
+		struct thread_stats ts = {};
 
-		text_elide_middle(text_safe(x->module, mod, sizeof(mod)), 20, fit, sizeof(fit));
-		fprintf(f, "%7u %s%*s %s%*s %8llu %7.1f %6.1f", x->pid, name, fw - cols, "",	/* full names in --json */
-			fit, 20 - text_columns(fit), "", x->count, share_pct(s, x->count), ci95_pct(s, x->count));
-		for (int e = 0; e < nctr; e++) {
-			counter_text(&r->evs->ev[e], counter_scaled(&x->c[e]), v, sizeof(v));
-			fprintf(f, " %*s", SAMPLES_CTR - 1, v);
-		}
-		if (report_has_tma(r)) {	/* the bottleneck path, in what is left */
-			struct thread_stats t = {};
-
-			memcpy(t.c, x->c, sizeof(t.c));
-			if (width - at - 2 >= 12 && report_tma_path(r, &t, path, sizeof(path)) == 0) {
-				text_elide_middle(path, width - at - 2, safe, sizeof(safe));
-				fprintf(f, "  %s", safe);
-			}
-		}
-		fputc('\n', f);
+		snprintf(cell[S_PID], sizeof(cell[S_PID]), "%u", x->pid);
+		snprintf(cell[S_SAMPLES], sizeof(cell[S_SAMPLES]), "%llu", x->count);
+		snprintf(cell[S_SHARE], sizeof(cell[S_SHARE]), "%.1f", share_pct(s, x->count));
+		snprintf(cell[S_CI95], sizeof(cell[S_CI95]), "%.1f", ci95_pct(s, x->count));
+		for (int e = 0; e < nctr; e++)
+			counter_text(&r->evs->ev[e], counter_scaled(&x->c[e]), cell[S_CTR0 + e], sizeof(cell[0]));
+		memcpy(ts.c, x->c, sizeof(ts.c));
+		if (tma && report_tma_path(r, &ts, cell[S_CTR0 + nctr], sizeof(cell[0])))
+			cell[S_CTR0 + nctr][0] = 0;
+		for (int c = 0; c < t.ncols; c++)
+			cells[c] = cell[c];
+		cells[S_FUNC] = text_safe(x->symbol, cell[S_FUNC], sizeof(cell[S_FUNC]));	/* full names in --json */
+		cells[S_MOD] = text_safe(x->module, cell[S_MOD], sizeof(cell[S_MOD]));
+		if (text_table_add(&t, cells))
+			break;
 	}
+	text_table_print(&t, f, width, hid);
+	text_table_free(&t);
 	if ((int)s->nprocs > top)
 		fprintf(f, "  ... %zu more functions (see --json)\n", s->nprocs - top);
-	for (int e = nctr; e < r->evs->n; e++)
-		snprintf(hidden + strlen(hidden), sizeof(hidden) - strlen(hidden), "%s%s", nh++ ? " " : "",
-			 r->evs->ev[e].name);
-	if (nh)
-		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", nh, nh > 1 ? "s" : "", hidden);
 }

@@ -2,11 +2,13 @@
 /* The report's outputs: the --json file, and each feature's section of it and
  * of the final text report (functions, sampled functions, off-CPU stacks,
  * memory samples) in width columns (--width: names elided in the middle, lines
- * wrapped); the TMA of a row as JSON or as a bottleneck path. */
+ * wrapped, columns dropped by priority, their names added to hid, which the report says once);
+ * the TMA of a row as JSON or as a bottleneck path. */
 #ifndef TMABPF_REPORT_SECTIONS_H
 #define TMABPF_REPORT_SECTIONS_H
 #include <stdio.h>
 #include "lib/json.h"
+#include "lib/text_table.h"
 #include "model/report.h"
 
 /* The --json report (schema 1, see README "Report contract") to f; write errors stay in f (outfile_commit). */
@@ -25,17 +27,17 @@ int report_tma_path(const struct report *r, const struct thread_stats *s, char *
 void report_functions_json(const struct report *r, struct json *j);
 /* The sampled-functions section (--sample): JSON "samples"/"sampling", text table. */
 void report_samples_json(const struct report *r, struct json *j);
-void report_samples_text(const struct report *r, FILE *f, int top, int width);
+void report_samples_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid);
 /* The off-CPU stacks section (--offcpu-stacks): JSON "offcpu_stacks"/"offcpu", text table. */
 void report_offcpu_json(const struct report *r, struct json *j);
-void report_offcpu_text(const struct report *r, FILE *f, int top, int width);
+void report_offcpu_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid);
 /* The memory-samples section (--mem-samples): JSON "mem_samples" (null when off), text tables. */
 void report_memsamples_json(const struct report *r, struct json *j);
-void report_memsamples_text(const struct report *r, FILE *f, int top, int width);
+void report_memsamples_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid);
 
 /* The roofline section (--roofline): JSON "roofline" (null when off), text table. */
 void report_roofline_json(const struct report *r, struct json *j);
-void report_roofline_text(const struct report *r, FILE *f, int top, int width);
+void report_roofline_text(const struct report *r, FILE *f, int top, int width, struct text_hidden *hid);
 /* With --per-call: one iteration's "roofline" (its work, the bandwidth bound and the share; null
  * without --roofline), and the live token view's line for the last `last` iterations (0: none). */
 void report_roofline_window_json(const struct report *r, const struct iteration *it, struct json *j);

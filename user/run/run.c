@@ -17,6 +17,7 @@
 #include "collect/samples_loader.h"
 #include "lib/clock.h"
 #include "lib/outfile.h"
+#include "lib/text_fit.h"
 #include "lib/warn.h"
 #include "model/zero_counts.h"
 #include "output/dryrun.h"
@@ -122,15 +123,28 @@ static enum run_status check_sample_rate(const struct options *o)
 /* --dry-run: what would be opened and probed, and which events open here; counts nothing. */
 static int dry_run(struct run_state *st)
 {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);	/* its lines then wrapped to --width */
 	int r;
 
-	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
-			 stdout))
+	if (!f) {
+		err_print("--dry-run: out of memory");
 		return RUN_FAILED;
-	dryrun_print_here(&st->prep.evs, st->o->cpu_name, st->prep.host.pmu ? NULL : st->prep.host.pmu_why, stdout);
+	}
+	if (dryrun_print(st->prep.cpu, st->prep.tma_level, st->prep.tma_level ? st->prep.plan.note : "", &st->prep.evs,
+			 f)) {
+		fclose(f);
+		free(text);
+		return RUN_FAILED;
+	}
+	dryrun_print_here(&st->prep.evs, st->o->cpu_name, st->prep.host.pmu ? NULL : st->prep.host.pmu_why, f);
 	if ((r = collectors_init(&st->c)) == RUN_OK)
-		collectors_preview(&st->c, stdout);
+		collectors_preview(&st->c, f);
 	collectors_free(&st->c);
+	if (fclose(f) == 0)
+		text_wrap_lines(stdout, text_width(stdout, st->o->width), text);
+	free(text);
 	return r;
 }
 

@@ -105,25 +105,36 @@ static void print_cell(const struct vm_col *c, int width, const char *text, FILE
 	fputs(fit, f);
 }
 
-/* "(3 columns hidden: VCSW IVCSW MIGR; widen or --width)" under a table that dropped some. */
-static void print_hidden(const struct view *v, const struct vm_table *t, const bool *shown, int width, FILE *f)
+/* The columns a table dropped, counters by their whole names, for the report's one
+ * "(3 columns hidden: VCSW IVCSW MIGR; widen or --width)". */
+static void add_hidden(const struct view *v, const struct vm_table *t, const bool *shown, struct text_hidden *hid)
 {
-	char names[2048];
-	int n = 0, hidden = 0;
-
-	names[0] = 0;
 	for (int c = 0; c < t->ncols; c++)
-		if (!shown[c] && n < (int)sizeof(names)) {	/* counters by their whole names */
-			n += snprintf(names + n, sizeof(names) - n, "%s%s", hidden ? " " : "",
-				      t->col[c].fmt == VM_F_COUNTER ? v->r->evs->ev[t->col[c].arg].name : t->col[c].name);
-			hidden++;
-		}
-	if (hidden)
-		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", hidden, hidden > 1 ? "s" : "",
-			   names);
+		if (!shown[c])
+			text_hidden_add(hid, t->col[c].fmt == VM_F_COUNTER ? v->r->evs->ev[t->col[c].arg].name :
+					     t->col[c].name);
 }
 
-void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
+/* A name column (FUNCTION, COMM) keeps up to this many columns of its longest name before a number column
+ * goes: "mkl_blas_def_sgemm_kernel_0" whole rather than "mkl_blas_d…_kernel_0" beside CALLS/s. */
+#define NAME_KEPT 28
+
+/* The columns the name columns want beyond their own widths, up to NAME_KEPT each. */
+static int name_room(const struct vm_table *t)
+{
+	int room = 0;
+
+	for (int c = 0; c < t->ncols; c++)
+		if (t->col[c].stretch) {
+			int own = view_col_width(&t->col[c], false), full = view_stretch_width(t, c, false, NAME_KEPT);
+			int goal = full < NAME_KEPT ? full : NAME_KEPT;
+
+			room += goal > own ? goal - own : 0;
+		}
+	return room;
+}
+
+void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows, struct text_hidden *hid)
 {
 	const struct vm_table *t = &v->tab[k];
 	int width[VM_MAX_COLS], cols = text_width(f, v->width), used, n;
@@ -131,7 +142,7 @@ void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 	char buf[1024];
 
 	view_tma_rows(v, k, 0, max_rows);
-	used = view_fit_columns(t, cols, false, shown);
+	used = view_fit_columns(t, cols - name_room(t), false, shown);
 	for (int c = 0; c < t->ncols; c++)	/* the name columns take what the width has left */
 		width[c] = view_stretch_width(t, c, false, cols > used ? cols - used : 0);
 	for (int c = 0, first = 1; c < t->ncols; c++) {
@@ -159,10 +170,10 @@ void report_text_table(struct view *v, enum vm_kind k, FILE *f, size_t max_rows)
 	}
 	if (t->nrows > max_rows)
 		fprintf(f, "  ... %zu more %s\n", t->nrows - max_rows, t->title);
-	print_hidden(v, t, shown, cols, f);
+	add_hidden(v, t, shown, hid);
 }
 
-static void print_funcs(struct view *v, FILE *f)
+static void print_funcs(struct view *v, FILE *f, struct text_hidden *hid)
 {
 	const struct vm_header *h = &v->hdr;
 	char line[1024];
@@ -179,13 +190,14 @@ static void print_funcs(struct view *v, FILE *f)
 			      h->sample_hz);
 	snprintf(line + n, sizeof(line) - n, "S: u = uprobes, %ss = samples):", itt_rows(v->r) ? "i = ITT spans, " : "");
 	text_wrap(f, text_width(f, v->width), 2, line);
-	report_text_table(v, VM_FUNCS, f, (size_t)v->top);
+	report_text_table(v, VM_FUNCS, f, (size_t)v->top, hid);
 }
 
 void report_text_interval(struct view *v, FILE *f)
 {
 	char l1[512], l2[512];
 	int width = text_width(f, v->width);
+	struct text_hidden hid = {};
 
 	report_text_header(v, f);
 	if (report_iterations_live(v->r, VIEW_TOKENS, l1, l2, sizeof(l1))) {
@@ -194,8 +206,9 @@ void report_text_interval(struct view *v, FILE *f)
 		if (report_roofline_live(v->r, VIEW_TOKENS, l1, sizeof(l1)))
 			text_wrap(f, width, 4, l1);
 	}
-	report_text_table(v, VM_THREADS, f, (size_t)v->top);
-	print_funcs(v, f);
+	report_text_table(v, VM_THREADS, f, (size_t)v->top, &hid);
+	print_funcs(v, f, &hid);
+	text_hidden_print(&hid, f, width);
 	fputc('\n', f);
 	fflush(f);
 }
@@ -247,26 +260,28 @@ static bool multiplexed(const struct view *v)
 
 void report_text_final(const struct report *r, FILE *f, int top, int width, bool verbose)
 {
+	struct text_hidden hid = {};	/* the columns the tables hid, said once at the end */
 	struct view v;
 
 	view_init(&v, top);
 	v.width = width = text_width(f, width);
 	v.verbose = verbose;
 	view_whole_run(&v, r);
-	fprintf(f, "=== tmabpf final report (%s) ===\n", r->stop_reason ? r->stop_reason : "done");
+	text_wrapf(f, width, 2, "=== tmabpf final report (%s) ===", r->stop_reason ? r->stop_reason : "done");
 	report_text_header(&v, f);
-	report_text_table(&v, VM_THREADS, f, (size_t)top);
+	report_text_table(&v, VM_THREADS, f, (size_t)top, &hid);
 	if (several_threads(&v)) {
 		fprintf(f, "processes:\n");
-		report_text_table(&v, VM_PROCS, f, (size_t)top);
+		report_text_table(&v, VM_PROCS, f, (size_t)top, &hid);
 	}
 	print_paths(&v, width, f);
-	print_funcs(&v, f);
-	report_samples_text(r, f, top, width);
-	report_offcpu_text(r, f, top, width);
-	report_memsamples_text(r, f, top, width);
-	report_roofline_text(r, f, top, width);
+	print_funcs(&v, f, &hid);
+	report_samples_text(r, f, top, width, &hid);
+	report_offcpu_text(r, f, top, width, &hid);
+	report_memsamples_text(r, f, top, width, &hid);
+	report_roofline_text(r, f, top, width, &hid);
 	report_iterations_text(r, f, width);
+	text_hidden_print(&hid, f, width);
 	text_wrapf(f, width, 1, "(ONCPU%%/BLOCK%%/RUNQ%% of wall time;%s%s full data in --json)",
 		   view_col_of(&v.tab[VM_THREADS], "CPUS") >= 0 ? " CPUS: CPUs utilized, task-clock / wall time;" : "",
 		   multiplexed(&v) ? " counters marked * were multiplexed and scaled;" : "");

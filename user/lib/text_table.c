@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* A text table that fits a width, and the hidden columns' one note (text_table.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "lib/text_fit.h"
+#include "lib/text_table.h"
+
+void text_table_init(struct text_table *t, const struct text_col *cols, int ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols < TEXT_TABLE_MAX_COLS ? ncols : TEXT_TABLE_MAX_COLS;
+	memcpy(t->col, cols, (size_t)t->ncols * sizeof(*cols));
+}
+
+int text_table_add(struct text_table *t, const char *const *cells)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		char **c = realloc(t->cell, cap * (size_t)t->ncols * sizeof(*c));
+
+		if (!c)
+			return -1;
+		t->cell = c;
+		t->cap = cap;
+	}
+	for (int c = 0; c < t->ncols; c++)
+		if (!(t->cell[t->nrows * (size_t)t->ncols + (size_t)c] = strdup(cells[c] ? cells[c] : ""))) {
+			while (c--)
+				free(t->cell[t->nrows * (size_t)t->ncols + (size_t)c]);
+			return -1;
+		}
+	t->nrows++;
+	return 0;
+}
+
+static int gap(const struct text_table *t, int c, bool first)
+{
+	return first ? 0 : t->col[c].gap > 0 ? t->col[c].gap : 1;
+}
+
+/* The columns the shown ones take, name columns at their floor. */
+static int taken(const struct text_table *t, const bool *shown, const int *floor)
+{
+	int n = 0;
+
+	for (int c = 0, first = 1; c < t->ncols; c++)
+		if (shown[c]) {
+			n += gap(t, c, first) + floor[c];
+			first = 0;
+		}
+	return n;
+}
+
+void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
+{
+	int want[TEXT_TABLE_MAX_COLS], floor[TEXT_TABLE_MAX_COLS], spare;
+	bool shown[TEXT_TABLE_MAX_COLS];
+
+	for (int c = 0; c < t->ncols; c++) {
+		int head = text_columns(t->col[c].name);
+
+		want[c] = t->col[c].left || head < TEXT_TABLE_HEADER_KEPT ? head : TEXT_TABLE_HEADER_KEPT;
+		for (size_t i = 0; i < t->nrows; i++) {
+			int w = text_columns(t->cell[i * (size_t)t->ncols + (size_t)c]);
+
+			want[c] = w > want[c] ? w : want[c];
+		}
+		floor[c] = t->col[c].min > 0 && t->col[c].min < want[c] ? t->col[c].min : want[c];
+		shown[c] = true;
+	}
+	while (taken(t, shown, floor) > width) {	/* the highest priority goes, the rightmost first */
+		int drop = -1;
+
+		for (int c = 0; c < t->ncols; c++)
+			if (shown[c] && t->col[c].prio > 1 && (drop < 0 || t->col[c].prio >= t->col[drop].prio))
+				drop = c;
+		if (drop < 0)
+			break;
+		shown[drop] = false;
+		if (hid)
+			text_hidden_add(hid, t->col[drop].name);
+	}
+	/* what is left goes to the name columns, the first first; short of it, they shrink below their floor */
+	spare = width - taken(t, shown, floor);
+	for (int c = 0; c < t->ncols; c++) {
+		t->width[c] = shown[c] ? floor[c] : 0;
+		if (shown[c] && t->col[c].min > 0) {
+			int more = want[c] - floor[c] < spare ? want[c] - floor[c] : spare;
+
+			if (spare < 0)
+				more = floor[c] + spare > 1 ? spare : 1 - floor[c];
+			t->width[c] += more;
+			spare -= more;
+		}
+	}
+}
+
+static void print_cells(const struct text_table *t, const char *const *cells, bool header, FILE *f)
+{
+	char fit[1024];
+
+	for (int c = 0, first = 1; c < t->ncols; c++) {
+		int n, pad, last;
+
+		if (!t->width[c])
+			continue;
+		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, sizeof(fit)) :
+						   text_elide_middle(cells[c], t->width[c], fit, sizeof(fit));
+		pad = t->width[c] - n;
+		last = c + 1;
+		while (last < t->ncols && !t->width[last])
+			last++;
+		fprintf(f, "%*s%*s%s", gap(t, c, first), "", t->col[c].left ? 0 : pad, "", fit);
+		if (t->col[c].left && last < t->ncols)	/* no trailing blanks */
+			fprintf(f, "%*s", pad, "");
+		first = 0;
+	}
+}
+
+int text_table_width(const struct text_table *t)
+{
+	int n = 0;
+
+	for (int c = 0, first = 1; c < t->ncols; c++)
+		if (t->width[c]) {
+			n += gap(t, c, first) + t->width[c];
+			first = 0;
+		}
+	return n;
+}
+
+void text_table_print_header(const struct text_table *t, FILE *f)
+{
+	text_table_print_cells(t, TEXT_TABLE_HEADER, f);
+	fputc('\n', f);
+}
+
+void text_table_print_cells(const struct text_table *t, size_t i, FILE *f)
+{
+	const char *names[TEXT_TABLE_MAX_COLS];
+
+	if (i != TEXT_TABLE_HEADER) {
+		print_cells(t, (const char *const *)&t->cell[i * (size_t)t->ncols], false, f);
+		return;
+	}
+	for (int c = 0; c < t->ncols; c++)
+		names[c] = t->col[c].name;
+	print_cells(t, names, true, f);
+}
+
+void text_table_print_row(const struct text_table *t, size_t i, FILE *f)
+{
+	text_table_print_cells(t, i, f);
+	fputc('\n', f);
+}
+
+void text_table_print(struct text_table *t, FILE *f, int width, struct text_hidden *hid)
+{
+	text_table_fit(t, width, hid);
+	text_table_print_header(t, f);
+	for (size_t i = 0; i < t->nrows; i++)
+		text_table_print_row(t, i, f);
+}
+
+void text_table_free(struct text_table *t)
+{
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+void text_hidden_add(struct text_hidden *h, const char *name)
+{
+	size_t len = strlen(h->names), nl = strlen(name);
+
+	if (!nl)
+		return;
+	for (const char *p = h->names; (p = strstr(p, name)); p += nl)
+		if ((p == h->names || p[-1] == ' ') && (p[nl] == ' ' || !p[nl]))
+			return;
+	if (len + nl + 2 > sizeof(h->names))
+		return;
+	snprintf(h->names + len, sizeof(h->names) - len, "%s%s", len ? " " : "", name);
+	h->n++;
+}
+
+void text_hidden_print(struct text_hidden *h, FILE *f, int width)
+{
+	if (h->n)
+		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", h->n, h->n > 1 ? "s" : "",
+			   h->names);
+	h->names[0] = 0;
+	h->n = 0;
+}
