@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bpf/roof_ggml_types.h"
 #include "bpf/roof_shapes.h"
 #include "model/roofline.h"
 
@@ -93,11 +94,24 @@ const char *roofline_verdict_name(const struct roofline_row *row, char *buf, siz
 	return buf;
 }
 
+#define ROOF_GGML_NAME(id, name, blck, size) [id] = #name,
+static const char *const ggml_type_names[ROOF_GGML_NTYPES] = { ROOF_GGML_TYPE_LIST(ROOF_GGML_NAME) };
+
+const char *roofline_dtype(const struct roofline_row *row)
+{
+	if (row->flags & ROOF_GGML)
+		return ROOF_GGML_TYPE(row->flags) < ROOF_GGML_NTYPES ? ggml_type_names[ROOF_GGML_TYPE(row->flags)] : NULL;
+	return row->elem == 8 ? "f64" : row->elem == 4 ? "f32" : NULL;
+}
+
 void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
 {
 	char ta = row->flags & ROOF_TRANS_A ? 'T' : 'N', tb = row->flags & ROOF_TRANS_B ? 'T' : 'N';
+	const char *dt = roofline_dtype(row);
 
-	if (row->k)
+	if (row->flags & ROOF_GGML)
+		snprintf(buf, len, "%ux%ux%u %s", row->m, row->n, row->k, dt ? dt : "?");
+	else if (row->k)
 		snprintf(buf, len, "%ux%ux%u %c%c", row->m, row->n, row->k, ta, tb);
 	else
 		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);

@@ -30,8 +30,9 @@ struct roofline_row {
 	uint32_t pid;
 	uint32_t m, n, k;		/* GEMV: k = 0 */
 	uint32_t flags;			/* ROOF_* of bpf/roof_shapes.h */
-	uint32_t elem;			/* 4 (fp32) or 8 (fp64) */
+	uint32_t elem;			/* 4 (fp32) or 8 (fp64); 0: a ggml node (the weight's type in flags) */
 	uint64_t calls, wall_ns, flops, bytes;
+	uint64_t weight_bytes;		/* ggml: the weights' (src0's) bytes */
 	/* derived */
 	double intensity;		/* FLOP per compulsory byte */
 	double flop_per_s, bytes_per_s;	/* achieved over the calls' own time */
@@ -45,6 +46,7 @@ struct roofline_result {
 	struct roofline_row *rows;	/* by wall time, descending */
 	size_t nrows;
 	uint64_t calls, unreadable, nested, abandoned, shapes_full;
+	uint64_t ggml_workers;		/* ggml nodes' entries on threads other than the first: not counted again */
 	uint64_t bpf_run_ns, bpf_run_cnt;	/* the program's kernel run-time stats (when on) */
 	bool have_roofs;
 	struct roofs roofs;		/* valid when have_roofs */
@@ -72,7 +74,9 @@ int roofline_per_token(const struct roofline_result *r, const struct iterations 
 void roofline_judge(struct roofline_result *r);
 /* "memory-bound (DRAM)", "compute-bound", "below both roofs", "no roofs" */
 const char *roofline_verdict_name(const struct roofline_row *row, char *buf, size_t len);
-/* "1024x1024x1024 NT" (GEMV: "4096x4096 N") */
+/* The element type: "f32", "f64", or a ggml node's weight type ("q8_0", "q4_K", "bf16", ...); NULL: unknown */
+const char *roofline_dtype(const struct roofline_row *row);
+/* "1024x1024x1024 NT" (GEMV: "4096x4096 N"; a ggml node: "4096x1x4096 q8_0") */
 void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len);
 void roofline_result_free(struct roofline_result *r);
 

@@ -7,8 +7,6 @@
 #include "lib/units.h"
 #include "output/report_sections.h"
 
-static const char *const dtype[] = { [4] = "f32", [8] = "f64" };
-
 static void roofs_json(const struct roofline_result *rl, struct json *j)
 {
 	const struct roofs *r = &rl->roofs;
@@ -40,7 +38,7 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_begin(j, NULL);
 	json_str(j, "function", w->func);
 	json_u64(j, "pid", w->pid);
-	json_str(j, "dtype", w->elem < 9 ? dtype[w->elem] : NULL);
+	json_str(j, "dtype", roofline_dtype(w));
 	json_u64(j, "m", w->m);
 	json_u64(j, "n", w->n);
 	json_u64(j, "k", w->k);
@@ -55,6 +53,10 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_u64(j, "wall_ns", w->wall_ns);
 	json_u64(j, "flops", w->flops);
 	json_u64(j, "bytes", w->bytes);
+	if (w->flags & ROOF_GGML)
+		json_u64(j, "weight_bytes", w->weight_bytes);
+	else
+		json_null(j, "weight_bytes");
 	json_double(j, "intensity", w->intensity);
 	json_double(j, "flop_per_s", w->flop_per_s);
 	json_double(j, "bytes_per_s", w->bytes_per_s);
@@ -111,6 +113,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 	json_u64(j, "nested_calls", rl->nested);
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
+	json_u64(j, "ggml_worker_calls", rl->ggml_workers);
 	json_u64(j, "bpf_run_ns", rl->bpf_run_ns);
 	json_u64(j, "bpf_run_count", rl->bpf_run_cnt);
 	json_arr_begin(j, "shapes");
