@@ -56,11 +56,13 @@ static __always_inline bool roof_ggml_tensor(__u64 p, struct roof_ggml_tensor *t
 
 /* A mul_mat node's shape (M rows of the weight, N columns of the activations, K), its weight type,
  * FLOPs (2 M N K) and compulsory bytes (weight, activations and result, each once) into o: 1; 0
- * when unreadable; -1 on a thread other than the node's first. */
-static __always_inline int roof_ggml_work(__u64 params, __u64 dst, struct roof_open *o)
+ * when unreadable; -1 on a thread other than the node's first.  The tensors are read into scratch,
+ * the caller's argument array (8 u64 at least), whose arguments are read by then: no stack of its
+ * own, where arm64's verifier bounds the uprobe entry's call chain at 512 bytes. */
+static __always_inline int roof_ggml_work(__u64 params, __u64 dst, struct roof_open *o, __u64 *scratch)
 {
-	struct roof_ggml_tensor t;
-	__u64 src[2], wbytes, abytes, dbytes, m, n, k;
+	struct roof_ggml_tensor *t = (struct roof_ggml_tensor *)scratch;	/* scratch[0..5] */
+	__u64 *src = &scratch[6], wbytes, abytes, dbytes, m, n, k;		/* dst->src[0], src[1] */
 	__s32 ith;
 	__u32 wtype;
 
@@ -68,15 +70,15 @@ static __always_inline int roof_ggml_work(__u64 params, __u64 dst, struct roof_o
 		return 0;
 	if (ith != 0)
 		return -1;
-	if (bpf_probe_read_user(src, sizeof(src), (void *)(dst + ROOF_GGML_TENSOR_SRC)) ||
-	    !roof_ggml_tensor(dst, &t, &dbytes) || !roof_ggml_tensor(src[1], &t, &abytes))
+	if (bpf_probe_read_user(src, 2 * sizeof(*src), (void *)(dst + ROOF_GGML_TENSOR_SRC)) ||
+	    !roof_ggml_tensor(dst, t, &dbytes) || !roof_ggml_tensor(src[1], t, &abytes))
 		return 0;
-	n = (__u64)t.ne[1] * (__u64)(t.ne[2] * t.ne[3]);
-	if (!roof_ggml_tensor(src[0], &t, &wbytes) || n > ROOF_MAX_DIM)
+	n = (__u64)t->ne[1] * (__u64)(t->ne[2] * t->ne[3]);
+	if (!roof_ggml_tensor(src[0], t, &wbytes) || n > ROOF_MAX_DIM)
 		return 0;
-	m = (__u64)t.ne[1];
-	k = (__u64)t.ne[0];
-	wtype = (__u32)t.type;
+	m = (__u64)t->ne[1];
+	k = (__u64)t->ne[0];
+	wtype = (__u32)t->type;
 	o->key.flags = ROOF_GGML | (wtype << ROOF_GGML_TYPE_SHIFT);
 	o->key.m = (__u32)m;
 	o->key.n = (__u32)n;

@@ -210,9 +210,9 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 	o->weight_bytes = 0;
 	switch (sig) {
 	case SIG_GGML_MUL_MAT:
-		return roof_ggml_work(a[0], a[1], o);
+		return roof_ggml_work(a[0], a[1], o, a);
 	case SIG_GGML_REPACK_MUL_MAT:
-		return roof_ggml_work(a[1], a[2], o);
+		return roof_ggml_work(a[1], a[2], o, a);
 	case SIG_CBLAS_GEMM:	/* 101 RowMajor, 111 NoTrans */
 	case SIG_CBLAS_GEMM_STRIDED:
 		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0) |
