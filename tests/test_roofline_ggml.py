@@ -73,7 +73,7 @@ def gguf_tensors(path):
 
 
 def test_ggml_weight_bytes_per_token_by_type(stacks, tmp_path):
-    """Per token, the weight bytes tmabpf reports per ggml type equal the bytes of the model's
+    """Per token (--per-call on llama_decode), the weight bytes tmabpf reports per ggml type equal the bytes of the model's
     matrices of that type in the GGUF file (every 2-D tensor but token_embd.weight, which is read by
     row, one row a token, not multiplied), exactly; the FLOPs are 2 K M per matrix and token, and
     each node counts once although both threads of the threadpool enter it."""
@@ -91,10 +91,14 @@ def test_ggml_weight_bytes_per_token_by_type(stacks, tmp_path):
     assert set(want_bytes) == set(TYPES.split(","))
     n = 6
     lib = os.path.join(LLAMA_BINS, "libllama.v0.5.0.so")
-    report, r = profile(["--roofline", "--uprobe", f"{backend}:ggml_graph_compute", "--uprobe", f"{lib}:llama_decode"],
+    report, r = profile(["--roofline", "--uprobe", f"{backend}:ggml_graph_compute", "--per-call", f"{lib}:llama_decode"],
                         llama_cmd(gguf, n) + ["2"], tmp_path)
     assert calls(report, "llama_decode") == n, r.stderr
     rl = report["roofline"]
+    # tmabpf's own per-token figures (the run's sums over its n llama_decode iterations)
+    assert rl["per_token"]["tokens"] == n
+    assert rl["per_token"]["weight_bytes_by_type"] == {t: float(b) for t, b in want_bytes.items()}, r.stderr
+    assert rl["per_token"]["weight_bytes"] == float(sum(want_bytes.values()))
     rows = [s for s in rl["shapes"] if s["function"].startswith("ggml")]
     got = Counter()
     for s in rows:

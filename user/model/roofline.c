@@ -137,6 +137,15 @@ int roofline_per_token(const struct roofline_result *r, const struct iterations 
 	t->flops = flops / (double)it->n;
 	t->bytes = bytes / (double)it->n;
 	t->tokens_per_s = st.per_s;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct roofline_row *w = &r->rows[i];
+
+		if (!(w->flags & ROOF_GGML) || ROOF_GGML_TYPE(w->flags) >= ROOF_GGML_NTYPES)
+			continue;
+		t->ggml = true;
+		t->weight_bytes += (double)w->weight_bytes / (double)it->n;
+		t->type_weight_bytes[ROOF_GGML_TYPE(w->flags)] += (double)w->weight_bytes / (double)it->n;
+	}
 	dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
 	if (r->have_roofs && dram->valid) {
 		t->bound_tokens_per_s = dram->median / t->bytes;

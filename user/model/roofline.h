@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "bpf/roof_ggml_types.h"
 #include "model/iterations.h"
 #include "pmu/roofs.h"
 
@@ -64,6 +65,9 @@ struct roofline_token {
 	double tokens_per_s;		/* reached: iterations per second of iteration time */
 	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes per token; 0 without roofs */
 	double share;			/* tokens_per_s / bound_tokens_per_s */
+	bool ggml;			/* ggml nodes among the rows: the weight bytes below are theirs */
+	double weight_bytes;		/* per token: the ggml nodes' weight bytes */
+	double type_weight_bytes[ROOF_GGML_NTYPES];	/* the same by weight type (ggml_type) */
 };
 
 /* 0, or -ENOENT when there are no iterations or no work. */

@@ -93,6 +93,21 @@ static void per_token_json(const struct report *r, struct json *j)
 		json_null(j, "bandwidth_bound_tokens_per_s");
 		json_null(j, "share");
 	}
+	if (t.ggml) {
+		struct roofline_row named = { .flags = ROOF_GGML };
+
+		json_double(j, "weight_bytes", t.weight_bytes);
+		json_obj_begin(j, "weight_bytes_by_type");
+		for (unsigned int ty = 0; ty < ROOF_GGML_NTYPES; ty++) {
+			named.flags = ROOF_GGML | ty << ROOF_GGML_TYPE_SHIFT;
+			if (t.type_weight_bytes[ty] > 0 && roofline_dtype(&named))
+				json_double(j, roofline_dtype(&named), t.type_weight_bytes[ty]);
+		}
+		json_obj_end(j);
+	} else {
+		json_null(j, "weight_bytes");
+		json_null(j, "weight_bytes_by_type");
+	}
 	json_obj_end(j);
 }
 
@@ -149,6 +164,14 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 			 t.bound_tokens_per_s);
 	else
 		snprintf(bound, sizeof(bound), " (no roofs: no bandwidth bound)");
+	if (t.ggml) {
+		char wb[16];
+
+		units_si(wb, sizeof(wb), t.weight_bytes, " ");
+		text_wrapf(f, width, 2, "per token (%zu, --per-call): %sFLOP, %sB (ggml weights %sB); %.2f tokens/s%s",
+			   t.tokens, fl, by, wb, t.tokens_per_s, bound);
+		return;
+	}
 	text_wrapf(f, width, 2, "per token (%zu, --per-call): %sFLOP, %sB; %.2f tokens/s%s", t.tokens, fl, by,
 		   t.tokens_per_s, bound);
 }
