@@ -2,7 +2,9 @@
 """--roofline on ggml's matrix multiply (llama.cpp's CPU backend through node-llama-cpp, installed
 by scripts/install-realstacks.sh): per token, the weight bytes tmabpf reads from the tensor structs
 equal the model's matrix bytes per ggml type, as the GGUF file itself lays them out; a ggml whose
-version is not the verified one is refused in one line and the rest runs."""
+version is not the verified one is refused in one line and the rest runs.  Without llama.cpp:
+tests/workloads/ggmlnodes.c, ggml 0.25.1's ABI with its own count of the work and bad calls."""
+import json
 import os
 import re
 import shutil
@@ -12,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import run_tmabpf, load_json
+from conftest import BUILD, load_json, run_tmabpf
 from test_realstacks import (GGUF, LLAMA_BINS, PY, calls, cpu_backend_or_skip, llama_cmd, need, profile,
                              stacks)  # noqa: F401  (stacks: the fixture)
 
@@ -142,3 +144,52 @@ def test_ggml_unverified_version_refused(stacks, tmp_path):
         report = load_json(out)
         assert calls(report, "getpid") >= 7
         assert not [s for s in report["roofline"]["shapes"] if s["function"].startswith("ggml")]
+
+
+GGMLNODES = os.path.join(BUILD, "workloads", "ggmlnodes")
+
+
+def test_ggml_nodes_exact_and_bad_calls(tmp_path):
+    """ggmlnodes: 200 nodes of random shapes (batch dimensions too) and weight types, each entered by
+    two threads' params (ith 0 and 1), then 6 calls with a zero or negative dimension, no src[1], a
+    removed type, a row length not a multiple of the block, an unmapped dst: tmabpf's FLOPs, bytes,
+    weight bytes per type, node count, worker entries and unreadable calls equal the workload's
+    own, exactly."""
+    out = str(tmp_path / "r.json")
+    r = run_tmabpf(["--batch", "--json", out, "--roofline", "--uprobe", f"{GGMLNODES}:ggml_compute_forward_mul_mat",
+                    "--", GGMLNODES])
+    assert r.returncode == 0, r.stderr
+    truth = json.loads(next(l for l in r.stdout.splitlines() if l.startswith('{"nodes"')))
+    rl = load_json(out)["roofline"]
+    rows = [s for s in rl["shapes"] if s["function"] == "ggml_compute_forward_mul_mat"]
+    got = Counter()
+    for s in rows:
+        got[s["dtype"]] += s["weight_bytes"]
+    assert dict(got) == truth["weight_bytes"]
+    assert sum(s["flops"] for s in rows) == truth["flops"]
+    assert sum(s["bytes"] for s in rows) == truth["bytes"]
+    assert sum(s["calls"] for s in rows) == truth["nodes"]
+    assert rl["ggml_worker_calls"] == truth["workers"]
+    assert rl["unreadable_calls"] == truth["bad"]
+    assert sum(1 for l in r.stderr.splitlines() if "calls with unreadable arguments" in l) == 1, r.stderr
+
+
+def test_ggml_nodes_other_version_refused(tmp_path):
+    """ggmlnodes with its ggml_version() string patched to 0.24.0 in a copy: one line, no ggml rows,
+    the probe's calls still counted, exit 0."""
+    with open(GGMLNODES, "rb") as f:
+        exe = f.read()
+    assert exe.count(b"\x000.25.1\x00") == 1
+    copy = tmp_path / "ggmlnodes"
+    copy.write_bytes(exe.replace(b"\x000.25.1\x00", b"\x000.24.0\x00"))
+    copy.chmod(0o755)
+    out = str(tmp_path / "r.json")
+    r = run_tmabpf(["--batch", "--json", out, "--roofline", "--uprobe", f"{copy}:ggml_compute_forward_mul_mat",
+                    "--", str(copy), "20"])
+    assert r.returncode == 0, r.stderr
+    said = [l for l in r.stderr.splitlines() if "no roofline for its matrix multiplies" in l]
+    assert len(said) == 1 and "ggml 0.24.0, whose tensor structs are not verified (only ggml 0.25.1)" in said[0], \
+        r.stderr
+    report = load_json(out)
+    assert calls(report, "ggml_compute_forward_mul_mat") == 2 * 20 + 6
+    assert not [s for s in report["roofline"]["shapes"] if s["function"].startswith("ggml")]
