@@ -194,8 +194,10 @@ static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_h
 		child_prog_stats(child, progs, &ns0, &c0);
 		r = ns_per_call();
 		child_prog_stats(child, progs, &ns1, &c1);
+		/* a peer's program set may change between the reads (bpftrace's sums went back once, and a
+		 * 2^64 wrap read as 3.7e14 runs a call): then nothing was measured */
 		*bpf_ns_hit = c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) * 2 : 0;	/* per call: entry + return */
-		hits_per_call = (double)(c1 - c0) / bench_calls;
+		hits_per_call = c1 > c0 ? (double)(c1 - c0) / bench_calls : 0;
 	}
 	if (child > 0) {	/* SIGINT, then SIGKILL after 5 s (a bpftrace still starting may not take it) */
 		pid_t w = 0;
@@ -209,6 +211,13 @@ static double cost_under(pid_t child, const char *const *progs, double *bpf_ns_h
 		}
 	}
 	return r;
+}
+
+/* Did the last measurement's programs run twice a call, entry and return, on every call (a peer that
+ * attached late or missed calls is not a measurement of the same work)? */
+static bool both_fired(void)
+{
+	return hits_per_call > 1.9 && hits_per_call < 2.1;
 }
 
 /* probe_at: NULL, or a --probe-at value */
@@ -280,7 +289,7 @@ static void placement_bench(const char *tmabpf, const char *exe, int rounds)
 		h[2] = hits_per_call;
 		hits_per_call = 0;
 		bt[n_bt] = bpftrace_cost(exe, &b) - none_e;
-		if (hits_per_call > 1.9) {	/* both probes fired on every call (a round where none fired once read 0) */
+		if (both_fired()) {	/* a round where none fired once read 0 */
 			h[3] = hits_per_call;
 			r_bt[n_bt] = bt[n_bt] / placed[i];
 			n_bt++;
@@ -424,8 +433,9 @@ int main(int argc, char **argv)
 		minimal = pair_cost(skel->progs.minimal_entry, skel->progs.minimal_exit, exe, m[0]->offset, &r_min[i]);
 		tm = call_tm[i] = tmabpf_cost(tmabpf, exe, NULL, &r_tm[i]);
 		ratio[i] = r_min[i] ? r_tm[i] / r_min[i] : 0;
+		hits_per_call = 0;
 		call_bt[n_bt] = bpftrace_cost(exe, &r_bt[n_bt]);
-		if (call_bt[n_bt] > none) {
+		if (both_fired() && call_bt[n_bt] > none) {
 			added_bt[n_bt] = (call_tm[i] - none) / (call_bt[n_bt] - none);
 			n_bt++;
 		}

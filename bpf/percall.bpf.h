@@ -20,6 +20,7 @@
 #define TMABPF_PERCALL_BPF_H
 
 #include "account.bpf.h"
+#include "roof_work.bpf.h"
 #include "uprobes.h"
 
 /* The open-coded task iterator (kernel >= 6.7); declared here too, for
@@ -88,10 +89,10 @@ static __noinline bool percall_slot(__u32 fn, __u32 tgid, __u32 *slot)
 		return true;
 	}
 	if (READ_ONCE(percall_next_slot) >= PERCALL_MAX_FUNCS)
-		return false;	/* all given: no atomic add at every return of a function without one */
+		goto full;	/* all given: no atomic add at every return of a function without one */
 	next = __sync_fetch_and_add(&percall_next_slot, 1);
 	if (next >= PERCALL_MAX_FUNCS)
-		return false;
+		goto full;
 	s = next;
 	if (bpf_map_update_elem(&percall_slots, &key, &s, BPF_NOEXIST)) {
 		/* another CPU gave it one first: that one (this slot stays unused) */
@@ -102,6 +103,9 @@ static __noinline bool percall_slot(__u32 fn, __u32 tgid, __u32 *slot)
 	}
 	*slot = s;
 	return true;
+full:
+	stat_inc(STAT_PERCALL_SLOTS_FULL);	/* per CPU: no atomic either */
+	return false;
 }
 
 /* A matched return of fn of process tgid (outermost: its inclusive times count). */
@@ -316,6 +320,7 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	__u32 zero = 0, slot;
 	struct bpf_iter_task it;
 	struct percall_rec *r;
+	struct roof_sums *roof_w;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	__u32 *depth = bpf_map_lookup_elem(&percall_depth, &zero);
 	__u64 nslots;
@@ -351,6 +356,8 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 		cv_sum(&r->c[e], &snap->uc[e].read, &snap->uc[e].off);
 	}
 	r->unfolded_ns = 0;
+	roof_w = cfg_roof_windows ? bpf_map_lookup_elem(&roof_procs, &r->pid) : NULL;
+	r->roof = roof_w ? *roof_w : (struct roof_sums){};
 	/* the count lives in the record: loaded back each time, it is a bounded
 	 * unknown to the verifier, whose walk of the loop then converges */
 	r->nthreads = 0;

@@ -47,6 +47,17 @@ struct {
 
 STAT_MAP(roof_stats, ROOF_STAT_MAX);
 
+/* --per-call with --roofline: each process' work so far (every thread, atomic adds), which the
+ * marker's snapshots carry (percall_rec.roof) so that a window's work is their difference */
+const volatile bool cfg_roof_windows = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct roof_sums);
+} roof_procs SEC(".maps");
+
 #if defined(__TARGET_ARCH_x86)
 #define ROOF_ARG_REGS 6
 #define ROOF_STACK_ARGS_AT 8		/* above the return address */
@@ -335,6 +346,19 @@ static __always_inline void roof_leave(struct task_struct *task, __u64 entry_sp,
 		s->weight_bytes += o->weight_bytes;
 	} else {
 		pcpu_inc(&roof_stats, ROOF_STAT_SHAPES_FULL);
+	}
+	if (cfg_roof_windows) {
+		s = bpf_map_lookup_elem(&roof_procs, &o->key.pid);
+		if (!s) {
+			bpf_map_update_elem(&roof_procs, &o->key.pid, &zero, BPF_NOEXIST);
+			s = bpf_map_lookup_elem(&roof_procs, &o->key.pid);
+		}
+		if (s) {
+			__sync_fetch_and_add(&s->calls, 1);
+			__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
+			__sync_fetch_and_add(&s->flops, o->flops);
+			__sync_fetch_and_add(&s->bytes, o->bytes);
+		}
 	}
 	o->entry_ns = 0;
 }

@@ -160,6 +160,8 @@ enum tmabpf_stat {
 					 * iteration's top functions */
 	STAT_THREAD_EST_LOST,	/* --sample-events: a sample not in its thread's estimate (no task storage) */
 	STAT_STATE_DROPS,	/* --trace: thread-state records lost (state ring buffer full) */
+	STAT_PERCALL_SLOTS_FULL,	/* --per-call: a return of a function or span left without a slot
+					 * (PERCALL_MAX_FUNCS given): not in the iterations' totals */
 	STAT_MAX,
 };
 

@@ -3,6 +3,7 @@
  * bpf/uprobes.bpf.c keeps and user space reads. */
 #ifndef TMABPF_BPF_UPROBES_H
 #define TMABPF_BPF_UPROBES_H
+#include "roof_shapes.h"
 #include "tmabpf.h"
 
 #define TMABPF_MAX_DEPTH 32	/* active calls kept per thread */
@@ -207,6 +208,7 @@ struct percall_rec {
 	struct counter_val pc[TMABPF_MAX_EVENTS];
 	__u64 unfolded_ns;	/* the other threads on a CPU now: their time since their switch-in, whose
 				 * counts pc may lack (a bound: a sample or probe hit may have folded some) */
+	struct roof_sums roof;	/* --roofline: the process' known GEMM/GEMV calls returned so far (roof_procs) */
 	struct percall_thread th[PERCALL_MAX_THREADS];
 	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by slot (PERCALL_DIRECT_FUNCS) */
 };

@@ -14,13 +14,17 @@ collector as their module, against the truth of tests/test_itt.py:
 """
 import json
 import os
+import re
 import subprocess
+import sys
+import tempfile
 import time
 
 import pytest
 
-from conftest import TMABPF
+from conftest import ROOT, TMABPF
 from daemon_util import Daemon, select
+from test_hostile import AS_NOBODY, NOBODY, nobody_dir  # noqa: F401 (a fixture)
 from test_itt import COLLECTOR, DNNLWORK, KINDS, span_kind, verbose_execs
 
 pytestmark = pytest.mark.skipif(not os.path.exists(DNNLWORK), reason="build/workloads/dnnlwork not built "
@@ -136,3 +140,167 @@ def test_itt_needs_switch_accounting(accounting, needle):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) <= 2, r.stderr
+
+
+# ---- a user's mapped files against the root daemon's --itt watcher ----
+
+MARKERS = b"INTEL_LIBITTNOTIFY64\0__itt_api_init\0"	# what the watcher looks for in a mapped file
+
+TRUNCATER = """
+import mmap, os, sys, time
+path, size, until = sys.argv[1], int(sys.argv[2]), time.time() + float(sys.argv[3])
+cycles = 0
+while time.time() < until:
+    p = f"{path}.{cycles}"                                  # a new file each time: each is scanned
+    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    os.ftruncate(fd, size)                                  # a sparse file, no disk used
+    m = mmap.mmap(fd, size, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)  # a mapping record
+    time.sleep(0.1)
+    os.ftruncate(fd, 0)                                     # its pages gone under any reader's mapping
+    time.sleep(0.005)
+    m.close()
+    os.close(fd)
+    os.unlink(p)
+    cycles += 1
+print(cycles)
+"""
+
+
+def rchar(pid):
+    with open(f"/proc/{pid}/io") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
+
+
+def test_file_truncated_while_the_watcher_scans_it(nobody_dir):
+    """nobody maps a new 512 MiB sparse file executable and truncates it to nothing 100 ms after
+    mapping it, one after the other for 4 s, while root 'tmabpf daemon --itt' scans each newly
+    mapped file for ITT's names.  The watcher mapped the file whole and searched it: the truncation under its mapping
+    killed the daemon with SIGBUS.  Now it reads the file (the daemon's read count grows by
+    megabytes), the truncation ends the read, and the daemon lives on and keeps serving /metrics."""
+    path = os.path.join(nobody_dir, "libtrunc.so")
+    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+        before = rchar(d.p.pid)
+        t = subprocess.run(AS_NOBODY + [sys.executable, "-c", TRUNCATER, path, str(512 << 20), "4"],
+                           capture_output=True, text=True, timeout=60)
+        assert t.returncode == 0, t.stderr
+        time.sleep(0.5)
+        assert d.alive(), f"the daemon died (rc {d.p.returncode}) while nobody truncated a mapped file: {d.stderr()}"
+        read = rchar(d.p.pid) - before
+        m = d.metrics_after(2)
+        assert select(m, "tmabpf_refreshes_total"), "no /metrics"
+        assert d.stop() == 0, d.stderr()
+    print(f"{t.stdout.strip()} truncations; the daemon read {read >> 20} MiB")
+    assert int(t.stdout) >= 10, t.stdout
+    assert read > 16 << 20, f"the daemon read {read} bytes: the file was never scanned"
+
+
+SWAPPER = """
+import mmap, os, sys, time
+path, link_to = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+m = mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)  # a mapping record naming path
+os.rename(path, path + ".old")                              # the mapped file stays, another path names it
+os.symlink(link_to, path)                                   # path names root's file now
+print("swapped", flush=True)
+time.sleep(60)
+"""
+
+HONEST = """
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)
+print("mapped", flush=True)
+time.sleep(60)
+"""
+
+
+def test_path_swapped_for_a_root_only_file(nobody_dir):
+    """nobody maps its own file without ITT's names, then at once renames it and plants at its path
+    a link to a root-only (0600, in a 0700 directory) file carrying both names.  The watcher read
+    the path: root's file made nobody's process 'carry ITT', and the daemon's log (its journal)
+    told what root's file holds.  Now only the mapped inode is read: that process is never named,
+    while another of nobody's processes mapping its own file with the names is (the watcher was
+    looking)."""
+    secret_dir = tempfile.mkdtemp(prefix="tmabpf-rootonly-")  # 0700 root
+    procs = []
+    try:
+        secret = os.path.join(secret_dir, "libsecret.so")
+        with open(secret, "wb") as f:
+            f.write(MARKERS.ljust(4096, b"\0"))
+        os.chmod(secret, 0o600)
+        plain, marked = os.path.join(nobody_dir, "libplain.so"), os.path.join(nobody_dir, "libmarked.so")
+        with open(plain, "wb") as f:
+            f.write(b"\0" * 4096)
+        with open(marked, "wb") as f:
+            f.write(MARKERS.ljust(4096, b"\0"))
+        for p in (plain, marked):
+            os.chown(p, NOBODY, NOBODY)
+        with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+            for script, args, said in ((SWAPPER, [plain, secret], "swapped"), (HONEST, [marked], "mapped")):
+                procs.append(subprocess.Popen(AS_NOBODY + [sys.executable, "-c", script] + args,
+                                              stdout=subprocess.PIPE, text=True))
+                assert procs[-1].stdout.readline().strip() == said
+            swapper, honest = procs
+            deadline = time.time() + 20
+            while f"pid {honest.pid} " not in d.stderr() and time.time() < deadline:
+                time.sleep(0.1)
+            d.metrics_after(2)
+            assert d.stop() == 0, d.stderr()
+        assert f"pid {honest.pid} has not loaded the ITT collector" in d.stderr(), d.stderr()
+        assert f"pid {swapper.pid} " not in d.stderr(), "the root-only file at the swapped path was read"
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        subprocess.run(["rm", "-rf", secret_dir])
+
+
+def watch_files_bound():
+    with open(os.path.join(ROOT, "user", "collect", "itt_watch.h")) as f:
+        return int(re.search(r"#define ITT_WATCH_FILES (\d+)", f.read()).group(1))
+
+
+MAPPER = """
+import mmap, os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC).close()  # a mapping record
+    os.close(fd)
+"""
+
+
+def test_watcher_remembers_a_bounded_number_of_files(nobody_dir):
+    """The watcher remembered every file ever mapped on the host, for the daemon's life.  nobody
+    maps a 64 MiB file 'first', then short-lived processes (100 files each, paced to the mapping
+    records' ring) map ITT_WATCH_FILES + 1000 distinct files, the last of them a 64 MiB file
+    'last'; then each big one is mapped again.  The daemon's read count (/proc/PID/io rchar) says
+    which it read again: 'last', used recently, is remembered (read once); 'first', the least
+    recently used, was forgotten and is read again (the old table read it once: it never forgot)."""
+    bound = watch_files_bound()
+    big = {k: os.path.join(nobody_dir, f"lib{k}.so") for k in ("first", "last")}
+    small = [os.path.join(nobody_dir, f"lib{i:05d}.so") for i in range(bound + 1000)]
+    for p in small:
+        with open(p, "wb") as f:
+            f.write(b"\0" * 4096)
+    for p in big.values():
+        with open(p, "wb") as f:
+            f.truncate(64 << 20)
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", nobody_dir], check=True)
+
+    def map_files(paths, d):
+        """Mapped by nobody, then the daemon's bytes read once it has taken them in."""
+        before = rchar(d.p.pid)
+        subprocess.run(AS_NOBODY + [sys.executable, "-c", MAPPER] + paths, check=True, timeout=60)
+        d.metrics_after(2)
+        return rchar(d.p.pid) - before
+
+    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+        first = map_files([big["first"]], d)
+        for i in range(0, len(small), 100):
+            map_files(small[i:i + 100] + ([big["last"]] if i + 100 >= len(small) else []), d)
+        again = {k: map_files([p], d) for k, p in big.items()}
+        assert d.stop() == 0, d.stderr()
+    print(f"first read {first >> 20} MiB; mapped again: {({k: v >> 20 for k, v in again.items()})} MiB")
+    assert first >= 64 << 20, "the first file was not read"
+    assert again["last"] < 32 << 20, "the file mapped last was forgotten: read again"
+    assert again["first"] >= 64 << 20, f"the least recently used of {bound + 1002} files was remembered"

@@ -62,7 +62,8 @@ def test_page_faults_per_function_within_binomial_error(ev_run):
     binomial error of its samples; gt_spin, which faults nothing, gets no fault samples."""
     tm, truth = ev_run["tm"], ev_run["truth"]
     true_faults = gt_thread(truth, "gt-fault")["functions"]["gt_fault_pages"]["minflt"]
-    assert true_faults == REPEAT * FAULT_PAGES
+    # the pages it wrote, give or take a page the kernel charged it besides (test_spine's thread once 3001)
+    assert REPEAT * FAULT_PAGES <= true_faults <= REPEAT * FAULT_PAGES + 8, true_faults
     (row,) = rows(tm, "gt_fault_pages")
     n = row["event_samples"]["page-faults"]
     assert n >= 100, f"too few page-fault samples ({n}) for a meaningful check"

@@ -205,3 +205,79 @@ def test_debuglink_to_a_root_only_file(nobody_dir):
         assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
     finally:
         subprocess.run(["rm", "-rf", secret_dir])
+
+
+NOTE_MAX = 16 << 20	# ELF_READ_SECTION_MAX: the most of one section handed to libelf
+FILE_MEMORY_MAX = 256 << 20	# ELF_READ_MEMORY_MAX: the most one file's symbols may take
+SLACK = 64 << 20	# the rest of tmabpf (~25 MiB here)
+
+
+def sampled_past_the_limit(lib, what):
+    """lib (nobody's now), whose symbols need more than the file's memory limit, sampled by root
+    tmabpf: the run ends with its report, its samples there, one line naming the file, peak RSS
+    under the limit + SLACK."""
+    os.chown(lib, NOBODY, NOBODY)
+    out = os.path.join(os.path.dirname(lib), "out.json")
+    rc, err, secs, rss = sample_spinner(lib, out)
+    print(f"--sample -p -d 1 on {what}: {secs:.1f} s, peak RSS {rss >> 10} MiB")
+    assert rc == 0, err
+    rep, name = load_json(out), os.path.basename(lib)
+    said = [w for w in rep["warnings"] if w.startswith("symbols of") and name in w]
+    assert len(said) == 1 and "memory limit" in said[0] and "not read" in said[0], rep["warnings"]
+    assert rss < (FILE_MEMORY_MAX + SLACK) >> 10, f"peak RSS {rss >> 10} MiB: the file was read past its limit"
+    assert [s for s in rep["samples"] if s["module"] == name], "the library's samples are not in the report"
+
+
+def test_sections_that_add_up_past_the_memory_limit(nobody_dir):
+    """nobody's library carries 40 note sections of 16 MiB each (each within the bound on one
+    section, in a sparse tail: no disk used) and no build id, so that every note is read looking
+    for one.  libelf keeps each section read until the file is closed: root tmabpf held all 640 MiB
+    (peak RSS 659 MiB here).  Now the notes are charged to the file's memory limit (256 MiB) before
+    any is read: the file is not read (33 MiB peak), one line names it, the run ends with its
+    report."""
+    lib = asm_library(nobody_dir, "libnotes.so", "tmabpf_spin")
+    subprocess.run(["objcopy", "--remove-section=.note.gnu.build-id", lib], check=True)
+    blob = os.path.join(nobody_dir, "note.bin")
+    with open(blob, "wb") as f:
+        f.write(b"\0" * 16)
+    n = 40
+    subprocess.run(["objcopy"] + [f"--add-section=.note.tmabpf{i:02d}={blob}" for i in range(n)] + [lib], check=True)
+    with open(lib, "rb") as f:
+        data = f.read()
+    notes = [h for name, h in section_headers(data) if name.startswith(".note.tmabpf")]
+    assert len(notes) == n, section_headers(data)
+    with open(lib, "r+b") as f:  # each note: SHT_NOTE, 16 MiB of the sparse tail
+        for i, h in enumerate(notes):
+            f.seek(h + 4)
+            f.write(struct.pack("<I", 7))
+            f.seek(h + 0x18)
+            f.write(struct.pack("<QQ", len(data) + i * NOTE_MAX, NOTE_MAX))
+        f.truncate(len(data) + n * NOTE_MAX)
+    assert n * NOTE_MAX > FILE_MEMORY_MAX and os.stat(lib).st_blocks * 512 < 1 << 20
+    sampled_past_the_limit(lib, f"a library with {n} notes of 16 MiB")
+
+
+def test_symbols_naming_one_long_string(nobody_dir):
+    """nobody's library has a .symtab of 600 functions that all name one 1 MiB string of its 1 MiB
+    .strtab (legal: a table may share names).  Each symbol kept its own copy: 600 MiB for a 1 MiB
+    file (634 MiB peak RSS here).  Now each symbol's name and entries are charged to the file's
+    memory limit before they are kept: past 256 MiB the file is given up (275 MiB peak), said in one
+    line, the report written."""
+    lib = asm_library(nobody_dir, "libnames.so", "tmabpf_spin")
+    with open(lib, "rb") as f:
+        data = f.read()
+    heads = section_headers(data)
+    sec = dict(heads)
+    text = [i for i, (name, _) in enumerate(heads) if name == ".text"][0]
+    text_addr, = struct.unpack_from("<Q", data, sec[".text"] + 0x10)
+    strtab = b"\0" + b"A" * (1 << 20) + b"\0"
+    n = 600
+    symtab = b"\0" * 24 + b"".join(struct.pack("<IBBHQQ", 1, 0x12, 0, text, text_addr + i, 1) for i in range(n))
+    with open(lib, "r+b") as f:  # .strtab and .symtab: the new tables at the file's end
+        f.seek(sec[".strtab"] + 0x18)
+        f.write(struct.pack("<QQ", len(data), len(strtab)))
+        f.seek(sec[".symtab"] + 0x18)
+        f.write(struct.pack("<QQ", len(data) + len(strtab), len(symtab)))
+        f.seek(len(data))
+        f.write(strtab + symtab)
+    sampled_past_the_limit(lib, f"{n} symbols naming one 1 MiB string")

@@ -5,6 +5,7 @@ opens drill-downs, pauses, resizes and quits; the assertions read capture-pane.
 After q or Ctrl-C the terminal is restored (the shell's screen with the final
 report, no alternate screen) and no BPF program or link remains.  The batch
 format (--batch, or stdout not a terminal) is parsed back column by column."""
+import json
 import os
 import re
 import subprocess
@@ -676,3 +677,47 @@ def test_q_ends_a_wrapped_command_as_ctrl_c_does(term):
     assert gone, "the wrapped command was left running after q"
     assert "rc=130" in s, s
     assert wait_gone(pid, timeout=5)
+
+
+def test_live_token_view_roofline(tmp_path, term):
+    """--per-call with --roofline in the live view at 80x24: the token view's roofline line gives the
+    last windows' FLOPs and bytes per token (the decoder's decode pass by its shapes' formulas, to the
+    3 digits shown), the bandwidth-bound tokens/s (the DRAM roof measured here over those bytes) and
+    the share reached (tok/s over it), whole within the 80 columns."""
+    from test_roofline import decoder_passes  # the decoder's per-pass work by formula
+    roofs = str(tmp_path / "roofs.json")
+    r = subprocess.run([TMABPF, "roofs", "--only", "read-DRAM", "--repeats", "1", "--seconds", "0.3", "--quiet",
+                        "--file", roofs], capture_output=True, text=True, timeout=300)
+    if r.returncode and "likwid-bench not found" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    with open(roofs) as fh:  # without a peak for all CPUs the verdicts use the 1-thread roofs
+        dram = [e["bytes_per_s"]["median"] for e in json.load(fh)["bandwidth"]
+                if e["kind"] == "read" and e["level"] == "DRAM" and e["threads"] == "1"][0]
+    cfg = {"layers": 2, "dim": 512, "ffn": 2048, "vocab": 8192, "prompt": 32, "gen": 4000}
+    flops, nbytes = decoder_passes(cfg)[1]
+    decoder = os.path.join(os.path.dirname(GROUNDTRUTH), "decoder")
+    t = term(width=80, height=24, env={"OPENBLAS_NUM_THREADS": "1"})
+    t.run(f"{TMABPF} -I 300 --roofline --roofs {roofs} --per-call :forward -- {decoder} "
+          + " ".join(f"--{k} {v}" for k, v in cfg.items()))
+    line = re.compile(r"^  per token: ([0-9.]+) ?([kMGT]?)FLOP ([0-9.]+) ?([kMGT]?)B ([0-9.]+) ?([kMGT]?)B/s, "
+                      r"([0-9.]+) tok/s of ([0-9.]+) bound \(([0-9.]+)%\)\s*$", re.M)
+
+    def ready(s):  # more tokens than the view's last 32: decode windows only
+        m = re.search(r"^tokens: (\d+) ", s, re.M)
+        return m and int(m.group(1)) > 40 and line.search(s)
+    s = t.wait(ready, "the token view's roofline line past 40 tokens", timeout=60)
+    pid = child_tmabpf(t)
+    m = line.search(s)
+    assert len(m.group(0).rstrip()) <= 80, m.group(0)
+    si = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+    assert float(m.group(1)) * si[m.group(2)] == pytest.approx(flops, rel=0.005), (m.group(0), flops)
+    assert float(m.group(3)) * si[m.group(4)] == pytest.approx(nbytes, rel=0.005), (m.group(0), nbytes)
+    tok_s, bound, share = float(m.group(7)), float(m.group(8)), float(m.group(9))
+    assert bound == pytest.approx(dram / nbytes, rel=0.01, abs=0.05), (m.group(0), dram / nbytes)
+    assert share == pytest.approx(100 * tok_s / bound, rel=0.02, abs=0.1), m.group(0)
+    assert float(m.group(5)) * si[m.group(6)] == pytest.approx(tok_s * nbytes, rel=0.02), m.group(0)
+    t.keys("q")
+    t.wait(lambda s: "full data in --json" in s and Tmux.at_prompt(s), "the final report's end", timeout=30)
+    assert wait_gone(pid)
+    assert nothing_attached()

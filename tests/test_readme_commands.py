@@ -151,6 +151,24 @@ def missing_lines(excerpt, output):
             and not (pmu and PMU_LINE.search(ln))]
 
 
+def wait_serving(port, pid, proc, timeout=60):
+    """Until the daemon's /metrics has a series of pid (a refresh behind it), the daemon ends, or timeout."""
+    want = f'pid="{pid}"'.encode()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+                s.sendall(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                body = b""
+                while chunk := s.recv(65536):
+                    body += chunk
+            if want in body:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+
+
 def port_free(port):
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) != 0
@@ -215,7 +233,7 @@ def test_readme_block_runs_as_written(n, prose, cmds, tmp_path):
                 p = subprocess.Popen(["bash", "-c", line], cwd=cwd, env=run_env(), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
                 background.append((cmd, excerpt, p, UNTIL_STOPPED[cmd]))
-                time.sleep(3)  # serving, with a refresh or two behind it
+                wait_serving(9464, decoder.pid, p)
                 continue
             # pipefail, but not into head: it closes the pipe early, and what writes into it gets SIGPIPE (141)
             pipefail = [] if re.search(r"\|\s*head\b", line) else ["-o", "pipefail"]

@@ -3,6 +3,7 @@
 workload (tests/workloads/gemmwork.c) counts itself, on OpenBLAS and on MKL (with MKL_VERBOSE's
 own line per call as a second oracle for the shapes); verdicts on known cases against roofs the
 test measures; bad input."""
+import itertools
 import json
 import math
 import os
@@ -17,6 +18,7 @@ from conftest import BUILD, ROOT, TMABPF, load_json, run_tmabpf
 
 GEMMWORK = os.path.join(BUILD, "workloads", "gemmwork")
 MKL_RT = "/usr/lib/x86_64-linux-gnu/libmkl_rt.so"
+PMU = any(os.path.exists(f"/sys/bus/event_source/devices/{p}/type") for p in ("cpu", "cpu_core", "armv8_pmuv3"))
 
 
 def roofline_run(tmp_path, mode, n=None, extra=(), env=None, name="r.json"):
@@ -77,6 +79,10 @@ def test_uprobe_probed_entries_read_their_own_arguments(tmp_path):
     for f in load_json(tmp_path / "r.json")["functions"]:
         rows[f["symbol"]] = max(rows[f["symbol"]], f["calls"])
     assert all(rows[f] == own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "sgemm_", "sgemv_"))
+    if not PMU:
+        # no PMU: no measured FLOPs claimed, the reason given once in the JSON, no text line
+        assert rl["measured_flops"] == [] and rl["measured_flops_missing"].startswith("no hardware PMU"), rl
+        assert "measured FLOPs" not in r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -237,35 +243,110 @@ def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
     assert r.returncode == 0 and r.stderr == "" and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+DECODER = [os.path.join(BUILD, "workloads", "decoder"), "--layers", "2", "--gen", "12", "--json"]
+
+
+def decoder_passes(cfg):
+    """Each forward pass's (FLOPs, bytes) by the formulas, from the decoder's own shapes: the prefill
+    over the prompt's rows, then one row per decode step (beta is not readable: C once)."""
+    d, f, v, layers = cfg["dim"], cfg["ffn"], cfg["vocab"], cfg["layers"]
+    passes = []
+    for rows in [cfg["prompt"]] + [1] * cfg["gen"]:
+        flops = nbytes = 0
+        for m, n, k in [(rows, d, d)] * 4 + [(rows, f, d), (rows, d, f)]:
+            flops += layers * 2 * m * n * k
+            nbytes += layers * 4 * (m * k + k * n + m * n)
+        flops += 2 * v * d
+        nbytes += 4 * (v * d + d + v)
+        passes.append((flops, nbytes))
+    return passes
+
+
+def dram_read(roofs, rl):
+    """The DRAM read roof of the roofs file, for the threads the report's verdicts use."""
+    with open(roofs) as fh:
+        return [e["bytes_per_s"]["median"] for e in json.load(fh)["bandwidth"]
+                if e["kind"] == "read" and e["level"] == "DRAM"
+                and e["threads"] == ("all" if rl["roofs"]["threads"] > 1 else "1")][0]
+
+
 def test_per_token_bytes_are_the_decoders_weights(tmp_path, roofs):
     """--per-call :forward on the OpenBLAS decoder: FLOPs and bytes per token are the sums of its
     calls' formulas (the weights read once per pass, the activations), exactly, and the bandwidth
     bound is the DRAM roof over them."""
     out = tmp_path / "dec.json"
     r = run_tmabpf(["--roofline", "--roofs", roofs, "--per-call", ":forward", "--batch", "--width", "200", "--json",
-                    str(out), "--",
-                    os.path.join(BUILD, "workloads", "decoder"), "--layers", "2", "--gen", "12", "--json"],
-                   timeout=300, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+                    str(out), "--", *DECODER], timeout=300, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     assert r.returncode == 0, r.stderr
     cfg = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
-    d, f, v, layers = cfg["dim"], cfg["ffn"], cfg["vocab"], cfg["layers"]
-    flops = nbytes = 0
-    for rows in [cfg["prompt"]] + [1] * cfg["gen"]:
-        for m, n, k in [(rows, d, d)] * 4 + [(rows, f, d), (rows, d, f)]:  # beta is not readable: C once
-            flops += layers * 2 * m * n * k
-            nbytes += layers * 4 * (m * k + k * n + m * n)
-        flops += 2 * v * d
-        nbytes += 4 * (v * d + d + v)
+    passes = decoder_passes(cfg)
+    flops, nbytes = sum(p[0] for p in passes), sum(p[1] for p in passes)
     rl = load_json(out)["roofline"]
     pt = rl["per_token"]
     tokens = cfg["gen"] + 1
-    assert pt["tokens"] == tokens and rl["calls"] == tokens * (6 * layers + 1)
+    assert pt["tokens"] == tokens and rl["calls"] == tokens * (6 * cfg["layers"] + 1)
     assert pt["flops"] == pytest.approx(flops / tokens, rel=1e-12)
     assert pt["bytes"] == pytest.approx(nbytes / tokens, rel=1e-12)
-    with open(roofs) as fh:
-        dram = [e["bytes_per_s"]["median"] for e in json.load(fh)["bandwidth"]
-                if e["kind"] == "read" and e["level"] == "DRAM" and e["threads"] == ("all" if rl["roofs"]["threads"] > 1
-                                                                                      else "1")]
-    assert pt["bandwidth_bound_tokens_per_s"] == pytest.approx(dram[0] / pt["bytes"], rel=1e-9)
+    assert pt["bandwidth_bound_tokens_per_s"] == pytest.approx(dram_read(roofs, rl) / pt["bytes"], rel=1e-9)
     assert pt["share"] == pytest.approx(pt["tokens_per_s"] / pt["bandwidth_bound_tokens_per_s"], rel=1e-9)
     assert re.search(r"^per token \(13, --per-call\): .* tokens/s the DRAM bandwidth allows$", r.stdout, re.M), r.stdout
+
+
+def si(x):
+    """units_si's text ("21.0M", "411M", "512") as a number."""
+    m = re.fullmatch(r"([0-9.]+)([kMGTP]?)", x)
+    assert m, x
+    return float(m.group(1)) * 1000 ** " kMGTP".index(m.group(2) or " ")
+
+
+def test_per_token_windows_are_each_pass_exactly(tmp_path, roofs):
+    """--per-call :forward with --roofline: each token window's FLOPs and bytes (summed in BPF between
+    the marker's snapshots) are its own pass's formulas exactly - the prefill's, then each decode
+    step's - and the windows add up to the run's shapes; each window's bound is the DRAM roof over its
+    bytes and its share its achieved bandwidth over that roof; the text's min / median / max line
+    gives the passes' figures within 80 columns.  Without roofs: the same work, no bound, and the
+    one line that says how to measure them."""
+    for with_roofs in (True, False):
+        out = tmp_path / f"w{with_roofs}.json"
+        r = run_tmabpf(["--roofline", "--roofs", roofs if with_roofs else str(tmp_path / "none.json"), "--per-call",
+                        ":forward", "--batch", "--width", "80", "--json", str(out), "--", *DECODER], timeout=300,
+                       env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+        assert r.returncode == 0, r.stderr
+        cfg = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+        passes = decoder_passes(cfg)
+        rep = load_json(out)
+        rl = rep["roofline"]
+        its = sorted(rep["iterations"], key=lambda it: it["start_ns"])
+        assert [(it["roofline"]["flops"], it["roofline"]["bytes"]) for it in its] == passes, its
+        assert [it["roofline"]["calls"] for it in its] == [6 * cfg["layers"] + 1] * len(passes)
+        assert sum(p[0] for p in passes) == sum(s["flops"] for s in rl["shapes"])
+        assert sum(p[1] for p in passes) == sum(s["bytes"] for s in rl["shapes"])
+        for it in its:
+            w = it["roofline"]
+            assert 0 < w["calls_wall_ns"] <= it["wall_ns"], it
+            assert w["bytes_per_s"] == pytest.approx(w["bytes"] / it["wall_ns"] * 1e9, rel=1e-9)
+            assert w["tokens_per_s"] == pytest.approx(1e9 / it["wall_ns"], rel=1e-9)
+            if with_roofs:
+                assert w["bandwidth_bound_tokens_per_s"] == pytest.approx(dram_read(roofs, rl) / w["bytes"], rel=1e-9)
+                assert w["share"] == pytest.approx(w["bytes_per_s"] / dram_read(roofs, rl), rel=1e-9)
+            else:
+                assert w["bandwidth_bound_tokens_per_s"] is None and w["share"] is None, w
+        lines = r.stdout.splitlines()
+        at = next(i for i, l in enumerate(lines) if l.startswith("per token window"))
+        para = [lines[at]] + [l for l in itertools.takewhile(lambda l: l.startswith("  "), lines[at + 1:])]
+        assert all(len(l) <= 80 for l in para), para
+        text = re.sub(r"\n  ", " ", r.stdout)  # wrapped lines joined
+        m = re.search(r"^per token window \(min / median / max\): FLOP (\S+) / (\S+) / (\S+); B (\S+) / (\S+) / "
+                      r"(\S+?)(;|$)", text, re.M)
+        assert m, r.stdout
+        for col, got in ((0, m.group(1, 2, 3)), (1, m.group(4, 5, 6))):
+            want = sorted(p[col] for p in passes)
+            assert [si(g) for g in got] == pytest.approx([want[0], want[len(want) // 2], want[-1]], rel=0.01), (got, want)
+        shares = sorted(100 * it["roofline"]["share"] for it in its) if with_roofs else None
+        sm = re.search(r"share of its bandwidth bound ([0-9.]+) / ([0-9.]+) / ([0-9.]+) %", text)
+        if with_roofs:
+            assert sm and [float(x) for x in sm.groups()] == pytest.approx(
+                [shares[0], shares[len(shares) // 2], shares[-1]], abs=0.051), (sm and sm.groups(), shares)
+        else:
+            assert not sm and "(no roofs: no bandwidth bound)" in text, r.stdout
+            assert r.stderr.count("run 'sudo tmabpf roofs'") == 1, r.stderr

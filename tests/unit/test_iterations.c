@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "section_render.h"
 #include "output/report_sections.h"
 #include "output/tma_output.h"
 #include "tma/tma.h"
@@ -110,33 +111,7 @@ static void drop(struct iterations *s)
 
 static char *render(bool json)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	struct json j;
-
-	if (json) {
-		json_init(&j, f, false);
-		json_obj_begin(&j, NULL);
-		report_iterations_json(&rep, &j);
-		json_obj_end(&j);
-		json_end(&j);
-	} else {
-		report_iterations_text(&rep, f, 1000);
-	}
-	fclose(f);
-	return buf;
-}
-
-/* The number after "key": in the text after from. */
-static double num_after(const char *from, const char *key)
-{
-	char k[128];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = from ? strstr(from, k) : NULL;
-	return p ? strtod(p + strlen(k), NULL) : NAN;
+	return section_render(&rep, json ? report_iterations_json : NULL, report_iterations_text, 1000);
 }
 
 static void test_tma_per_iteration(void)

@@ -4,7 +4,8 @@
  * state_rec) through trace_states_record(), and the slices it writes: the
  * state before a thread's first record, seeds, a wakeup of a running thread,
  * a switch-in the kernel never traced (inferred from the runtime), records
- * before the window, after an exit, a reused tid, and the close at the end.
+ * before the window, after an exit, a reused tid, records drained after the
+ * run stopped, and the close at the end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,7 @@ int main(void)
 	char path[] = "/tmp/tmabpf-test-states-XXXXXX", err[256];
 	struct trace_writer w;
 	struct trace_states s;
+	unsigned long long stop = 0;	/* the run's accounting stop, 0 while running */
 	int fd = mkstemp(path);
 
 	if (fd < 0)
@@ -87,7 +89,7 @@ int main(void)
 	close(fd);
 	check(trace_writer_open(&w, path, 0600, 0, err, sizeof(err)) == 0, "writer opens %s", path);
 	trace_states_init(&s, &w);
-	trace_states_start(&s, 10 * US);
+	trace_states_start(&s, 10 * US, &stop);
 
 	/* 1: first seen switching in: Runnable since the window's start; preempted, back, blocks, woken,
 	 * runs, exits; a record before the window counts as at its start */
@@ -129,6 +131,12 @@ int main(void)
 	rec_delay(&s, 8, STATE_PREEMPT, 40 * US, 5000, 2500);
 	/* a malformed record */
 	rec(&s, 5, STATE_KIND_MAX, 20 * US, 0);
+	/* 9: the run stops at 70 us; its records drained after that (the final refresh drains the ring
+	 * before the trace closes) count as at the stop: no slice runs past the window */
+	rec(&s, 9, STATE_IN, 20 * US, 0);
+	stop = 70 * US;
+	rec(&s, 9, STATE_PREEMPT, 75 * US, 55000);
+	rec(&s, 9, STATE_IN, 80 * US, 0);
 	trace_states_close_all(&s, 70 * US);
 	check(s.clamped == 1, "one record clamped (%llu)", s.clamped);
 	check(s.inferred == 2, "two switch-ins inferred (%llu)", s.inferred);
@@ -157,6 +165,8 @@ int main(void)
 	       (struct slice[]){ { "Running", 10 * US, 20 * US }, { "Blocked", 20 * US, 34 * US },
 				 { "Runnable", 34 * US, 36 * US }, { "Running", 36 * US, 40 * US },
 				 { "Runnable", 40 * US, 70 * US } }, 5);
+	expect(path, 9, "records drained after the stop end at it",
+	       (struct slice[]){ { "Runnable", 10 * US, 20 * US }, { "Running", 20 * US, 70 * US } }, 2);
 	trace_states_free(&s);
 	unlink(path);
 	return check_exit();

@@ -18,6 +18,13 @@
  *     the general-counter formulation the BPF path uses (Ice Lake-X, Sapphire
  *     Rapids) against perf's perf-metrics formulas, on counts where each
  *     general-counter event equals the perf-metrics fraction it stands for.
+ *   tma_oracle flops CPU METRICS.tsv [SETS]
+ *     perf's FLOPs metric (tma_info_system_gflops) against the engine's
+ *     measured FLOPs (tma_flops_named): the recipe has it exactly when perf
+ *     does; its events are the ones perf's compute_ids finds; on SETS random
+ *     count sets and durations, plus all zero and each event missing in turn,
+ *     the engine's GFLOP/s equals perf's expression and its FLOPs equal perf's
+ *     GFLOP/s x 1e9 x duration; a missing event gives no figure, never 0.
  *   tma_oracle encodings CPU EVENTS.tsv
  *     EVENTS.tsv: perf event name, encoding terms (event=0xc0,umask=0x1,...);
  *     every attr --dry-run --tma=N prints (every level, SMT and watchdog
@@ -25,6 +32,7 @@
  * Prints ok/not ok lines and a summary; exits 1 on any mismatch.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -393,6 +401,78 @@ static int formulas(const struct tma_cpu *c, int sets)
 	return 0;
 }
 
+/* ---------------- measured FLOPs ---------------- */
+
+#define FLOPS_METRIC "tma_info_system_gflops"
+
+static int flops(const struct tma_cpu *c, int sets)
+{
+	const struct pm *p = perf_metric(FLOPS_METRIC);
+	static struct counts universe, cs;
+	static const struct tma_env env;
+	char keys[64][TMA_KEY_LEN], why[256];
+	struct tma_ids need;
+	int nk = tma_flops_events(c, keys, 64), mism = 0;
+	long compared = 0;
+
+	if (!p) {
+		double f;
+		int r = tma_flops_named(c, 0, NULL, NULL, 1, &f, NULL, why, sizeof(why));
+		check(nk == 0 && r == -ENOENT, "%s: perf 6.12 has no %s; the engine has no FLOPs metric (%d): %s",
+		      c->name, FLOPS_METRIC, r, why);
+		printf("summary %s flops metric=none events=%d compared=0 mismatches=%d\n", c->name, nk, nk != 0 || r != -ENOENT);
+		return 0;
+	}
+	check(c->perf->flops && !strcmp(c->perf->flops, FLOPS_METRIC) &&
+	      !strcmp(recipe_metric(c->perf, FLOPS_METRIC)->expr, p->expr),
+	      "%s: the recipe's FLOPs metric is perf's %s, verbatim: %s", c->name, FLOPS_METRIC, p->expr);
+	universe.n = 0;
+	perf_needs(c, &env, &universe, p, &need);
+	int same_events = 0, perf_events = 0;
+	for (int k = 0; k < universe.n; k++) {
+		if (!strcasecmp(universe.key[k], "duration_time"))
+			continue;
+		perf_events++;
+		for (int j = 0; j < nk; j++)
+			same_events += !strcmp(keys[j], universe.key[k]);
+	}
+	check(nk > 0 && same_events == nk && perf_events == nk, "%s: the engine's %d FLOPs events are the %d perf counts",
+	      c->name, nk, perf_events);
+	for (int s = 0; s < sets + 1 + universe.n; s++) {
+		make_set(&cs, &universe, s == sets ? E_ZERO : E_RANDOM);
+		int gone = s > sets ? s - sets - 1 : -1;	/* each event missing in turn */
+		if (gone >= 0 && !strcasecmp(cs.key[gone], "duration_time"))
+			gone = -1;	/* the duration is the call's own time, always there */
+		if (gone >= 0)
+			cs.present[gone] = false;
+		double dur = 1e-6 + 100 * rnd();
+		const char *names[MAXKEY];
+		double vals[MAXKEY];
+		int n = 0;
+		for (int i = 0; i < cs.n; i++) {
+			if (!strcasecmp(cs.key[i], "duration_time"))
+				cs.val[i] = dur;	/* the run's own time, not a count */
+			else if (cs.present[i]) {
+				names[n] = cs.key[i];
+				vals[n++] = cs.val[i];
+			}
+		}
+		double f, g, want = perf_value(c, &env, &cs, p);
+		int r = tma_flops_named(c, n, names, vals, dur, &f, &g, why, sizeof(why));
+		bool ok = gone >= 0 ? r == -EAGAIN && isnan(f) && strstr(why, cs.key[gone])
+				  : r == 0 && same(g, want) && same(f, want * 1e9 * dur) && isfinite(f);
+		compared++;
+		if (!ok && mism++ < 5)
+				check(0, "%s set %d (%s): tmabpf %d %g GFLOP/s %g FLOPs (%s), perf %g GFLOP/s", c->name, s,
+			      gone >= 0 ? cs.key[gone] : s == sets ? "all zero" : "random", r, g, f, why, want);
+	}
+	check(mism == 0, "%s: %ld count sets (%d random, all zero, each of %d events missing): measured FLOPs equal "
+	      "perf's %s x 1e9 x duration", c->name, compared, sets, universe.n, FLOPS_METRIC);
+	printf("summary %s flops metric=%s events=%d compared=%ld mismatches=%d\n", c->name, FLOPS_METRIC, nk, compared,
+	       mism);
+	return 0;
+}
+
 /* ---------------- the general-counter formulation ---------------- */
 
 /* general-counter event = factor * the perf-metrics count it stands for, on the recipe
@@ -656,7 +736,7 @@ static int encodings(const struct tma_cpu *c)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: tma_oracle formulas|gc CPU METRICS.tsv [SETS] | encodings CPU EVENTS.tsv\n");
+		fprintf(stderr, "usage: tma_oracle formulas|gc|flops CPU METRICS.tsv [SETS] | encodings CPU EVENTS.tsv\n");
 		return 2;
 	}
 	const struct tma_cpu *c = tma_cpu_by_name(argv[2]);
@@ -678,6 +758,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[1], "gc"))
 			gc(c, sets);
+		else if (!strcmp(argv[1], "flops"))
+			flops(c, sets);
 		else
 			formulas(c, sets);
 	}

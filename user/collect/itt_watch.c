@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include <unistd.h>
 #include "collect/itt_run.h"
 #include "collect/itt_watch.h"
 #include "lib/warn.h"
@@ -19,6 +18,7 @@
 
 #define CARRIES ((void *)1)
 #define LACKS ((void *)2)
+#define KIND(v) ((void *)((uintptr_t)(v) & 3))
 
 static uint64_t file_key(unsigned int maj, unsigned int min, uint64_t ino)
 {
@@ -63,6 +63,23 @@ static void *file_carries_itt(int pid, const char *path, uint64_t ino)
 	return has_var && has_fn ? CARRIES : LACKS;
 }
 
+/* The file's kind (CARRIES or LACKS) remembered under key as used now; at ITT_WATCH_FILES, the
+ * least recently used file is forgotten first (read again at its next mapping). */
+static void remember(struct itt_watch *w, uint64_t key, void *kind)
+{
+	struct u64map *m = &w->files;
+
+	if (!u64map_get(m, key) && m->n >= ITT_WATCH_FILES) {
+		size_t old = m->cap;
+
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->vals[i] && (old == m->cap || (uintptr_t)m->vals[i] < (uintptr_t)m->vals[old]))
+				old = i;
+		u64map_del(m, m->keys[old]);
+	}
+	u64map_put(m, key, (void *)(++w->uses << 2 | (uintptr_t)kind));
+}
+
 /* Process pid mapped file (dev, ino) at path: a file carrying ITT makes it checked, once. */
 static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int min, uint64_t ino, const char *path)
 {
@@ -71,11 +88,11 @@ static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int
 
 	if (!path || path[0] != '/' || u64map_get(&w->pids, (uint64_t)pid))
 		return;
-	if (!v) {
-		if (!(v = file_carries_itt(pid, path, ino)))
-			return;	/* not readable now (the process gone): not known, asked again at its next mapping */
-		u64map_put(&w->files, key, v);
-	}
+	if (v)
+		v = KIND(v);
+	else if (!(v = file_carries_itt(pid, path, ino)))
+		return;	/* not readable now (the process gone): not known, asked again at its next mapping */
+	remember(w, key, v);
 	if (v != CARRIES || u64map_put(&w->pids, (uint64_t)pid, CARRIES))
 		return;
 	itt_run_check_pids(w->r, &pid, 1);

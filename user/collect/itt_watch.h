@@ -5,19 +5,24 @@
  * INTEL_LIBITTNOTIFY64 and __itt_api_init) but neither maps tmabpf's collector nor names it in
  * INTEL_LIBITTNOTIFY64 gets one line, once, saying how to start it (itt_run_check_pids).  The
  * processes running at the start are read from /proc once; those that map such a library later
- * are learned from the kernel's mapping records (mmap_events.h).  Each file is read once.
+ * are learned from the kernel's mapping records (mmap_events.h).  Each file is read once while it
+ * is among the ITT_WATCH_FILES last used; the least recently used is forgotten for a new one (a
+ * host maps ever new files over its life: builds, JIT-compiled libraries, users' own).
  */
 #ifndef TMABPF_ITT_WATCH_H
 #define TMABPF_ITT_WATCH_H
 #include "collect/mmap_events.h"
 #include "lib/u64map.h"
 
+#define ITT_WATCH_FILES 4096	/* files remembered (16 bytes each, twice over in the table) */
+
 struct itt_run;
 
 struct itt_watch {
 	struct itt_run *r;
 	struct mmap_events mev;
-	struct u64map files;	/* (dev, inode) -> 1: carries ITT, 2: does not */
+	struct u64map files;	/* (dev, inode) -> last use << 2 | 1: carries ITT, | 2: does not */
+	uint64_t uses;		/* the clock of files' last uses */
 	struct u64map pids;	/* processes checked already */
 };
 

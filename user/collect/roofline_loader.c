@@ -204,6 +204,7 @@ int roofline_load(struct roofline_prog *p, const struct roofline_filter *f, char
 		return bpf_load_error(-errno, err, errlen, "opening the --roofline BPF object", &hints);
 	p->skel->rodata->cfg_filter = f->filter;
 	p->skel->rodata->cfg_main_id = f->main_id;
+	p->skel->rodata->cfg_roof_windows = f->windows && f->uprobes;
 	if (f->pids_fd >= 0 &&
 	    (bpf_map_get_info_by_fd(f->pids_fd, &info, &len) ||
 	     bpf_map__set_max_entries(p->skel->maps.pids, info.max_entries) ||

@@ -50,6 +50,7 @@ struct roofline_filter {
 	int pids_fd;
 	unsigned int filter, main_id;
 	const struct uprobes_prog *uprobes;	/* its roofline maps are shared (NULL: no --uprobe program) */
+	bool windows;				/* --per-call: each process' work so far for the snapshots */
 };
 
 /* Add the known entries of the ELF file at path (a library already added, by device and inode, is

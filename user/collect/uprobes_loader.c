@@ -95,6 +95,7 @@ static int open_and_load(struct uprobes_prog *u, struct threads_prog *tp, const 
 		bpf_map__set_max_entries(u->skel->maps.percall_rb, cfg->percall_ring_bytes);
 	}
 	u->skel->rodata->cfg_roofline = cfg->roofline;
+	u->skel->rodata->cfg_roof_windows = cfg->roofline && cfg->percall_ring_bytes;
 	if (cfg->itt_ring_bytes) {
 		u->skel->rodata->cfg_itt_wake = cfg->itt_ring_bytes / 4;
 		bpf_map__set_max_entries(u->skel->maps.itt_rb, cfg->itt_ring_bytes);
@@ -479,7 +480,7 @@ void uprobes_forget(struct uprobes_prog *u, const struct func_key *key)
 
 int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj)
 {
-	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats" };
+	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats", "roof_procs" };
 
 	return bpf_share_maps(u->skel->obj, obj, names, sizeof(names) / sizeof(names[0]));
 }
@@ -537,11 +538,6 @@ int uprobes_percall_slot_key(struct uprobes_prog *u, unsigned int slot, uint64_t
 				u->slot_keys[v] = k;
 	*key = u->slot_keys[slot];
 	return *key ? 0 : -ENOENT;
-}
-
-unsigned int uprobes_percall_slots_asked(const struct uprobes_prog *u)
-{
-	return u->skel && u->skel->data ? u->skel->data->percall_next_slot : 0;
 }
 
 void uprobes_destroy(struct uprobes_prog *u)

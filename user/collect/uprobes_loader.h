@@ -81,8 +81,6 @@ int uprobes_percall_fd(const struct uprobes_prog *u);
 /* The key of --per-call slot (>= PERCALL_DIRECT_FUNCS) in percall_slots: a function id, or a span's
  * tgid << 32 | ITT_FN | its pair id.  0, or -ENOENT while no function has it. */
 int uprobes_percall_slot_key(struct uprobes_prog *u, unsigned int slot, uint64_t *key);
-/* Slots asked for so far: past PERCALL_MAX_FUNCS, functions went without. */
-unsigned int uprobes_percall_slots_asked(const struct uprobes_prog *u);
 /* "uprobe_multi session", "uprobe_multi" or "classic uprobes". */
 const char *uprobes_mode_name(const struct uprobes_prog *u);
 void uprobes_detach(struct uprobes_prog *u);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Searching sorted arrays: the one binary search of the symbol tables, and the u32 comparator. */
+/* Searching sorted arrays: the one binary search of the symbol tables, and the u32 and double comparators. */
 #ifndef TMABPF_SORTED_H
 #define TMABPF_SORTED_H
 #include <stddef.h>
@@ -31,6 +31,14 @@ static inline int sorted_cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* qsort comparator of doubles (no NaN). */
+static inline int sorted_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* The same on an array of structs by field: SORTED_COUNT_LE(syms, n, addr, x). */

@@ -70,6 +70,11 @@ struct iteration {
 	 * pc_unfolded_ns of its time */
 	struct counter_val pc[TMABPF_MAX_EVENTS];
 	unsigned long long pc_unfolded_ns;
+	/* --roofline: the process' known GEMM/GEMV calls that returned in the window (every thread),
+	 * their time, FLOPs and compulsory bytes (bpf/roof_work.bpf.h) */
+	struct iter_work {
+		unsigned long long calls, wall_ns, flops, bytes;
+	} work;
 	/* --sample: the process' samples in the window, every thread, and their top leaf functions
 	 * (sampled: false when --sample is off) */
 	bool sampled;

@@ -7,7 +7,10 @@
 #include <string.h>
 #include "bpf/roof_ggml_types.h"
 #include "bpf/roof_shapes.h"
+#include "lib/sorted.h"
+#include "model/counters.h"
 #include "model/roofline.h"
+#include "tma/tma.h"
 
 /* The innermost level whose caches hold bytes (one instance of L1d/L2, the L3 as measured). */
 static enum roof_level fit_level(const struct roofs *r, double bytes)
@@ -117,9 +120,17 @@ void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
 		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);
 }
 
+/* The DRAM read roof of the threads the verdicts use; 0 without one. */
+static double dram_read(const struct roofline_result *r)
+{
+	const struct roof_figure *dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
+
+	return r->have_roofs && dram->valid ? dram->median : 0;
+}
+
 int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t)
 {
-	const struct roof_figure *dram;
+	double dram;
 	struct iter_stats st;
 	double flops = 0, bytes = 0;
 
@@ -146,11 +157,81 @@ int roofline_per_token(const struct roofline_result *r, const struct iterations 
 		t->weight_bytes += (double)w->weight_bytes / (double)it->n;
 		t->type_weight_bytes[ROOF_GGML_TYPE(w->flags)] += (double)w->weight_bytes / (double)it->n;
 	}
-	dram = &r->roofs.bw[ROOF_READ][ROOF_DRAM][r->roof_threads];
-	if (r->have_roofs && dram->valid) {
-		t->bound_tokens_per_s = dram->median / t->bytes;
+	dram = dram_read(r);
+	if (dram > 0) {
+		t->bound_tokens_per_s = dram / t->bytes;
 		t->share = t->tokens_per_s / t->bound_tokens_per_s;
 	}
+	return 0;
+}
+
+/* n windows of flops, bytes and wall_ns in all */
+static void window_of(const struct roofline_result *r, double n, double flops, double bytes, double wall_ns,
+		      struct roofline_window *w)
+{
+	double dram = dram_read(r), secs = wall_ns / 1e9;
+
+	memset(w, 0, sizeof(*w));
+	if (!(n > 0))
+		return;
+	w->flops = flops / n;
+	w->bytes = bytes / n;
+	w->bytes_per_s = secs > 0 ? bytes / secs : 0;
+	w->tokens_per_s = secs > 0 ? n / secs : 0;
+	if (dram > 0 && w->bytes > 0) {
+		w->bound_tokens_per_s = dram / w->bytes;
+		w->share = w->tokens_per_s / w->bound_tokens_per_s;
+	}
+}
+
+void roofline_window(const struct roofline_result *r, const struct iteration *it, struct roofline_window *w)
+{
+	window_of(r, 1, (double)it->work.flops, (double)it->work.bytes, (double)it->wall_ns, w);
+}
+
+void roofline_windows(const struct roofline_result *r, const struct iterations *it, size_t from,
+		      struct roofline_window *w)
+{
+	double flops = 0, bytes = 0, wall = 0;
+
+	for (size_t k = from; k < it->n; k++) {
+		flops += (double)it->v[k].work.flops;
+		bytes += (double)it->v[k].work.bytes;
+		wall += (double)it->v[k].wall_ns;
+	}
+	window_of(r, it->n > from ? (double)(it->n - from) : 0, flops, bytes, wall, w);
+}
+
+static void spread_of(double *v, size_t n, struct roofline_spread *s)
+{
+	qsort(v, n, sizeof(*v), sorted_cmp_double);
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share)
+{
+	double *v;
+	size_t n = it ? it->n : 0;
+
+	if (!n)
+		return -ENOENT;
+	if (!(v = malloc(3 * n * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		struct roofline_window w;
+
+		roofline_window(r, &it->v[k], &w);
+		v[k] = w.flops;
+		v[n + k] = w.bytes;
+		v[2 * n + k] = w.share;
+	}
+	spread_of(v, n, flops);
+	spread_of(v + n, n, bytes);
+	spread_of(v + 2 * n, n, share);
+	free(v);
 	return 0;
 }
 
@@ -159,4 +240,50 @@ void roofline_result_free(struct roofline_result *r)
 	free(r->rows);
 	r->rows = NULL;
 	r->nrows = 0;
+}
+
+bool roofline_can_measure(bool pmu, const struct tma_cpu *c, const struct event_list *evs, char *why, size_t len)
+{
+	char keys[32][TMA_KEY_LEN];
+	int nk = c ? tma_flops_events(c, keys, 32) : 0;
+
+	if (!pmu) {
+		snprintf(why, len, "no hardware PMU on this host: the FLOPs are the analytic ones");
+		return false;
+	}
+	if (nk <= 0) {
+		snprintf(why, len, "no FLOPs metric of perf 6.12 for %s: the FLOPs are the analytic ones",
+			 c ? tma_cpu_name(c) : "this CPU (no TMA recipe)");
+		return false;
+	}
+	for (int k = 0; k < nk; k++) {
+		bool have = false;
+		for (int e = 0; e < evs->n && !have; e++) {
+			char key[TMA_KEY_LEN];
+			have = !tma_event_key(evs->ev[e].name, key, sizeof(key)) && !strcmp(key, keys[k]);
+		}
+		if (!have) {
+			snprintf(why, len, "%s was not counted: the FLOPs are the analytic ones", keys[k]);
+			return false;
+		}
+	}
+	why[0] = 0;
+	return true;
+}
+
+int roofline_measure(const struct roofline_result *rl, const struct tma_cpu *c, const struct event_list *evs,
+		     const char *func, uint32_t pid, const struct func_stats *s, struct roofline_measured *m)
+{
+	const char *names[TMABPF_MAX_EVENTS];
+	double vals[TMABPF_MAX_EVENTS], pct[TMABPF_MAX_EVENTS];
+
+	m->analytic = 0;
+	for (size_t i = 0; i < rl->nrows; i++)
+		if (rl->rows[i].pid == pid && !strcmp(rl->rows[i].func, func))
+			m->analytic += (double)rl->rows[i].flops;
+	counters_scaled(s->c, evs->n, vals, pct);
+	for (int e = 0; e < evs->n; e++)
+		names[e] = evs->ev[e].name;
+	return tma_flops_named(c, evs->n, names, vals, (double)s->wall_ns / 1e9, &m->flops, &m->gflop_per_s, m->why,
+			       sizeof(m->why));
 }

@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/roof_ggml_types.h"
+#include "bpf/uprobes.h"
 #include "model/iterations.h"
+#include "pmu/events.h"
 #include "pmu/roofs.h"
+#include "tma/tma_recipes.h"
 
 #define ROOFLINE_BELOW_BOTH 0.10	/* share of the roof under which neither roof explains the time */
 #define ROOFLINE_HIST_BUCKETS 16	/* FLOPs per call: [10^i, 10^(i+1)) */
@@ -70,8 +73,49 @@ struct roofline_token {
 	double type_weight_bytes[ROOF_GGML_NTYPES];	/* the same by weight type (ggml_type) */
 };
 
+/* With a PMU: a probed function's FLOPs as perf's FLOPs metric counts them (tma.h tma_flops_named,
+ * over its calls' wall time), beside the analytic FLOPs of its roofline rows.  Perf's formula
+ * weights each FP_ARITH_INST_RETIRED.* count by its lanes: an FMA counts twice (as 2 M N K does), a
+ * masked-out AVX-512 lane counts as if it computed, and integer, AMX and x87 work is not in it. */
+struct roofline_measured {
+	double analytic;		/* FLOPs from its arguments: its roofline rows' sum */
+	double flops, gflop_per_s;	/* measured; NaN when why says */
+	char why[160];
+};
+
+/* Whether this run can measure FLOPs: a PMU, a recipe with perf's FLOPs metric and its events
+ * counted; false with why (no PMU, no such metric, events not counted). */
+bool roofline_can_measure(bool pmu, const struct tma_cpu *c, const struct event_list *evs, char *why, size_t len);
+/* The measured FLOPs of one probed function's sums s (per process) on CPU c; the analytic FLOPs
+ * of rl's rows for (func, pid).  0, or -errno with m->why. */
+int roofline_measure(const struct roofline_result *rl, const struct tma_cpu *c, const struct event_list *evs,
+		     const char *func, uint32_t pid, const struct func_stats *s, struct roofline_measured *m);
+
 /* 0, or -ENOENT when there are no iterations or no work. */
 int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t);
+
+/* With --per-call: one iteration's (token window's) work, from the snapshots at its edges
+ * (iteration.work), against the DRAM bandwidth. */
+struct roofline_window {
+	double flops, bytes;		/* the window's */
+	double bytes_per_s;		/* achieved: bytes / the window's wall time */
+	double tokens_per_s;		/* 1 / the window's wall time */
+	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes; 0 without roofs or bytes */
+	double share;			/* tokens_per_s / bound_tokens_per_s (= bytes_per_s / DRAM bandwidth) */
+};
+
+void roofline_window(const struct roofline_result *r, const struct iteration *it, struct roofline_window *w);
+/* The windows it->v[from, it->n) as one: their work and wall times summed. */
+void roofline_windows(const struct roofline_result *r, const struct iterations *it, size_t from,
+		      struct roofline_window *w);
+
+struct roofline_spread {
+	double min, median, max;
+};
+/* Over the windows: the spread of their FLOPs, bytes, and share of the bound (0s without roofs).
+ * 0, -ENOENT without windows, -ENOMEM. */
+int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share);
 
 /* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
  * are there), sort the rows by time and fill the histogram. */

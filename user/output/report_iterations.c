@@ -60,6 +60,7 @@ static void iteration_json(const struct report *r, struct json *j, const struct 
 	report_counters_json(r, j, "counters", it->c);
 	report_counters_json(r, j, "process_counters", it->pc);
 	json_u64(j, "process_counters_unfolded_ns", it->pc_unfolded_ns);
+	report_roofline_window_json(r, it, j);
 	{
 		struct thread_stats sums = {};
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The roofline section of the reports (--roofline): JSON "roofline", the text table. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bpf/roof_shapes.h"
 #include "lib/text_fit.h"
 #include "lib/units.h"
+#include "model/func_sums.h"
 #include "output/report_sections.h"
 
 static void roofs_json(const struct roofline_result *rl, struct json *j)
@@ -73,6 +75,18 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_end(j);
 }
 
+/* The tokens/s the DRAM bandwidth allows and the share reached; null without roofs. */
+static void bound_json(struct json *j, double bound, double share)
+{
+	if (bound > 0) {
+		json_double(j, "bandwidth_bound_tokens_per_s", bound);
+		json_double(j, "share", share);
+	} else {
+		json_null(j, "bandwidth_bound_tokens_per_s");
+		json_null(j, "share");
+	}
+}
+
 static void per_token_json(const struct report *r, struct json *j)
 {
 	struct roofline_token t;
@@ -86,13 +100,7 @@ static void per_token_json(const struct report *r, struct json *j)
 	json_double(j, "flops", t.flops);
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
-	if (t.bound_tokens_per_s > 0) {
-		json_double(j, "bandwidth_bound_tokens_per_s", t.bound_tokens_per_s);
-		json_double(j, "share", t.share);
-	} else {
-		json_null(j, "bandwidth_bound_tokens_per_s");
-		json_null(j, "share");
-	}
+	bound_json(j, t.bound_tokens_per_s, t.share);
 	if (t.ggml) {
 		struct roofline_row named = { .flags = ROOF_GGML };
 
@@ -109,6 +117,89 @@ static void per_token_json(const struct report *r, struct json *j)
 		json_null(j, "weight_bytes_by_type");
 	}
 	json_obj_end(j);
+}
+
+void report_roofline_window_json(const struct report *r, const struct iteration *it, struct json *j)
+{
+	struct roofline_window w;
+
+	if (!r->roofline) {
+		json_null(j, "roofline");
+		return;
+	}
+	roofline_window(r->roofline, it, &w);
+	json_obj_begin(j, "roofline");
+	json_u64(j, "calls", it->work.calls);
+	json_u64(j, "calls_wall_ns", it->work.wall_ns);
+	json_u64(j, "flops", it->work.flops);
+	json_u64(j, "bytes", it->work.bytes);
+	json_double(j, "bytes_per_s", w.bytes_per_s);
+	json_double(j, "tokens_per_s", w.tokens_per_s);
+	bound_json(j, w.bound_tokens_per_s, w.share);
+	json_obj_end(j);
+}
+
+/* With a PMU: each --uprobe'd known entry's FLOPs as perf's FLOPs metric counts them, beside the
+ * analytic ones; calls back fn(row, measured, arg) per (function, pid) with roofline rows.  false
+ * with why when the run cannot measure, or measured nothing (no --uprobe'd known entry). */
+static bool measured_each(const struct report *r, char *why, size_t len,
+			  void (*fn)(const char *func, const struct func_sum *f, const struct roofline_measured *m,
+				     void *arg), void *arg)
+{
+	const struct tma_cpu *c = r->recipe ? tma_cpu_by_name(r->recipe) : NULL;
+	struct func_sum *agg = NULL;
+	size_t na;
+
+	if (!roofline_can_measure(r->host && r->host->pmu, c, r->evs, why, len))
+		return false;
+	na = r->uset && r->frows ? func_sums(r->frows, r->nfrows, r->evs->n, false, &agg) : 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < na; i++) {
+		const char *func = r->uset->funcs[agg[i].fn].symbol;
+		struct roofline_measured m;
+
+		roofline_measure(r->roofline, c, r->evs, func, agg[i].pid, &agg[i].s, &m);
+		if (m.analytic > 0 && ++shown)
+			fn(func, &agg[i], &m, arg);
+	}
+	free(agg);
+	if (!shown)
+		snprintf(why, len, "no --uprobe'd known entry was called: measured FLOPs need the function's own "
+			 "counters (--uprobe LIB:FUNC, e.g. libopenblas.so.0:cblas_sgemm)");
+	return shown > 0;
+}
+
+static void measured_row_json(const char *func, const struct func_sum *f, const struct roofline_measured *m, void *arg)
+{
+	struct json *j = arg;
+
+	json_obj_begin(j, NULL);
+	json_str(j, "function", func);
+	json_u64(j, "pid", f->pid);
+	json_u64(j, "calls", f->s.calls);
+	json_u64(j, "wall_ns", f->s.wall_ns);
+	json_double(j, "analytic_flops", m->analytic);
+	json_double(j, "flops", m->flops);
+	json_double(j, "gflop_per_s", m->gflop_per_s);
+	if (m->why[0])
+		json_str(j, "why_null", m->why);
+	json_obj_end(j);
+}
+
+static void measured_json(const struct report *r, struct json *j)
+{
+	char why[200];
+
+	json_arr_begin(j, "measured_flops");
+	if (!measured_each(r, why, sizeof(why), measured_row_json, j)) {
+		json_arr_end(j);
+		json_str(j, "measured_flops_missing", why);
+		return;
+	}
+	json_arr_end(j);
+	json_str(j, "measured_flops_formula", "perf's tma_info_system_gflops x 1e9 x the calls' wall time: "
+		 "FP_ARITH_INST_RETIRED.* weighted by their lanes; an FMA counts twice, a masked-out lane counts "
+		 "as computed, integer, AMX and x87 work is not counted");
 }
 
 void report_roofline_json(const struct report *r, struct json *j)
@@ -136,6 +227,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 		row_json(&rl->rows[i], j);
 	json_arr_end(j);
 	per_token_json(r, j);
+	measured_json(r, j);
 	json_arr_begin(j, "histogram");
 	for (int b = 0; b < ROOFLINE_HIST_BUCKETS; b++) {
 		if (!rl->hist_calls[b])
@@ -176,6 +268,81 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 		   t.tokens_per_s, bound);
 }
 
+struct measured_text { FILE *f; int width; };
+
+static void measured_row_text(const char *func, const struct func_sum *fs, const struct roofline_measured *m, void *arg)
+{
+	struct measured_text *t = arg;
+	char an[16], me[16];
+
+	units_si(an, sizeof(an), m->analytic, " ");
+	if (isnan(m->flops)) {
+		text_wrapf(t->f, t->width, 2, "measured FLOPs of %s (pid %u): none (%s); %sFLOP from its arguments", func,
+			   fs->pid, m->why, an);
+		return;
+	}
+	units_si(me, sizeof(me), m->flops, " ");
+	text_wrapf(t->f, t->width, 2, "measured FLOPs of %s (pid %u): %sFLOP counted, %sFLOP from its arguments "
+		   "(%.2f x)", func, fs->pid, me, an, m->analytic > 0 ? m->flops / m->analytic : NAN);
+}
+
+/* the measured FLOPs' lines: nothing without a PMU (the host's line says so), one line where the
+ * PMU cannot measure them */
+static void measured_text(const struct report *r, FILE *f, int width)
+{
+	struct measured_text t = { f, width };
+	char why[200];
+
+	if (!(r->host && r->host->pmu))
+		return;
+	if (!measured_each(r, why, sizeof(why), measured_row_text, &t))
+		text_wrapf(f, width, 2, "measured FLOPs: %s", why);
+	else
+		text_wrapf(f, width, 2, "(measured: perf's tma_info_system_gflops formula; an FMA counts twice, a "
+			   "masked-out lane counts as computed)");
+}
+
+/* The windows' spread: each token's work differs (a prefill pass, a growing context). */
+static void windows_text(const struct report *r, FILE *f, int width)
+{
+	struct roofline_spread fl, by, sh;
+	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "";
+
+	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh))
+		return;
+	units_si(f0, sizeof(f0), fl.min, "");
+	units_si(f1, sizeof(f1), fl.median, "");
+	units_si(f2, sizeof(f2), fl.max, "");
+	units_si(b0, sizeof(b0), by.min, "");
+	units_si(b1, sizeof(b1), by.median, "");
+	units_si(b2, sizeof(b2), by.max, "");
+	if (sh.max > 0)
+		snprintf(share, sizeof(share), "; share of its bandwidth bound %.1f / %.1f / %.1f %%", 100 * sh.min,
+			 100 * sh.median, 100 * sh.max);
+	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s", f0, f1, f2,
+		   b0, b1, b2, share);
+}
+
+int report_roofline_live(const struct report *r, int last, char *line, size_t len)
+{
+	const struct iterations *s = r->iters;
+	struct roofline_window w;
+	char fl[16], by[16], bw[16], bound[64];
+
+	if (!r->roofline || !s || !s->n)
+		return 0;
+	roofline_windows(r->roofline, s, s->n > (size_t)last ? s->n - (size_t)last : 0, &w);
+	units_si(fl, sizeof(fl), w.flops, " ");
+	units_si(by, sizeof(by), w.bytes, " ");
+	units_si(bw, sizeof(bw), w.bytes_per_s, " ");
+	if (w.bound_tokens_per_s > 0)
+		snprintf(bound, sizeof(bound), " of %.1f bound (%.1f%%)", w.bound_tokens_per_s, 100 * w.share);
+	else	/* no roofs, or no work to bound */
+		snprintf(bound, sizeof(bound), "%s", r->roofline->have_roofs ? "" : "; no roofs: tmabpf roofs");
+	snprintf(line, len, "  per token: %sFLOP %sB %sB/s, %.1f tok/s%s", fl, by, bw, w.tokens_per_s, bound);
+	return 1;
+}
+
 /* FUNCTION SHAPE CALLS WALL_MS FLOP/s B/s FLOP/B ROOF SHARE: the columns before VERDICT. */
 #define ROOFLINE_FIXED (12 + 1 + 20 + 1 + 7 + 1 + 9 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 5)
 
@@ -194,6 +361,8 @@ void report_roofline_text(const struct report *r, FILE *f, int top, int width)
 	text_wrapf(f, width, 2, "roofline (--roofline: %llu GEMM/GEMV calls; bytes are compulsory, a lower bound; %s):",
 		   (unsigned long long)rl->calls, roofs);
 	per_token_text(r, f, width);
+	windows_text(r, f, width);
+	measured_text(r, f, width);
 	fprintf(f, "%-12s %-20s %7s %9s %7s %7s %7s %7s %5s%s\n", "FUNCTION", "SHAPE", "CALLS", "WALL_MS",
 		"FLOP/s", "B/s", "FLOP/B", "ROOF", "SHARE", ROOFLINE_FIXED + 9 <= width ? "  VERDICT" : "");
 	for (size_t i = 0; i < rl->nrows && (int)i < top; i++) {

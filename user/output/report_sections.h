@@ -36,6 +36,10 @@ void report_memsamples_text(const struct report *r, FILE *f, int top, int width)
 /* The roofline section (--roofline): JSON "roofline" (null when off), text table. */
 void report_roofline_json(const struct report *r, struct json *j);
 void report_roofline_text(const struct report *r, FILE *f, int top, int width);
+/* With --per-call: one iteration's "roofline" (its work, the bandwidth bound and the share; null
+ * without --roofline), and the live token view's line for the last `last` iterations (0: none). */
+void report_roofline_window_json(const struct report *r, const struct iteration *it, struct json *j);
+int report_roofline_live(const struct report *r, int last, char *line, size_t len);
 
 /* The --per-call section: JSON "per_call" (null when off) and "iterations", per-token text. */
 void report_iterations_json(const struct report *r, struct json *j);

@@ -95,3 +95,31 @@ int tma_plan_append(const struct tma_plan *p, struct event_list *out, char *err,
 	}
 	return 0;
 }
+
+int tma_flops_append(const struct tma_cpu *c, struct event_list *out, char *err, size_t errlen)
+{
+	char keys[32][TMA_KEY_LEN];
+	int nk = tma_flops_events(c, keys, 32), first_new = out->n, group = -1;
+
+	if (nk < 0) {
+		snprintf(err, errlen, "out of memory");
+		return nk;
+	}
+	for (int i = 0; i < out->n; i++)
+		if (out->ev[i].group > group)
+			group = out->ev[i].group;
+	for (int k = 0; k < nk; k++) {
+		struct event_desc d = { .group = ++group, .leader = true };
+		int r;
+
+		snprintf(d.name, sizeof(d.name), "%.*s", TMA_KEY_LEN - 1, keys[k]);
+		snprintf(d.pmu, sizeof(d.pmu), "cpu");
+		snprintf(d.need, sizeof(d.need), "--roofline measured FLOPs (%s)", c->perf->flops);
+		if ((r = tma_encode_key(c, keys[k], &d.attr, err, errlen)) < 0 ||
+		    (r = events_add(out, &d, err, errlen)) < 0) {
+			out->n = first_new;
+			return r;
+		}
+	}
+	return out->n - first_new;
+}

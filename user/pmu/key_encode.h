@@ -17,6 +17,10 @@
  * (a tma_encode_fn). */
 int tma_encode_key(const struct tma_cpu *c, const char *key, struct perf_event_attr *attr,
 		   char *err, size_t errlen);
+/* Append the events of perf's FLOPs metric for c (tma_flops_events) to out, each alone (the
+ * kernel multiplexes them), those out has already kept: --roofline's measured FLOPs with a PMU.
+ * The number appended (0: perf has no FLOPs metric for c), or -errno with err. */
+int tma_flops_append(const struct tma_cpu *c, struct event_list *out, char *err, size_t errlen);
 /* Append the plan's events to out (groups renumbered after out's, leaders marked). */
 int tma_plan_append(const struct tma_plan *p, struct event_list *out, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/sorted.h"
 #include "lib/warn.h"
 #include "pmu/roofs_likwid.h"
 
@@ -279,13 +280,6 @@ bool roofs_only_valid(const char *only, char *bad, size_t badlen)
 	return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int measure_item(const struct plan_item *it, const struct roofs_measure_opts *o, char *err, size_t errlen)
 {
 	double v[64];
@@ -298,7 +292,7 @@ static int measure_item(const struct plan_item *it, const struct roofs_measure_o
 		if (e)
 			return e;
 	}
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	qsort(v, (size_t)n, sizeof(v[0]), sorted_cmp_double);
 	*it->fig = (struct roof_figure){
 		.valid = true,
 		.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,

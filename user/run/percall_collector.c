@@ -117,9 +117,10 @@ static int percall_finish_op(struct run_ctx *c, void *self, char *err, size_t er
 	if (!s->open)
 		return RUN_OK;
 	percall_finish(&s->p, c->rep.self.stat[STAT_PERCALL_DROPS], c->rep.self.stat[STAT_PERCALL_SAMPLES_LOST]);
-	if (c->links.uprobes && uprobes_percall_slots_asked(c->links.uprobes) > PERCALL_MAX_FUNCS)
-		warn_add("--per-call: more than %d functions and spans returned: those past it are not in the "
-			 "iterations' totals (their rows are)", PERCALL_MAX_FUNCS);
+	if (c->rep.self.stat[STAT_PERCALL_SLOTS_FULL])
+		warn_add("--per-call: more than %d functions and spans returned: %llu returns of those past it are "
+			 "not in the iterations' totals (their rows are)", PERCALL_MAX_FUNCS,
+			 c->rep.self.stat[STAT_PERCALL_SLOTS_FULL]);
 	c->rep.iters = &s->p.res;
 	c->rep.per_call = s->p.spec;
 	return RUN_OK;

@@ -87,6 +87,25 @@ static enum run_status choose_events(const struct options *o, struct run_prep *p
 	return RUN_OK;
 }
 
+/* --roofline with a PMU: the events of perf's FLOPs metric, for the measured FLOPs beside the
+ * analytic ones (model/roofline.h roofline_measured); where perf has none, or they do not fit,
+ * one line says so and the run goes on with the analytic FLOPs. */
+static void choose_flops_events(const struct options *o, struct run_prep *p)
+{
+	char err[256];
+	int r;
+
+	if (!o->roofline || !p->cpu || !(p->host.pmu || (o->dry_run && o->cpu_name)))
+		return;
+	r = tma_flops_append(p->cpu, &p->evs, err, sizeof(err));
+	if (r == 0)
+		warn_add("--roofline: no FLOPs metric of perf 6.12 for %s: FLOPs are the analytic ones only",
+			 tma_cpu_name(p->cpu));
+	else if (r < 0)
+		warn_add("--roofline: the FLOPs events of %s cannot be added (%s): FLOPs are the analytic ones only "
+			 "(fix: fewer -e events, or a lower --tma level)", tma_cpu_name(p->cpu), err);
+}
+
 /* -e on this host: a list none of whose events opens here is an error, not a run that counts
  * nothing; the events that do not open are dropped with one line each when the counters open.
  * Without the privilege to try, run_check_privilege says so next. */
@@ -117,6 +136,7 @@ enum run_status run_prepare(const struct options *o, struct run_prep *p)
 	p->host.pmu = events_host_has_pmu(p->host.pmu_why, sizeof(p->host.pmu_why));
 	if ((r = choose_events(o, p)))
 		return r;
+	choose_flops_events(o, p);
 	return o->events && !o->dry_run ? user_events_here(o, p) : RUN_OK;
 }
 

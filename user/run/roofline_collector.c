@@ -111,7 +111,8 @@ static int roofline_load_op(struct run_ctx *c, void *self, char *err, size_t err
 	struct threads_prog *spine = c->links.spine;
 	struct uprobe_set *uset = c->links.uset;
 	struct roofline_filter f = { .pids_fd = threads_pids_fd(spine), .filter = spine->acfg.filter,
-				     .main_id = spine->acfg.main_id, .uprobes = c->links.uprobes };
+				     .main_id = spine->acfg.main_id, .uprobes = c->links.uprobes,
+				     .windows = c->o->per_call != NULL };
 	int pid = c->o->target.nr_pids ? c->o->target.pids[0] : -1, e = 0;
 
 	for (int l = 0; uset && l < uset->nr_libs && !e; l++)
@@ -136,6 +137,8 @@ static int roofline_load_op(struct run_ctx *c, void *self, char *err, size_t err
 								     uset->libs[fn->lib].ino, fn->offset);
 	}
 	load_roofs(&r->res, c->o->roofs_path ? c->o->roofs_path : ROOFS_DEFAULT_PATH);
+	roofline_judge(&r->res);	/* no rows yet: which roofs; the live token view's bound */
+	c->rep.roofline = &r->res;
 	if (!r->prog.nfns) {
 		warn_add("--roofline: no library with a known GEMM/GEMV entry (cblas_sgemm, sgemm_, cblas_sgemv, "
 			 "dnnl_sgemm, ...) found: name one with --uprobe LIB:GLOB; no roofline");

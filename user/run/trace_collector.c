@@ -49,9 +49,11 @@ static int trace_load(struct run_ctx *c, void *self, char *err, size_t errlen)
 						       uprobes_trace_fd(c->links.uprobes), err, errlen))
 		return RUN_FAILED;
 	s->states_loaded = true;
+	/* the ring joins the spine's ring buffer last: libbpf cannot take a ring out of it again, and a
+	 * failed attach must not leave a dead one in its epoll set (records wait in the ring meanwhile) */
 	if (thread_states_load(&s->states, spine, ring, trace_run_state_wake_bytes(ring), why, sizeof(why)) ||
-	    trace_run_attach_states(s->run, spine->rb, thread_states_ring_fd(&s->states), why, sizeof(why)) ||
-	    thread_states_attach(&s->states, why, sizeof(why))) {
+	    thread_states_attach(&s->states, why, sizeof(why)) ||
+	    trace_run_attach_states(s->run, spine->rb, thread_states_ring_fd(&s->states), why, sizeof(why))) {
 		/* the spans and counter tracks do not need them: say so, go on */
 		warn_add("--trace: no thread-state slices: %s", why);
 		thread_states_destroy(&s->states);
@@ -64,7 +66,8 @@ static void trace_start(struct run_ctx *c, void *self)
 {
 	struct trace_coll *s = self;
 
-	trace_run_start(s->run, &c->prep->evs, c->prep->tma_level ? &c->prep->plan : NULL, c->t0, c->o->interval_ms);
+	trace_run_start(s->run, &c->prep->evs, c->prep->tma_level ? &c->prep->plan : NULL, c->t0, &c->stop_ns,
+			c->o->interval_ms);
 }
 
 static void trace_poll(struct run_ctx *c, void *self, int timeout_ms)

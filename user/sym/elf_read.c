@@ -52,7 +52,12 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
 
 	memset(e, 0, sizeof(*e));
 	e->fd = -1;
+	if (!(e->charged = calloc(1, sizeof(*e->charged)))) {
+		err_set(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {
+		elf_read_close(e);
 		err_set(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
@@ -60,6 +65,7 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
 	if (e->fd == -EINVAL) {
 		err_set(err, errlen, "%s: not a regular file", path);
 		e->fd = -1;
+		elf_read_close(e);
 		return -EINVAL;
 	}
 	if (e->fd < 0) {
@@ -67,6 +73,7 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
 		e->fd = -1;
 		err_set(err, errlen, "open %s: %s%s", path, strerror(-ret),
 			ret == -EACCES || ret == -EPERM ? " (run as root)" : " (check the library path)");
+		elf_read_close(e);
 		return ret;
 	}
 	if ((ret = headers_bounded(e->fd))) {
@@ -108,8 +115,25 @@ void elf_read_close(struct elf_read *e)
 		elf_end(e->elf);
 	if (e->fd >= 0)
 		close(e->fd);
+	free(e->charged);
+	e->charged = NULL;
 	e->elf = NULL;
 	e->fd = -1;
+}
+
+int elf_read_charge(const struct elf_read *e, uint64_t bytes)
+{
+	if (elf_read_over(e) || bytes > ELF_READ_MEMORY_MAX - *e->charged) {
+		*e->charged = ELF_READ_MEMORY_MAX + 1;
+		return -E2BIG;
+	}
+	*e->charged += bytes;
+	return 0;
+}
+
+bool elf_read_over(const struct elf_read *e)
+{
+	return *e->charged > ELF_READ_MEMORY_MAX;
 }
 
 int elf_read_at(const struct elf_read *e, uint64_t off, void *buf, size_t len)
@@ -156,7 +180,8 @@ Elf_Data *elf_read_small_data(const struct elf_read *e, Elf_Scn *scn)
 {
 	GElf_Shdr sh;
 
-	if (!gelf_getshdr(scn, &sh) || !section_small(e, &sh))
+	if (!gelf_getshdr(scn, &sh) || !section_small(e, &sh) ||
+	    (sh.sh_type != SHT_NOBITS && elf_read_charge(e, sh.sh_size)))
 		return NULL;
 	return elf_getdata(scn, NULL);
 }
@@ -165,6 +190,8 @@ bool elf_read_ids_bounded(const struct elf_read *e)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, n;
+	uint64_t notes = 0;
+	bool names_read = false;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
 
@@ -177,23 +204,30 @@ bool elf_read_ids_bounded(const struct elf_read *e)
 			return false;
 		if (sh.sh_type == SHT_NOTE && !section_small(e, &sh))
 			return false;
+		if (sh.sh_type == SHT_NOTE)
+			notes += sh.sh_size;
 		/* the section names are read (whole) for this name: they must be small too */
 		if (sh.sh_type == SHT_PROGBITS && shstrndx) {
 			Elf_Scn *names = elf_getscn(e->elf, shstrndx);
 
-			if (!names || !elf_read_small_data(e, names))
+			if (!names || (!names_read && !elf_read_small_data(e, names)))
 				return false;
+			names_read = true;	/* charged once: libelf keeps it */
 			name = elf_strptr(e->elf, shstrndx, sh.sh_name);
 			if (name && !strcmp(name, ".gnu_debuglink") && !section_small(e, &sh))
 				return false;
+			if (name && !strcmp(name, ".gnu_debuglink"))
+				notes += sh.sh_size;
 		}
 	}
-	if (elf_getphdrnum(e->elf, &n))
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(e->elf, i, &ph) && ph.p_type == PT_NOTE && ph.p_filesz > ELF_READ_SECTION_MAX)
-			return false;
-	return true;
+	if (!elf_getphdrnum(e->elf, &n))
+		for (size_t i = 0; i < n; i++)
+			if (gelf_getphdr(e->elf, i, &ph) && ph.p_type == PT_NOTE) {
+				if (ph.p_filesz > ELF_READ_SECTION_MAX)
+					return false;
+				notes += ph.p_filesz;
+			}
+	return !elf_read_charge(e, notes);	/* before libdw reads them (each kept until elf_end) */
 }
 
 int elf_strtab_open(struct elf_strtab *t, const struct elf_read *e, size_t shndx)
@@ -207,6 +241,8 @@ int elf_strtab_open(struct elf_strtab *t, const struct elf_read *e, size_t shndx
 	t->e = e;
 	t->off = sh.sh_offset;
 	t->size = sh.sh_size;
+	if (elf_read_charge(e, t->size <= ELF_STRTAB_WHOLE ? t->size + 1 : ELF_STRTAB_WINDOW + 1))
+		return -E2BIG;
 	if (t->size <= ELF_STRTAB_WHOLE && (t->win = malloc(t->size + 1))) {
 		if (elf_read_at(e, t->off, t->win, t->size) == 0) {
 			t->win_len = t->size;

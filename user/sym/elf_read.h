@@ -10,7 +10,11 @@
  *   SIGBUS; a short pread() is a libelf error instead;
  * - elf_read_changed() says whether the file was written, truncated or
  *   replaced since it was opened (size, mtime, ctime), so a caller discards
- *   what it read from a file that changed under it.
+ *   what it read from a file that changed under it;
+ * - what is read from the file into memory (sections, and what its reader
+ *   keeps of them: symbols, names) is charged to the file's memory limit,
+ *   ELF_READ_MEMORY_MAX, before it is read (elf_read_charge): a user's file
+ *   whose legal sections add up to more is given up, never read whole.
  */
 #ifndef TMABPF_ELF_READ_H
 #define TMABPF_ELF_READ_H
@@ -25,7 +29,12 @@ struct elf_read {
 	int fd;
 	Elf *elf;
 	struct stat st;		/* at open */
+	uint64_t *charged;	/* bytes charged to the memory limit; past it: ELF_READ_MEMORY_MAX + 1 */
 };
+
+/* The memory one file's reading may take (all its sections and what is kept of them together):
+ * far above what the symbols of the biggest real library take (libtorch_cpu's: ~100 MiB). */
+#define ELF_READ_MEMORY_MAX (256ull << 20)
 
 /* The most bytes of one section handed to libelf (which reads a section whole on first use):
  * notes, .dynamic, symbol versions, .gnu_debuglink.  The symbol and string tables, which can be
@@ -36,6 +45,10 @@ struct elf_read {
  * regular file (-EINVAL), not ELF (-ENOEXEC), more section or program headers
  * than any real file has (-EFBIG: libelf would allocate them all). */
 int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen);
+/* Charge bytes about to be read or kept to the file's memory limit: 0, or -E2BIG when they do not fit
+ * (then every later charge fails too: the file is over its limit, see elf_read_over). */
+int elf_read_charge(const struct elf_read *e, uint64_t bytes);
+bool elf_read_over(const struct elf_read *e);
 /* The file changed since elf_read_open (or can no longer be checked). */
 bool elf_read_changed(const struct elf_read *e);
 void elf_read_close(struct elf_read *e);
@@ -45,10 +58,12 @@ int elf_read_at(const struct elf_read *e, uint64_t off, void *buf, size_t len);
 /* The first offset >= off that is not in a hole of a sparse file (SEEK_DATA); the file's size when
  * only a hole follows.  A table in a hole reads as zeros, so its reader skips there at once. */
 uint64_t elf_read_next_data(const struct elf_read *e, uint64_t off);
-/* elf_getdata of a section within ELF_READ_SECTION_MAX and the file, else NULL. */
+/* elf_getdata of a section within ELF_READ_SECTION_MAX, the file and its memory limit (charged), else
+ * NULL. */
 Elf_Data *elf_read_small_data(const struct elf_read *e, Elf_Scn *scn);
-/* Every note (sections and PT_NOTE) and .gnu_debuglink within ELF_READ_SECTION_MAX: what libdw's
- * dwelf_elf_gnu_build_id and dwelf_elf_gnu_debuglink read whole. */
+/* Every note (sections and PT_NOTE) and .gnu_debuglink within ELF_READ_SECTION_MAX, and all of them
+ * together charged to the memory limit: what libdw's dwelf_elf_gnu_build_id and
+ * dwelf_elf_gnu_debuglink read whole (libelf keeps each section read until the file is closed). */
 bool elf_read_ids_bounded(const struct elf_read *e);
 
 
@@ -65,7 +80,8 @@ struct elf_strtab {
 	uint64_t win_at;	/* index of win[0] */
 	size_t win_len;
 };
-/* The string table at section index shndx: 0, or -errno (-ENOENT: not a string table). */
+/* The string table at section index shndx: 0, or -errno (-ENOENT: not a string table, -E2BIG: its
+ * buffer is past the memory limit). */
 int elf_strtab_open(struct elf_strtab *t, const struct elf_read *e, size_t shndx);
 /* The name at idx, valid until the next call; NULL when out of the table, unreadable or too long. */
 const char *elf_strtab_get(struct elf_strtab *t, uint64_t idx);

@@ -139,16 +139,17 @@ static void load_build_id(const struct elf_read *er, struct elfsyms *s)
 	GElf_Phdr ph;
 	size_t i, n;
 
+	if (!elf_read_ids_bounded(er))
+		return;	/* each note bounded, all of them charged to the memory limit: read below */
 	while ((scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    scan_notes(elf_read_small_data(er, scn), s))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && scan_notes(elf_getdata(scn, NULL), s))
 			return;
 	}
 	/* no section headers: fall back to PT_NOTE */
 	if (elf_getphdrnum(elf, &n))
 		return;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz > ELF_READ_SECTION_MAX)
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
 			continue;
 		if (scan_notes(elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR), s))
 			return;
@@ -368,6 +369,7 @@ static char *make_name(const char *name, const char *hidden_ver)
 }
 
 struct symtab_ctx {
+	const struct elf_read *er;
 	struct elf_strtab names;
 	unsigned int src;
 	const struct versions *ver;
@@ -388,6 +390,12 @@ static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 	name = elf_strtab_get(&c->names, sym->st_name);
 	if (!name || !name[0])
 		return 0;
+	/* what it will hold, charged before: its raw entry (twice: the vector doubles), its merged
+	 * entry, its name, and a C++ name's demangled one (a user's table may name a long string many
+	 * times) */
+	if (elf_read_charge(c->er, 2 * sizeof(struct rawsym) + sizeof(struct elfsym) +
+				   (strncmp(name, "_Z", 2) ? 1 : 2) * (strlen(name) + 1 + 16)))
+		return -E2BIG;
 	r.addr = sym->st_value;
 	r.size = sym->st_size;
 	r.bind = GELF_ST_BIND(sym->st_info);
@@ -406,7 +414,7 @@ static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 static int read_symtab(const struct elf_read *er, GElf_Shdr *sh, unsigned int src, const struct versions *ver,
 		       struct rawvec *rv)
 {
-	struct symtab_ctx c = { .src = src, .ver = ver, .rv = rv };
+	struct symtab_ctx c = { .er = er, .src = src, .ver = ver, .rv = rv };
 	int ret;
 
 	if (elf_strtab_open(&c.names, er, sh->sh_link))
@@ -767,7 +775,13 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	if (ret == -ENOMEM)
 		err_set(err, errlen, "%s: out of memory merging symbols", path);
 out:
-	if (ret != -ENOMEM && elf_read_changed(&e)) {
+	if (ret != -ENOMEM && e.charged && elf_read_over(&e)) {
+		/* a user's sections that add up past the limit: given up before reading past it */
+		err_set(err, errlen, "%s: its sections and symbols need more than %llu MiB, the memory limit of "
+			"one file's symbols: not read", path, ELF_READ_MEMORY_MAX >> 20);
+		ret = -E2BIG;
+	}
+	if (ret != -ENOMEM && ret != -E2BIG && elf_read_changed(&e)) {
 		/* rewritten or truncated by its owner while read: what libelf gave (or failed to
 		 * read) may be half old, half new */
 		err_set(err, errlen, "%s: file changed while reading; its symbols are skipped", path);

@@ -16,6 +16,7 @@
 #include "lib/path.h"
 #include "lib/warn.h"
 #include "sym/debugfile.h"
+#include "sym/elf_read.h"
 #include "sym/elfsyms.h"
 #include "sym/kallsyms.h"
 #include "sym/perfmap.h"
@@ -247,6 +248,10 @@ static struct elfsyms *elf_load(const char *path, const char *shown)
 	if (r == -EAGAIN)
 		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
 			 "stay unnamed", shown);
+	if (r == -E2BIG)	/* a module is loaded once, whichever processes map it: said once */
+		warn_add("symbols of %s: its sections and symbols need more than %llu MiB, the memory limit of one "
+			 "file's symbols (a damaged or hostile file): not read, its frames stay unnamed", shown,
+			 ELF_READ_MEMORY_MAX >> 20);
 	free(e);
 	return NULL;
 }

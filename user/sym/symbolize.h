@@ -85,7 +85,8 @@ void symbolizer_free(struct symbolizer *s);
  * bigger than the bound alone stays.  A reload opens the mapping again (/proc/PID/map_files), or
  * once it is gone the file's path, which must hold the inode mapped (the maps' device and inode)
  * and be the one first loaded (its build id, or without one its size and modification time): else
- * it is refused, counted in reloads_refused.
+ * it is refused, counted in reloads_refused.  Whatever the bound, one file's reading is held to
+ * ELF_READ_MEMORY_MAX (elf_read.h), charged before each read: a file past it is not read (one line).
  */
 #define SYMBOLIZER_RELOAD_S 10
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);

@@ -717,3 +717,85 @@ double tma_result_get(const struct tma_result *r, const char *name)
 
 	return n ? n->value : NAN;
 }
+
+/* ---------------- measured FLOPs (perf's FLOPs metric) ---------------- */
+
+static const struct tma_env flops_env;	/* the FLOPs metric has no literals */
+
+/* c's compiled perf formulation and the index of its FLOPs metric, or NULL (*r: -ENOENT, -ENOMEM) */
+static struct cform *flops_form(const struct tma_cpu *c, int *mi, int *r)
+{
+	const struct tma_metric *m = c && c->perf && c->perf->flops ? find_metric(c->perf, c->perf->flops) : NULL;
+	struct cform *cf = m ? cform_get(c, c->perf) : NULL;
+
+	*r = !m ? -ENOENT : !cf ? -ENOMEM : 0;
+	if (cf)
+		*mi = metric_index(cf, m);
+	return cf;
+}
+
+int tma_flops_events(const struct tma_cpu *c, char (*keys)[TMA_KEY_LEN], int max)
+{
+	int mi, r;
+	struct cform *cf = flops_form(c, &mi, &r);
+	struct evalctx *e;
+	struct tma_expr_val v;
+	int n = 0;
+
+	if (!cf)
+		return r == -ENOENT ? 0 : r;
+	if (!(e = malloc(sizeof(*e))))
+		return -ENOMEM;
+	ctx_init(e, c, &flops_env, true);
+	ctx_bind(e, cf);
+	tma_expr_run(&e->x, cf->prog[mi], &v, NULL, 0);
+	for (int i = 0; i < e->norder; i++)
+		if (tma_ids_has(&v.ids, e->order[i]) && strcasecmp(cf->key[e->order[i]], "duration_time") && n < max)
+			snprintf(keys[n++], TMA_KEY_LEN, "%s", cf->key[e->order[i]]);
+	free(e);
+	return n;
+}
+
+int tma_flops_named(const struct tma_cpu *c, int n, const char *const *names, const double *values, double seconds,
+		    double *flops, double *gflops, char *why, size_t whylen)
+{
+	int mi, r;
+	struct cform *cf = flops_form(c, &mi, &r);
+	struct evalctx *e;
+	struct tma_expr_val v;
+	char miss[160] = "";
+
+	*flops = NAN;
+	if (gflops)
+		*gflops = NAN;
+	if (!cf) {
+		snprintf(why, whylen, r == -ENOENT ? "perf has no FLOPs metric for %s" : "out of memory",
+			 c ? c->name : "this CPU");
+		return r;
+	}
+	if (!(seconds > 0)) {
+		snprintf(why, whylen, "no time to measure FLOP/s over");
+		return -EINVAL;
+	}
+	if (!(e = malloc(sizeof(*e))))
+		return -ENOMEM;
+	ctx_init(e, c, &flops_env, false);
+	for (int i = 0; i < n; i++)
+		add_value(e, names[i], values[i], 100, -1);
+	add_value(e, "duration_time", seconds, 100, -1);
+	ctx_bind(e, cf);
+	r = tma_expr_run(&e->x, cf->prog[mi], &v, NULL, 0);
+	tma_ids_for_each(k, &v.ids)
+		if (key_val(e, k) < 0)
+			add_list(miss, sizeof(miss), cf->key[k]);
+	free(e);
+	if (miss[0]) {
+		snprintf(why, whylen, "missing: %s", miss);
+		return -EAGAIN;
+	}
+	if (gflops)
+		*gflops = r ? NAN : v.v;
+	*flops = r ? NAN : v.v * 1e9 * seconds;
+	why[0] = 0;
+	return 0;
+}

@@ -144,6 +144,17 @@ int tma_compute(const struct tma_plan *p, int n, const struct tma_count *counts,
  * with the events they lack). */
 int tma_compute_named(const struct tma_plan *p, int n, const char *const *names, const double *values,
 		      const double *pct_running, struct tma_result *res);
+/* Measured FLOPs from counts, with perf's FLOPs metric for CPU c (its table's tma_info_system_gflops,
+ * verbatim: FP_ARITH_INST_RETIRED.* weighted by their lanes, an FMA counted twice, masked-out
+ * lanes counted as if they computed): perf's GFLOP/s over duration_time = seconds, times 1e9 x
+ * seconds.  *gflops (when not NULL) gets perf's value itself.  0; -ENOENT when perf has no such
+ * metric for c; -EAGAIN when an event it needs is missing (why names them); -EINVAL (seconds <= 0);
+ * -ENOMEM. */
+int tma_flops_named(const struct tma_cpu *c, int n, const char *const *names, const double *values, double seconds,
+		    double *flops, double *gflops, char *why, size_t whylen);
+/* The events perf's FLOPs metric for c counts (perf's compute_ids), into keys[max]: their number,
+ * 0 when perf has no FLOPs metric for c, or -ENOMEM. */
+int tma_flops_events(const struct tma_cpu *c, char (*keys)[TMA_KEY_LEN], int max);
 /* Compile c's formulations into the cache (tma_plan_init does): 0, or -ENOMEM with err
  * (out of memory, or a recipe over the engine's limits). */
 int tma_compile(const struct tma_cpu *c, char *err, size_t errlen);

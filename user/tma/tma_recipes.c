@@ -33,7 +33,7 @@ static const struct tma_metric icx_gc_metrics[] = {
 	  "TOPDOWN.BACKEND_BOUND_SLOTS / tma_info_thread_slots + 5 * INT_MISC.CLEARS_COUNT / tma_info_thread_slots" },
 	{ "tma_retiring", "Retiring", NULL, 1, 100, "UOPS_RETIRED.SLOTS / tma_info_thread_slots" },
 };
-static const struct tma_formulation icx_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.BACKEND_BOUND_SLOTS, ...)", icx_gc_metrics, N(icx_gc_metrics), &tma_perf_icx };
+static const struct tma_formulation icx_gc = { "gc", "general counters (TOPDOWN.SLOTS_P, TOPDOWN.BACKEND_BOUND_SLOTS, ...)", icx_gc_metrics, N(icx_gc_metrics), &tma_perf_icx, NULL };
 
 /* General-counter SPR tree: TOPDOWN.*_SLOTS count the same slots as the
  * perf-metrics fractions; Fetch_Latency uses the Ice Lake general form with
@@ -52,10 +52,10 @@ static const struct tma_metric spr_gc_metrics[] = {
 	{ "tma_heavy_operations", "Heavy_Operations", "tma_retiring", 2, 100, "UOPS_RETIRED.HEAVY / tma_info_thread_slots" },
 };
 #define SPR_GC_DESC "general counters (TOPDOWN.SLOTS_P, TOPDOWN.*_SLOTS, IDQ_BUBBLES.CORE, UOPS_RETIRED.SLOTS)"
-static const struct tma_formulation spr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_spr };
+static const struct tma_formulation spr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_spr, NULL };
 /* Emerald Rapids: perf 6.12's L1/L2 formulas and events are Sapphire Rapids' (its tree
  * differs only below Memory_Bound: no PMM_Bound), so the same general-counter nodes */
-static const struct tma_formulation emr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_emr };
+static const struct tma_formulation emr_gc = { "gc", SPR_GC_DESC, spr_gc_metrics, N(spr_gc_metrics), &tma_perf_emr, NULL };
 
 /* ---------------- Arm Neoverse (perf sbsa.json + per-core overrides, L1) ---------------- */
 static const struct tma_metric v1_metrics[] = {
@@ -66,7 +66,7 @@ static const struct tma_metric v1_metrics[] = {
 	{ "backend_bound", "Backend_Bound", NULL, 1, 1, "100 * (stall_slot_backend / (#slots * cpu_cycles))" },
 	{ "retiring", "Retiring", NULL, 1, 1, "100 * ((op_retired / op_spec) * (1 - stall_slot / (#slots * cpu_cycles)))" },
 };
-static const struct tma_formulation v1_perf = { "perf", "perf topdown L1 (sbsa + Neoverse V1)", v1_metrics, N(v1_metrics), NULL };
+static const struct tma_formulation v1_perf = { "perf", "perf topdown L1 (sbsa + Neoverse V1)", v1_metrics, N(v1_metrics), NULL, NULL };
 
 #define N2_SLOT(EV) "((" EV ") if (strcmp_cpuid_str(0x410fd493) | strcmp_cpuid_str(0x410fd490) ^ 1) else (" EV " - CPU_CYCLES))"
 static const struct tma_metric n2_metrics[] = {
@@ -79,7 +79,7 @@ static const struct tma_metric n2_metrics[] = {
 	{ "retiring", "Retiring", NULL, 1, 1,
 	  "(100 * ((OP_RETIRED / OP_SPEC) * (1 - (" N2_SLOT("STALL_SLOT") " / (CPU_CYCLES * #slots)))))" },
 };
-static const struct tma_formulation n2_perf = { "perf", "perf topdown L1 (sbsa + Neoverse N2/V2)", n2_metrics, N(n2_metrics), NULL };
+static const struct tma_formulation n2_perf = { "perf", "perf topdown L1 (sbsa + Neoverse N2/V2)", n2_metrics, N(n2_metrics), NULL, NULL };
 
 /* ---------------- event encodings: only exceptions to the default rule ----------------
  * Intel default: key "A.B:c1:e1" -> libpfm4 "A:B:c=1:e=1", checked against JSON "A.B". */
@@ -107,6 +107,11 @@ static const struct tma_event_enc skl_ev[] = {
 	{ "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DATA_RD", "OFFCORE_REQUESTS_OUTSTANDING:ALL_DATA_RD_CYCLES", 0, NULL, 0, -1, 0 },
 	/* libpfm4 4.13 skl/skx/clx tables have no UOPS_RETIRED:MACRO_FUSED: raw 0xc2/0x04 */
 	{ "UOPS_RETIRED.MACRO_FUSED", NULL, 0x04c2, NULL, 0, -1, 0 },
+	/* --roofline's measured FLOPs (perf's tma_info_system_gflops): libpfm4 4.13 has only the single
+	 * umasks, perf's combined ones raw (tests/test_tma_perf.py checks them against perf's table) */
+	{ "FP_ARITH_INST_RETIRED.SCALAR", NULL, 0x03c7, NULL, 0, -1, 0 },
+	{ "FP_ARITH_INST_RETIRED.4_FLOPS", NULL, 0x18c7, NULL, 0, -1, 0 },
+	{ "FP_ARITH_INST_RETIRED.8_FLOPS", NULL, 0x60c7, NULL, 0, -1, 0 },
 };
 /* libpfm4 4.13 encodes TOPDOWN:*_SLOTS as event 0x00 (the perf-metrics pseudo
  * space; umask 0x02 there is the fixed-counter cycles pseudo event), while

@@ -24,6 +24,9 @@ struct tma_formulation {
 	const struct tma_metric *m;
 	int n;
 	const struct tma_formulation *base;	/* metrics not found here are looked up in base */
+	/* perf's FLOPs metric in this table (tma_info_system_gflops: weighted FP_ARITH_INST_RETIRED.*
+	 * over duration_time), NULL where perf has none; tma.h tma_flops_named() */
+	const char *flops;
 };
 
 /* Encoding of one recipe event. */

@@ -78,10 +78,10 @@ int trace_run_attach_states(struct trace_run *t, struct ring_buffer *rb, int map
 }
 
 void trace_run_start(struct trace_run *t, const struct event_list *evs, const struct tma_plan *tma_plan,
-		     unsigned long long start_ns, int interval_ms)
+		     unsigned long long start_ns, const unsigned long long *stop_ns, int interval_ms)
 {
 	trace_tracks_init(&t->tracks, &t->w, evs, tma_plan, start_ns);
-	trace_states_start(&t->states, start_ns);
+	trace_states_start(&t->states, start_ns, stop_ns);
 	t->period_ns = interval_ms ? 0 : TRACE_DEFAULT_PERIOD_MS * 1000000ULL;
 	t->next_ns = start_ns + t->period_ns;
 	t->started = true;

@@ -46,9 +46,10 @@ int trace_run_attach_spans(struct trace_run *t, const struct uprobe_set *uset, s
 			   char *err, size_t errlen);
 /* Thread states: drain the state ring (map_fd) through the run's ring buffer rb. */
 int trace_run_attach_states(struct trace_run *t, struct ring_buffer *rb, int map_fd, char *err, size_t errlen);
-/* Counter tracks and thread-state slices from start_ns (the run's window) on: every interval_ms (-I), else every TRACE_DEFAULT_PERIOD_MS. */
+/* Counter tracks and thread-state slices from start_ns (the run's window) on: every interval_ms (-I), else every
+ * TRACE_DEFAULT_PERIOD_MS.  stop_ns: where the run keeps its accounting stop (0 until then; the slices' end). */
 void trace_run_start(struct trace_run *t, const struct event_list *evs, const struct tma_plan *tma_plan,
-		     unsigned long long start_ns, int interval_ms);
+		     unsigned long long start_ns, const unsigned long long *stop_ns, int interval_ms);
 /* Read the span records waiting (every poll of the run loop). */
 void trace_run_poll(struct trace_run *t);
 /* Without -I: is a counter sample due at now_ns? */

@@ -171,6 +171,8 @@ void trace_states_record(struct trace_states *s, const struct state_rec *rec)
 	}
 	if (r.ts < s->start_ns)
 		r.ts = s->start_ns;	/* before the window: the state at its start */
+	if (!s->end_ns && s->stop_ns && *s->stop_ns)
+		s->end_ns = *s->stop_ns;	/* drained after the stop (the final refresh), not past it */
 	if (s->end_ns && r.ts > s->end_ns)
 		r.ts = s->end_ns;
 	if (r.ts > s->newest_ns)
@@ -231,9 +233,10 @@ int trace_states_attach(struct trace_states *s, struct ring_buffer *rb, int map_
 	return err;
 }
 
-void trace_states_start(struct trace_states *s, unsigned long long start_ns)
+void trace_states_start(struct trace_states *s, unsigned long long start_ns, const unsigned long long *stop_ns)
 {
 	s->start_ns = start_ns;
+	s->stop_ns = stop_ns;
 }
 
 /* Exited threads stay this long after their exit (their tid's late records are theirs), then go. */

@@ -45,6 +45,8 @@ struct trace_states {
 	struct trace_ring_sink sink;	/* its records' way here */
 	unsigned long long start_ns;	/* the window's start; 0: not started (records wait in the ring) */
 	unsigned long long end_ns;	/* the window's end, once known (0: not yet) */
+	const unsigned long long *stop_ns;	/* the run's accounting stop (0 while running), or NULL: once
+						 * set, the window's end, whoever drains the ring after it */
 	unsigned long long newest_ns;	/* the latest record's time */
 	size_t gone;			/* exited threads still in the map */
 	unsigned long long records;	/* records read */
@@ -57,8 +59,9 @@ struct trace_states {
 void trace_states_init(struct trace_states *s, struct trace_writer *w);
 /* Add the state ring (map fd) to the run's ring buffer manager rb.  0 or -errno. */
 int trace_states_attach(struct trace_states *s, struct ring_buffer *rb, int map_fd);
-/* The window starts at start_ns: records are read from then on. */
-void trace_states_start(struct trace_states *s, unsigned long long start_ns);
+/* The window starts at start_ns: records are read from then on.  stop_ns (may be NULL): where the
+ * run keeps its accounting stop, 0 until then; records later than a nonzero *stop_ns count as at it. */
+void trace_states_start(struct trace_states *s, unsigned long long start_ns, const unsigned long long *stop_ns);
 /* Consume every record waiting in the ring. */
 void trace_states_drain(struct trace_states *s);
 /* One record (the ring's callback; also used by the unit test). */

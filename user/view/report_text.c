@@ -191,6 +191,8 @@ void report_text_interval(struct view *v, FILE *f)
 	if (report_iterations_live(v->r, VIEW_TOKENS, l1, l2, sizeof(l1))) {
 		text_wrap(f, width, 2, l1);
 		text_wrap(f, width, 4, l2);
+		if (report_roofline_live(v->r, VIEW_TOKENS, l1, sizeof(l1)))
+			text_wrap(f, width, 4, l1);
 	}
 	report_text_table(v, VM_THREADS, f, (size_t)v->top);
 	print_funcs(v, f);

@@ -517,15 +517,19 @@ static void draw_status(struct view_curses *c)
 void view_curses_draw(struct view_curses *c)
 {
 	size_t nw = warn_total();
-	char l1[512], l2[512];
+	char l1[512], l2[512], l3[512];
 
 	token_rows = report_iterations_live(c->v->r, VIEW_TOKENS, l1, l2, sizeof(l1)) ? 2 : 0;
+	if (token_rows && report_roofline_live(c->v->r, VIEW_TOKENS, l3, sizeof(l3)))
+		token_rows = 3;
 	find_selection(c);
 	erase();
 	draw_header(c);
 	if (token_rows) {
-		put(c, LINES - 3, 0, l1);
-		put(c, LINES - 2, 0, l2);
+		put(c, LINES - 1 - token_rows, 0, l1);
+		put(c, LINES - token_rows, 0, l2);
+		if (token_rows > 2)
+			put(c, LINES - 2, 0, l3);
 	}
 	if (c->drill)
 		draw_drill(c);
