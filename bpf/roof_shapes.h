@@ -19,6 +19,8 @@ enum roof_sig {
 	/* MKL's cblas_?gemm_batch_strided(layout, ta, tb, M, N, K, alpha, A, lda, stridea, B, ldb, strideb,
 	 * beta, C, ldc, stridec, batch_size) */
 	SIG_CBLAS_GEMM_STRIDED,
+	SIG_GGML_MUL_MAT,	/* ggml_compute_forward_mul_mat(params, dst): bpf/roof_ggml.bpf.h */
+	SIG_GGML_REPACK_MUL_MAT,	/* ggml::cpu::repack::tensor_traits<...>::forward_mul_mat(this, params, dst) */
 };
 
 #define ROOF_COOKIE(fn, sig, elem) (((__u64)(fn) << 16) | ((__u64)(elem) << 8) | (__u64)(sig))
@@ -37,6 +39,9 @@ enum roof_sig {
 #define ROOF_BETA_NONZERO 8u
 #define ROOF_ROW_MAJOR 16u
 #define ROOF_BATCH 32u		/* a batch call: the shape is its (first group's) GEMMs', the work the batch's */
+#define ROOF_GGML 64u		/* a ggml mul_mat node: M x N x K, the weight's ggml type in ROOF_GGML_TYPE */
+#define ROOF_GGML_TYPE_SHIFT 8
+#define ROOF_GGML_TYPE(flags) (((flags) >> ROOF_GGML_TYPE_SHIFT) & 0xffu)
 
 struct roof_shape {
 	__u32 fn;		/* index of the function in the loader's table */
@@ -50,6 +55,7 @@ struct roof_sums {
 	__u64 wall_ns;		/* the outermost known call's entry to its return */
 	__u64 flops;		/* 2 M N K, 2 M N */
 	__u64 bytes;		/* compulsory: each operand once, C/y written (and read when beta != 0) */
+	__u64 weight_bytes;	/* ggml: the weight's (src0's) bytes; 0 for BLAS */
 };
 
 /* roof_stats slots */
@@ -59,6 +65,7 @@ enum {
 	ROOF_STAT_NESTED,	/* known calls inside another known call of the thread: not counted again */
 	ROOF_STAT_SHAPES_FULL,	/* calls not summed: the shape table was full */
 	ROOF_STAT_ABANDONED,	/* an outermost call whose return never came (longjmp, exception) */
+	ROOF_STAT_GGML_WORKERS,	/* a ggml node entered by a thread other than its first: counted once, there */
 	ROOF_STAT_MAX,
 };
 

@@ -35,7 +35,7 @@ struct roof_open {
 	struct roof_shape key;
 	__u64 entry_ns;
 	__u64 sp;
-	__u64 flops, bytes;
+	__u64 flops, bytes, weight_bytes;
 };
 
 struct {
@@ -206,8 +206,11 @@ static __always_inline bool roof_batch(__u64 *a, __u32 elem, struct roof_open *o
 	return true;
 }
 
-/* The call's shape, FLOPs and compulsory bytes from its arguments into o; false when unreadable. */
-static __always_inline bool roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 elem, struct roof_open *o)
+#include "roof_ggml.bpf.h"
+
+/* The call's shape, FLOPs and compulsory bytes from its arguments into o: 1; 0 when unreadable; -1
+ * for a ggml node on a thread other than its first (roof_ggml_work). */
+static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 elem, struct roof_open *o)
 {
 	__u64 a[ROOF_ARGS_MAX] = {};
 	__s64 m = 0, n = 0, k = 0, batch = 1;
@@ -215,7 +218,12 @@ static __always_inline bool roof_call_work(struct pt_regs *ctx, __u32 sig, __u32
 
 	if (roof_args_read(ctx, sig, a))
 		return false;
+	o->weight_bytes = 0;
 	switch (sig) {
+	case SIG_GGML_MUL_MAT:
+		return roof_ggml_work(a[0], a[1], o, a);
+	case SIG_GGML_REPACK_MUL_MAT:
+		return roof_ggml_work(a[1], a[2], o, a);
 	case SIG_CBLAS_GEMM:	/* 101 RowMajor, 111 NoTrans */
 	case SIG_CBLAS_GEMM_STRIDED:
 		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0) |
@@ -288,6 +296,7 @@ static __always_inline bool roof_call_work(struct pt_regs *ctx, __u32 sig, __u32
 static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u64 rc, __u64 sp, __u64 now)
 {
 	__u32 tgid = task->tgid;
+	int work;
 
 	struct roof_open *o;
 
@@ -303,8 +312,9 @@ static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, 
 		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* at or above it: that one never returned */
 		o->entry_ns = 0;
 	}
-	if (!roof_call_work(ctx, ROOF_COOKIE_SIG(rc), ROOF_COOKIE_ELEM(rc), o)) {
-		pcpu_inc(&roof_stats, ROOF_STAT_UNREADABLE);
+	work = roof_call_work(ctx, ROOF_COOKIE_SIG(rc), ROOF_COOKIE_ELEM(rc), o);
+	if (work <= 0) {
+		pcpu_inc(&roof_stats, work ? ROOF_STAT_GGML_WORKERS : ROOF_STAT_UNREADABLE);
 		return 1;
 	}
 	o->key.fn = ROOF_COOKIE_FN(rc);
@@ -333,6 +343,7 @@ static __always_inline void roof_leave(struct task_struct *task, __u64 entry_sp,
 		s->wall_ns += now - o->entry_ns;
 		s->flops += o->flops;
 		s->bytes += o->bytes;
+		s->weight_bytes += o->weight_bytes;
 	} else {
 		pcpu_inc(&roof_stats, ROOF_STAT_SHAPES_FULL);
 	}

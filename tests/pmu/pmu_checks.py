@@ -168,6 +168,7 @@ STEPS_SMP1 = "".join([
     EVMUX,
     tm("tma", "--cpu neoverse-n2", gt_cmd(*P_MUX)),
     tm("percall", "-e instructions:u --quiet --per-call :gt_mid --uprobe :gt_leaf", gt_cmd(*P_UPROBES)),
+    tm("roofline", "-e instructions:u --quiet --roofline --per-call :gt_mid --uprobe :gt_leaf", gt_cmd(*P_UPROBES)),
     DAEMON,
     "step check tmabpf check\n",
     "step check_n2 tmabpf check --cpu neoverse-n2\n",
@@ -307,6 +308,22 @@ def check_percall(o, res, step="percall", exact=True, params=P_UPROBES):
     res.check(f"{step}: every window without a torn read tiles into wall x threads within 1 %, torn ones "
               f"at most 1 in 1000", not bad and its and rare(len(torn), its),
               f"{len(bad)} of {len(its)} do not: {bad[:3]}; windows with torn reads {len(torn)}: {torn[:3]}")
+
+
+def check_roofline(o, res):
+    """--roofline with --per-call and --uprobe on arm64: the uprobe program with its roofline entry path
+    (roof_enter and the ggml node reader, bpf/roof_work.bpf.h) passes arm64's verifier, whose stack
+    bound the call chain through percall_emit came near (576 bytes once), and the calls stay exact."""
+    if not o.ran("roofline", res):
+        return
+    t, r, m, n = P_UPROBES
+    rep = o.json("roofline.json")
+    rows = {f["symbol"]: f["calls"] for f in rep["functions"] if f["tid"] is None}
+    res.check("roofline: the uprobe program with the roofline entry path loads; calls exact",
+              rep["roofline"] is not None and rows.get("gt_leaf") == (t + 1) * r * m and
+              len(rep["iterations"]) == (t + 1) * r,
+              f"roofline {rep['roofline'] is not None}, gt_leaf {rows.get('gt_leaf')}, iterations "
+              f"{len(rep['iterations'])}")
 
 
 def check_percall2(o, res):
@@ -560,7 +577,7 @@ def check_reports_follow_the_schema(o, res):
 
 
 CHECKS_SMP1 = [check_perf_peer, check_threads, check_uprobes, check_uprobes_classic, check_mux, check_group,
-               check_sample, check_evsample, check_evthreads, check_evmux, check_reentrancy, check_tma, check_percall, check_daemon, check_check,
+               check_sample, check_evsample, check_evthreads, check_evmux, check_reentrancy, check_tma, check_percall, check_roofline, check_daemon, check_check,
                check_reports_follow_the_schema, check_nothing_left]
 
 # ---- -smp 2: migrations and per-CPU behaviour (QEMU's vCPUs share one instruction count: no exact values) ----

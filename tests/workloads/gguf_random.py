@@ -3,8 +3,12 @@
 """Write a tiny llama-architecture GGUF with random Q8_0 weights (no download), for the
 real-stack tests: a SentencePiece-style vocabulary of <unk>, <s>, </s>, the 256 byte tokens
 and a few words, and every weight matrix in Q8_0 (blocks of 32 int8 with an f16 scale).
+--types gives the matrices ggml types in turn instead (q, k, v, output of attention, gate,
+up, down of each layer, then the output's; token_embd stays Q8_0): f32, f16, bf16, q4_0,
+q8_0, q4_K, q5_K, q6_K, each block its scales small f16s and its quants random bytes (the
+K-quants need rows of a multiple of 256: --embd 256 --ff 512).
 
-usage: gguf_random.py OUT.gguf [--layers L] [--embd E] [--ff F] [--heads H] [--seed S]
+usage: gguf_random.py OUT.gguf [--layers L] [--embd E] [--ff F] [--heads H] [--seed S] [--types T,T,...]
 """
 import argparse
 import random
@@ -12,6 +16,15 @@ import struct
 
 U32, I32, F32, BOOL, STRING, ARRAY = 4, 5, 6, 7, 8, 9
 GGML_F32, GGML_Q8_0 = 0, 8
+# ggml type id, elements per block, the block's fields: "h" an f16 scale, a number that many random bytes
+BLOCKS = {
+    "q4_0": (2, 32, ["h", 16]),
+    "q8_0": (8, 32, ["h", 32]),
+    "q4_K": (12, 256, ["h", "h", 12, 128]),
+    "q5_K": (13, 256, ["h", "h", 12, 32, 128]),
+    "q6_K": (14, 256, [128, 64, 16, "h"]),
+}
+PLAIN = {"f32": 0, "f16": 1, "bf16": 30}
 ALIGN = 32
 
 
@@ -44,6 +57,23 @@ def f32(rng, n):
     return struct.pack("<%df" % n, *(1.0 + 0.01 * rng.random() for _ in range(n)))
 
 
+def weights(rng, n, typ):
+    """n values of ggml type typ (a name of BLOCKS or PLAIN): (type id, bytes)."""
+    if typ in PLAIN:
+        vals = [0.02 * (rng.random() - 0.5) for _ in range(n)]
+        if typ == "f32":
+            return 0, struct.pack("<%df" % n, *vals)
+        if typ == "f16":
+            return 1, struct.pack("<%de" % n, *vals)
+        return 30, b"".join(struct.pack("<f", v)[2:] for v in vals)  # bf16: the f32's upper half
+    tid, per, fields = BLOCKS[typ]
+    out = bytearray()
+    for _ in range(n // per):
+        for f in fields:
+            out += struct.pack("<e", 0.001) if f == "h" else bytes(rng.getrandbits(8) for _ in range(f))
+    return tid, bytes(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -52,7 +82,12 @@ def main():
     ap.add_argument("--ff", type=int, default=256)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--types", default="q8_0", help="the weight matrices' types, in turn")
     a = ap.parse_args()
+    mtypes = a.types.split(",")
+    for t in mtypes:
+        if t not in BLOCKS and t not in PLAIN:
+            ap.error("unknown type %r (%s)" % (t, ", ".join(list(PLAIN) + list(BLOCKS))))
     rng = random.Random(a.seed)
     tokens = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % i for i in range(256)] + ["\u2581w%d" % i for i in range(61)]
     types = [2, 3, 3] + [6] * 256 + [1] * 61
@@ -78,21 +113,31 @@ def main():
         kv("tokenizer.ggml.unknown_token_id", U32, 0),
     ]
     e, ff = a.embd, a.ff
-    tensors = [("token_embd.weight", [e, vocab], GGML_Q8_0)]
+    turn = iter(range(1 << 30))
+
+    def mt():
+        return mtypes[next(turn) % len(mtypes)]
+
+    tensors = [("token_embd.weight", [e, vocab], "q8_0")]
     for i in range(a.layers):
         p = "blk.%d." % i
-        tensors += [(p + "attn_norm.weight", [e], GGML_F32), (p + "attn_q.weight", [e, e], GGML_Q8_0),
-                    (p + "attn_k.weight", [e, e], GGML_Q8_0), (p + "attn_v.weight", [e, e], GGML_Q8_0),
-                    (p + "attn_output.weight", [e, e], GGML_Q8_0), (p + "ffn_norm.weight", [e], GGML_F32),
-                    (p + "ffn_gate.weight", [e, ff], GGML_Q8_0), (p + "ffn_up.weight", [e, ff], GGML_Q8_0),
-                    (p + "ffn_down.weight", [ff, e], GGML_Q8_0)]
-    tensors += [("output_norm.weight", [e], GGML_F32), ("output.weight", [e, vocab], GGML_Q8_0)]
+        tensors += [(p + "attn_norm.weight", [e], None), (p + "attn_q.weight", [e, e], mt()),
+                    (p + "attn_k.weight", [e, e], mt()), (p + "attn_v.weight", [e, e], mt()),
+                    (p + "attn_output.weight", [e, e], mt()), (p + "ffn_norm.weight", [e], None),
+                    (p + "ffn_gate.weight", [e, ff], mt()), (p + "ffn_up.weight", [e, ff], mt()),
+                    (p + "ffn_down.weight", [ff, e], mt())]
+    tensors += [("output_norm.weight", [e], None), ("output.weight", [e, vocab], mt())]
     infos, blobs, off = b"", [], 0
-    for name, dims, typ in tensors:
+    for name, dims, mtype in tensors:
         n = 1
         for d in dims:
             n *= d
-        data = q8_0(rng, n) if typ == GGML_Q8_0 else f32(rng, n)
+        if mtype is None:
+            typ, data = GGML_F32, f32(rng, n)
+        elif mtype == "q8_0":
+            typ, data = GGML_Q8_0, q8_0(rng, n)  # as before --types: the same bytes for a seed
+        else:
+            typ, data = weights(rng, n, mtype)
         infos += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
         infos += struct.pack("<IQ", typ, off)
         pad = (-len(data)) % ALIGN

@@ -2,18 +2,21 @@
 /* --roofline's BPF on the known GEMM/GEMV entries (roofline_loader.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bpf/roof_ggml_types.h"
 #include "bpf/roof_shapes.h"
 #include "collect/bpf_util.h"
 #include "collect/roofline_loader.h"
 #include "collect/uprobes_loader.h"
 #include "lib/warn.h"
 #include "sym/elfsyms.h"
+#include "sym/ggml_version.h"
 #include "roofline.skel.h"
 
 static const struct known {
@@ -35,14 +38,53 @@ static const struct known {
 	{ "cblas_dgemm_batch", "cblas_dgemm_batch", SIG_CBLAS_GEMM_BATCH, 8 },
 	{ "cblas_sgemm_batch_strided", "cblas_sgemm_batch_strided", SIG_CBLAS_GEMM_STRIDED, 4 },
 	{ "cblas_dgemm_batch_strided", "cblas_dgemm_batch_strided", SIG_CBLAS_GEMM_STRIDED, 8 },
+	/* ggml's CPU backend, one call per thread of a graph node (bpf/roof_ggml.bpf.h), its version checked */
+	{ "ggml_compute_forward_mul_mat", "ggml_compute_forward_mul_mat", SIG_GGML_MUL_MAT, 0 },
 };
+
+/* the repacked weights' entries, ggml::cpu::repack::tensor_traits<BLOCK, ...>::forward_mul_mat(params, op),
+ * one symbol per block layout */
+#define REPACK_PREFIX "_ZN4ggml3cpu6repack13tensor_traitsI"
+#define REPACK_SUFFIX "E15forward_mul_matEP19ggml_compute_paramsP11ggml_tensor"
+static const struct known repack = { NULL, "ggml repack forward_mul_mat", SIG_GGML_REPACK_MUL_MAT, 0 };
 
 static const struct known *find_known(const char *name)
 {
+	size_t n = name ? strlen(name) : 0;
+
 	for (size_t i = 0; name && i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(name, known[i].name))
 			return &known[i];
+	if (n > strlen(REPACK_PREFIX) + strlen(REPACK_SUFFIX) && !strncmp(name, REPACK_PREFIX, strlen(REPACK_PREFIX)) &&
+	    !strcmp(name + n - strlen(REPACK_SUFFIX), REPACK_SUFFIX))
+		return &repack;
 	return NULL;
+}
+
+static bool ggml_sig(unsigned int sig)
+{
+	return sig == SIG_GGML_MUL_MAT || sig == SIG_GGML_REPACK_MUL_MAT;
+}
+
+/* Are ggml's structs in the file at path (fdpath: the same, opened) those bpf/roof_ggml.bpf.h reads?
+ * Else one line: no roofline for its ggml calls, the rest goes on. */
+static bool ggml_verified(const char *path, const char *fdpath)
+{
+	char ver[32], why[400], real[PATH_MAX];
+
+	if (realpath(fdpath, real))
+		path = real;	/* --uprobe's /proc/self/fd/N: the file's name */
+	if (ggml_version_read(fdpath, ver, sizeof(ver), why, sizeof(why))) {
+		warn_add("--roofline: %s: ggml's version cannot be read (%s): no roofline for its matrix multiplies "
+			 "(verified: ggml " ROOF_GGML_VERIFIED ")", path, why);
+		return false;
+	}
+	if (strcmp(ver, ROOF_GGML_VERIFIED)) {
+		warn_add("--roofline: %s: ggml %s, whose tensor structs are not verified (only ggml " ROOF_GGML_VERIFIED
+			 "): no roofline for its matrix multiplies", path, ver);
+		return false;
+	}
+	return true;
 }
 
 bool roofline_known(const char *name)
@@ -79,7 +121,7 @@ int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_
 	char fdpath[64];
 	struct elfsyms es;
 	struct stat st;
-	int r, added = 0, fd;
+	int r, added = 0, fd, ggml = -1;	/* ggml: its version not checked yet (-1), refused (0), verified */
 
 	/* opened once, read and attached through the fd: a path its owner swaps in between for a link to
 	 * another file never steers a probe there (as --uprobe, user/sym/uprobe_targets.c) */
@@ -112,6 +154,10 @@ int roofline_add_lib(struct roofline_prog *p, const char *path, char *err, size_
 		struct roofline_fn *f;
 
 		if (!k || (s->flags & (ELFSYMS_F_NO_OFFSET | ELFSYMS_F_IFUNC)))
+			continue;
+		if (ggml_sig(k->sig) && ggml < 0)
+			ggml = ggml_verified(path, fdpath);
+		if (ggml_sig(k->sig) && !ggml)
 			continue;
 		f = realloc(p->fns, (size_t)(p->nfns + 1) * sizeof(*p->fns));
 		if (!f) {
@@ -254,6 +300,7 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 			s.wall_ns += pc[c].wall_ns;
 			s.flops += pc[c].flops;
 			s.bytes += pc[c].bytes;
+			s.weight_bytes += pc[c].weight_bytes;
 		}
 		if (r->nrows == cap) {
 			size_t nc = cap ? 2 * cap : 64;
@@ -274,6 +321,7 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 		w->m = key.m, w->n = key.n, w->k = key.k;
 		w->flags = key.flags;
 		w->calls = s.calls, w->wall_ns = s.wall_ns, w->flops = s.flops, w->bytes = s.bytes;
+		w->weight_bytes = s.weight_bytes;
 	}
 	free(pc);
 	r->calls = stat_sum(sfd, ROOF_STAT_CALLS);
@@ -281,6 +329,7 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 	r->nested = stat_sum(sfd, ROOF_STAT_NESTED);
 	r->abandoned = stat_sum(sfd, ROOF_STAT_ABANDONED);
 	r->shapes_full = stat_sum(sfd, ROOF_STAT_SHAPES_FULL);
+	r->ggml_workers = stat_sum(sfd, ROOF_STAT_GGML_WORKERS);
 	r->bpf_run_ns = r->bpf_run_cnt = 0;
 	prog_run_stats_add(p->skel->progs.tmabpf_roofline, (unsigned long long *)&r->bpf_run_ns,
 			   (unsigned long long *)&r->bpf_run_cnt);

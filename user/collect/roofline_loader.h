@@ -4,7 +4,10 @@
  * and GEMV entries of the libraries it is given: cblas_{s,d}gemm,
  * cblas_{s,d}gemv, {s,d}gemm_, {s,d}gemv_ (and MKL's uppercase and
  * underscore-less Fortran aliases), dnnl_sgemm, MKL's cblas_{s,d}gemm_batch and
- * cblas_{s,d}gemm_batch_strided.  One uprobe session link per library; the
+ * cblas_{s,d}gemm_batch_strided, and ggml's ggml_compute_forward_mul_mat and
+ * repacked-weight forward_mul_mat in a library whose ggml version is the
+ * verified one (bpf/roof_ggml_types.h; another is refused in one line).  One
+ * uprobe session link per library; the
  * target filter is the spine's (its pids map reused by fd).  An entry that
  * --uprobe probes is covered by the uprobe program's own entry path
  * (roofline_cover): no second program on its address; the two share the

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bpf/roof_ggml_types.h"
 #include "bpf/roof_shapes.h"
 #include "lib/sorted.h"
 #include "model/counters.h"
@@ -96,11 +97,24 @@ const char *roofline_verdict_name(const struct roofline_row *row, char *buf, siz
 	return buf;
 }
 
+#define ROOF_GGML_NAME(id, name, blck, size) [id] = #name,
+static const char *const ggml_type_names[ROOF_GGML_NTYPES] = { ROOF_GGML_TYPE_LIST(ROOF_GGML_NAME) };
+
+const char *roofline_dtype(const struct roofline_row *row)
+{
+	if (row->flags & ROOF_GGML)
+		return ROOF_GGML_TYPE(row->flags) < ROOF_GGML_NTYPES ? ggml_type_names[ROOF_GGML_TYPE(row->flags)] : NULL;
+	return row->elem == 8 ? "f64" : row->elem == 4 ? "f32" : NULL;
+}
+
 void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len)
 {
 	char ta = row->flags & ROOF_TRANS_A ? 'T' : 'N', tb = row->flags & ROOF_TRANS_B ? 'T' : 'N';
+	const char *dt = roofline_dtype(row);
 
-	if (row->k)
+	if (row->flags & ROOF_GGML)
+		snprintf(buf, len, "%ux%ux%u %s", row->m, row->n, row->k, dt ? dt : "?");
+	else if (row->k)
 		snprintf(buf, len, "%ux%ux%u %c%c", row->m, row->n, row->k, ta, tb);
 	else
 		snprintf(buf, len, "%ux%u %c", row->m, row->n, ta);
@@ -134,6 +148,15 @@ int roofline_per_token(const struct roofline_result *r, const struct iterations 
 	t->flops = flops / (double)it->n;
 	t->bytes = bytes / (double)it->n;
 	t->tokens_per_s = st.per_s;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct roofline_row *w = &r->rows[i];
+
+		if (!(w->flags & ROOF_GGML) || ROOF_GGML_TYPE(w->flags) >= ROOF_GGML_NTYPES)
+			continue;
+		t->ggml = true;
+		t->weight_bytes += (double)w->weight_bytes / (double)it->n;
+		t->type_weight_bytes[ROOF_GGML_TYPE(w->flags)] += (double)w->weight_bytes / (double)it->n;
+	}
 	dram = dram_read(r);
 	if (dram > 0) {
 		t->bound_tokens_per_s = dram / t->bytes;

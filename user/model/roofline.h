@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "bpf/roof_ggml_types.h"
 #include "bpf/uprobes.h"
 #include "model/iterations.h"
 #include "pmu/events.h"
@@ -33,8 +34,9 @@ struct roofline_row {
 	uint32_t pid;
 	uint32_t m, n, k;		/* GEMV: k = 0 */
 	uint32_t flags;			/* ROOF_* of bpf/roof_shapes.h */
-	uint32_t elem;			/* 4 (fp32) or 8 (fp64) */
+	uint32_t elem;			/* 4 (fp32) or 8 (fp64); 0: a ggml node (the weight's type in flags) */
 	uint64_t calls, wall_ns, flops, bytes;
+	uint64_t weight_bytes;		/* ggml: the weights' (src0's) bytes */
 	/* derived */
 	double intensity;		/* FLOP per compulsory byte */
 	double flop_per_s, bytes_per_s;	/* achieved over the calls' own time */
@@ -48,6 +50,7 @@ struct roofline_result {
 	struct roofline_row *rows;	/* by wall time, descending */
 	size_t nrows;
 	uint64_t calls, unreadable, nested, abandoned, shapes_full;
+	uint64_t ggml_workers;		/* ggml nodes' entries on threads other than the first: not counted again */
 	uint64_t bpf_run_ns, bpf_run_cnt;	/* the program's kernel run-time stats (when on) */
 	bool have_roofs;
 	struct roofs roofs;		/* valid when have_roofs */
@@ -65,6 +68,9 @@ struct roofline_token {
 	double tokens_per_s;		/* reached: iterations per second of iteration time */
 	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes per token; 0 without roofs */
 	double share;			/* tokens_per_s / bound_tokens_per_s */
+	bool ggml;			/* ggml nodes among the rows: the weight bytes below are theirs */
+	double weight_bytes;		/* per token: the ggml nodes' weight bytes */
+	double type_weight_bytes[ROOF_GGML_NTYPES];	/* the same by weight type (ggml_type) */
 };
 
 /* With a PMU: a probed function's FLOPs as perf's FLOPs metric counts them (tma.h tma_flops_named,
@@ -116,7 +122,9 @@ int roofline_windows_spread(const struct roofline_result *r, const struct iterat
 void roofline_judge(struct roofline_result *r);
 /* "memory-bound (DRAM)", "compute-bound", "below both roofs", "no roofs" */
 const char *roofline_verdict_name(const struct roofline_row *row, char *buf, size_t len);
-/* "1024x1024x1024 NT" (GEMV: "4096x4096 N") */
+/* The element type: "f32", "f64", or a ggml node's weight type ("q8_0", "q4_K", "bf16", ...); NULL: unknown */
+const char *roofline_dtype(const struct roofline_row *row);
+/* "1024x1024x1024 NT" (GEMV: "4096x4096 N"; a ggml node: "4096x1x4096 q8_0") */
 void roofline_shape_name(const struct roofline_row *row, char *buf, size_t len);
 void roofline_result_free(struct roofline_result *r);
 

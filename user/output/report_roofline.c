@@ -10,8 +10,6 @@
 #include "model/func_sums.h"
 #include "output/report_sections.h"
 
-static const char *const dtype[] = { [4] = "f32", [8] = "f64" };
-
 static void roofs_json(const struct roofline_result *rl, struct json *j)
 {
 	const struct roofs *r = &rl->roofs;
@@ -43,7 +41,7 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_obj_begin(j, NULL);
 	json_str(j, "function", w->func);
 	json_u64(j, "pid", w->pid);
-	json_str(j, "dtype", w->elem < 9 ? dtype[w->elem] : NULL);
+	json_str(j, "dtype", roofline_dtype(w));
 	json_u64(j, "m", w->m);
 	json_u64(j, "n", w->n);
 	json_u64(j, "k", w->k);
@@ -58,6 +56,10 @@ static void row_json(const struct roofline_row *w, struct json *j)
 	json_u64(j, "wall_ns", w->wall_ns);
 	json_u64(j, "flops", w->flops);
 	json_u64(j, "bytes", w->bytes);
+	if (w->flags & ROOF_GGML)
+		json_u64(j, "weight_bytes", w->weight_bytes);
+	else
+		json_null(j, "weight_bytes");
 	json_double(j, "intensity", w->intensity);
 	json_double(j, "flop_per_s", w->flop_per_s);
 	json_double(j, "bytes_per_s", w->bytes_per_s);
@@ -100,6 +102,21 @@ static void per_token_json(const struct report *r, struct json *j)
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
 	bound_json(j, t.bound_tokens_per_s, t.share);
+	if (t.ggml) {
+		struct roofline_row named = { .flags = ROOF_GGML };
+
+		json_double(j, "weight_bytes", t.weight_bytes);
+		json_obj_begin(j, "weight_bytes_by_type");
+		for (unsigned int ty = 0; ty < ROOF_GGML_NTYPES; ty++) {
+			named.flags = ROOF_GGML | ty << ROOF_GGML_TYPE_SHIFT;
+			if (t.type_weight_bytes[ty] > 0 && roofline_dtype(&named))
+				json_double(j, roofline_dtype(&named), t.type_weight_bytes[ty]);
+		}
+		json_obj_end(j);
+	} else {
+		json_null(j, "weight_bytes");
+		json_null(j, "weight_bytes_by_type");
+	}
 	json_obj_end(j);
 }
 
@@ -203,6 +220,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 	json_u64(j, "nested_calls", rl->nested);
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
+	json_u64(j, "ggml_worker_calls", rl->ggml_workers);
 	json_u64(j, "bpf_run_ns", rl->bpf_run_ns);
 	json_u64(j, "bpf_run_count", rl->bpf_run_cnt);
 	json_arr_begin(j, "shapes");
@@ -239,6 +257,14 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 			 t.bound_tokens_per_s);
 	else
 		snprintf(bound, sizeof(bound), " (no roofs: no bandwidth bound)");
+	if (t.ggml) {
+		char wb[16];
+
+		units_si(wb, sizeof(wb), t.weight_bytes, " ");
+		text_wrapf(f, width, 2, "per token (%zu, --per-call): %sFLOP, %sB (ggml weights %sB); %.2f tokens/s%s",
+			   t.tokens, fl, by, wb, t.tokens_per_s, bound);
+		return;
+	}
 	text_wrapf(f, width, 2, "per token (%zu, --per-call): %sFLOP, %sB; %.2f tokens/s%s", t.tokens, fl, by,
 		   t.tokens_per_s, bound);
 }
