@@ -542,6 +542,18 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
+	prom_family(f, "tmabpf_refresh_phase_seconds_total", "counter",
+		    "Seconds the refreshes spent in each phase: drain (BPF maps read into the series), aggregate "
+		    "(series chosen), symbolize (sample rows named), publish (the page written).");
+	{
+		static const char *const names[REFRESH_PHASES] = { "drain", "aggregate", "symbolize", "publish" };
+
+		for (int i = 0; i < REFRESH_PHASES; i++) {
+			const char *l[] = { "phase", names[i], NULL };
+
+			prom_sample(f, "tmabpf_refresh_phase_seconds_total", l, s->phase_seconds[i]);
+		}
+	}
 	counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", s->cpu_seconds);
 	gauge(f, "process_resident_memory_bytes", "Resident memory size in bytes.", s->rss_bytes);
 	gauge(f, "process_virtual_memory_bytes", "Virtual memory size in bytes.", s->vm_bytes);
