@@ -346,6 +346,9 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
 		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
 	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
+	prom_family(f, "tmabpf_sampler_symbolizer_exited_forgotten_total", "counter",
+		    "Exited processes whose maps the user-space symbolizer forgot (their files' symbols stay).");
+	prom_sample(f, "tmabpf_sampler_symbolizer_exited_forgotten_total", NULL, s->sym_forgotten);
 	if (s->usym)
 		symbolizer_get_stats(s->usym, &st);
 	prom_family(f, "tmabpf_sampler_symbol_table_bytes", "gauge",
