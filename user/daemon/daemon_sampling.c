@@ -42,8 +42,10 @@ static bool keep_exited(void *ctx, int pid)
 	struct dsamp *s = ctx;
 	uintptr_t met = (uintptr_t)u64map_get(&s->known, (uint64_t)pid);
 
-	if (met >= s->drains)
+	if (met >= s->drains) {
+		s->sym_kept_exited++;
 		return true;
+	}
 	u64map_del(&s->known, (uint64_t)pid);
 	return false;
 }
@@ -643,9 +645,11 @@ static void sym_bound(struct dsamp *s, unsigned long long now)
 
 	symbolizer_size(s->usym, &procs, &files);
 	if (procs > DSAMP_MAX_PIDS) {
+		s->sym_kept_exited = 0;
 		s->sym_forgotten += symbolizer_forget_exited(s->usym, keep_exited, s);
 		symbolizer_size(s->usym, &procs, &files);
-		full = procs > DSAMP_MAX_PIDS * 3 / 4;	/* live ones mostly: forgetting again soon would not help */
+		/* live ones: forgetting again soon would not help (the exited kept go at the next time) */
+		full = procs - s->sym_kept_exited > DSAMP_MAX_PIDS * 3 / 4;
 	}
 	if (full || files > DSAMP_MAX_FILES ||
 	    now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL ||

@@ -20,7 +20,7 @@
  * that exited once it holds DSAMP_MAX_PIDS (not the files' symbol tables, which
  * the live ones still use: under process churn, rebuilding it for the dead ones
  * read every big library's symbols again in the refresh, 0.1-0.3 s each), and
- * is rebuilt when that leaves over 3/4 of DSAMP_MAX_PIDS, past DSAMP_MAX_FILES
+ * is rebuilt when over 3/4 of DSAMP_MAX_PIDS live ones are left, past DSAMP_MAX_FILES
  * files, after DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
  * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
  * symbols, libLLVM's, take ~25 MB); within one symbolizer the files' symbol
@@ -65,6 +65,7 @@ struct dsamp {
 	unsigned long long sym_born_ns;
 	unsigned long long sym_rebuilds;
 	unsigned long long sym_forgotten;	/* exited processes the symbolizer forgot (sym_bound) */
+	size_t sym_kept_exited;			/* exited ones it kept at the last time (named lately) */
 	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */
 	double hz;			/* in force now */
 	struct daemon_sampler iface;
