@@ -49,11 +49,20 @@ static void refresh_funcs(struct daemon *D)
 	}
 }
 
+/* The phase that began at since ends now: its time counted; returns now, the next one's start. */
+static unsigned long long phase_end(struct daemon *D, enum refresh_phase ph, unsigned long long since)
+{
+	unsigned long long now = mono_ns();
+
+	D->self.phase_seconds[ph] += (now - since) / 1e9;
+	return now;
+}
+
 /* The collectors' read (the threads, exits up to now, the function rows, their own costs), then
  * the interval into the aggregation. */
 static void refresh(struct daemon *D)
 {
-	unsigned long long t0 = mono_ns();
+	unsigned long long t0 = mono_ns(), t;
 	const struct thread_table *tt = &D->c.tt;
 
 	daemon_agg_begin(&D->agg);	/* the exits the read drains belong to this interval */
@@ -71,10 +80,13 @@ static void refresh(struct daemon *D)
 	}
 	if (D->c.links.uprobes)
 		refresh_funcs(D);
-	daemon_agg_end(&D->agg, mono_ns());
+	t = phase_end(D, PHASE_DRAIN, t0);
+	daemon_agg_end(&D->agg, t);
 	daemon_publish_tma_check(D);
+	t = phase_end(D, PHASE_AGGREGATE, t);
 	if (D->sampler)
-		daemon_sampling_drain(&D->samp, &D->agg, mono_ns());	/* before the budget may change the rate */
+		daemon_sampling_drain(&D->samp, &D->agg, t);	/* before the budget may change the rate */
+	t = phase_end(D, PHASE_SYMBOLIZE, t);
 	D->self.spine = D->c.rep.self;
 	D->self.uprobe_run_ns = D->c.rep.uprobe_run_ns;
 	D->self.uprobe_run_cnt = D->c.rep.uprobe_run_cnt;
@@ -87,6 +99,7 @@ static void refresh(struct daemon *D)
 	D->self.refresh_seconds = (mono_ns() - t0) / 1e9;
 	if (D->self.refreshes % TRIM_EVERY == 0)
 		malloc_trim(0);	/* churn frees many small records: give the pages back */
+	phase_end(D, PHASE_PUBLISH, t);
 }
 
 static void loop(struct daemon *D)

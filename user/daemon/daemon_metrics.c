@@ -346,6 +346,9 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 	prom_family(f, "tmabpf_sampler_symbolizer_rebuilds_total", "counter",
 		    "Rebuilds of the user-space symbolizer (bounds the maps and symbols of processes met).");
 	prom_sample(f, "tmabpf_sampler_symbolizer_rebuilds_total", NULL, s->sym_rebuilds);
+	prom_family(f, "tmabpf_sampler_symbolizer_exited_forgotten_total", "counter",
+		    "Exited processes whose maps the user-space symbolizer forgot (their files' symbols stay).");
+	prom_sample(f, "tmabpf_sampler_symbolizer_exited_forgotten_total", NULL, s->sym_forgotten);
 	if (s->usym)
 		symbolizer_get_stats(s->usym, &st);
 	prom_family(f, "tmabpf_sampler_symbol_table_bytes", "gauge",
@@ -542,6 +545,18 @@ static void self_families(FILE *f, const struct daemon_view *v)
 	}
 	counter(f, "tmabpf_refreshes_total", "Drains of the BPF maps.", s->refreshes);
 	gauge(f, "tmabpf_refresh_duration_seconds", "How long the last drain and refresh took.", s->refresh_seconds);
+	prom_family(f, "tmabpf_refresh_phase_seconds_total", "counter",
+		    "Seconds the refreshes spent in each phase: drain (BPF maps read into the series), aggregate "
+		    "(series chosen), symbolize (sample rows named), publish (the page written).");
+	{
+		static const char *const names[REFRESH_PHASES] = { "drain", "aggregate", "symbolize", "publish" };
+
+		for (int i = 0; i < REFRESH_PHASES; i++) {
+			const char *l[] = { "phase", names[i], NULL };
+
+			prom_sample(f, "tmabpf_refresh_phase_seconds_total", l, s->phase_seconds[i]);
+		}
+	}
 	counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", s->cpu_seconds);
 	gauge(f, "process_resident_memory_bytes", "Resident memory size in bytes.", s->rss_bytes);
 	gauge(f, "process_virtual_memory_bytes", "Virtual memory size in bytes.", s->vm_bytes);

@@ -15,6 +15,11 @@
 
 struct dsamp;
 
+/* The phases of a refresh, timed (tmabpf_refresh_phase_seconds_total{phase}): the BPF maps read and
+ * folded into the series (new cgroups named), the series chosen, the sample rows named (the
+ * symbolizer: processes' maps, files' symbols), the page and the daemon's own figures published. */
+enum refresh_phase { PHASE_DRAIN, PHASE_AGGREGATE, PHASE_SYMBOLIZE, PHASE_PUBLISH, REFRESH_PHASES };
+
 /* tmabpf's own cost and state, gathered at each refresh. */
 struct daemon_self {
 	struct self_stats spine;	/* threads programs (tasks mode: the task programs): run time, drops */
@@ -34,6 +39,7 @@ struct daemon_self {
 	struct daemon_http_counts http;
 	unsigned long long refreshes;
 	double refresh_seconds;		/* how long the last refresh took */
+	double phase_seconds[REFRESH_PHASES];	/* wall seconds in each phase, all refreshes */
 	double start_time;		/* unix seconds */
 	double rss_bytes, vm_bytes, cpu_seconds, open_fds;
 };

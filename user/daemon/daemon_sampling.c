@@ -26,10 +26,28 @@
 
 static void know_pid(struct dsamp *s, uint32_t pid, bool exec)
 {
-	if (!pid || (!exec && u64map_get(&s->known, pid)))
+	void *met = (void *)(uintptr_t)(s->drains + 1);
+
+	if (!pid)
 		return;
-	symbolizer_add_pid(s->usym, (int)pid);	/* gone already: named "[unknown]" later, nothing else */
-	u64map_put(&s->known, pid, (void *)1);
+	if (exec || !u64map_get(&s->known, pid))
+		symbolizer_add_pid(s->usym, (int)pid);	/* gone already: named "[unknown]" later, nothing else */
+	u64map_put(&s->known, pid, met);
+}
+
+/* An exited process the symbolizer may forget: none of its rows named in this drain or the one
+ * before, nor noticed since (rows of its last moments come a drain late). */
+static bool keep_exited(void *ctx, int pid)
+{
+	struct dsamp *s = ctx;
+	uintptr_t met = (uintptr_t)u64map_get(&s->known, (uint64_t)pid);
+
+	if (met >= s->drains) {
+		s->sym_kept_exited++;
+		return true;
+	}
+	u64map_del(&s->known, (uint64_t)pid);
+	return false;
 }
 
 static void on_notice(void *ctx, const struct sample_key *key)
@@ -623,6 +641,30 @@ static double rss_bytes(void)
 	return (double)res * sysconf(_SC_PAGESIZE);
 }
 
+/* The symbolizer bounded: the exited processes forgotten once it holds DSAMP_MAX_PIDS, rebuilt when
+ * the live ones alone are that many (or too many files, too old, the daemon too big). */
+static void sym_bound(struct dsamp *s, unsigned long long now)
+{
+	size_t procs, files;
+
+	bool full = false;
+
+	symbolizer_size(s->usym, &procs, &files);
+	if (procs > DSAMP_MAX_PIDS) {
+		s->sym_kept_exited = 0;
+		s->sym_forgotten += symbolizer_forget_exited(s->usym, keep_exited, s);
+		symbolizer_size(s->usym, &procs, &files);
+		/* live ones: forgetting again soon would not help (the exited kept go at the next time) */
+		full = procs - s->sym_kept_exited > DSAMP_MAX_PIDS * 3 / 4;
+	}
+	if (full || files > DSAMP_MAX_FILES ||
+	    now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL ||
+	    (now - s->sym_born_ns > DSAMP_RSS_MIN_AGE_S * 1000000000ULL && rss_bytes() > DSAMP_RSS_REBUILD)) {
+		if (!sym_rebuild(s, now))
+			s->sym_rebuilds++;
+	}
+}
+
 void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long long now)
 {
 	if (!s->attached)
@@ -632,12 +674,8 @@ void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long l
 	expire(s, now);
 	if (drain_rows(s, now))
 		warn_add("sampling: reading the sample rows failed: %s", strerror(errno));
-	/* processes met since the last rebuild (live or gone): drop their maps and symbols now and then */
-	if (s->usym && (s->known.n > DSAMP_MAX_PIDS ||
-			(now - s->sym_born_ns > DSAMP_RSS_MIN_AGE_S * 1000000000ULL && rss_bytes() > DSAMP_RSS_REBUILD) || now - s->sym_born_ns > DSAMP_SYM_MAX_AGE_S * 1000000000ULL)) {
-		if (!sym_rebuild(s, now))
-			s->sym_rebuilds++;
-	}
+	if (s->usym)
+		sym_bound(s, now);
 }
 
 /* ---- the series, labelled as the exporters show them ---- */

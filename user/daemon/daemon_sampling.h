@@ -16,8 +16,12 @@
  *
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
- * symbolizer (maps and ELF symbols of the processes met) is rebuilt after
- * DSAMP_MAX_PIDS processes, DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
+ * symbolizer (maps and ELF symbols of the processes met) forgets the processes
+ * that exited once it holds DSAMP_MAX_PIDS (not the files' symbol tables, which
+ * the live ones still use: under process churn, rebuilding it for the dead ones
+ * read every big library's symbols again in the refresh, 0.1-0.3 s each), and
+ * is rebuilt when over 3/4 of DSAMP_MAX_PIDS live ones are left, past DSAMP_MAX_FILES
+ * files, after DSAMP_SYM_MAX_AGE_S seconds, or once a minute at
  * most while the daemon's RSS is over DSAMP_RSS_REBUILD (a big C++ library's
  * symbols, libLLVM's, take ~25 MB); within one symbolizer the files' symbol
  * tables are held to DSAMP_SYM_LIMIT bytes (symbolizer_set_limit: the least
@@ -39,7 +43,8 @@
 #include "sym/symbolize.h"
 
 #define DSAMP_MAX_ROWS 8192		/* rows (and stored stacks) per interval */
-#define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before it is rebuilt */
+#define DSAMP_MAX_PIDS 512		/* processes whose maps the symbolizer holds before the exited go */
+#define DSAMP_MAX_FILES 4096		/* files it holds before it is rebuilt */
 #define DSAMP_SYM_MAX_AGE_S 600
 #define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
 #define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
@@ -56,10 +61,12 @@ struct dsamp {
 	struct samples_prog prog;
 	bool loaded, attached;
 	struct symbolizer *usym, *ksym;
-	struct u64map known;		/* pids whose maps usym holds */
+	struct u64map known;		/* pids whose maps usym holds -> 1 + the drain that last named one of theirs */
 	struct mmap_events mev;		/* every process' executable mappings as they happen, into usym */
 	unsigned long long sym_born_ns;
 	unsigned long long sym_rebuilds;
+	unsigned long long sym_forgotten;	/* exited processes the symbolizer forgot (sym_bound) */
+	size_t sym_kept_exited;			/* exited ones it kept at the last time (named lately) */
 	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */
 	double hz;			/* in force now */
 	struct daemon_sampler iface;

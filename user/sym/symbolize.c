@@ -536,6 +536,29 @@ static struct sym_proc *proc_new(struct symbolizer *s, int pid)
 	return p;
 }
 
+void symbolizer_size(const struct symbolizer *s, size_t *procs, size_t *files)
+{
+	*procs = s->nr_procs;
+	*files = s->nr_mods;
+}
+
+size_t symbolizer_forget_exited(struct symbolizer *s, bool (*keep)(void *ctx, int pid), void *ctx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr_procs; i++) {
+		struct sym_proc *p = s->procs[i];
+
+		if (kill(p->pid, 0) && errno == ESRCH && !keep(ctx, p->pid))
+			proc_free(p);
+		else
+			s->procs[n++] = p;	/* in pid order still */
+	}
+	n = s->nr_procs - n;
+	s->nr_procs -= n;
+	return n;
+}
+
 static struct sym_proc *proc_add(struct symbolizer *s, int pid)
 {
 	struct sym_proc *p = proc_find(s, pid, NULL);

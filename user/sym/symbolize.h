@@ -100,6 +100,12 @@ struct symbolizer_stats {
 						 * "module+0xOFF" */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+/* Processes and files it holds now (each process' maps; each file's record, its table when loaded). */
+void symbolizer_size(const struct symbolizer *s, size_t *procs, size_t *files);
+/* Forget the processes that have exited (kill(pid, 0): ESRCH) unless keep(ctx, pid): their maps and
+ * perf maps freed, the files' tables kept for the processes that still map them.  Returns how
+ * many were forgotten. */
+size_t symbolizer_forget_exited(struct symbolizer *s, bool (*keep)(void *ctx, int pid), void *ctx);
 
 /* Read pid's maps now and open its mapped files; a later call (after an
  * exec) replaces them.  0, or -errno when its maps cannot be read. */
