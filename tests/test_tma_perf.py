@@ -98,7 +98,7 @@ def test_roofline_plans_perf_flops_events(cpu, tmp_path):
     """--roofline on a CPU with perf's FLOPs metric plans its events (each alone), with perf's own
     encodings; on one without (Zen 4, Zen 5), one line says the FLOPs are the analytic ones."""
     cpuid = perf_table_or_skip(cpu)
-    r = run_tmabpf(["--dry-run", "--cpu", cpu, "--roofline"])
+    r = run_tmabpf(["--dry-run", "--width", "10000", "--cpu", cpu, "--roofline"])  # its lines whole
     assert r.returncode == 0, r.stderr
     planned = dict(re.findall(r"^\[\d+\] (\S+) .* (event=\S+) need=--roofline measured FLOPs", r.stdout, re.M))
     m = perf_oracle.metrics(cpuid).get("tma_info_system_gflops")

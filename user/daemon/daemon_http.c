@@ -210,7 +210,7 @@ static long long profile_retry_after(const struct daemon_http *h, unsigned long 
 		if (!i || left < best)
 			best = left;
 	}
-	return best;
+	return best < 1 ? 1 : best;	/* a profile past its seconds (the loop late): soon, never 0 */
 }
 
 /* A profile request: refused at once (400, 429, 503), or suspended in a free slot until the loop

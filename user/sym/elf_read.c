@@ -123,17 +123,19 @@ void elf_read_close(struct elf_read *e)
 
 int elf_read_charge(const struct elf_read *e, uint64_t bytes)
 {
-	if (elf_read_over(e) || bytes > ELF_READ_MEMORY_MAX - *e->charged) {
-		*e->charged = ELF_READ_MEMORY_MAX + 1;
+	if (!e->charged)
+		return -EINVAL;
+	if (elf_read_over(e) || bytes > ELF_READ_MEMORY_MAX - e->charged->bytes) {
+		e->charged->bytes = ELF_READ_MEMORY_MAX + 1;
 		return -E2BIG;
 	}
-	*e->charged += bytes;
+	e->charged->bytes += bytes;
 	return 0;
 }
 
 bool elf_read_over(const struct elf_read *e)
 {
-	return *e->charged > ELF_READ_MEMORY_MAX;
+	return e->charged && e->charged->bytes > ELF_READ_MEMORY_MAX;
 }
 
 int elf_read_at(const struct elf_read *e, uint64_t off, void *buf, size_t len)
@@ -176,12 +178,30 @@ static bool section_small(const struct elf_read *e, const GElf_Shdr *sh)
 	       sh->sh_size <= (uint64_t)e->st.st_size - sh->sh_offset;
 }
 
+/* Section idx's bytes charged to the memory limit once: libelf hands the copy it keeps on a second
+ * read.  Past the remembered sections' room a section read again is charged again (more, never less). */
+static int charge_section(const struct elf_read *e, size_t idx, uint64_t bytes)
+{
+	struct elf_charges *c = e->charged;
+	int r;
+
+	for (size_t i = 0; i < c->nscn; i++)
+		if (c->scn[i] == idx)
+			return 0;
+	if ((r = elf_read_charge(e, bytes)))
+		return r;
+	if (c->nscn < sizeof(c->scn) / sizeof(c->scn[0]))
+		c->scn[c->nscn++] = idx;
+	return 0;
+}
+
 Elf_Data *elf_read_small_data(const struct elf_read *e, Elf_Scn *scn)
 {
 	GElf_Shdr sh;
 
-	if (!gelf_getshdr(scn, &sh) || !section_small(e, &sh) ||
-	    (sh.sh_type != SHT_NOBITS && elf_read_charge(e, sh.sh_size)))
+	if (!e->charged || !gelf_getshdr(scn, &sh) || !section_small(e, &sh))
+		return NULL;
+	if (sh.sh_type != SHT_NOBITS && charge_section(e, elf_ndxscn(scn), sh.sh_size))
 		return NULL;
 	return elf_getdata(scn, NULL);
 }

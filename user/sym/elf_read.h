@@ -25,11 +25,18 @@
 #include <gelf.h>
 #include <libelf.h>
 
+/* What one file's reading has charged to its memory limit. */
+struct elf_charges {
+	uint64_t bytes;		/* past the limit: ELF_READ_MEMORY_MAX + 1 */
+	size_t nscn;
+	size_t scn[16];		/* sections read through elf_read_small_data (libelf keeps each: charged once) */
+};
+
 struct elf_read {
 	int fd;
 	Elf *elf;
 	struct stat st;		/* at open */
-	uint64_t *charged;	/* bytes charged to the memory limit; past it: ELF_READ_MEMORY_MAX + 1 */
+	struct elf_charges *charged;	/* NULL when not open */
 };
 
 /* The memory one file's reading may take (all its sections and what is kept of them together):
