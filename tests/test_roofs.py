@@ -103,7 +103,7 @@ def within_tolerance_over_attempts(ours_fn, theirs_fn, tol=0.10, attempts=4):
     pytest.fail(f"no pair within {tol:.0%}: {seen}")
 
 
-def measure_again(tmp_path, name, kind, level):
+def measure_again(tmp_path, name, kind, level, **which):
     """One figure measured anew by tmabpf roofs --only NAME."""
     first = []
 
@@ -115,17 +115,22 @@ def measure_again(tmp_path, name, kind, level):
         with open(out) as f:
             doc = json.load(f)
         assert len(doc["bandwidth"]) + len(doc["flops"]) == 1, doc
-        return figure(doc, kind, level=level)["median"]
+        return figure(doc, kind, **(which or {"level": level}))["median"]
     return ours
 
 
-def test_peak_flops_agree_with_likwid_bench(measured):
+def test_peak_flops_agree_with_likwid_bench(measured, tmp_path):
     _, doc, _ = measured
     for prec, prefix in (("sp", "peakflops_sp"), ("dp", "peakflops")):
         test = prefix + isa_suffix(True)
         ours = figure(doc, "flops", precision=prec)
         assert ours["likwid_test"] == test, ours
-        assert agree(ours["median"], likwid_median(test, cache_bytes(1) // 2)), (prec, ours)
+        # the suite's figure first, then fresh pairs: a busy VM moves either (CI once: dp 130.4 against
+        # likwid-bench's 118.4 GFLOP/s, tmabpf's repeats 107 .. 133)
+        figures = [ours["median"]]
+        fresh = measure_again(tmp_path, f"peak-fp{32 if prec == 'sp' else 64}", "flops", None, precision=prec)
+        within_tolerance_over_attempts(lambda: figures.pop() if figures else fresh(),
+                                       lambda: likwid_median(test, cache_bytes(1) // 2))
 
 
 @pytest.mark.parametrize("level,ws", [("L2", lambda: cache_bytes(2) // 2),
