@@ -208,8 +208,8 @@ static void check_agents(struct check *c)
 		line(c, "SKIP", "other agents: not seen: %d processes' file descriptors are not readable as this user "
 		     "(needs root or CAP_SYS_PTRACE: run with sudo)", unseen);
 	else if (holders)
-		line(c, "WARN", "other agents: %d process%s hold perf events: %s (they share the counters)", holders,
-		     holders > 1 ? "es" : "", list);
+		line(c, "WARN", "other agents: %d %s perf events: %s (they share the counters)", holders,
+		     holders > 1 ? "processes hold" : "process holds", list);
 	else
 		line(c, "OK", "other agents: no other process holds a perf event");
 }
