@@ -729,7 +729,6 @@ static int read_plt(const struct elf_read *er, struct elfsyms *s)
 		GElf_Rela r;
 		GElf_Sym sym;
 		char *full;
-
 		bool over = false;
 
 		if (!gelf_getrela(relas, (int)i, &r) || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
