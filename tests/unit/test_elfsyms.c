@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "uprobe_open.h"
+#include "sym/elf_read.h"
 #include "sym/elfsyms.h"
 #include "sym/procmaps.h"
 
@@ -775,6 +776,46 @@ static void test_huge_section_count(void)
 	unlink(path);
 }
 
+/* Another user's file (a copy of libstdc++ given to nobody) is charged to the pool other users'
+ * files share: past it, -E2BIG and one line naming the owner and the option; within it, loaded 100
+ * times in a row (~1 MiB kept each time), the table freed each time gives its bytes back. */
+static void test_other_users_pool(void)
+{
+	char path[] = "/tmp/tmabpf-pool-XXXXXX", err[512] = "", cmd[256];
+	struct elfsyms s;
+	int fd, r = 0, i;
+
+	if (geteuid() != 0) {
+		skip("other users' pool", "not root (the copy cannot be given to nobody)");
+		return;
+	}
+	if ((fd = mkstemp(path)) < 0) {
+		check(0, "other users' pool: mkstemp: %s", strerror(errno));
+		return;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chown 65534 %s", LIBSTDCXX, path, path);
+	if (system(cmd)) {
+		check(0, "other users' pool: %s failed", cmd);
+		unlink(path);
+		return;
+	}
+	elf_read_set_others_max(1u << 20);
+	r = elfsyms_load(path, &s, err, sizeof(err));
+	check(r == -E2BIG && strstr(err, "uid 65534") && strstr(err, "--max-user-symbols") && strstr(err, "not read"),
+	      "another user's file past the pool: %d, '%s'", r, err);
+	elf_read_set_others_max(16u << 20);
+	for (i = 0; i < 100; i++) {
+		if ((r = elfsyms_load(path, &s, err, sizeof(err))))
+			break;
+		elfsyms_free(&s);
+	}
+	check(i == 100, "another user's file loaded and freed 100 times within a 16 MiB pool: %d (%d, '%s')", i, r,
+	      i < 100 ? err : "");
+	elf_read_set_others_max(ELF_READ_OTHERS_MAX);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_openblas();
@@ -786,5 +827,6 @@ int main(void)
 	test_runtime();
 	test_plt();
 	test_huge_section_count();
+	test_other_users_pool();
 	return check_exit();
 }

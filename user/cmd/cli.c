@@ -19,6 +19,7 @@
 #include "model/thread_table.h"
 #include "pmu/host.h"
 #include "pmu/mem_event.h"
+#include "sym/elf_read.h"
 
 enum {
 	OPT_JSON = 0x100, OPT_MAX_THREADS, OPT_MAX_PIDS, OPT_NO_INHERIT, OPT_TOP, OPT_QUIET,
@@ -29,6 +30,7 @@ enum {
 	OPT_PER_CALL, OPT_SPIN, OPT_SAMPLE_EVENTS, OPT_PPROF,
 	OPT_PROBE_AT,
 	OPT_ITT, OPT_WIDTH,
+	OPT_MAX_USER_SYMBOLS,
 };
 
 static const char *yes_no(int r)
@@ -74,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
 	{ "max-pids", required_argument, NULL, OPT_MAX_PIDS },
+	{ "max-user-symbols", required_argument, NULL, OPT_MAX_USER_SYMBOLS },
 	{ "max-exited", required_argument, NULL, OPT_MAX_EXITED },
 	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -156,7 +159,7 @@ void cli_usage(FILE *f)
 	      "Limits:\n"
 	      "      --max-threads N    per-thread map (default 16384; overflow counted)  --max-pids N  (4096)\n"
 	      "      --max-stacks N     --uprobe threads alive at once (default 1024, or what 32 MiB holds)\n"
-	      "      --max-funcs N      --uprobe (function, thread) pairs (default 16384)\n"
+	      "      --max-funcs N      --uprobe (function, thread) pairs (16384)  --max-user-symbols MIB  (20)\n"
 	      "      --max-sample-stacks N  sampled (thread, stack) rows and stacks (default 16384)\n"
 	      "      --max-exited N     exited threads kept one by one (default 16384), older ones folded, counted\n"
 	      "  -h, --help, -V, --version\n"
@@ -227,6 +230,13 @@ static int parse_one(int c, struct options *o)
 	case OPT_MAX_THREADS: return parse_int(optarg, "--max-threads", 16, 1 << 22, &o->max_threads);
 	case OPT_MAX_PIDS: return parse_int(optarg, "--max-pids", 1, 1 << 20, &o->max_pids);
 	case OPT_MAX_EXITED: return parse_int(optarg, "--max-exited", 1, 1 << 24, &o->max_exited);
+	case OPT_MAX_USER_SYMBOLS: {
+		int mib, r = parse_int(optarg, "--max-user-symbols (MiB)", 1, 1 << 20, &mib);
+
+		if (!r)
+			elf_read_set_others_max((uint64_t)mib << 20);
+		return r;
+	}
 	case OPT_NO_INHERIT: o->follow_fork = false; return 0;
 	case OPT_TOP: return parse_int(optarg, "--top", 1, 100000, &o->top);
 	case OPT_WIDTH: return parse_int(optarg, "--width", TEXT_WIDTH_MIN, 10000, &o->width);

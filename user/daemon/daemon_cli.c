@@ -14,12 +14,13 @@
 #include "lib/outfile.h"
 #include "lib/parse.h"
 #include "lib/warn.h"
+#include "sym/elf_read.h"
 
 enum {
 	OPT_LISTEN = 0x200, OPT_MAX_OVERHEAD, OPT_SAMPLE_HZ, OPT_TOP_PROCS, OPT_TOP_THREADS, OPT_MAX_CGROUPS,
 	OPT_EXPIRE, OPT_JSONL, OPT_CONFIG, OPT_UPROBE, OPT_MAX_THREADS, OPT_MAX_STACKS, OPT_MAX_FUNCS, OPT_CPU,
 	OPT_TMA, OPT_VERBOSE, OPT_MIN_SHARE, OPT_NO_SAMPLE, OPT_MIN_SAMPLE_HZ, OPT_TOP_FUNCTIONS, OPT_ACCOUNTING,
-	OPT_MODE, OPT_EVENTS_HZ, OPT_ITT,
+	OPT_MODE, OPT_EVENTS_HZ, OPT_ITT, OPT_MAX_USER_SYMBOLS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "uprobe", required_argument, NULL, OPT_UPROBE },
 	{ "itt", no_argument, NULL, OPT_ITT },
 	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-user-symbols", required_argument, NULL, OPT_MAX_USER_SYMBOLS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-funcs", required_argument, NULL, OPT_MAX_FUNCS },
 	{ "cpu", required_argument, NULL, OPT_CPU },
@@ -99,6 +101,7 @@ void daemon_cli_usage(FILE *f)
 	      "                          'domain:task', of the processes started with\n"
 	      "                          INTEL_LIBITTNOTIFY64 naming tmabpf's collector\n"
 	      "      --max-threads N     size of the (LRU) per-thread map (default 16384)\n"
+	      "      --max-user-symbols MIB  symbols of other users' files, all together (default 20)\n"
 	      "      --max-stacks N, --max-funcs N, --cpu NAME, --tma[=N], --verbose  as for profiling runs\n"
 	      "  -d, --duration SEC      stop after SEC seconds (default: until SIGTERM/SIGINT)\n"
 	      "  -h, --help              this help\n"
@@ -202,6 +205,13 @@ static int parse_one(int c, const char *arg, struct daemon_opts *d)
 	case OPT_TOP_THREADS: return parse_long(arg, "--top-threads", 0, 100000, &d->top_threads);
 	case OPT_MIN_SHARE: return parse_double(arg, "--min-share (% of one CPU)", 0, 100, &d->min_share_pct);
 	case OPT_MAX_CGROUPS: return parse_long(arg, "--max-cgroups", 1, 100000, &d->max_cgroups);
+	case OPT_MAX_USER_SYMBOLS: {
+		int mib, r = parse_long(arg, "--max-user-symbols (MiB)", 1, 1 << 20, &mib);
+
+		if (!r)
+			elf_read_set_others_max((uint64_t)mib << 20);
+		return r;
+	}
 	case OPT_EXPIRE: return parse_double(arg, "--expire (s)", 1, 86400 * 7, &d->expire_s);
 	case OPT_JSONL: d->jsonl_path = arg; return 0;
 	case OPT_MODE: {

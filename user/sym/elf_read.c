@@ -12,6 +12,65 @@
 
 #define MAX_HEADERS (1u << 18)	/* section or program headers: 65535 fit e_shnum, a few more exist */
 
+/* The pool of other users' files (elf_read.h): its bound and what is charged to it now, by the
+ * files being read and the tables kept; atomic, as files may be read on several threads. */
+static uint64_t others_max = ELF_READ_OTHERS_MAX, others_used;
+
+void elf_read_set_others_max(uint64_t bytes)
+{
+	__atomic_store_n(&others_max, bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t elf_read_others_max(void)
+{
+	return __atomic_load_n(&others_max, __ATOMIC_RELAXED);
+}
+
+/* bytes taken from the pool: true, else false and *left what it had left */
+static bool pool_take(uint64_t bytes, uint64_t *left)
+{
+	uint64_t max = elf_read_others_max(), cur = __atomic_load_n(&others_used, __ATOMIC_RELAXED);
+
+	do {
+		*left = cur < max ? max - cur : 0;
+		if (bytes > *left)
+			return false;
+	} while (!__atomic_compare_exchange_n(&others_used, &cur, cur + bytes, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void pool_give(uint64_t bytes)
+{
+	__atomic_sub_fetch(&others_used, bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t elf_read_keep(const struct elf_read *e, uint64_t bytes)
+{
+	if (!e->charged || !e->charged->other)
+		return 0;
+	__atomic_add_fetch(&others_used, bytes, __ATOMIC_RELAXED);	/* within what the reading charged */
+	return bytes;
+}
+
+void elf_read_unkeep(uint64_t kept)
+{
+	pool_give(kept);
+}
+
+/* A file another user may write: owned by neither root, tmabpf's user nor the user who ran sudo
+ * tmabpf (SUDO_UID: its own libraries), or writable by all. */
+static bool others_file(const struct stat *st)
+{
+	const char *sudo = getenv("SUDO_UID");
+
+	if (st->st_mode & S_IWOTH)
+		return true;
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return false;
+	return !(sudo && geteuid() == 0 && strtoul(sudo, NULL, 10) == st->st_uid);
+}
+
 static uint64_t field(const unsigned char *p, int size, bool big_endian)
 {
 	uint64_t v = 0;
@@ -76,6 +135,8 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
 		elf_read_close(e);
 		return ret;
 	}
+	e->charged->other = others_file(&e->st);
+	e->charged->uid = e->st.st_uid;
 	if ((ret = headers_bounded(e->fd))) {
 		err_set(err, errlen, "%s: more than %u section or program headers (a damaged or hostile file)",
 			path, MAX_HEADERS);
@@ -115,6 +176,8 @@ void elf_read_close(struct elf_read *e)
 		elf_end(e->elf);
 	if (e->fd >= 0)
 		close(e->fd);
+	if (e->charged)
+		pool_give(e->charged->pooled);
 	free(e->charged);
 	e->charged = NULL;
 	e->elf = NULL;
@@ -123,14 +186,47 @@ void elf_read_close(struct elf_read *e)
 
 int elf_read_charge(const struct elf_read *e, uint64_t bytes)
 {
-	if (!e->charged)
+	struct elf_charges *c = e->charged;
+
+	if (!c)
 		return -EINVAL;
-	if (elf_read_over(e) || bytes > ELF_READ_MEMORY_MAX - e->charged->bytes) {
-		e->charged->bytes = ELF_READ_MEMORY_MAX + 1;
-		return -E2BIG;
+	if (elf_read_over(e))
+		goto over;
+	if (c->other && !pool_take(bytes, &c->pool_left)) {
+		c->pool_full = true;
+		goto over;
 	}
-	e->charged->bytes += bytes;
+	if (bytes > ELF_READ_MEMORY_MAX - c->bytes) {
+		if (c->other)
+			pool_give(bytes);
+		goto over;
+	}
+	c->bytes += bytes;
+	if (c->other)
+		c->pooled += bytes;
 	return 0;
+over:
+	c->bytes = ELF_READ_MEMORY_MAX + 1;
+	return -E2BIG;
+}
+
+void elf_read_over_line(const struct elf_read *e, char *buf, size_t len)
+{
+	const struct elf_charges *c = e->charged;
+	uint64_t max = elf_read_others_max();
+
+	if (c && c->pool_full) {
+		uint64_t mine = c->pooled + c->pool_left, others = max > mine ? max - mine : 0;
+
+		err_set(buf, len, "its sections and symbols need more than the %llu MiB left to it of %llu MiB, the "
+			"memory limit that the symbols of other users' files share (its owner: uid %u; %llu MiB "
+			"held by others): not read (--max-user-symbols=MIB raises it)",
+			(unsigned long long)(mine >> 20), (unsigned long long)(max >> 20), c->uid,
+			(unsigned long long)(others >> 20));
+	}
+	else
+		err_set(buf, len, "its sections and symbols need more than %llu MiB, the memory limit of one "
+			"file's symbols (a damaged or hostile file): not read", ELF_READ_MEMORY_MAX >> 20);
 }
 
 bool elf_read_over(const struct elf_read *e)

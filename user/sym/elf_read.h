@@ -14,7 +14,12 @@
  * - what is read from the file into memory (sections, and what its reader
  *   keeps of them: symbols, names) is charged to the file's memory limit,
  *   ELF_READ_MEMORY_MAX, before it is read (elf_read_charge): a user's file
- *   whose legal sections add up to more is given up, never read whole.
+ *   whose legal sections add up to more is given up, never read whole;
+ * - a file owned by another user than root, tmabpf's own and the one who ran
+ *   sudo tmabpf (or writable by all) is charged to one pool instead, shared by all such files, those
+ *   being read and the tables kept of those read (elf_read_keep): a root
+ *   tmabpf beside a user who maps many hostile libraries at once stays near
+ *   its own size plus the pool (ELF_READ_OTHERS_MAX, --user-symbols).
  */
 #ifndef TMABPF_ELF_READ_H
 #define TMABPF_ELF_READ_H
@@ -28,6 +33,11 @@
 /* What one file's reading has charged to its memory limit. */
 struct elf_charges {
 	uint64_t bytes;		/* past the limit: ELF_READ_MEMORY_MAX + 1 */
+	uint64_t pooled;	/* of them, charged to the other users' pool (returned at close) */
+	bool other;		/* the file is another user's: charged to the pool */
+	bool pool_full;		/* a charge did not fit the pool, */
+	uint64_t pool_left;	/* which had this much left then */
+	unsigned int uid;	/* the file's owner */
 	size_t nscn;
 	size_t scn[16];		/* sections read through elf_read_small_data (libelf keeps each: charged once) */
 };
@@ -43,6 +53,18 @@ struct elf_read {
  * far above what the symbols of the biggest real library take (libtorch_cpu's: ~100 MiB). */
 #define ELF_READ_MEMORY_MAX (256ull << 20)
 
+/* The memory the files of other users (owned by neither root, tmabpf's user nor SUDO_UID's, or
+ * writable by all) share, being read and kept, unless elf_read_set_others_max changes it
+ * (--max-user-symbols): a root tmabpf --sample -p takes ~30 MiB of its own, the daemon ~37, so with
+ * this pool their peak RSS stays under 64 MiB whatever a user maps (40 and 57 MiB beside nine
+ * hostile libraries mapped at once: tests/test_hostile_libraries.py).  Real libraries charge (kept,
+ * peak RSS added): Debian's libtorch_cpu 1.13 16 MiB (11, 19), libjvm 18 (11, 16), libLLVM-19 28
+ * (11, 22), node 63 (22, 41).  A library past what is left is not read, said in one line with the
+ * option that raises it. */
+#define ELF_READ_OTHERS_MAX (20ull << 20)
+void elf_read_set_others_max(uint64_t bytes);
+uint64_t elf_read_others_max(void);
+
 /* The most bytes of one section handed to libelf (which reads a section whole on first use):
  * notes, .dynamic, symbol versions, .gnu_debuglink.  The symbol and string tables, which can be
  * big, are read streamed instead (elf_read_at), never whole. */
@@ -56,6 +78,13 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
  * (then every later charge fails too: the file is over its limit, see elf_read_over). */
 int elf_read_charge(const struct elf_read *e, uint64_t bytes);
 bool elf_read_over(const struct elf_read *e);
+/* Why the file is over (elf_read_over): one line, without the file's name, naming the limit and,
+ * for another user's file, the option that raises it. */
+void elf_read_over_line(const struct elf_read *e, char *buf, size_t len);
+/* What is kept of an other user's file after it is closed, bytes, stays charged to the pool until
+ * elf_read_unkeep(the return) (0 for a file not charged to the pool). */
+uint64_t elf_read_keep(const struct elf_read *e, uint64_t bytes);
+void elf_read_unkeep(uint64_t kept);
 /* The file changed since elf_read_open (or can no longer be checked). */
 bool elf_read_changed(const struct elf_read *e);
 void elf_read_close(struct elf_read *e);

@@ -276,6 +276,12 @@ static int load_verdefs(const struct elf_read *er, Elf_Scn *scn, GElf_Shdr *sh, 
 		    !gelf_getverdaux(data, off + vd.vd_aux, &va))
 			break;
 		name = elf_strtab_get(&t, va.vda_name);
+		if (name && strnlen(name, ELFSYMS_NAME_MAX + 1) > ELFSYMS_NAME_MAX)
+			name = NULL;	/* no real version's name: its symbols keep theirs unversioned */
+		if (name && !(vd.vd_flags & VER_FLG_BASE) && elf_read_charge(er, strlen(name) + 1 + 16 + sizeof(char *))) {
+			ret = -E2BIG;
+			break;
+		}
 		if (name && !(vd.vd_flags & VER_FLG_BASE)) {
 			if (vd.vd_ndx >= v->nr_names) {
 				size_t n = vd.vd_ndx + 1;
@@ -374,6 +380,7 @@ struct symtab_ctx {
 	unsigned int src;
 	const struct versions *ver;
 	struct rawvec *rv;
+	size_t long_names;
 };
 
 static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
@@ -390,11 +397,14 @@ static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 	name = elf_strtab_get(&c->names, sym->st_name);
 	if (!name || !name[0])
 		return 0;
-	/* what it will hold, charged before: its raw entry (twice: the vector doubles), its merged
-	 * entry, its name, and a C++ name's demangled one (a user's table may name a long string many
-	 * times) */
-	if (elf_read_charge(c->er, 2 * sizeof(struct rawsym) + sizeof(struct elfsym) +
-				   (strncmp(name, "_Z", 2) ? 1 : 2) * (strlen(name) + 1 + 16)))
+	if (strnlen(name, ELFSYMS_NAME_MAX + 1) > ELFSYMS_NAME_MAX) {
+		c->long_names++;
+		return 0;
+	}
+	/* what it will hold, charged before: its raw entry (three times: the vector doubles through
+	 * realloc, and qsort takes a copy), its merged entry and its name (a user's table may name a
+	 * long string many times); a demangled name is charged once made (build_entry) */
+	if (elf_read_charge(c->er, 3 * sizeof(struct rawsym) + sizeof(struct elfsym) + strlen(name) + 1 + 16))
 		return -E2BIG;
 	r.addr = sym->st_value;
 	r.size = sym->st_size;
@@ -412,7 +422,7 @@ static int take_symbol(const GElf_Sym *sym, size_t i, void *ctx)
 /* The table is read streamed, its names through a window (elf_read.h): a user's .symtab or .strtab
  * that claims gigabytes of a sparse file costs no memory, and its holes no time. */
 static int read_symtab(const struct elf_read *er, GElf_Shdr *sh, unsigned int src, const struct versions *ver,
-		       struct rawvec *rv)
+		       struct rawvec *rv, struct elfsyms *s)
 {
 	struct symtab_ctx c = { .er = er, .src = src, .ver = ver, .rv = rv };
 	int ret;
@@ -421,6 +431,7 @@ static int read_symtab(const struct elf_read *er, GElf_Shdr *sh, unsigned int sr
 		return 0;	/* no names: nothing to name code with */
 	ret = elf_read_symbols(er, sh, take_symbol, &c);
 	elf_strtab_close(&c.names);
+	s->nr_long_names += c.long_names;
 	return ret == -EIO ? 0 : ret;	/* what was read stays; a change under us is caught by the caller */
 }
 
@@ -441,10 +452,10 @@ static int read_all_symbols(const struct elf_read *er, struct elfsyms *s, struct
 			continue;
 		if (sh.sh_type == SHT_SYMTAB) {
 			s->has_symtab = true;
-			ret = read_symtab(er, &sh, ELFSYMS_F_SYMTAB, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_SYMTAB, &ver, rv, s);
 		} else if (sh.sh_type == SHT_DYNSYM) {
 			s->has_dynsym = true;
-			ret = read_symtab(er, &sh, ELFSYMS_F_DYNSYM, &ver, rv);
+			ret = read_symtab(er, &sh, ELFSYMS_F_DYNSYM, &ver, rv, s);
 		}
 		if (ret)
 			goto out;
@@ -537,6 +548,20 @@ static char *demangle(const char *name)
 	return out;
 }
 
+/* demangle(name), its bytes charged to the file's memory limit (a user's name may demangle to many
+ * times its length): NULL when not C++, or with *over set when past the limit */
+static char *demangle_charged(const struct elf_read *er, const char *name, bool *over)
+{
+	char *dem = demangle(name);
+
+	if (dem && elf_read_charge(er, strlen(dem) + 1 + 16)) {
+		free(dem);
+		*over = true;
+		return NULL;
+	}
+	return dem;
+}
+
 /* "f.cold", "f.cold.12", "f.part.0.cold": GCC's split-off cold code */
 static bool is_cold(const char *name)
 {
@@ -551,10 +576,11 @@ static bool is_cold(const char *name)
 }
 
 /* build one entry from group g[0..n) (same addr, sorted by name) */
-static int build_entry(struct elfsyms *s, struct rawsym *g, size_t n, struct elfsym *e)
+static int build_entry(const struct elf_read *er, struct elfsyms *s, struct rawsym *g, size_t n, struct elfsym *e)
 {
 	size_t i, best = 0, k = 0;
 	uint64_t maxsize = 0;
+	bool over = false;
 
 	memset(e, 0, sizeof(*e));
 	/* drop duplicate names (same name in .symtab and .dynsym) */
@@ -590,7 +616,7 @@ static int build_entry(struct elfsyms *s, struct rawsym *g, size_t n, struct elf
 	e->bind = g[best].bind;
 	e->name = g[best].name;
 	g[best].name = NULL;
-	e->demangled = demangle(e->name);
+	e->demangled = demangle_charged(er, e->name, &over);
 	if (is_cold(e->name))
 		e->flags |= ELFSYMS_F_COLD;
 	if (n > 1) {
@@ -602,11 +628,13 @@ static int build_entry(struct elfsyms *s, struct rawsym *g, size_t n, struct elf
 			if (!g[i].name)
 				continue;
 			e->aliases[e->nr_aliases] = g[i].name;
-			e->aliases_demangled[e->nr_aliases] = demangle(g[i].name);
+			e->aliases_demangled[e->nr_aliases] = demangle_charged(er, g[i].name, &over);
 			e->nr_aliases++;
 			g[i].name = NULL;
 		}
 	}
+	if (over)
+		return -E2BIG;
 	if (elfsyms_vaddr_to_offset(s, e->addr, &e->offset)) {
 		e->offset = 0;
 		e->flags |= ELFSYMS_F_NO_OFFSET;
@@ -614,7 +642,7 @@ static int build_entry(struct elfsyms *s, struct rawsym *g, size_t n, struct elf
 	return 0;
 }
 
-static int merge_symbols(struct elfsyms *s, struct rawvec *rv)
+static int merge_symbols(const struct elf_read *er, struct elfsyms *s, struct rawvec *rv)
 {
 	size_t i, j, groups = 0;
 	int ret;
@@ -630,7 +658,7 @@ static int merge_symbols(struct elfsyms *s, struct rawvec *rv)
 	for (i = 0; i < rv->n; i = j) {
 		for (j = i + 1; j < rv->n && rv->v[j].addr == rv->v[i].addr; j++)
 			;
-		ret = build_entry(s, &rv->v[i], j - i, &s->syms[s->nr_syms]);
+		ret = build_entry(er, s, &rv->v[i], j - i, &s->syms[s->nr_syms]);
 		s->nr_syms++;	/* count it even on failure so elfsyms_free frees it */
 		if (ret)
 			return ret;
@@ -692,28 +720,40 @@ static int read_plt(const struct elf_read *er, struct elfsyms *s)
 	    elf_strtab_open(&names, er, dsym_sh.sh_link))
 		return 0;
 	n = rela_sh.sh_size / rela_sh.sh_entsize;
-	s->plt = calloc(n ? n : 1, sizeof(*s->plt));
-	if (!s->plt)
+	if (elf_read_charge(er, (n ? n : 1) * sizeof(*s->plt)))
+		ret = -E2BIG;
+	else if (!(s->plt = calloc(n ? n : 1, sizeof(*s->plt))))
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < n; i++) {
 		const char *name;
 		GElf_Rela r;
 		GElf_Sym sym;
 		char *full;
+		bool over = false;
 
 		if (!gelf_getrela(relas, (int)i, &r) || !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
 		    !(name = elf_strtab_get(&names, sym.st_name)) || !name[0])
 			continue;
+		if (strnlen(name, ELFSYMS_NAME_MAX + 1) > ELFSYMS_NAME_MAX) {
+			s->nr_long_names++;
+			continue;
+		}
+		if (elf_read_charge(er, strlen(name) + sizeof("@plt") + 16)) {	/* a user's may name one long name */
+			ret = -E2BIG;
+			break;
+		}
 		if (asprintf(&full, "%s@plt", name) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
 		s->plt[s->nr_plt] = (struct elfsym){ .addr = base + i * ent, .size = ent, .name = full,
-						     .demangled = demangle(full), .bind = STB_GLOBAL,
+						     .demangled = demangle_charged(er, full, &over), .bind = STB_GLOBAL,
 						     .flags = ELFSYMS_F_DYNSYM };
 		if (elfsyms_vaddr_to_offset(s, s->plt[s->nr_plt].addr, &s->plt[s->nr_plt].offset))
 			s->plt[s->nr_plt].flags |= ELFSYMS_F_NO_OFFSET;
 		s->nr_plt++;
+		if (over)
+			ret = -E2BIG;
 	}
 	elf_strtab_close(&names);
 	if (s->nr_plt)
@@ -769,7 +809,7 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 	ret = read_all_symbols(&e, out, &rv, err, errlen);
 	if (ret)
 		goto out;
-	ret = merge_symbols(out, &rv);
+	ret = merge_symbols(&e, out, &rv);
 	if (!ret)
 		ret = read_plt(&e, out);
 	if (ret == -ENOMEM)
@@ -777,8 +817,10 @@ int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen
 out:
 	if (ret != -ENOMEM && e.charged && elf_read_over(&e)) {
 		/* a user's sections that add up past the limit: given up before reading past it */
-		err_set(err, errlen, "%s: its sections and symbols need more than %llu MiB, the memory limit of "
-			"one file's symbols: not read", path, ELF_READ_MEMORY_MAX >> 20);
+		char why[384];
+
+		elf_read_over_line(&e, why, sizeof(why));
+		err_set(err, errlen, "%s: %s", path, why);
 		ret = -E2BIG;
 	}
 	if (ret != -ENOMEM && ret != -E2BIG && elf_read_changed(&e)) {
@@ -788,6 +830,8 @@ out:
 		ret = -EAGAIN;
 	}
 	rawvec_free(&rv);
+	if (!ret)	/* before the reading's charges are returned: an other user's table stays in the pool */
+		out->pool_kept = elf_read_keep(&e, elfsyms_bytes(out));
 	elf_read_close(&e);
 fail:
 	if (ret) {
@@ -851,6 +895,7 @@ void elfsyms_free(struct elfsyms *s)
 	free(s->segs);
 	free(s->soname);
 	free(s->path);
+	elf_read_unkeep(s->pool_kept);
 	memset(s, 0, sizeof(*s));
 }
 

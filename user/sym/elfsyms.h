@@ -55,6 +55,10 @@ struct elfsyms_seg {			/* one PT_LOAD */
 	uint32_t flags;			/* PF_R/PF_W/PF_X */
 };
 
+/* The longest name kept, bytes: a real C++ name is under 4 KiB (libLLVM-15's longest: 604 mangled,
+ * 8358 demangled); a symbol with a longer name is dropped, counted in nr_long_names. */
+#define ELFSYMS_NAME_MAX (64u << 10)
+
 struct elfsyms {
 	char *path;
 	struct elfsym *syms;		/* sorted by addr, one entry per address */
@@ -74,6 +78,8 @@ struct elfsyms {
 	struct elfsym *plt;		/* PLT stubs "name@plt", as perf names them: lookup only (never matched
 					 * by elfsyms_match: a uprobe there is not the function), by address */
 	size_t nr_plt;
+	size_t nr_long_names;		/* symbols dropped: a name longer than ELFSYMS_NAME_MAX */
+	uint64_t pool_kept;		/* charged to other users' pool while held (elf_read_keep) */
 };
 
 int elfsyms_load(const char *path, struct elfsyms *out, char *err, size_t errlen);

@@ -238,20 +238,28 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	return (int)s->nr_mods++;
 }
 
-static struct elfsyms *elf_load(const char *path, const char *shown)
+/* first: the file's first load (a table dropped for the bound and loaded again says nothing new) */
+static struct elfsyms *elf_load(const char *path, const char *shown, bool first)
 {
 	struct elfsyms *e = calloc(1, sizeof(*e));
+	size_t n = strlen(path);
+	char err[512] = "";
 	int r;
 
-	if (!e || !(r = elfsyms_load(path, e, NULL, 0)))
+	if (e && !(r = elfsyms_load(path, e, err, sizeof(err)))) {
+		if (e->nr_long_names && first)
+			warn_add("symbols of %s: %zu names longer than %u KiB (no real function's is) dropped", shown,
+				 e->nr_long_names, ELFSYMS_NAME_MAX >> 10);
 		return e;
+	}
+	if (!e)
+		return NULL;
 	if (r == -EAGAIN)
 		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
 			 "stay unnamed", shown);
 	if (r == -E2BIG)	/* a module is loaded once, whichever processes map it: said once */
-		warn_add("symbols of %s: its sections and symbols need more than %llu MiB, the memory limit of one "
-			 "file's symbols (a damaged or hostile file): not read, its frames stay unnamed", shown,
-			 ELF_READ_MEMORY_MAX >> 20);
+		warn_add("symbols of %s: %s; its frames stay unnamed", shown,
+			 strncmp(err, path, n) || strncmp(err + n, ": ", 2) ? err : err + n + 2);
 	free(e);
 	return NULL;
 }
@@ -369,12 +377,12 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 			}
 		}
 	}
-	m->elf = elf_load(path, m->path);
+	m->elf = elf_load(path, m->path, !m->dropped_bytes);
 	if (m->elf && !m->elf->has_symtab && (dfd = debugfile_find(path, m->path, m->root, dbg, sizeof(dbg))) >= 0) {
 		char dpath[64];
 
 		snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
-		m->debug = elf_load(dpath, dbg);
+		m->debug = elf_load(dpath, dbg, !m->dropped_bytes);
 		close(dfd);
 	}
 	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
