@@ -58,6 +58,25 @@ struct roof_sums {
 	__u64 weight_bytes;	/* ggml: the weight's (src0's) bytes; 0 for BLAS */
 };
 
+/* A thread's outermost known call in progress, its work read at entry: in the thread's --uprobe slot
+ * (uprobes.h) when a --uprobe entry opened it, else in its task storage (bpf/roof_work.bpf.h);
+ * entry_ns 0: none. */
+struct roof_open {
+	struct roof_shape key;
+	__u32 frame;		/* in a slot: the index of the call's frame (its return closes it) */
+	__u64 entry_ns;
+	__u64 sp;
+	__u64 flops, bytes, weight_bytes;
+};
+
+/* A shape's sums in a thread's slot (uprobes.h), moved to the roof_shapes hash when another shape
+ * takes the row or the thread exits; user space adds those still there. */
+#define ROOF_SLOT_ROWS 4	/* power of 2 */
+struct roof_row {
+	struct roof_shape key;
+	struct roof_sums s;	/* s.calls 0: free */
+};
+
 /* roof_stats slots */
 enum {
 	ROOF_STAT_CALLS,	/* known calls seen (targets only) */

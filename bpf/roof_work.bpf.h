@@ -5,7 +5,8 @@
  * (bpf/roofline.bpf.c, on the known entries nobody probes with --uprobe) and
  * the --uprobe entry path (bpf/uprobes.bpf.c), which reads them in the frame it
  * opens anyway.  Both share these maps (the second loaded reuses the first's by
- * fd), so that a thread's outermost known call is one, whichever program saw it.
+ * fd), and the roofline program sees the --uprobe slots (bpf/uslots.bpf.h), so
+ * that a thread's outermost known call is one, whichever program saw it.
  *
  * At entry the integer arguments are read from the registers (and from the
  * stack only for the signatures that need a stack argument); floating-point
@@ -13,13 +14,24 @@
  * read; the Fortran ones, and the batch interfaces' group arrays, are read
  * through their pointers.  The call's FLOPs (2MNK, 2MN, summed over a batch)
  * and compulsory bytes (every operand once, the output written, and read too
- * when a readable beta is non-zero) wait in the thread's storage and are added
- * to its (function, shape, process) sums at its return, with its time.
+ * when a readable beta is non-zero) wait for its return, when they are added to
+ * its (function, shape, process) sums with its time.
+ *
+ * Where they wait.  A call the roofline program opened: in the thread's task
+ * storage, summed into roof_shapes (a per-CPU hash) at its return.  A call a
+ * --uprobe entry opened: in the thread's slot (uprobes.h: ustack.roof, its frame
+ * index there), summed into one of the slot's few shape rows (ustack.roof_rows)
+ * that user space reads too: a probed known call's entry and return then look
+ * up nothing the uprobe program does not look up anyway (each lookup was ~20-65
+ * ns a call here: bench/bench-roofline.py).  Each program tells the other what
+ * it has open: the slot's call is read by the roofline program, the roofline
+ * program's stack pointer is written into the slot (ustack.roof_other_sp).
  */
 #ifndef TMABPF_ROOF_WORK_BPF_H
 #define TMABPF_ROOF_WORK_BPF_H
 #include "maps.bpf.h"
 #include "roof_shapes.h"
+#include "uprobes.h"
 
 /* per CPU: plain adds, no atomics (user space sums the CPUs) */
 struct {
@@ -29,15 +41,9 @@ struct {
 	__type(value, struct roof_sums);
 } roof_shapes SEC(".maps");
 
-/* a thread's outermost known call in progress, in the thread's own storage (no hash update or
- * delete per call); entry_ns 0: none */
-struct roof_open {
-	struct roof_shape key;
-	__u64 entry_ns;
-	__u64 sp;
-	__u64 flops, bytes, weight_bytes;
-};
-
+/* the outermost known call in progress of a thread the roofline program opened it on, in the
+ * thread's own storage (no hash update or delete per call); entry_ns 0: none.  A --uprobe entry
+ * opens its own in the thread's slot instead (uprobes.h), where its return finds it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -285,22 +291,43 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 	return true;
 }
 
+/* The call's work from its arguments into o, for process tgid at stack pointer sp: 0; 1 when
+ * unreadable (counted).  o->entry_ns is the caller's to set. */
+static __always_inline int roof_open_work(struct pt_regs *ctx, struct roof_open *o, __u64 rc, __u32 tgid, __u64 sp)
+{
+	int work = roof_call_work(ctx, ROOF_COOKIE_SIG(rc), ROOF_COOKIE_ELEM(rc), o);
+
+	if (work <= 0) {
+		pcpu_inc(&roof_stats, work ? ROOF_STAT_GGML_WORKERS : ROOF_STAT_UNREADABLE);
+		return 1;
+	}
+	o->key.fn = ROOF_COOKIE_FN(rc);
+	o->key.pid = tgid;
+	o->sp = sp;
+	return 0;
+}
+
 /*
  * A known call's entry (rc: the roofline cookie, ROOF_COOKIE) on thread task at stack pointer sp,
- * at time now: opens the thread's outermost known call.  0 when it did (its return is wanted), 1
- * when it is nested in the open one, unreadable, or without storage.
+ * seen by the roofline program: opens the thread's outermost known call in its task storage.  st:
+ * the thread's --uprobe slot (NULL: none), where a probed known call may be open, and where the
+ * one opened here is announced (ustack.roof_other_sp).  0 when it opened (its return is wanted),
+ * 1 when it is nested in an open one, unreadable, or without storage.
  */
 /* not inlined: its locals stay off the uprobe entry's own frame, whose call chain through
- * percall_emit the verifier bounds at 512 bytes (arm64's build went over: 576, with --per-call);
- * five arguments at most, so the process is task's own tgid */
-static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u64 rc, __u64 sp, __u64 now)
+ * percall_emit the verifier bounds at 512 bytes (arm64's build went over: 576, with --per-call) */
+static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u64 rc, __u64 sp,
+				 struct ustack *st)
 {
-	__u32 tgid = task->tgid;
-	int work;
-
+	__u64 now = bpf_ktime_get_ns();
 	struct roof_open *o;
+	bool opened;
 
 	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);
+	if (st && st->roof.entry_ns && sp < st->roof.sp) {
+		pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
+		return 1;
+	}
 	o = bpf_task_storage_get(&roof_open, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!o)
 		return 1;
@@ -312,55 +339,149 @@ static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, 
 		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* at or above it: that one never returned */
 		o->entry_ns = 0;
 	}
-	work = roof_call_work(ctx, ROOF_COOKIE_SIG(rc), ROOF_COOKIE_ELEM(rc), o);
-	if (work <= 0) {
-		pcpu_inc(&roof_stats, work ? ROOF_STAT_GGML_WORKERS : ROOF_STAT_UNREADABLE);
-		return 1;
-	}
-	o->key.fn = ROOF_COOKIE_FN(rc);
-	o->key.pid = tgid;
-	o->sp = sp;
-	o->entry_ns = now;
-	return 0;
+	opened = !roof_open_work(ctx, o, rc, task->tgid, sp);
+	if (opened)
+		o->entry_ns = now;
+	if (st)
+		st->roof_other_sp = opened ? sp : 0;
+	return !opened;
 }
 
-/* A known call returns: the thread's open call, when it is the one entered at entry_sp (0: any),
- * is added to its shape's sums. */
-static __always_inline void roof_leave(struct task_struct *task, __u64 entry_sp, __u64 now)
+/* The stack pointer of the call the roofline program has open on task (its task storage), 0: none:
+ * what a new slot of the thread starts with (ustack.roof_other_sp). */
+static __always_inline __u64 roof_storage_sp(struct task_struct *task)
 {
 	struct roof_open *o = bpf_task_storage_get(&roof_open, task, 0, 0);
-	struct roof_sums zero = {}, *s;
 
-	if (!o || !o->entry_ns || (entry_sp && o->sp != entry_sp))
-		return;
-	s = bpf_map_lookup_elem(&roof_shapes, &o->key);
+	return o && o->entry_ns ? o->sp : 0;
+}
+
+/*
+ * The same at a --uprobe entry at stack pointer sp, in the thread's slot st (ustack.roof: its
+ * return finds the call there, no lookup).  A call open in the slot has its frame below this one,
+ * one the roofline program opened is below when its stack pointer is above: this call is nested.
+ * 0 when opened; the caller sets the frame and the time.
+ */
+static __noinline int roof_enter_slot(struct pt_regs *ctx, struct ustack *st, __u64 rc, __u64 sp)
+{
+	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);
+	if (st->roof.entry_ns || (st->roof_other_sp && sp < st->roof_other_sp)) {
+		pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
+		return 1;
+	}
+	return roof_open_work(ctx, &st->roof, rc, st->pid, sp);
+}
+
+/* add into the sums of key in roof_shapes (this CPU's); calls not summed (the table is full) are
+ * counted.  Not inlined: the uprobe return's stack stays as it was. */
+static __noinline void roof_shape_add(const struct roof_shape *key, const struct roof_sums *add)
+{
+	struct roof_sums *s = bpf_map_lookup_elem(&roof_shapes, key);
+	__u32 full = ROOF_STAT_SHAPES_FULL;
+	__u64 *lost;
+
 	if (!s) {
-		bpf_map_update_elem(&roof_shapes, &o->key, &zero, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&roof_shapes, &o->key);
+		if (!bpf_map_update_elem(&roof_shapes, key, add, BPF_NOEXIST))
+			return;	/* inserted as add (the other CPUs' values zero) */
+		s = bpf_map_lookup_elem(&roof_shapes, key);
 	}
 	if (s) {
-		s->calls++;
-		s->wall_ns += now - o->entry_ns;
-		s->flops += o->flops;
-		s->bytes += o->bytes;
-		s->weight_bytes += o->weight_bytes;
-	} else {
-		pcpu_inc(&roof_stats, ROOF_STAT_SHAPES_FULL);
+		s->calls += add->calls;
+		s->wall_ns += add->wall_ns;
+		s->flops += add->flops;
+		s->bytes += add->bytes;
+		s->weight_bytes += add->weight_bytes;
+	} else if ((lost = bpf_map_lookup_elem(&roof_stats, &full))) {
+		*lost += add->calls;
 	}
-	if (cfg_roof_windows) {
+}
+
+/* --per-call: the call into its process' work so far (roof_procs). */
+static __always_inline void roof_procs_add(const struct roof_open *o, __u64 now)
+{
+	struct roof_sums zero = {}, *s;
+
+	s = bpf_map_lookup_elem(&roof_procs, &o->key.pid);
+	if (!s) {
+		bpf_map_update_elem(&roof_procs, &o->key.pid, &zero, BPF_NOEXIST);
 		s = bpf_map_lookup_elem(&roof_procs, &o->key.pid);
-		if (!s) {
-			bpf_map_update_elem(&roof_procs, &o->key.pid, &zero, BPF_NOEXIST);
-			s = bpf_map_lookup_elem(&roof_procs, &o->key.pid);
-		}
-		if (s) {
-			__sync_fetch_and_add(&s->calls, 1);
-			__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
-			__sync_fetch_and_add(&s->flops, o->flops);
-			__sync_fetch_and_add(&s->bytes, o->bytes);
-		}
 	}
+	if (s) {
+		__sync_fetch_and_add(&s->calls, 1);
+		__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
+		__sync_fetch_and_add(&s->flops, o->flops);
+		__sync_fetch_and_add(&s->bytes, o->bytes);
+	}
+}
+
+/* The roofline program's known call returns: the thread's open call (its task storage) is added
+ * to its shape's sums.  st: the thread's --uprobe slot (NULL: none), told it is closed. */
+static __always_inline void roof_leave(struct task_struct *task, __u64 now, struct ustack *st)
+{
+	struct roof_open *o = bpf_task_storage_get(&roof_open, task, 0, 0);
+	struct roof_sums one = {};
+
+	if (!o || !o->entry_ns)
+		return;
+	if (st)
+		st->roof_other_sp = 0;
+	one.calls = 1;
+	one.wall_ns = now - o->entry_ns;
+	one.flops = o->flops;
+	one.bytes = o->bytes;
+	one.weight_bytes = o->weight_bytes;
+	roof_shape_add(&o->key, &one);
+	if (cfg_roof_windows)
+		roof_procs_add(o, now);
 	o->entry_ns = 0;
+}
+
+static __always_inline bool roof_key_eq(const struct roof_shape *a, const struct roof_shape *b)
+{
+	return a->fn == b->fn && a->flags == b->flags && a->m == b->m && a->n == b->n && a->k == b->k &&
+	       a->pid == b->pid;
+}
+
+/* A --uprobe known call (open in the thread's slot st) returns: added to its shape's row among the
+ * slot's rows (ROOF_SLOT_ROWS, by the shape's hash); a row another shape holds goes to roof_shapes
+ * first. */
+static __always_inline void roof_leave_slot(struct ustack *st, __u64 now)
+{
+	struct roof_open *o = &st->roof;
+	__u64 i = (o->key.m * 0x9e3779b1u ^ o->key.n * 0x85ebca6bu ^ o->key.k * 0xc2b2ae35u ^ o->key.fn) &
+		  (ROOF_SLOT_ROWS - 1);
+	struct roof_row *r;
+
+	asm volatile("%0 &= %1" : "+r"(i) : "i"(ROOF_SLOT_ROWS - 1));	/* a bound the verifier sees */
+	r = &st->roof_rows[i];
+	if (r->s.calls && !roof_key_eq(&r->key, &o->key)) {
+		roof_shape_add(&r->key, &r->s);
+		r->s = (struct roof_sums){};
+	}
+	if (!r->s.calls)
+		r->key = o->key;
+	r->s.calls++;
+	r->s.wall_ns += now - o->entry_ns;
+	r->s.flops += o->flops;
+	r->s.bytes += o->bytes;
+	r->s.weight_bytes += o->weight_bytes;
+	if (cfg_roof_windows)
+		roof_procs_add(o, now);
+	o->entry_ns = 0;
+}
+
+/* A thread's slot st is given back (its thread exited): its rows go to roof_shapes, and a call
+ * still open there is dropped. */
+static __always_inline void roof_slot_flush(struct ustack *st)
+{
+	for (__u32 i = 0; i < ROOF_SLOT_ROWS; i++) {
+		if (!st->roof_rows[i].s.calls)
+			continue;
+		roof_shape_add(&st->roof_rows[i].key, &st->roof_rows[i].s);
+		st->roof_rows[i].s = (struct roof_sums){};
+	}
+	st->roof.entry_ns = 0;
+	st->roof_other_sp = 0;
 }
 
 #endif

@@ -8,7 +8,8 @@
  * ?gemm_, ?gemv_, dnnl_sgemm, MKL's cblas_?gemm_batch and _batch_strided); the
  * attach cookie says which signature, the element size and the function
  * (bpf/roof_shapes.h).  The work and the sums are bpf/roof_work.bpf.h's, its
- * maps shared with the --uprobe program when there is one.  Only a thread's
+ * maps shared with the --uprobe program when there is one (and its slots, where
+ * a known call it probes is open).  Only a thread's
  * outermost known call is counted and timed: a CBLAS wrapper calling the
  * Fortran routine is one call, and its nested entries return 1 so that their
  * returns do not even trap.
@@ -18,6 +19,7 @@
 #include <bpf/bpf_tracing.h>
 #include "roof_work.bpf.h"
 #include "target_filter.bpf.h"
+#include "uslots.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -26,6 +28,10 @@ extern bool bpf_session_is_return(void) __weak __ksym;
 /* the target filter: the spine's pids map, reused by fd, and its rule */
 TARGET_FILTER_SHARED()
 
+/* with --uprobe: its slots (uslots.bpf.h, reused by fd), where a probed known call is open and
+ * where the one opened here is announced (ustack.roof_other_sp) */
+const volatile bool cfg_roof_uslots = false;
+
 SEC("uprobe.multi")
 int tmabpf_roofline(struct pt_regs *ctx)
 {
@@ -33,11 +39,12 @@ int tmabpf_roofline(struct pt_regs *ctx)
 	__u64 id;
 
 	if (bpf_session_is_return()) {
-		roof_leave(task, 0, bpf_ktime_get_ns());
+		roof_leave(task, bpf_ktime_get_ns(), cfg_roof_uslots ? uslot_of(task->pid) : NULL);
 		return 0;
 	}
 	id = bpf_get_current_pid_tgid();
 	if (!shared_tracked(id >> 32, (__u32)id))
 		return 1;
-	return roof_enter(ctx, task, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx), bpf_ktime_get_ns());
+	return roof_enter(ctx, task, bpf_get_attach_cookie(ctx), PT_REGS_SP(ctx),
+			  cfg_roof_uslots ? uslot_of(task->pid) : NULL);
 }

@@ -45,7 +45,9 @@
  * signature has the roofline's cookie in the upper 32 bits of its own; its
  * entry reads the call's arguments and its matched return adds the call's
  * FLOPs, bytes and time to its shape's sums, here, in the frame the call has
- * anyway, and not in a second program on the same address.
+ * anyway, and not in a second program on the same address.  The open call
+ * and the thread's recent shapes' sums are in its slot (ustack.roof,
+ * roof_rows), so that entry and return look up nothing more.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -55,6 +57,7 @@
 #include "percall.bpf.h"
 #include "roof_work.bpf.h"
 #include "uprobes.h"
+#include "uslots.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -84,22 +87,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* set by the loader when tracing */
 } trace_rb SEC(".maps");
-
-/* The slots (tmabpf.h): one value per slot, its size set by the loader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);			/* --max-stacks */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct ustack));	/* uprobes_slot_bytes(nr_events) */
-} ustacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* slots */
-	__type(key, __u32);		/* tid */
-	__type(value, __u32);		/* its slot */
-} uslots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
@@ -142,11 +129,6 @@ static __always_inline void trace_emit(__u32 pid, __u32 tid, __u32 fn, __u32 dep
 	/* user space drains every poll (50 ms); wake it early only when the ring fills */
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&trace_rb, BPF_RB_AVAIL_DATA) >= cfg_trace_wake ?
 			   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
-}
-
-static __always_inline struct ustack *stack_at(__u32 slot)
-{
-	return bpf_map_lookup_elem(&ustacks, &slot);
 }
 
 /* i & mask, done where the verifier sees it (clang drops masks it can
@@ -259,6 +241,8 @@ static __always_inline __u32 slot_of(__u32 tid, __u32 pid, bool create)
 	st->depth = 0;
 	st->overflow = 0;
 	st->marker = 0;
+	st->roof.entry_ns = 0;
+	st->roof_other_sp = cfg_roofline ? roof_storage_sp(bpf_get_current_task_btf()) : 0;
 	st->tid = tid;
 	if (bpf_map_update_elem(&uslots, &tid, &slot, BPF_NOEXIST)) {
 		st->tid = 0;
@@ -514,8 +498,10 @@ static __always_inline int on_entry(struct pt_regs *ctx, __u64 sp, __u64 cookie)
 		if (!frame_push(h.st, h.snap, fn, sp, h.now, h.tid))
 			return 1;
 		percall_spin(h.task, h.snap, fn, h.now, true);
-		if (cfg_roofline && cookie >> 32)
-			roof_enter(ctx, h.task, cookie >> 32, sp, h.now);
+		if (cfg_roofline && cookie >> 32 && !roof_enter_slot(ctx, h.st, cookie >> 32, sp)) {
+			h.st->roof.frame = h.st->depth - 1;
+			h.st->roof.entry_ns = h.now;
+		}
 		if (percall_is_marker(fn) && !h.st->marker) {
 			h.st->marker = h.st->depth;
 			percall_emit(PERCALL_BEGIN, fn, ++h.st->iter_seq, bpf_ktime_get_ns());
@@ -548,8 +534,9 @@ static __always_inline int outside_return(struct ustack *st, __u64 sp)
 
 /* session: the return of an entry that pushed a frame (on_entry() returns 1
  * to skip the others), so the frame is the one its stack pointer matches and
- * fn need not be compared.  cookie: the attach cookie (its upper half the
- * roofline's, --roofline), fn its lower half. */
+ * fn need not be compared.  cookie: the attach cookie, fn its lower half
+ * (unused, 0, for a session); --roofline's open call is the frame's when the
+ * slot says so (ustack.roof.frame). */
 static __always_inline int on_return_of(__u64 sp, __u64 cookie, bool session)
 {
 	__u32 fn = (__u32)cookie;
@@ -580,6 +567,10 @@ static __always_inline int on_return_of(__u64 sp, __u64 cookie, bool session)
 			count_call(st, st->ent[top].fn, tid, st->pid, true);
 			trace_emit(st->pid, tid, st->ent[top].fn, d - 1, TRACE_UNMATCHED, now);
 			percall_spin(h.task, h.snap, st->ent[top].fn, now, false);
+			if (cfg_roofline && st->roof.entry_ns && st->roof.frame == top) {
+				pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);
+				st->roof.entry_ns = 0;
+			}
 			st->depth = d - 1;
 			if (st->marker >= d)
 				st->marker = 0;	/* its iteration never ends: dropped */
@@ -589,8 +580,8 @@ static __always_inline int on_return_of(__u64 sp, __u64 cookie, bool session)
 			__u32 ret_fn = st->ent[top].fn;
 
 			trace_emit(st->pid, tid, ret_fn, d - 1, TRACE_RETURN, now);
-			if (cfg_roofline && cookie >> 32)
-				roof_leave(h.task, st->ent[top].sp, now);
+			if (cfg_roofline && st->roof.entry_ns && st->roof.frame == top)
+				roof_leave_slot(st, now);
 			frame_pop(st, d, h.snap, now, tid);
 			percall_spin(h.task, h.snap, ret_fn, now, false);
 			if (cfg_percall && st->marker == d) {
@@ -637,7 +628,7 @@ int tmabpf_usess(struct pt_regs *ctx)
 
 	barrier_var(sp);
 	if (bpf_session_is_return())
-		return on_return_of(sp, cfg_roofline ? bpf_get_attach_cookie(ctx) : 0, true);
+		return on_return_of(sp, 0, true);
 	return on_entry(ctx, sp, bpf_get_attach_cookie(ctx));
 }
 
@@ -774,6 +765,8 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 	}
 	for (__u32 k = 0; k < TMABPF_ROW_CACHE; k++)
 		row_flush(st, k, tid);
+	if (cfg_roofline)
+		roof_slot_flush(st);
 	st->depth = 0;
 	st->marker = 0;
 	st->outside = 0;

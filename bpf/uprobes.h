@@ -49,6 +49,12 @@ struct ustack {
 	__u32 outside;		/* its outermost frame was entered while the window was not open:
 				 * nothing in that call counts (enum uprobe_window) */
 	struct ustack_ent ent[TMABPF_MAX_DEPTH];
+	/* --roofline (bpf/roof_work.bpf.h): the known call a probed entry opened, and the sums of the
+	 * thread's recent shapes, here so that a probed known call's entry and return look up nothing */
+	struct roof_open roof;
+	struct roof_row roof_rows[ROOF_SLOT_ROWS];
+	__u64 roof_other_sp;	/* the stack pointer of the known call the roofline program has open on
+				 * the thread (in its task storage); 0: none */
 };
 
 /* One active call (a frame in a slot); followed by struct counter_val

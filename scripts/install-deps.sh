@@ -9,7 +9,7 @@ BPO_PKGS="libbpf-dev libbpf1 bpftool linux-perf"
 PKGS="clang-19 llvm-19 make gcc g++ binutils pkg-config libelf-dev libdw-dev zlib1g-dev libzstd-dev \
 libpfm4-dev libncurses-dev libmicrohttpd-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler golang-go \
 libcapstone-dev \
-libopenblas-dev libopenblas0-pthread libdnnl-dev libomp-14-dev \
+libopenblas-dev libopenblas0-pthread libblas3 libdnnl-dev libomp-14-dev \
 bpftrace tmux time util-linux prometheus python3 python3-pytest libclang-rt-19-dev libcap2-bin libc6-dbg likwid mbw librsvg2-bin chromium \
 go-md2man man-db debhelper dpkg-dev lintian strace systemd python3-yaml python3-jsonschema \
 gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm debian-archive-keyring"

@@ -85,6 +85,45 @@ def test_uprobe_probed_entries_read_their_own_arguments(tmp_path):
         assert "measured FLOPs" not in r.stdout + r.stderr
 
 
+REF_BLAS = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+
+
+def test_known_calls_nested_across_the_two_programs_count_once(tmp_path):
+    """Reference BLAS (Debian's libblas3, preloaded): each CBLAS call calls its Fortran routine.
+    With --uprobe on cblas_sgemm and sgemv_, the uprobe program opens those (in the thread's slot)
+    and the --roofline program the others (in task storage): a Fortran call under a probed
+    cblas_sgemm, and a probed sgemv_ under cblas_sgemv, are nested in the other program's open
+    call and counted once; the work is exactly the workload's and every CBLAS call nests one."""
+    if not os.path.exists(REF_BLAS):
+        pytest.skip(f"{REF_BLAS} (libblas3) not installed: make deps")
+    probes = ("--uprobe", f"{REF_BLAS}:cblas_sgemm", "--uprobe", f"{REF_BLAS}:sgemv_")
+    rl, own, _ = roofline_run(tmp_path, "mixed", 300, extra=probes, env={"LD_PRELOAD": REF_BLAS})
+    check_exact(rl, own)
+    assert rl["calls"] == 300 + sum(own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv"))
+    assert rl["nested_calls"] == sum(own[f]["calls"] for f in ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv")), rl
+    assert rl["unreadable_calls"] == 0 and rl["abandoned_calls"] == 0
+
+
+def test_attached_process_sums_still_in_the_threads_slots(tmp_path):
+    """-p PID for a second with --uprobe on cblas_sgemm: the probed calls' sums wait in the running
+    thread's slot (never flushed: one shape, and the thread lives on), and the report reads them
+    there: the shape's calls are the probed row's, its FLOPs 2*8*8*8 each."""
+    p = subprocess.Popen([GEMMWORK, "tiny", "100000000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = tmp_path / "r.json"
+        r = run_tmabpf(["-p", str(p.pid), "-d", "1", "--batch", "--json", str(out), "--roofline", "--uprobe",
+                        "libopenblas.so.0:cblas_sgemm"], timeout=120)
+        assert r.returncode == 0, r.stderr
+    finally:
+        p.kill()
+        p.wait()
+    rep = load_json(out)
+    calls = [f["calls"] for f in rep["functions"] if f["symbol"] == "cblas_sgemm" and f["tid"] is None]
+    row = only_row(rep["roofline"])
+    assert calls and calls[0] > 1000 and row["calls"] == calls[0], (row, calls)
+    assert row["flops"] == 1024 * row["calls"] and (row["m"], row["n"], row["k"]) == (8, 8, 8)
+
+
 @pytest.fixture(scope="module")
 def mkl():
     r = subprocess.run([os.path.join(ROOT, "scripts", "install-realstacks.sh"), "mkl"], capture_output=True,

@@ -205,6 +205,8 @@ int roofline_load(struct roofline_prog *p, const struct roofline_filter *f, char
 	p->skel->rodata->cfg_filter = f->filter;
 	p->skel->rodata->cfg_main_id = f->main_id;
 	p->skel->rodata->cfg_roof_windows = f->windows && f->uprobes;
+	p->skel->rodata->cfg_roof_uslots = f->uprobes != NULL;
+	p->uprobes = f->uprobes;
 	if (f->pids_fd >= 0 &&
 	    (bpf_map_get_info_by_fd(f->pids_fd, &info, &len) ||
 	     bpf_map__set_max_entries(p->skel->maps.pids, info.max_entries) ||
@@ -276,24 +278,77 @@ static unsigned long long stat_sum(int fd, unsigned int slot)
 	return s;
 }
 
+/* What roofline_read gathers: the rows, their capacity; -ENOMEM once one could not be added. */
+struct rows_in {
+	struct roofline_prog *p;
+	struct roofline_result *r;
+	size_t cap;
+	int err;
+};
+
+/* add into the row of key (a new one unless find finds it) */
+static void row_add(struct rows_in *in, const struct roof_shape *key, const struct roof_sums *add, bool find)
+{
+	struct roofline_result *r = in->r;
+	struct roofline_fn *f = key->fn < (unsigned int)in->p->nfns ? &in->p->fns[key->fn] : NULL;
+	struct roofline_row *w = NULL;
+
+	if (!f)
+		return;
+	for (size_t i = 0; find && !w && i < r->nrows; i++) {
+		struct roofline_row *x = &r->rows[i];
+
+		if (!strcmp(x->func, f->name) && x->pid == key->pid && x->m == key->m && x->n == key->n &&
+		    x->k == key->k && x->flags == key->flags)
+			w = x;
+	}
+	if (!w) {
+		if (r->nrows == in->cap) {
+			size_t nc = in->cap ? 2 * in->cap : 64;
+			struct roofline_row *g = realloc(r->rows, nc * sizeof(*g));
+
+			if (!g) {
+				in->err = -ENOMEM;
+				return;
+			}
+			r->rows = g;
+			in->cap = nc;
+		}
+		w = &r->rows[r->nrows++];
+		memset(w, 0, sizeof(*w));
+		snprintf(w->func, sizeof(w->func), "%s", f->name);
+		w->elem = f->elem;
+		w->pid = key->pid;
+		w->m = key->m, w->n = key->n, w->k = key->k;
+		w->flags = key->flags;
+	}
+	w->calls += add->calls, w->wall_ns += add->wall_ns, w->flops += add->flops, w->bytes += add->bytes;
+	w->weight_bytes += add->weight_bytes;
+}
+
+static void slot_row_add(void *arg, const struct roof_row *row)
+{
+	row_add(arg, &row->key, &row->s, true);
+}
+
+/* The roof_shapes hash (per CPU, summed), then the rows still in the --uprobe slots. */
 int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 {
 	int fd = bpf_map__fd(p->skel->maps.roof_shapes), sfd = bpf_map__fd(p->skel->maps.roof_stats);
 	struct roof_shape key, next, *prev = NULL;
 	int ncpu = libbpf_num_possible_cpus();
 	struct roof_sums *pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
-	size_t cap = 0;
+	struct rows_in in = { .p = p, .r = r };
 
 	if (!pc)
 		return -ENOMEM;
 	r->nrows = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (!in.err && !bpf_map_get_next_key(fd, prev, &next)) {
 		struct roof_sums s = { 0 };
-		struct roofline_row *w;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, pc) || key.fn >= (unsigned int)p->nfns)
+		if (bpf_map_lookup_elem(fd, &key, pc))
 			continue;
 		for (int c = 0; c < ncpu; c++) {
 			s.calls += pc[c].calls;
@@ -302,28 +357,13 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 			s.bytes += pc[c].bytes;
 			s.weight_bytes += pc[c].weight_bytes;
 		}
-		if (r->nrows == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			struct roofline_row *g = realloc(r->rows, nc * sizeof(*g));
-
-			if (!g) {
-				free(pc);
-				return -ENOMEM;
-			}
-			r->rows = g;
-			cap = nc;
-		}
-		w = &r->rows[r->nrows++];
-		memset(w, 0, sizeof(*w));
-		snprintf(w->func, sizeof(w->func), "%s", p->fns[key.fn].name);
-		w->elem = p->fns[key.fn].elem;
-		w->pid = key.pid;
-		w->m = key.m, w->n = key.n, w->k = key.k;
-		w->flags = key.flags;
-		w->calls = s.calls, w->wall_ns = s.wall_ns, w->flops = s.flops, w->bytes = s.bytes;
-		w->weight_bytes = s.weight_bytes;
+		row_add(&in, &key, &s, false);
 	}
 	free(pc);
+	if (p->uprobes && !in.err)
+		uprobes_roof_rows(p->uprobes, slot_row_add, &in);
+	if (in.err)
+		return in.err;
 	r->calls = stat_sum(sfd, ROOF_STAT_CALLS);
 	r->unreadable = stat_sum(sfd, ROOF_STAT_UNREADABLE);
 	r->nested = stat_sum(sfd, ROOF_STAT_NESTED);

@@ -42,6 +42,7 @@ struct roofline_prog {
 	int link_fds[ROOFLINE_MAX_LIBS];
 	struct roofline_fn *fns;
 	int nfns;
+	const struct uprobes_prog *uprobes;	/* the --uprobe program whose slots hold rows too (NULL: none) */
 	bool loaded;
 };
 

@@ -480,9 +480,25 @@ void uprobes_forget(struct uprobes_prog *u, const struct func_key *key)
 
 int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj)
 {
-	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats", "roof_procs" };
+	static const char *const names[] = { "roof_shapes", "roof_open", "roof_stats", "roof_procs", "ustacks", "uslots" };
 
 	return bpf_share_maps(u->skel->obj, obj, names, sizeof(names) / sizeof(names[0]));
+}
+
+void uprobes_roof_rows(const struct uprobes_prog *u, void (*add)(void *arg, const struct roof_row *row), void *arg)
+{
+	for (int s = 0; u->slots && s < u->max_stacks; s++) {
+		const struct ustack *st = (const void *)(u->slots + (size_t)s * u->slot_size);
+
+		if (!__atomic_load_n(&st->tid, __ATOMIC_ACQUIRE))
+			continue;
+		for (int i = 0; i < ROOF_SLOT_ROWS; i++) {
+			struct roof_row row = st->roof_rows[i];
+
+			if (row.s.calls)
+				add(arg, &row);
+		}
+	}
 }
 
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt)

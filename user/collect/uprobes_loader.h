@@ -69,9 +69,12 @@ int uprobes_window_close(struct uprobes_prog *u, unsigned long long wait_ns);
 int uprobes_read(struct uprobes_prog *u, struct func_row **rows, size_t *n);
 /* Drop a (function, thread) row from the funcs map (its thread is gone). */
 void uprobes_forget(struct uprobes_prog *u, const struct func_key *key);
-/* --roofline: obj's roof_shapes, roof_open and roof_stats become this program's (bpf/roof_work.bpf.h),
- * before obj is loaded. */
+/* --roofline: obj's roof_shapes, roof_open, roof_stats and roof_procs become this program's
+ * (bpf/roof_work.bpf.h), and its ustacks and uslots (bpf/uslots.bpf.h), before obj is loaded. */
 int uprobes_share_roof_maps(const struct uprobes_prog *u, struct bpf_object *obj);
+/* --roofline: each shape row still in a thread's slot (uprobes.h: a probed known call's sums not yet
+ * in roof_shapes) to add(arg, row); a live read may see a row mid-update. */
+void uprobes_roof_rows(const struct uprobes_prog *u, void (*add)(void *arg, const struct roof_row *row), void *arg);
 /* BPF run time of the uprobe programs (kernel BPF stats). */
 void uprobes_run_stats(struct uprobes_prog *u, unsigned long long *ns, unsigned long long *cnt);
 /* The --trace span ring buffer (struct trace_rec records). */
