@@ -79,13 +79,16 @@ def likwid_median(test, ws_bytes, n=REPEATS):
     return sorted(vals)[n // 2]
 
 
-def mbw_copy_bytes_per_s(mib):
+def mbw_copy_bytes_per_s(mib, n=REPEATS):
     """mbw's one whole-array memcpy (-t0) of a mib-MiB array, as bytes moved per second (read + written:
-    mbw states the array's MiB per second)."""
-    r = subprocess.run(["mbw", "-q", "-n", "5", "-t0", str(mib)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
-    avg = re.search(r"^AVG\s.*Copy:\s*([\d.]+) MiB/s", r.stdout, re.M)
-    return 2 * float(avg.group(1)) * 1024 * 1024
+    mbw states the array's MiB per second), the median of n runs of 10 copies, as likwid_median's."""
+    vals = []
+    for _ in range(n):
+        r = subprocess.run(["mbw", "-q", "-n", "10", "-t0", str(mib)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        avg = re.search(r"^AVG\s.*Copy:\s*([\d.]+) MiB/s", r.stdout, re.M)
+        vals.append(2 * float(avg.group(1)) * 1024 * 1024)
+    return sorted(vals)[n // 2]
 
 
 def agree(ours, theirs, tol=0.10):
@@ -153,8 +156,9 @@ def test_dram_copy_against_mbw(measured, tmp_path):
     fig = figure(doc, "copy", level="DRAM")
     assert fig["likwid_test"] == "copy" + isa_suffix(False), fig
     mib = fig["working_set_bytes"] // 2 // (1 << 20)  # copy's two arrays
+    # 6 pairs, not 4: on a 2-vCPU VM at load average 8-12, 3 of 8 pairs agreed within 10 % (ratios 0.39 .. 1.84)
     within_tolerance_over_attempts(measure_again(tmp_path, "copy-DRAM", "copy", "DRAM"),
-                                   lambda: mbw_copy_bytes_per_s(mib))
+                                   lambda: mbw_copy_bytes_per_s(mib), attempts=6)
 
 
 def test_the_file_records_the_host_and_show_prints_it(measured):
