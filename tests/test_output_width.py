@@ -246,7 +246,7 @@ def roofs_file(path):
     field = lambda k: (re.search(rf"^{k}\s*:\s*(.*)$", info, re.M) or [None, ""])[1]
     fig = lambda v, ws, test: {"median": v, "min": v, "max": v, "spread": 0.0, "repeats": 1, "working_set_bytes": ws,
                                "likwid_test": test}
-    doc = {"format": 1, "host": {"cpu": field("model name") or field("CPU part"), "microcode": field("microcode"),
+    doc = {"format": 2, "host": {"cpu": field("model name") or field("CPU part"), "microcode": field("microcode"),
                                  "kernel": os.uname().release, "isa": "avx2", "cpus": os.sysconf("SC_NPROCESSORS_ONLN")},
            "measured_at": 1795858916, "threads_one": 1, "threads_all": os.sysconf("SC_NPROCESSORS_ONLN"),
            "l1d_bytes": 49152, "l2_bytes": 1048576, "l3_bytes": 33554432,

@@ -79,12 +79,16 @@ def likwid_median(test, ws_bytes, n=REPEATS):
     return sorted(vals)[n // 2]
 
 
-def mbw_copy_bytes_per_s(mib):
-    """mbw's block memcpy (-t2) of a mib-MiB array, as bytes moved per second (read + written)."""
-    r = subprocess.run(["mbw", "-q", "-n", "5", "-t2", str(mib)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
-    avg = re.search(r"^AVG\s.*Copy:\s*([\d.]+) MiB/s", r.stdout, re.M)
-    return 2 * float(avg.group(1)) * 1024 * 1024
+def mbw_copy_bytes_per_s(mib, n=REPEATS):
+    """mbw's one whole-array memcpy (-t0) of a mib-MiB array, as bytes moved per second (read + written:
+    mbw states the array's MiB per second), the median of n runs of 10 copies, as likwid_median's."""
+    vals = []
+    for _ in range(n):
+        r = subprocess.run(["mbw", "-q", "-n", "10", "-t0", str(mib)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        avg = re.search(r"^AVG\s.*Copy:\s*([\d.]+) MiB/s", r.stdout, re.M)
+        vals.append(2 * float(avg.group(1)) * 1024 * 1024)
+    return sorted(vals)[n // 2]
 
 
 def agree(ours, theirs, tol=0.10):
@@ -145,20 +149,23 @@ def test_read_bandwidth_agrees_with_likwid_bench(measured, tmp_path, level, ws):
 
 
 def test_dram_copy_against_mbw(measured, tmp_path):
-    """mbw (Debian's memory bandwidth benchmark) copies with memcpy in blocks, likwid-bench's
-    copy_mem with non-temporal stores: the same DRAM traffic, two implementations."""
+    """mbw (Debian's memory bandwidth benchmark) copies its array with one glibc memcpy, likwid-bench's
+    copy_* with ordinary vector stores: the same DRAM traffic (both count what is read and what is
+    written, neither the write-allocate), two implementations."""
     _, doc, _ = measured
     fig = figure(doc, "copy", level="DRAM")
-    mib = fig["working_set_bytes"] // 2 // (1 << 20)  # copy_mem's two arrays
+    assert fig["likwid_test"] == "copy" + isa_suffix(False), fig
+    mib = fig["working_set_bytes"] // 2 // (1 << 20)  # copy's two arrays
+    # 6 pairs, not 4: on a 2-vCPU VM at load average 8-12, 3 of 8 pairs agreed within 10 % (ratios 0.39 .. 1.84)
     within_tolerance_over_attempts(measure_again(tmp_path, "copy-DRAM", "copy", "DRAM"),
-                                   lambda: mbw_copy_bytes_per_s(mib), tol=0.25)
+                                   lambda: mbw_copy_bytes_per_s(mib), attempts=6)
 
 
 def test_the_file_records_the_host_and_show_prints_it(measured):
     path, doc, r = measured
     with open("/proc/cpuinfo") as f:
         model = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M).group(1)
-    assert doc["format"] == 1 and doc["host"]["cpu"] == model and doc["host"]["cpus"] == os.cpu_count()
+    assert doc["format"] == 2 and doc["host"]["cpu"] == model and doc["host"]["cpus"] == os.cpu_count()
     assert doc["threads_one"] == 1 and all(e["threads"] == "1" for e in doc["flops"] + doc["bandwidth"])
     for e in doc["flops"] + doc["bandwidth"]:
         f = e.get("flop_per_s") or e["bytes_per_s"]
@@ -199,6 +206,15 @@ def test_foreign_and_broken_files_are_refused(measured, tmp_path):
         r = roofs("--show", "--file", str(p))
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 1 and len(lines) == 1 and "not a tmabpf roofs file" in lines[0], (name, lines)
+    # format 1 measured copy with non-temporal stores (copy_mem_*): refused, never read as today's copy
+    old = {**doc, "format": 1, "bandwidth": [{**e, "bytes_per_s": {**e["bytes_per_s"], "likwid_test": "copy_mem_avx512"}}
+                                             if e["kind"] == "copy" else e for e in doc["bandwidth"]]}
+    (tmp_path / "format1.json").write_text(json.dumps(old))
+    r = roofs("--show", "--file", str(tmp_path / "format1.json"))
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert r.stderr.strip().splitlines() == [
+        f"tmabpf: error: {tmp_path / 'format1.json'}: roofs of format 1, measured by an older tmabpf (its copy "
+        "figures used non-temporal stores); this one reads format 2: measure again with 'tmabpf roofs'"]
     os.mkfifo(tmp_path / "fifo")
     r = roofs("--show", "--file", str(tmp_path / "fifo"), timeout=10)
     assert r.returncode == 1 and "not a regular file" in r.stderr

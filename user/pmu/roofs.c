@@ -343,6 +343,7 @@ int roofs_load(struct roofs *r, const char *path, const struct roof_host *now, c
 	struct json_object *doc;
 	char *text;
 	struct stat st;
+	double old;
 	int e;
 
 	memset(r, 0, sizeof(*r));
@@ -365,6 +366,14 @@ int roofs_load(struct roofs *r, const char *path, const struct roof_host *now, c
 	doc = json_tokener_parse(text);
 	free(text);
 	e = doc ? parse_doc(r, doc) : -EINVAL;
+	if (e && doc && json_object_is_type(doc, json_type_object) && jnum(doc, "format", &old) && old >= 1 &&
+	    old < ROOFS_FORMAT) {
+		json_object_put(doc);
+		err_set(err, errlen, "%s: roofs of format %g, measured by an older tmabpf%s; this one reads format %d: "
+			"measure again with 'tmabpf roofs'", path, old,
+			old == 1 ? " (its copy figures used non-temporal stores)" : "", ROOFS_FORMAT);
+		return e;
+	}
 	json_object_put(doc);
 	if (e) {
 		err_set(err, errlen, "%s: not a tmabpf roofs file of format %d: measure again with 'tmabpf roofs'",

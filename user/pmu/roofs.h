@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 #define ROOFS_DEFAULT_PATH "/var/lib/tmabpf/roofs.json"
-#define ROOFS_FORMAT 1
+/* 2: copy is likwid-bench's copy_* (ordinary stores); format 1's was copy_mem_* (non-temporal) */
+#define ROOFS_FORMAT 2
 #define ROOFS_SPREAD_WARN 0.10	/* (max - min) / median above this: a noisy figure */
 
 enum roof_prec { ROOF_SP, ROOF_DP, ROOF__PRECS };

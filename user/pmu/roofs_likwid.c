@@ -309,7 +309,7 @@ static int measure_item(const struct plan_item *it, const struct roofs_measure_o
 
 int roofs_measure(struct roofs *r, const struct roofs_measure_opts *o, char *err, size_t errlen)
 {
-	static const char *const bw_prefix[ROOF__BWS] = { "load", "stream", "copy_mem" };
+	static const char *const bw_prefix[ROOF__BWS] = { "load", "stream", "copy" };
 	const char *const *bw_sfx[ROOF__BWS] = { sfx_plain, sfx_fma, sfx_plain };
 	static const char *const flops_prefix[ROOF__PRECS] = { "peakflops_sp", "peakflops" };
 	char *list = malloc(OUT_MAX), test[40], what[64], name[32];

@@ -6,7 +6,7 @@
  * Per figure, the widest kernel likwid-bench has for the CPU's ISA
  * (AVX-512 FMA, AVX FMA, SSE, scalar): peakflops_sp_* and peakflops_* at an
  * L1-sized working set for the FLOP/s peaks; load_* (read), stream_*_fma
- * (triad) and copy_mem_* (non-temporal copy, as memcpy moves large buffers)
+ * (triad) and copy_* (copy with ordinary stores, as memcpy copies: mbw -t0)
  * at working sets of half of L1d, L2 and L3 and of four times the L3 (DRAM),
  * for 1 thread and for every online CPU (likwid-bench -W N:SIZE:THREADS,
  * threads pinned in the node domain).  Each figure is run `repeats` times; its
