@@ -221,6 +221,7 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	static const char busy[] = "429 too many requests: 4 profiles are being taken, the most served at once; "
 				   "retry when the first is done (Retry-After)\n";
 	static const char stopping[] = "503 service unavailable: the daemon is stopping\n";
+	static const char nomem[] = "503 service unavailable: out of memory for the connection\n";
 	const char *msg = NULL;
 	unsigned int code = MHD_HTTP_BAD_REQUEST;
 	long long retry = 0;
@@ -230,8 +231,9 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	_Static_assert(HTTP_PROFILES_AT_ONCE == 4, "the message says 4");
 	msg = daemon_http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
 	pthread_mutex_lock(&h->lock);
-	if (!msg && h->stopping) {
-		msg = stopping;
+	if (!msg && (h->stopping || !k)) {
+		/* untracked (out of memory at its start): nothing would free its slot were it closed */
+		msg = h->stopping ? stopping : nomem;
 		code = MHD_HTTP_SERVICE_UNAVAILABLE;
 	} else if (!msg) {
 		for (int i = 0; i < HTTP_PROFILES_AT_ONCE && slot < 0; i++)
@@ -252,10 +254,8 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	}
 	h->prof[slot] = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs, .since_ns = mono_ns() };
 	pthread_mutex_unlock(&h->lock);
-	if (k) {
-		k->profile = true;
-		k->slot = slot;
-	}
+	k->profile = true;
+	k->slot = slot;
 	*con_cls = &h->prof[slot];	/* called again once resumed: the answer is in h->prof[slot] */
 	MHD_suspend_connection(c);
 	return MHD_YES;
@@ -375,7 +375,9 @@ static bool peer_gone(int fd)
 /* Its client gone: the request in flight is over at once (its slot is free for the next one
  * once the loop has dropped the profile being taken: daemon_http_profile_abandoned), its
  * connection resumed only to be closed (libmicrohttpd may close it without calling on_request,
- * or profile_reply closes it). */
+ * or profile_reply closes it).  One answered already (DONE: resumed by the loop, not sent yet)
+ * is dropped too: libmicrohttpd may close it without calling on_request, and k->profile is
+ * cleared here, so nothing else would free its slot (each such client held one slot for good). */
 static void profile_gone(struct daemon_http *h, struct conn *k)
 {
 	struct MHD_Connection *c = NULL;
@@ -385,6 +387,8 @@ static void profile_gone(struct daemon_http *h, struct conn *k)
 	if (p->st == PROF_WAITING || p->st == PROF_RUNNING) {
 		c = p->c;
 		profile_drop(h, p);
+	} else if (p->st == PROF_DONE) {
+		profile_drop(h, p);	/* resumed already: no second resume */
 	}
 	pthread_mutex_unlock(&h->lock);
 	k->profile = false;
