@@ -4,6 +4,7 @@ go tool pprof (Debian's golang-go) as it is, its CPU time per process against th
 own accounting of the workload (/proc/PID/stat), its sample types and labels; bad seconds=,
 concurrent requests, a client gone mid-profile and a request while the daemon stops."""
 import calendar
+import gzip
 import http.client
 import os
 import re
@@ -16,8 +17,9 @@ import time
 
 import pytest
 
-from conftest import GROUNDTRUTH
+from conftest import GROUNDTRUTH, TMABPF
 from daemon_util import Daemon
+from test_hostile_names import SHOWN_COMM, SHOWN_SYM, assert_clean, hostile  # noqa: F401 (a fixture)
 from thread_windows import all_schedstats
 
 
@@ -452,3 +454,58 @@ def test_profile_while_stopping():
     for status, body, took in res:
         assert status == 503 and took < 20, (status, body)
         assert body.decode().startswith("503 ") and body.decode().count("\n") == 1
+
+
+def string_table(pprof_gz):
+    """The raw bytes of each string in a gzipped pprof profile's string table (Profile field 6),
+    read from the protobuf wire format itself: no decoder between the bytes and the check."""
+    buf, i, out = gzip.decompress(pprof_gz), 0, []
+
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if b < 0x80:
+                return v
+
+    while i < len(buf):
+        key = varint()
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            varint()
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        else:
+            assert wire == 2, f"wire type {wire} at {i}"
+            n = varint()
+            if field == 6:
+                out.append(buf[i:i + n])
+            i += n
+    return out
+
+
+def test_strings_of_another_user_are_utf8(hostile, tmp_path):
+    """A process of nobody's named (comm) with OSC 52, a newline and a byte that is not UTF-8, running
+    JIT code named in its perf map with OSC 52, CSI 2J, a C1 CSI and invalid UTF-8: a root daemon's
+    profile and a root run's --pprof carried the bytes as they were, and protobuf strings must be
+    UTF-8 (a strict parser refuses the profile).  Every string of both profiles' tables is valid
+    UTF-8 without a control character, the names as ps shows them ('?')."""
+    pid = hostile(seconds=10)
+    with Daemon("--sample-hz", "499") as d:
+        status, body, _ = fetch(d, "/debug/pprof/profile?seconds=2")
+    assert status == 200, body[:200]
+    out = tmp_path / "r.pb.gz"
+    r = subprocess.run([TMABPF, "--quiet", "--sample=499", "-p", str(pid), "-d", "1", "--pprof", str(out)],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    for what, prof in (("/debug/pprof/profile", body), ("--pprof", out.read_bytes())):
+        strs = [assert_clean(x, f"{what} string table") for x in string_table(prof)]
+        assert not [x for x in strs if "\n" in x], what
+        assert SHOWN_COMM in strs, (what, [x for x in strs if "52" in x])
+        assert SHOWN_SYM in strs, (what, [x for x in strs if "jit" in x])
