@@ -437,8 +437,9 @@ def test_overlapping_windows_of_different_lengths(fast, tmp_path):
 
 
 def test_profile_while_stopping():
-    """SIGTERM during profiles: each request in flight (one per slot) gets a one-line 503 and the
-    daemon exits cleanly."""
+    """SIGTERM during profiles: each request in flight (one per slot) gets a one-line 503, the daemon
+    exits cleanly within its 1 s wait for the answers to go out, and says in one line what it cut
+    (it said nothing)."""
     with Daemon() as d:
         res = []
         ts = [threading.Thread(target=lambda: res.append(fetch(d, "/debug/pprof/profile?seconds=60")))
@@ -446,10 +447,16 @@ def test_profile_while_stopping():
         for t in ts:
             t.start()
         time.sleep(1.5)
+        t0 = time.monotonic()
         d.p.send_signal(signal.SIGTERM)
         for t in ts:
             t.join(30)
         assert d.stop() == 0, d.stderr()
+        took = time.monotonic() - t0
+    cut = [l for l in d.lines if "cut short" in l]
+    assert len(cut) == 1 and re.fullmatch(r"tmabpf: daemon: stopping: 2 profiles cut short, answered 503 "
+                                          r"\(60 s asked \d+\.\d s ago, 60 s asked \d+\.\d s ago\)\n", cut[0]), d.stderr()
+    assert took < 20, took
     assert len(res) == 2, res
     for status, body, took in res:
         assert status == 503 and took < 20, (status, body)

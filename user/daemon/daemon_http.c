@@ -684,23 +684,34 @@ void daemon_http_stop(struct daemon_http *h)
 		return;
 	/* the profiles in flight are answered (503) and sent before the server stops: libmicrohttpd
 	 * must not be stopped with a suspended connection */
+	char cut_s[HTTP_PROFILES_AT_ONCE * 40] = "";
+	unsigned long long now = mono_ns();
+	int ncut = 0, unsent = 0;
+
 	pthread_mutex_lock(&h->lock);
 	h->stopping = true;
+	for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)	/* what is cut, for the line below */
+		if (h->prof[s].st == PROF_WAITING || h->prof[s].st == PROF_RUNNING)
+			snprintf(cut_s + strlen(cut_s), sizeof(cut_s) - strlen(cut_s), "%s%d s asked %.1f s ago",
+				 ncut++ ? ", " : "", h->prof[s].seconds, (now - h->prof[s].since_ns) / 1e9);
 	pthread_mutex_unlock(&h->lock);
 	for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
 		profile_set_answer(h, s, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", strdup(STOPPING_503),
 				   sizeof(STOPPING_503) - 1, PROF_WAITING);
 	for (int i = 0; i < 20; i++) {	/* until they are sent: at most 1 s */
-		bool idle = true;
-
 		pthread_mutex_lock(&h->lock);
+		unsent = 0;
 		for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
-			idle = idle && (h->prof[s].st == PROF_IDLE || h->prof[s].st == PROF_GONE);
+			unsent += h->prof[s].st != PROF_IDLE && h->prof[s].st != PROF_GONE;
 		pthread_mutex_unlock(&h->lock);
-		if (idle)
+		if (!unsent)
 			break;
 		usleep(50 * 1000);
 	}
+	if (ncut || unsent)
+		fprintf(stderr, "tmabpf: daemon: stopping: %d profile%s cut short, answered 503 (%s)%s\n", ncut,
+			ncut == 1 ? "" : "s", ncut ? cut_s : "none in progress",
+			unsent ? "; answers not sent within 1 s are closed unsent" : "");
 	h->stop = true;
 	if (!h->served_here)
 		pthread_join(h->thread, NULL);	/* within one turn: 100 ms */
