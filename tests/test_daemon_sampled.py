@@ -124,6 +124,21 @@ def test_profile_has_the_events_sample_types(tmp_path):
     assert "Type: page-faults" in top, top[:300]
 
 
+def fault_rounds(d, tmp_path, repeat, profiles):
+    """The ground-truth workload's PAGES page faults a round, repeat rounds, while the profiles
+    (their threads) are taken; then their ends, the daemon's metrics once the exits are in, and its
+    stop: (the workload's truth, the metrics)."""
+    out = tmp_path / "gt.json"
+    wl = subprocess.run([GROUNDTRUTH, "--delay-ms", "200", "--out", str(out), "--repeat", str(repeat),
+                         f"fault:{PAGES}"], capture_output=True, text=True, timeout=120)
+    assert wl.returncode == 0, wl.stderr
+    for t in profiles:
+        t.join(60)
+    m = d.metrics_after()
+    assert d.stop() == 0
+    return load_json(str(out)), m
+
+
 def test_concurrent_profiles_each_have_the_events(tmp_path):
     """Sampled accounting, two profiles taken at once (their own slots, asked 0.3 s apart; the old
     daemon refused the second with 429), both over the whole workload: each has the ground-truth
@@ -145,15 +160,7 @@ def test_concurrent_profiles_each_have_the_events(tmp_path):
         time.sleep(0.3)
         ts[1].start()
         time.sleep(0.5)
-        out = tmp_path / "gt.json"
-        wl = subprocess.run([GROUNDTRUTH, "--delay-ms", "200", "--out", str(out), "--repeat", str(repeat),
-                             f"fault:{PAGES}"], capture_output=True, text=True, timeout=120)
-        assert wl.returncode == 0, wl.stderr
-        for t in ts:
-            t.join(60)
-        m = d.metrics_after()
-        assert d.stop() == 0
-    truth = load_json(str(out))
+        truth, m = fault_rounds(d, tmp_path, repeat, ts)
     pid = str(truth["pid"])
     ps = value(m, "tmabpf_process_event_samples_total", pid=pid, event="page-faults")
     assert ps >= 100, ps
@@ -231,18 +238,10 @@ def test_overlapping_profiles_keep_the_store_bounded(tmp_path):
         ts.append(threading.Thread(target=one, args=(20, 8)))	# overlaps the last two
         ts[-1].start()
         time.sleep(0.5)
-        out = tmp_path / "gt.json"
-        wl = subprocess.run([GROUNDTRUTH, "--delay-ms", "200", "--out", str(out), "--repeat", str(repeat),
-                             f"fault:{PAGES}"], capture_output=True, text=True, timeout=120)
-        assert wl.returncode == 0, wl.stderr
-        for t in ts:
-            t.join(60)
-        m = d.metrics_after()
-        assert d.stop() == 0
+        truth, m = fault_rounds(d, tmp_path, repeat, ts)
     print("events' stacks stored, each second:", sizes)
     assert sorted(s for s, _, _ in res.values()) == [200] * 21, {i: r[0] for i, r in res.items()}
     assert max(sizes) <= 0.75 * 16384, sizes
-    truth = load_json(str(out))
     pid = str(truth["pid"])
     ps = value(m, "tmabpf_process_event_samples_total", pid=pid, event="page-faults")
     assert ps >= 100, ps
