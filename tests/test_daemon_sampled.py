@@ -216,7 +216,8 @@ def test_overlapping_profiles_keep_the_store_bounded(tmp_path):
     from test_daemon_pprof import fetch, go_pprof, parse_raw
     repeat = 10
     with Daemon("--accounting=sampled", "-e", "page-faults,task-clock", "--events-hz", "800", "--max-overhead", "20",
-                "--min-share", "0", "-I", "500") as d:
+                # every process exported: the churn's thousands would take the workload's slot
+                "--top-procs", "100000", "--min-share", "0", "-I", "500") as d:
         held = held_map_ids(d.p.pid)
         maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True).stdout)
         (store,) = [m for m in maps if m["id"] in held and m.get("name") == "sample_stacks" and m["max_entries"] == 16384]
