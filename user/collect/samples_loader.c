@@ -15,6 +15,7 @@
 #include "collect/samples_loader.h"
 #include "collect/spin.h"
 #include "lib/kernel_file.h"
+#include "lib/u64map.h"
 #include "lib/warn.h"
 #include "pmu/perf_open.h"
 #include "threads.skel.h"
@@ -342,6 +343,50 @@ int samples_rows_fd(const struct samples_prog *s)
 int samples_stacks_fd(const struct samples_prog *s)
 {
 	return bpf_map__fd(s->skel->maps.sample_stacks);
+}
+
+size_t samples_stacks_gc(struct samples_prog *s, struct u64map *seen, const struct sample_key *keys, size_t n,
+			 size_t max)
+{
+	int fd = samples_stacks_fd(s);
+	struct u64map used = {};
+	__u64 key, next, *dead = NULL;
+	size_t nd = 0, cap = 0, gone = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].kstack)
+			u64map_put(seen, keys[i].kstack, (void *)1);
+		if (keys[i].ustack)
+			u64map_put(seen, keys[i].ustack, (void *)1);
+	}
+	if (seen->n < max / 2)
+		return 0;
+	for (size_t i = 0; i < n && ok; i++) {
+		if (keys[i].kstack)
+			ok = !u64map_put(&used, keys[i].kstack, (void *)1);
+		if (keys[i].ustack && ok)
+			ok = !u64map_put(&used, keys[i].ustack, (void *)1);
+	}
+	for (__u64 *pk = NULL; ok && bpf_map_get_next_key(fd, pk, &next) == 0; pk = &key) {
+		key = next;
+		if (u64map_get(&used, key))
+			continue;
+		if (nd == cap) {
+			__u64 *v = realloc(dead, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+
+			if (!v)
+				break;
+			dead = v;
+		}
+		dead[nd++] = key;
+	}
+	for (size_t i = 0; i < nd; i++)
+		gone += !bpf_map_delete_elem(fd, &dead[i]);
+	free(dead);
+	u64map_free(seen);
+	*seen = used;	/* what is left stored */
+	return gone;
 }
 
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt)

@@ -20,6 +20,7 @@ struct ring_buffer;
 typedef void (*sample_notice_fn)(void *ctx, const struct sample_key *key);
 
 struct spin_set;
+struct u64map;
 
 struct samples_cfg {
 	int hz;			/* samples per second per CPU; 0: no sampling event of its own (rows of
@@ -97,6 +98,12 @@ const struct account_cfg *samples_account_cfg(const struct samples_prog *s);
 /* The rows map and the stack store, for a reader that drains them (the daemon's sampler). */
 int samples_rows_fd(const struct samples_prog *s);
 int samples_stacks_fd(const struct samples_prog *s);
+/* The stack store's collection, after each read of the rows (keys, n of them): the ids of the stacks
+ * they use are added to seen; once seen may fill half the store (max stacks), every stored stack no
+ * row of keys uses goes (a stack sampled again is stored again) and seen holds what is left.  So what
+ * is stored is bounded by the stacks the rows used since the last collection.  The stacks deleted. */
+size_t samples_stacks_gc(struct samples_prog *s, struct u64map *seen, const struct sample_key *keys, size_t n,
+			 size_t max);
 /* BPF run time of the sample program (kernel BPF stats). */
 void samples_run_stats(struct samples_prog *s, unsigned long long *ns, unsigned long long *cnt);
 /* Standalone: add the sampler's own stats slots (STAT_SAMPLE*) into self; shared maps: nothing

@@ -15,6 +15,7 @@
 #include "collect/samples_loader.h"
 #include "daemon/daemon_agg.h"
 #include "daemon/daemon_sampling.h"
+#include "lib/u64map.h"
 
 #define DEVS_MAX_ROWS 16384	/* threads sampled per interval */
 #define DEVS_MIN_HZ 10		/* the budget lowers the events' rate no further */
@@ -30,6 +31,7 @@ struct devs {
 	bool shared_said;
 	struct dsamp *prof;		/* profiles being taken (daemon_evsampled_profile_begin), else NULL */
 	int nprof;			/* ... how many */
+	struct u64map stacks_seen;	/* stack ids rows used since the store's last collection */
 };
 
 /* Load the row maps and the event-sampling program (system-wide, no stacks). */
@@ -43,7 +45,8 @@ void daemon_evsampled_tick(struct devs *s, unsigned long long now_ns);
  * daemon_agg_end); events sharing counters said once. */
 void daemon_evsampled_drain(struct devs *s, struct agg *a);
 /* A /debug/pprof/profile (daemon_sampling_profile_begin with the events) is being taken from now: the
- * events' samples take stacks (the store emptied first when no other profile is being taken), and
+ * events' samples take stacks (the store emptied first when no other profile is being taken, and
+ * collected at each drain as the sampler's is: profiles that overlap for good never empty it), and
  * each drain adds its rows with stacks to prof's profiles too. */
 void daemon_evsampled_profile_begin(struct devs *s, struct dsamp *prof);
 /* ... the profile of slot until now: the rows with stacks not drained yet go into it as well (and

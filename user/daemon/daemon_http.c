@@ -221,6 +221,7 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	static const char busy[] = "429 too many requests: 4 profiles are being taken, the most served at once; "
 				   "retry when the first is done (Retry-After)\n";
 	static const char stopping[] = "503 service unavailable: the daemon is stopping\n";
+	static const char nomem[] = "503 service unavailable: out of memory for the connection\n";
 	const char *msg = NULL;
 	unsigned int code = MHD_HTTP_BAD_REQUEST;
 	long long retry = 0;
@@ -230,8 +231,9 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	_Static_assert(HTTP_PROFILES_AT_ONCE == 4, "the message says 4");
 	msg = daemon_http_profile_seconds(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"), &secs);
 	pthread_mutex_lock(&h->lock);
-	if (!msg && h->stopping) {
-		msg = stopping;
+	if (!msg && (h->stopping || !k)) {
+		/* untracked (out of memory at its start): nothing would free its slot were it closed */
+		msg = h->stopping ? stopping : nomem;
 		code = MHD_HTTP_SERVICE_UNAVAILABLE;
 	} else if (!msg) {
 		for (int i = 0; i < HTTP_PROFILES_AT_ONCE && slot < 0; i++)
@@ -252,10 +254,8 @@ static enum MHD_Result profile_request(struct daemon_http *h, struct MHD_Connect
 	}
 	h->prof[slot] = (struct profile_req){ .st = PROF_WAITING, .c = c, .seconds = secs, .since_ns = mono_ns() };
 	pthread_mutex_unlock(&h->lock);
-	if (k) {
-		k->profile = true;
-		k->slot = slot;
-	}
+	k->profile = true;
+	k->slot = slot;
 	*con_cls = &h->prof[slot];	/* called again once resumed: the answer is in h->prof[slot] */
 	MHD_suspend_connection(c);
 	return MHD_YES;
@@ -375,7 +375,9 @@ static bool peer_gone(int fd)
 /* Its client gone: the request in flight is over at once (its slot is free for the next one
  * once the loop has dropped the profile being taken: daemon_http_profile_abandoned), its
  * connection resumed only to be closed (libmicrohttpd may close it without calling on_request,
- * or profile_reply closes it). */
+ * or profile_reply closes it).  One answered already (DONE: resumed by the loop, not sent yet)
+ * is dropped too: libmicrohttpd may close it without calling on_request, and k->profile is
+ * cleared here, so nothing else would free its slot (each such client held one slot for good). */
 static void profile_gone(struct daemon_http *h, struct conn *k)
 {
 	struct MHD_Connection *c = NULL;
@@ -385,6 +387,8 @@ static void profile_gone(struct daemon_http *h, struct conn *k)
 	if (p->st == PROF_WAITING || p->st == PROF_RUNNING) {
 		c = p->c;
 		profile_drop(h, p);
+	} else if (p->st == PROF_DONE) {
+		profile_drop(h, p);	/* resumed already: no second resume */
 	}
 	pthread_mutex_unlock(&h->lock);
 	k->profile = false;
@@ -680,23 +684,34 @@ void daemon_http_stop(struct daemon_http *h)
 		return;
 	/* the profiles in flight are answered (503) and sent before the server stops: libmicrohttpd
 	 * must not be stopped with a suspended connection */
+	char cut_s[HTTP_PROFILES_AT_ONCE * 40] = "";
+	unsigned long long now = mono_ns();
+	int ncut = 0, unsent = 0;
+
 	pthread_mutex_lock(&h->lock);
 	h->stopping = true;
+	for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)	/* what is cut, for the line below */
+		if (h->prof[s].st == PROF_WAITING || h->prof[s].st == PROF_RUNNING)
+			snprintf(cut_s + strlen(cut_s), sizeof(cut_s) - strlen(cut_s), "%s%d s asked %.1f s ago",
+				 ncut++ ? ", " : "", h->prof[s].seconds, (now - h->prof[s].since_ns) / 1e9);
 	pthread_mutex_unlock(&h->lock);
 	for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
 		profile_set_answer(h, s, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", strdup(STOPPING_503),
 				   sizeof(STOPPING_503) - 1, PROF_WAITING);
 	for (int i = 0; i < 20; i++) {	/* until they are sent: at most 1 s */
-		bool idle = true;
-
 		pthread_mutex_lock(&h->lock);
+		unsent = 0;
 		for (int s = 0; s < HTTP_PROFILES_AT_ONCE; s++)
-			idle = idle && (h->prof[s].st == PROF_IDLE || h->prof[s].st == PROF_GONE);
+			unsent += h->prof[s].st != PROF_IDLE && h->prof[s].st != PROF_GONE;
 		pthread_mutex_unlock(&h->lock);
-		if (idle)
+		if (!unsent)
 			break;
 		usleep(50 * 1000);
 	}
+	if (ncut || unsent)
+		fprintf(stderr, "tmabpf: daemon: stopping: %d profile%s cut short, answered 503 (%s)%s\n", ncut,
+			ncut == 1 ? "" : "s", ncut ? cut_s : "none in progress",
+			unsent ? "; answers not sent within 1 s are closed unsent" : "");
 	h->stop = true;
 	if (!h->served_here)
 		pthread_join(h->thread, NULL);	/* within one turn: 100 ms */

@@ -438,52 +438,6 @@ static void expire(struct dsamp *s, unsigned long long now)
 	daemon_slots_expire(&s->slots, slot_alive, (void *)a, now);
 }
 
-/* Stored stacks no row of this interval uses go once the store may be half
- * full: the ids rows used since the last collection bound what is stored (a
- * stack sampled again is stored again). */
-static void gc_stacks(struct dsamp *s, const struct sample_key *keys, size_t n)
-{
-	int fd = samples_stacks_fd(&s->prog);
-	struct u64map used = {};
-	__u64 key, next, *dead = NULL;
-	size_t nd = 0, cap = 0;
-	bool ok = true;
-
-	for (size_t i = 0; i < n; i++) {
-		if (keys[i].kstack)
-			u64map_put(&s->stacks_seen, keys[i].kstack, (void *)1);
-		if (keys[i].ustack)
-			u64map_put(&s->stacks_seen, keys[i].ustack, (void *)1);
-	}
-	if (s->stacks_seen.n < (size_t)DSAMP_MAX_ROWS / 2)
-		return;
-	for (size_t i = 0; i < n && ok; i++) {
-		if (keys[i].kstack)
-			ok = !u64map_put(&used, keys[i].kstack, (void *)1);
-		if (keys[i].ustack && ok)
-			ok = !u64map_put(&used, keys[i].ustack, (void *)1);
-	}
-	for (__u64 *pk = NULL; ok && bpf_map_get_next_key(fd, pk, &next) == 0; pk = &key) {
-		key = next;
-		if (u64map_get(&used, key))
-			continue;
-		if (nd == cap) {
-			__u64 *v = realloc(dead, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
-
-			if (!v)
-				break;
-			dead = v;
-		}
-		dead[nd++] = key;
-	}
-	for (size_t i = 0; i < nd; i++)
-		if (!bpf_map_delete_elem(fd, &dead[i]))
-			s->stacks_gced++;
-	free(dead);
-	u64map_free(&s->stacks_seen);
-	s->stacks_seen = used;	/* what is left stored */
-}
-
 /* Room for cap rows in the drain buffers (kept between intervals, shrunk after a burst). */
 static int rows_reserve(struct dsamp *s, size_t cap)
 {
@@ -621,7 +575,7 @@ static int drain_rows(struct dsamp *s, unsigned long long now)
 	if (s->slots.n > 0 || nc)
 		daemon_slots_route(&s->slots, c, nc, w, now);
 	u64map_free(&idx);
-	gc_stacks(s, s->keys, n);
+	s->stacks_gced += samples_stacks_gc(&s->prog, &s->stacks_seen, s->keys, n, DSAMP_MAX_ROWS);
 	if (s->rows_cap > 256 && n < s->rows_cap / 4)
 		rows_reserve(s, s->rows_cap / 2);	/* after a burst */
 	free(c);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "lib/text_safe.h"
 #include "lib/warn.h"
 #include "output/pprof.h"
 #include "profile.pb-c.h"
@@ -206,17 +207,50 @@ static int gzip(const unsigned char *in, size_t len, unsigned char **out, size_t
 	return 0;
 }
 
+/* The string table as protobuf strings must be: valid UTF-8 (go tool pprof and pprof's parsers may
+ * refuse a profile otherwise), and without control characters; another user's comm, symbol or cgroup
+ * name may hold any bytes: text_safe's copy of each such string, in owned[i] (freed by the caller). */
+static int safe_strings(char **strs, size_t n, char **owned)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		size_t len = strs[i] ? strlen(strs[i]) + 1 : 0;
+		const char *s;
+
+		if (len > cap) {
+			char *b = realloc(buf, len);
+
+			if (!b) {
+				r = -ENOMEM;
+				break;
+			}
+			buf = b;
+			cap = len;
+		}
+		s = text_safe(strs[i], buf, len);	/* never longer than the string */
+		if (s != strs[i] && !(strs[i] = owned[i] = strdup(s)))
+			r = -ENOMEM;
+	}
+	free(buf);
+	return r;
+}
+
 int pprof_encode(const struct profile *p, unsigned char **out, size_t *len, char *err, size_t errlen)
 {
 	struct msgs m = {};
 	Profile pr;
-	char **strs = malloc((p->nstr + NKEYS) * sizeof(*strs));
+	char **strs = malloc((p->nstr + NKEYS) * sizeof(*strs)), **owned = calloc(p->nstr + 1, sizeof(*owned));
 	unsigned char *raw = NULL;
 	size_t n;
-	int r = strs ? build(p, &pr, &m, strs) : -ENOMEM;
+	int r = strs && owned ? build(p, &pr, &m, strs) : -ENOMEM;
 
 	*out = NULL;
 	*len = 0;
+	if (!r)
+		r = safe_strings(strs, p->nstr, owned);
 	if (!r) {
 		n = tmabpf__pprof__profile__get_packed_size(&pr);
 		if (!(raw = malloc(n ? n : 1)))
@@ -230,6 +264,9 @@ int pprof_encode(const struct profile *p, unsigned char **out, size_t *len, char
 		err_set(err, errlen, "encoding the pprof profile: %s", strerror(-r));
 	free(raw);
 	free(strs);
+	for (size_t i = 0; owned && i < p->nstr; i++)
+		free(owned[i]);
+	free(owned);
 	msgs_free(&m);
 	return r;
 }
