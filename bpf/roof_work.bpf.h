@@ -53,10 +53,40 @@ const volatile bool cfg_roof_windows = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, ROOF_MAX_PROCS);
 	__type(key, __u32);	/* tgid */
 	__type(value, struct roof_sums);
 } roof_procs SEC(".maps");
+
+/* The process' totals so far into out, for a marker's snapshot (tgid and out in its record): true;
+ * false when roof_procs is full and has none for it, so that its windows' work is unknown (out
+ * zero).  A process without any yet gets its zero totals here, so that later calls are added. */
+static const struct roof_sums roof_procs_zero;	/* .rodata: no stack, and not the record the key is in */
+
+static __always_inline bool roof_procs_read(const __u32 *tgid, struct roof_sums *out)
+{
+	struct roof_sums *s = bpf_map_lookup_elem(&roof_procs, tgid);
+
+	*out = (struct roof_sums){};
+	if (!s) {
+		bpf_map_update_elem(&roof_procs, tgid, &roof_procs_zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&roof_procs, tgid);
+	}
+	if (!s)
+		return false;
+	*out = *s;
+	return true;
+}
+
+/* A thread exits: when it is its process' last, the process' totals go (its pid may come back). */
+static __always_inline void roof_procs_exit(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (!task->signal || task->signal->live.counter)
+		return;
+	bpf_map_delete_elem(&roof_procs, &tgid);
+}
 
 #if defined(__TARGET_ARCH_x86)
 #define ROOF_ARG_REGS 6
@@ -358,6 +388,8 @@ static __always_inline void roof_leave(struct task_struct *task, __u64 entry_sp,
 			__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
 			__sync_fetch_and_add(&s->flops, o->flops);
 			__sync_fetch_and_add(&s->bytes, o->bytes);
+		} else {
+			pcpu_inc(&roof_stats, ROOF_STAT_PROCS_FULL);
 		}
 	}
 	o->entry_ns = 0;

@@ -204,6 +204,59 @@ def test_function_without_known_signature_is_named_once(tmp_path):
     assert sum(per_function(rl)[f]["calls"] for f in own if f != "shapes") == 20
 
 
+W32 = (2 * 32 ** 3, 4 * 3 * 32 * 32)  # gemmwork_window's sgemm: FLOPs and compulsory bytes (beta 0)
+
+
+def windows_run(tmp_path, kids, how, extra=()):
+    """gemmwork windows KIDS HOW under --per-call gemmwork_window: the report, the text and stderr."""
+    out = tmp_path / f"w_{how}.json"
+    r = run_tmabpf(["--roofline", "--per-call", f"{GEMMWORK}:gemmwork_window", "--batch", "--width", "200", "--json",
+                    str(out), *extra, "--", GEMMWORK, "windows", str(kids), how], timeout=300,
+                   env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    return rep, sorted(rep["iterations"], key=lambda it: it["start_ns"]), r
+
+
+def test_per_token_windows_after_many_exited_processes_are_exact(tmp_path):
+    """1100 processes (more than roof_procs' 1024) call a GEMM each and exit before the 5 windows: an
+    exited process' totals go with it, so each window's work is its 3 GEMMs exactly (the old code
+    kept every process' entry and showed the windows as 0 work)."""
+    rep, its, r = windows_run(tmp_path, 1100, "exited")
+    rl = rep["roofline"]
+    assert [(it["roofline"]["calls"], it["roofline"]["flops"], it["roofline"]["bytes"]) for it in its] == \
+        [(3, 3 * W32[0], 3 * W32[1])] * 5, its
+    assert rl["procs_full_calls"] == 0 and rl["calls"] == 1100 + 15, rl["calls"]
+
+
+def test_per_token_windows_past_roof_procs_are_unknown_not_zero(tmp_path):
+    """1100 live processes hold 1024 totals when the windows run: the 76 others' GEMMs and the
+    marker's 15 are counted as procs_full_calls (exactly), said in one line, and the windows' work
+    is unknown (null), not 0; no per-token figure is made of them."""
+    rep, its, r = windows_run(tmp_path, 1100, "alive")
+    rl = rep["roofline"]
+    assert len(its) == 5 and all(it["roofline"] is None for it in its), its
+    assert rl["procs_full_calls"] == 1100 - 1024 + 15, rl["procs_full_calls"]
+    assert rl["per_token"] is None, rl["per_token"]
+    said = [l for l in r.stderr.splitlines() if "per-token windows have unknown work" in l]
+    assert len(said) == 1 and "91 calls" in said[0] and "1024" in said[0], r.stderr
+    assert "per token window" not in r.stdout, r.stdout
+
+
+def test_per_token_is_the_windows_work_only(tmp_path):
+    """per_token is the windows' own work over their count (the marker's process between its
+    snapshots), not the run's rows (50 children's GEMMs outside any window, in other processes)
+    over the windows; tokens/s is the windows' count over their wall time."""
+    rep, its, r = windows_run(tmp_path, 50, "exited")
+    rl = rep["roofline"]
+    pt = rl["per_token"]
+    assert sum(s["flops"] for s in rl["shapes"]) == 15 * W32[0] + 50 * 2 * 8 ** 3  # the rows have the children
+    assert pt["flops"] == 3 * W32[0] and pt["bytes"] == 3 * W32[1], pt
+    assert pt["tokens"] == 5 and pt["unknown_tokens"] == 0
+    assert pt["tokens_per_s"] == pytest.approx(5e9 / sum(it["wall_ns"] for it in its), rel=1e-9)
+    assert re.search(r"^per token \(5, --per-call\): 197 KFLOP, 36\.9 KB;", r.stdout, re.M), r.stdout
+
+
 def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
     """--roofline=FILE.svg: one circle per shape at its intensity and FLOP/s (data-* attributes and
     the position on the log-log axes), the roofs as lines; rsvg-convert renders it."""
@@ -294,7 +347,7 @@ def test_per_token_bytes_are_the_decoders_weights(tmp_path, roofs):
 
 def si(x):
     """units_si's text ("21.0M", "411M", "512") as a number."""
-    m = re.fullmatch(r"([0-9.]+)([kMGTP]?)", x)
+    m = re.fullmatch(r"([0-9.]+)([kMGTP]?)", x.replace("K", "k"))
     assert m, x
     return float(m.group(1)) * 1000 ** " kMGTP".index(m.group(2) or " ")
 

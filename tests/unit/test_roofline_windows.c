@@ -5,7 +5,7 @@
  * over its wall time, the roof over its bytes, the share), the last windows
  * as one (the live token view), the windows' min / median / max (an even
  * count's median is the middle two's mean), no bound without roofs or bytes,
- * and the live view's line.
+ * and the live view's line; windows of unknown work out of the per-token figures.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,7 +35,7 @@ int main(void)
 		{ 400000000, 44000000, 10000000 }, { 20000000, 42000000, 4000000 },
 		{ 20000000, 42000000, 3000000 }, { 20000000, 42000000, 5000000 },
 	};
-	struct iteration v[4] = {};
+	struct iteration v[6] = {};
 	struct iterations it = { .v = v, .n = 4 };
 	struct roofline_result rl, none = {};
 	struct roofline_window win;
@@ -70,6 +70,23 @@ int main(void)
 	check(report_roofline_live(&rep, 32, line, sizeof(line)) &&
 	      !strcmp(line, "  per token: 115 MFLOP 42.5 MB 7.73 GB/s, 181.8 tok/s of 470.6 bound (38.6%)"),
 	      "the live line over the 4 windows: '%s'", line);
+
+	/* a window where no known call returned, and one of unknown work (roof_procs was full) */
+	v[4].wall_ns = 1000000;
+	v[5].wall_ns = 1000000;
+	v[5].work.unknown = true;
+	it.n = 6;
+	{
+		struct roofline_token t;
+
+		check(!roofline_per_token(&rl, &it, &t) && t.tokens == 5 && t.unknown == 1 &&
+		      near(t.flops, 460e6 / 5) && near(t.bytes, 170e6 / 5) && near(t.tokens_per_s, 5 / 23e-3),
+		      "per token: the windows' work over the known ones, the unknown left out (%zu %zu %g)", t.tokens,
+		      t.unknown, t.flops);
+	}
+	roofline_windows(&rl, &it, 4, &win);
+	check(win.flops == 0 && near(win.tokens_per_s, 1e3), "the last 2 as one: the unknown one left out");
+	it.n = 4;
 
 	none.have_roofs = false;
 	roofline_judge(&none);

@@ -98,6 +98,7 @@ static void per_token_json(const struct report *r, struct json *j)
 	}
 	json_obj_begin(j, "per_token");
 	json_u64(j, "tokens", t.tokens);
+	json_u64(j, "unknown_tokens", t.unknown);
 	json_double(j, "flops", t.flops);
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
@@ -124,7 +125,7 @@ void report_roofline_window_json(const struct report *r, const struct iteration 
 {
 	struct roofline_window w;
 
-	if (!r->roofline) {
+	if (!r->roofline || it->work.unknown) {	/* unknown: the warning says why */
 		json_null(j, "roofline");
 		return;
 	}
@@ -221,6 +222,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
 	json_u64(j, "ggml_worker_calls", rl->ggml_workers);
+	json_u64(j, "procs_full_calls", rl->procs_full);
 	json_u64(j, "bpf_run_ns", rl->bpf_run_ns);
 	json_u64(j, "bpf_run_count", rl->bpf_run_cnt);
 	json_arr_begin(j, "shapes");
@@ -246,7 +248,8 @@ void report_roofline_json(const struct report *r, struct json *j)
 static void per_token_text(const struct report *r, FILE *f, int width)
 {
 	struct roofline_token t;
-	char fl[16], by[16], bound[128];
+	char fl[16], by[16], bound[200];
+	size_t at;
 
 	if (roofline_per_token(r->roofline, r->iters, &t))
 		return;
@@ -257,6 +260,9 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 			 t.bound_tokens_per_s);
 	else
 		snprintf(bound, sizeof(bound), " (no roofs: no bandwidth bound)");
+	at = strlen(bound);
+	if (t.unknown)
+		snprintf(bound + at, sizeof(bound) - at, "; %zu of unknown work left out", t.unknown);
 	if (t.ggml) {
 		char wb[16];
 

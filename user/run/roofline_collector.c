@@ -171,6 +171,10 @@ static int roofline_finish(struct run_ctx *c, void *self, char *err, size_t errl
 	if (r->res.unreadable)
 		warn_add("--roofline: %llu calls with unreadable arguments or dimensions <= 0 or above %u: not counted",
 			 (unsigned long long)r->res.unreadable, ROOF_MAX_DIM);
+	if (r->res.procs_full)
+		warn_add("--roofline: %llu calls of processes past %d at once not added to their process' totals: "
+			 "those processes' per-token windows have unknown work (left out)",
+			 (unsigned long long)r->res.procs_full, ROOF_MAX_PROCS);
 	if (r->res.shapes_full)
 		warn_add("--roofline: %llu calls not summed: more than %d shapes", (unsigned long long)r->res.shapes_full,
 			 ROOF_MAX_SHAPES);
