@@ -257,6 +257,20 @@ def test_per_token_is_the_windows_work_only(tmp_path):
     assert re.search(r"^per token \(5, --per-call\): 197 KFLOP, 36\.9 KB;", r.stdout, re.M), r.stdout
 
 
+def test_zero_call_windows_are_left_out_of_the_spread(tmp_path):
+    """Windows 1 and 3 call no GEMM: the spread (min / median / max) is of the 3 others' work, and
+    the line says 2 were left out (the old code's minimum was 0)."""
+    rep, its, r = windows_run(tmp_path, 0, "idle")
+    assert [it["roofline"]["calls"] for it in its] == [3, 0, 3, 0, 3], its
+    text = re.sub(r"\n  ", " ", r.stdout)
+    m = re.search(r"^per token window \(min / median / max\): FLOP (\S+) / (\S+) / (\S+); B (\S+) / (\S+) / "
+                  r"(\S+?)(?:[;( ]|$)", text, re.M)
+    assert m, r.stdout
+    assert [si(x) for x in m.group(1, 2, 3)] == pytest.approx([3 * W32[0]] * 3, rel=0.01), m.groups()
+    assert [si(x) for x in m.group(4, 5, 6)] == pytest.approx([3 * W32[1]] * 3, rel=0.01), m.groups()
+    assert "(2 without known calls left out)" in text, r.stdout
+
+
 def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
     """--roofline=FILE.svg: one circle per shape at its intensity and FLOP/s (data-* attributes and
     the position on the log-log axes), the roofs as lines; rsvg-convert renders it."""

@@ -231,26 +231,37 @@ static void spread_of(double *v, size_t n, struct roofline_spread *s)
 }
 
 int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
-			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share)
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share,
+			    size_t *skipped)
 {
 	double *v;
-	size_t n = it ? it->n : 0;
+	size_t all = it ? it->n : 0, n = 0;
 
-	if (!n)
+	*skipped = 0;
+	if (!all)
 		return -ENOENT;
-	if (!(v = malloc(3 * n * sizeof(*v))))
+	if (!(v = malloc(3 * all * sizeof(*v))))
 		return -ENOMEM;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < all; k++) {
 		struct roofline_window w;
 
+		if (!it->v[k].work.calls) {	/* no known call returned in it, or its work unknown */
+			(*skipped)++;
+			continue;
+		}
 		roofline_window(r, &it->v[k], &w);
-		v[k] = w.flops;
-		v[n + k] = w.bytes;
-		v[2 * n + k] = w.share;
+		v[n] = w.flops;
+		v[all + n] = w.bytes;
+		v[2 * all + n] = w.share;
+		n++;
+	}
+	if (!n) {
+		free(v);
+		return -ENOENT;
 	}
 	spread_of(v, n, flops);
-	spread_of(v + n, n, bytes);
-	spread_of(v + 2 * n, n, share);
+	spread_of(v + all, n, bytes);
+	spread_of(v + 2 * all, n, share);
 	free(v);
 	return 0;
 }

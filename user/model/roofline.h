@@ -116,10 +116,12 @@ void roofline_windows(const struct roofline_result *r, const struct iterations *
 struct roofline_spread {
 	double min, median, max;
 };
-/* Over the windows: the spread of their FLOPs, bytes, and share of the bound (0s without roofs).
- * 0, -ENOENT without windows, -ENOMEM. */
+/* Over the windows with known calls: the spread of their FLOPs, bytes, and share of the bound (0s
+ * without roofs); *skipped: the windows left out (no known call returned in them, or their work
+ * unknown).  0, -ENOENT without such windows, -ENOMEM. */
 int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
-			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share);
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share,
+			    size_t *skipped);
 
 /* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
  * are there), sort the rows by time and fill the histogram. */

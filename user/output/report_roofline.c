@@ -313,9 +313,10 @@ static void measured_text(const struct report *r, FILE *f, int width)
 static void windows_text(const struct report *r, FILE *f, int width)
 {
 	struct roofline_spread fl, by, sh;
-	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "";
+	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "", left[96] = "";
+	size_t skipped;
 
-	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh))
+	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh, &skipped))
 		return;
 	units_si(f0, sizeof(f0), fl.min, "");
 	units_si(f1, sizeof(f1), fl.median, "");
@@ -326,8 +327,10 @@ static void windows_text(const struct report *r, FILE *f, int width)
 	if (sh.max > 0)
 		snprintf(share, sizeof(share), "; share of its bandwidth bound %.1f / %.1f / %.1f %%", 100 * sh.min,
 			 100 * sh.median, 100 * sh.max);
-	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s", f0, f1, f2,
-		   b0, b1, b2, share);
+	if (skipped)
+		snprintf(left, sizeof(left), " (%zu without known calls left out)", skipped);
+	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s%s", f0, f1,
+		   f2, b0, b1, b2, share, left);
 }
 
 int report_roofline_live(const struct report *r, int last, char *line, size_t len)
