@@ -220,7 +220,7 @@ static __always_inline bool roof_batch(__u64 *a, __u32 elem, struct roof_open *o
 		if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(size))
 			return false;
 		roof_gemm(m, n, k, elem, fl, &f, &b);
-		if (roof_wraps(f, size) || fsum + f * size < fsum)
+		if (roof_wraps(f, size) || fsum + f * size < fsum || roof_wraps(b, size) || bsum + b * size < bsum)
 			return false;	/* absurd: the sums would wrap */
 		fsum += f * size;
 		bsum += b * size;
@@ -307,7 +307,7 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 	o->key.k = (__u32)k;
 	roof_gemm(m, n, k, elem, fl, &o->flops, &o->bytes);
 	if (batch > 1) {
-		if (roof_wraps(o->flops, batch))
+		if (roof_wraps(o->flops, batch) || roof_wraps(o->bytes, batch))
 			return false;
 		o->flops *= batch;
 		o->bytes *= batch;

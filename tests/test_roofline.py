@@ -176,6 +176,56 @@ def test_bad_dimensions_are_unreadable_calls(tmp_path):
     assert len(said) == 1 and "3 calls" in said[0], r.stderr
 
 
+WRAP_SRC = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+/* ggml 0.25.1's tensor and params, as bpf/roof_ggml.bpf.h reads them (src at 152) */
+struct ggml_tensor { int type; void *buffer; int64_t ne[4]; size_t nb[4]; int op; int32_t op_params[16]; int32_t flags;
+	struct ggml_tensor *src[10]; struct ggml_tensor *view_src; size_t view_offs; void *data; char name[64]; void *extra;
+	char padding[8]; };
+_Static_assert(__builtin_offsetof(struct ggml_tensor, src) == 152, "src");
+struct ggml_compute_params { int ith, nth; size_t wsize; void *wdata; void *threadpool; _Bool use_ref; };
+const char *ggml_version(void) { return "0.25.1"; }
+__attribute__((noinline, noipa)) void ggml_compute_forward_mul_mat(const struct ggml_compute_params *p, struct ggml_tensor *dst)
+{ __asm__ volatile("" : : "r"(p), "r"(dst) : "memory"); }
+__attribute__((noinline, noipa)) void cblas_dgemm_batch(int layout, const int *ta, const int *tb, const int *m, const int *n,
+	const int *k, const double *alpha, const double **a, const int *lda, const double **b, const int *ldb,
+	const double *beta, double **c, const int *ldc, int groups, const int *size)
+{ __asm__ volatile("" : : "r"(ta), "r"(m), "r"(size) : "memory"); }
+int main(void)
+{
+	struct ggml_compute_params p = { 0, 1 };
+	struct ggml_tensor dst = { 0 }, w = { 0 }, act = { 0 };
+	/* weight and result f64 [2^20, 2^20, 2^10, 2^10]: 2^63 B each, activations f32 [2^20]: the sum is 2^64 + 2^22 */
+	w.type = 28; w.ne[0] = 1 << 20; w.ne[1] = 1 << 20; w.ne[2] = 1 << 10; w.ne[3] = 1 << 10;
+	dst.type = 28; memcpy(dst.ne, w.ne, sizeof(w.ne));
+	act.type = 0; act.ne[0] = 1 << 20; act.ne[1] = 1; act.ne[2] = 1; act.ne[3] = 1;
+	dst.src[0] = &w; dst.src[1] = &act;
+	ggml_compute_forward_mul_mat(&p, &dst);
+	/* one group of 2^20 dgemm 2^20 x 2^20 x 1, beta 1: FLOPs 2^61, bytes 8 (2^20 + 2^20 + 2 2^40) 2^20 = 2^64 + 2^44 */
+	int ta = 111, tb = 111, m = 1 << 20, n = 1 << 20, k = 1, size = 1 << 20, ld = 1 << 20;
+	double alpha = 1, beta = 1;
+	cblas_dgemm_batch(101, &ta, &tb, &m, &n, &k, &alpha, 0, &ld, 0, &ld, &beta, 0, &ld, 1, &size);
+	return 0;
+}
+"""
+
+
+def test_work_whose_byte_sums_would_wrap_is_unreadable(tmp_path):
+    """A ggml node of 2^63 + 2^63 + 2^22 bytes and a dgemm batch of 2^64 + 2^44 bytes (FLOPs below
+    2^64 both): each sum would wrap a u64 (the old code reported 4 MiB and 16 TiB): both are
+    unreadable calls, no shape."""
+    src, exe = tmp_path / "wrap.c", tmp_path / "wrap"
+    src.write_text(WRAP_SRC)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
+    out = tmp_path / "wrap.json"
+    r = run_tmabpf(["--roofline", "--uprobe", f"{exe}:main", "--batch", "--json", str(out), "--", str(exe)], timeout=120)
+    assert r.returncode == 0, r.stderr
+    rl = load_json(out)["roofline"]
+    assert rl["calls"] == 2 and rl["unreadable_calls"] == 2 and rl["shapes"] == [], rl
+
+
 def test_without_roofs_work_is_still_reported(tmp_path):
     rl, own, r = roofline_run(tmp_path, "gemm", 1, extra=("--roofs", str(tmp_path / "none.json")))
     assert rl["roofs"] is None and "tmabpf roofs" in rl["roofs_missing"]
