@@ -68,6 +68,7 @@ enum {
 	ROOF_STAT_ABANDONED,	/* an outermost call whose return never came (longjmp, exception) */
 	ROOF_STAT_GGML_WORKERS,	/* a ggml node entered by a thread other than its first: counted once, there */
 	ROOF_STAT_PROCS_FULL,	/* --per-call: calls not added to their process' totals (roof_procs full) */
+	ROOF_STAT_INVALID,	/* of the unreadable: arguments BLAS rejects (xerbla), so it computes nothing */
 	ROOF_STAT_MAX,
 };
 

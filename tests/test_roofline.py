@@ -176,6 +176,66 @@ def test_bad_dimensions_are_unreadable_calls(tmp_path):
     assert len(said) == 1 and "3 calls" in said[0], r.stderr
 
 
+def test_calls_blas_rejects_are_not_counted(tmp_path):
+    """8 calls OpenBLAS rejects (its xerbla prints one 'illegal value' line each: the peer) - a
+    leading dimension below its minimum, a layout, a CBLAS or Fortran transpose, an increment of 0 -
+    are unreadable and invalid calls, said in one line (the old code counted them as full work);
+    the 4 legal calls at the edges (row-major at its smallest leading dimensions, lower-case 't' and
+    'c', a negative increment) are counted exactly."""
+    rl, own, r = roofline_run(tmp_path, "illegal")
+    assert r.stdout.count("had an illegal value") == own["illegal"] == 8, r.stdout
+    got = per_function(rl)
+    for f in ("cblas_sgemm", "cblas_sgemv", "sgemm_", "sgemv_"):
+        assert dict(got[f]) == {k: v for k, v in own[f].items() if own[f]["calls"]}, (f, dict(got[f]), own[f])
+    assert Counter({shape_key(s): s["calls"] for s in rl["shapes"]}) == Counter(own["shapes"])
+    assert rl["calls"] == 12 and rl["invalid_calls"] == 8 and rl["unreadable_calls"] == 8, rl
+    said = [l for l in r.stderr.splitlines() if "BLAS rejects" in l]
+    assert len(said) == 1 and "8 calls" in said[0] and "8 of them" in said[0], r.stderr
+
+
+DNNL_SRC = r"""
+#include <stdio.h>
+#include <oneapi/dnnl/dnnl.h>
+static float a[4096], b[4096], c[4096];
+int main(void)
+{
+	int bad = 0, good = 0;
+	/* row-major 16x8x4: lda >= K (NN) */
+	struct { char ta, tb; long lda, ldb, ldc; } v[] = {
+		{ 'N', 'N', 4, 8, 8 }, { 'T', 'T', 16, 4, 8 }, { 'n', 't', 4, 4, 8 },
+		{ 'N', 'N', 3, 8, 8 }, { 'N', 'N', 4, 7, 8 }, { 'N', 'N', 4, 8, 7 }, { 'C', 'N', 16, 8, 8 }, { 'T', 'N', 15, 8, 8 },
+	};
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		dnnl_status_t s = dnnl_sgemm(v[i].ta, v[i].tb, 16, 8, 4, 1, a, v[i].lda, b, v[i].ldb, 0, c, v[i].ldc);
+		if (s == dnnl_success) good++; else bad++;
+	}
+	printf("{\"good\": %d, \"bad\": %d}\n", good, bad);
+	return 0;
+}
+"""
+
+
+def test_dnnl_sgemm_calls_onednn_rejects_are_not_counted(tmp_path):
+    """dnnl_sgemm (row-major, 16 x 8 x 4) with 3 legal and 5 illegal transposes and leading
+    dimensions: oneDNN's own status (dnnl_invalid_arguments) is the peer: 5 invalid calls, the 3
+    others' shapes counted."""
+    if not os.path.exists("/usr/include/oneapi/dnnl/dnnl.h"):
+        pytest.skip("libdnnl-dev not installed")
+    src, exe = tmp_path / "dn.c", tmp_path / "dn"
+    src.write_text(DNNL_SRC)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src), "-ldnnl"], check=True)
+    out = tmp_path / "dn.json"
+    r = run_tmabpf(["--roofline", "--batch", "--json", str(out), "--", str(exe)], timeout=120,
+                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    own = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+    rl = load_json(out)["roofline"]
+    assert own == {"good": 3, "bad": 5}
+    assert sorted((s["trans_a"], s["trans_b"], s["calls"]) for s in rl["shapes"]) == \
+        [(False, False, 1), (False, True, 1), (True, True, 1)], rl["shapes"]
+    assert rl["invalid_calls"] == own["bad"] and rl["unreadable_calls"] == own["bad"], rl
+
+
 WRAP_SRC = r"""
 #include <stdint.h>
 #include <stdio.h>

@@ -22,6 +22,10 @@
  *                          32 x 32 each; HOW: exited (each 64 children reaped before the next), alive
  *                          (the children wait until the windows are over), idle (windows 1 and 3
  *                          call none); the counts are the parent's
+ *   gemmwork illegal       8 calls BLAS rejects (xerbla: a leading dimension, layout, transpose or
+ *                          increment out of range; "illegal" in the JSON) and 4 legal ones at the
+ *                          edge of those ranges (row-major, lower-case Fortran transposes,
+ *                          a negative increment), counted
  */
 #include <dlfcn.h>
 #include <cblas.h>
@@ -276,10 +280,42 @@ static void windows(int kids, const char *how)
 		;
 }
 
+/* 8 calls BLAS rejects, 4 legal ones at the edges (16 x 8 x 4, and a 16 x 8 GEMV) */
+static int illegal(void)
+{
+	static float a[256], b[256], c[256], x[16], y[16];
+	int m = 16, n = 8, k = 4, one = 1, sixteen = 16, four = 4;
+	float alpha = 1, beta = 0;
+	unsigned long long fl = 2ULL * 16 * 8 * 4, by = 4ULL * (16 * 4 + 4 * 8 + 16 * 8);
+
+	cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, 1, b, k, 0, c, m);	/* lda < M */
+	cblas_sgemm(100, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* layout */
+	cblas_sgemm(CblasColMajor, 115, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* transpose */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, k, 0, c, n);	/* ldb < N */
+	sgemm_("X", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m);			/* transpose */
+	sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &one);			/* ldc < M */
+	cblas_sgemv(CblasColMajor, CblasNoTrans, m, n, 1, a, m, x, 0, 0, y, 1);			/* incX 0 */
+	sgemv_("N", &m, &n, &alpha, a, &one, x, &one, &beta, y, &one);				/* lda < M */
+	/* legal: row-major at its smallest leading dimensions, both transposed; Fortran 't' and 'c' */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, n, 0, c, n);
+	count(F_CSGEMM, fl, by);
+	shape_count(F_CSGEMM, m, n, k, 0, 0);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, m, n, k, 1, a, m, b, k, 0, c, n);
+	count(F_CSGEMM, fl, by);
+	shape_count(F_CSGEMM, m, n, k, 1, 1);
+	sgemm_("t", "c", &m, &n, &k, &alpha, a, &four, b, &n, &beta, c, &sixteen);
+	count(F_SGEMM, fl, by);
+	shape_count(F_SGEMM, m, n, k, 1, 1);
+	cblas_sgemv(CblasRowMajor, CblasTrans, m, n, 1, a, n, x, -1, 0, y, 1);
+	count(F_CSGEMV, 2ULL * 16 * 8, 4ULL * (16 * 8 + 16 + 8));
+	shape_count(F_CSGEMV, m, n, 0, 1, 0);
+	return 8;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "mixed";
-	int n = argc > 2 ? atoi(argv[2]) : 0;
+	int n = argc > 2 ? atoi(argv[2]) : 0, nillegal = 0;
 
 	if (!strcmp(mode, "mixed")) {
 		mixed(n ? n : 400);
@@ -316,6 +352,8 @@ int main(int argc, char **argv)
 		batches(n ? n : 100);
 	} else if (!strcmp(mode, "windows") && argc > 3) {
 		windows(n, argv[3]);
+	} else if (!strcmp(mode, "illegal")) {
+		nillegal = illegal();
 	} else if (!strcmp(mode, "bad")) {
 		float a[4] = { 0 }, c[4];
 		int zero = 0, neg = -3, one = 1;
@@ -325,7 +363,7 @@ int main(int argc, char **argv)
 		sgemm_("N", "N", &neg, &one, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 		sgemv_("N", &zero, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 	} else {
-		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad|batch [N] | windows K exited|alive|idle\n");
+		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad|illegal|batch [N] | windows K exited|alive|idle\n");
 		return 2;
 	}
 	printf("{");
@@ -335,6 +373,6 @@ int main(int argc, char **argv)
 	printf(", \"shapes\": {");
 	for (int i = 0; i < nshapes; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", shapes[i].key, shapes[i].calls);
-	printf("}}\n");
+	printf("}, \"illegal\": %d}\n", nillegal);
 	return 0;
 }

@@ -52,6 +52,7 @@ struct roofline_result {
 	uint64_t calls, unreadable, nested, abandoned, shapes_full;
 	uint64_t ggml_workers;		/* ggml nodes' entries on threads other than the first: not counted again */
 	uint64_t procs_full;		/* --per-call: calls not added to their process' totals (roof_procs full) */
+	uint64_t invalid;		/* of the unreadable: arguments BLAS rejects (xerbla), computing nothing */
 	uint64_t bpf_run_ns, bpf_run_cnt;	/* the program's kernel run-time stats (when on) */
 	bool have_roofs;
 	struct roofs roofs;		/* valid when have_roofs */

@@ -218,6 +218,7 @@ void report_roofline_json(const struct report *r, struct json *j)
 	roofs_json(rl, j);
 	json_u64(j, "calls", rl->calls);
 	json_u64(j, "unreadable_calls", rl->unreadable);
+	json_u64(j, "invalid_calls", rl->invalid);
 	json_u64(j, "nested_calls", rl->nested);
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
