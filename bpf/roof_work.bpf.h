@@ -264,20 +264,24 @@ static __always_inline int roof_batch(__u64 *a, __u32 elem, struct roof_open *o)
 
 	if (groups <= 0 || groups > ROOF_MAX_GROUPS)
 		return 0;
+	/* each group's transposes and leading dimensions in the slots of arguments read by then (the
+	 * layout, alpha's, A's, B's, C's, the count): no more stack */
+	__s64 *v = (__s64 *)a;
+
 	for (__u32 g = 0; g < ROOF_MAX_GROUPS; g++) {
-		__s64 m, n, k, size, ta, tb, lda, ldb, ldc;
+		__s64 m, n, k, size;
 		__u32 fl = layout;
 		__u64 f, b;
 
 		if (g >= groups)
 			break;
-		if (!roof_int(a[1] + 4 * g, &ta) || !roof_int(a[2] + 4 * g, &tb) || !roof_int(a[3] + 4 * g, &m) ||
+		if (!roof_int(a[1] + 4 * g, &v[0]) || !roof_int(a[2] + 4 * g, &v[6]) || !roof_int(a[3] + 4 * g, &m) ||
 		    !roof_int(a[4] + 4 * g, &n) || !roof_int(a[5] + 4 * g, &k) || !roof_int(a[15] + 4 * g, &size) ||
-		    !roof_int(a[8] + 4 * g, &lda) || !roof_int(a[10] + 4 * g, &ldb) || !roof_int(a[13] + 4 * g, &ldc) ||
+		    !roof_int(a[8] + 4 * g, &v[7]) || !roof_int(a[10] + 4 * g, &v[9]) || !roof_int(a[13] + 4 * g, &v[12]) ||
 		    !roof_beta(a[11] + elem * g, elem, &fl))
 			return 0;
-		if (!roof_cblas_trans_ok(ta, ROOF_TRANS_A, &fl) || !roof_cblas_trans_ok(tb, ROOF_TRANS_B, &fl) ||
-		    !roof_gemm_lds_ok(fl, m, n, k, lda, ldb, ldc))
+		if (!roof_cblas_trans_ok(v[0], ROOF_TRANS_A, &fl) || !roof_cblas_trans_ok(v[6], ROOF_TRANS_B, &fl) ||
+		    !roof_gemm_lds_ok(fl, m, n, k, v[7], v[9], v[12]))
 			return roof_invalid();
 		if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(size))
 			return 0;
@@ -344,14 +348,14 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 			return roof_invalid();
 		break;
 	case SIG_F77_GEMM: {	/* ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc: all behind pointers */
-		__s64 lda, ldb, ldc;
+		__s64 *ld = (__s64 *)a;	/* lda, ldb, ldc over their pointers (a[7], a[9], a[12]): no more stack */
 		__u32 bad = 0;
 
 		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl, &bad) || !roof_f77_trans(a[1], ROOF_TRANS_B, &fl, &bad) ||
 		    !roof_int(a[2], &m) || !roof_int(a[3], &n) || !roof_int(a[4], &k) || !roof_beta(a[10], elem, &fl) ||
-		    !roof_int(a[7], &lda) || !roof_int(a[9], &ldb) || !roof_int(a[12], &ldc))
+		    !roof_int(a[7], &ld[7]) || !roof_int(a[9], &ld[9]) || !roof_int(a[12], &ld[12]))
 			return 0;
-		if (bad || !roof_gemm_lds_ok(fl, m, n, k, lda, ldb, ldc))
+		if (bad || !roof_gemm_lds_ok(fl, m, n, k, ld[7], ld[9], ld[12]))
 			return roof_invalid();
 		break;
 	}
@@ -362,13 +366,14 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 			return roof_invalid();
 		break;
 	case SIG_F77_GEMV: {	/* trans, m, n, alpha, a, lda, x, incx, beta, y, incy */
-		__s64 lda, incx, incy;
+		__s64 *ld = (__s64 *)a;	/* lda, incx, incy over their pointers (a[5], a[7], a[10]) */
 		__u32 bad = 0;
 
 		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl, &bad) || !roof_int(a[1], &m) || !roof_int(a[2], &n) ||
-		    !roof_beta(a[8], elem, &fl) || !roof_int(a[5], &lda) || !roof_int(a[7], &incx) || !roof_int(a[10], &incy))
+		    !roof_beta(a[8], elem, &fl) || !roof_int(a[5], &ld[5]) || !roof_int(a[7], &ld[7]) ||
+		    !roof_int(a[10], &ld[10]))
 			return 0;
-		if (bad || !roof_gemv_ok(fl, m, n, lda, incx, incy))
+		if (bad || !roof_gemv_ok(fl, m, n, ld[5], ld[7], ld[10]))
 			return roof_invalid();
 		k = 1;
 		break;
