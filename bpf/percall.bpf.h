@@ -320,7 +320,6 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 	__u32 zero = 0, slot;
 	struct bpf_iter_task it;
 	struct percall_rec *r;
-	struct roof_sums *roof_w;
 	struct cpu_snap *snap = bpf_map_lookup_elem(&snaps, &zero);
 	__u32 *depth = bpf_map_lookup_elem(&percall_depth, &zero);
 	__u64 nslots;
@@ -356,8 +355,7 @@ __noinline int percall_emit(__u32 kind, __u32 fn, __u32 seq, __u64 now)
 		cv_sum(&r->c[e], &snap->uc[e].read, &snap->uc[e].off);
 	}
 	r->unfolded_ns = 0;
-	roof_w = cfg_roof_windows ? bpf_map_lookup_elem(&roof_procs, &r->pid) : NULL;
-	r->roof = roof_w ? *roof_w : (struct roof_sums){};
+	r->roof_unknown = cfg_roof_windows && !roof_procs_read(&r->pid, &r->roof);
 	/* the count lives in the record: loaded back each time, it is a bounded
 	 * unknown to the verifier, whose walk of the loop then converges */
 	r->nthreads = 0;

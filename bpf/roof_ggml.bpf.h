@@ -83,6 +83,8 @@ static __always_inline int roof_ggml_work(__u64 params, __u64 dst, struct roof_o
 	o->key.m = (__u32)m;
 	o->key.n = (__u32)n;
 	o->key.k = (__u32)k;
+	if (wbytes + abytes < wbytes || wbytes + abytes + dbytes < dbytes)
+		return 0;	/* absurd: the sum would wrap (each alone is below 2^64) */
 	o->flops = 2 * m * n * k;
 	o->bytes = wbytes + abytes + dbytes;
 	o->weight_bytes = wbytes;

@@ -30,6 +30,7 @@ enum roof_sig {
 
 #define ROOF_MAX_DIM (1u << 20)	/* a dimension above this is absurd: the call is counted unreadable */
 #define ROOF_MAX_SHAPES 4096
+#define ROOF_MAX_PROCS 1024	/* --per-call: processes with totals at once (roof_procs; an exited one's go) */
 #define ROOF_MAX_GROUPS 16	/* a batch of more groups is counted unreadable (its groups are read one by one) */
 
 /* roof_shape.flags */
@@ -85,6 +86,8 @@ enum {
 	ROOF_STAT_SHAPES_FULL,	/* calls not summed: the shape table was full */
 	ROOF_STAT_ABANDONED,	/* an outermost call whose return never came (longjmp, exception) */
 	ROOF_STAT_GGML_WORKERS,	/* a ggml node entered by a thread other than its first: counted once, there */
+	ROOF_STAT_PROCS_FULL,	/* --per-call: calls not added to their process' totals (roof_procs full) */
+	ROOF_STAT_INVALID,	/* of the unreadable: arguments BLAS rejects (xerbla), so it computes nothing */
 	ROOF_STAT_MAX,
 };
 

@@ -59,10 +59,40 @@ const volatile bool cfg_roof_windows = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, ROOF_MAX_PROCS);
 	__type(key, __u32);	/* tgid */
 	__type(value, struct roof_sums);
 } roof_procs SEC(".maps");
+
+/* The process' totals so far into out, for a marker's snapshot (tgid and out in its record): true;
+ * false when roof_procs is full and has none for it, so that its windows' work is unknown (out
+ * zero).  A process without any yet gets its zero totals here, so that later calls are added. */
+static const struct roof_sums roof_procs_zero;	/* .rodata: no stack, and not the record the key is in */
+
+static __always_inline bool roof_procs_read(const __u32 *tgid, struct roof_sums *out)
+{
+	struct roof_sums *s = bpf_map_lookup_elem(&roof_procs, tgid);
+
+	*out = (struct roof_sums){};
+	if (!s) {
+		bpf_map_update_elem(&roof_procs, tgid, &roof_procs_zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&roof_procs, tgid);
+	}
+	if (!s)
+		return false;
+	*out = *s;
+	return true;
+}
+
+/* A thread exits: when it is its process' last, the process' totals go (its pid may come back). */
+static __always_inline void roof_procs_exit(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (!task->signal || task->signal->live.counter)
+		return;
+	bpf_map_delete_elem(&roof_procs, &tgid);
+}
 
 #if defined(__TARGET_ARCH_x86)
 #define ROOF_ARG_REGS 6
@@ -76,11 +106,11 @@ struct {
 #define ROOF_STACK_ARGS 10
 #define ROOF_ARGS_MAX (ROOF_ARG_REGS + ROOF_STACK_ARGS)	/* the batch interfaces' 16 integer arguments */
 
-/* Does the signature read an argument past the registers? */
+/* Does the signature read an argument past the registers?  (Every one but the ggml nodes': the
+ * leading dimensions and increments are past them.) */
 static __always_inline bool roof_sig_stack(__u32 sig)
 {
-	return sig == SIG_F77_GEMM || sig == SIG_F77_GEMV || sig == SIG_CBLAS_GEMM_BATCH ||
-	       sig == SIG_CBLAS_GEMM_STRIDED;
+	return sig != SIG_GGML_MUL_MAT && sig != SIG_GGML_REPACK_MUL_MAT;
 }
 
 /* The integer (and pointer) arguments in order: registers, then stack slots of 8 bytes. */
@@ -115,15 +145,29 @@ static __always_inline bool roof_int(__u64 p, __s64 *v)
 	return true;
 }
 
-static __always_inline bool roof_f77_trans(__u64 p, __u32 bit, __u32 *flags)
+/* A Fortran transpose character behind p into flags: false when unreadable; *bad set when BLAS
+ * rejects it (not 'N', 'T' or 'C', either case, as LSAME compares them). */
+static __always_inline bool roof_f77_trans(__u64 p, __u32 bit, __u32 *flags, __u32 *bad)
 {
 	char c;
 
 	if (bpf_probe_read_user(&c, sizeof(c), (void *)p))
 		return false;
-	if (c != 'N' && c != 'n')
+	c |= 0x20;	/* lower case */
+	if (c == 't' || c == 'c')
 		*flags |= bit;
+	else if (c != 'n')
+		*bad = 1;
 	return true;
+}
+
+/* oneDNN's transpose character c into flags: false unless 'N' or 'T', either case. */
+static __always_inline bool roof_dnnl_trans(char c, __u32 bit, __u32 *flags)
+{
+	c |= 0x20;
+	if (c == 't')
+		*flags |= bit;
+	return c == 'n' || c == 't';
 }
 
 /* Is the beta (a float or a double behind p) non-zero?  false when unreadable. */
@@ -160,48 +204,100 @@ static __always_inline void roof_gemm(__u64 m, __u64 n, __u64 k, __u32 elem, __u
 	*bytes = elem * (m * k + k * n + m * n + (fl & ROOF_BETA_NONZERO ? m * n : 0));
 }
 
-/* CBLAS's transpose enum (111 NoTrans) behind p; false when unreadable. */
+/* CBLAS's transpose t into flags: false when CBLAS rejects it (111 NoTrans, 112 Trans, 113
+ * ConjTrans; OpenBLAS takes 114, ConjNoTrans, too). */
+static __always_inline bool roof_cblas_trans_ok(__s64 t, __u32 bit, __u32 *flags)
+{
+	if (t == 112 || t == 113)
+		*flags |= bit;
+	return t >= 111 && t <= 114;
+}
+
+/* CBLAS's layout l into flags: false unless 101 RowMajor or 102 ColMajor. */
+static __always_inline bool roof_cblas_layout_ok(__s64 l, __u32 *flags)
+{
+	if (l == 101)
+		*flags |= ROOF_ROW_MAJOR;
+	return l == 101 || l == 102;
+}
+
+/* CBLAS's transpose enum behind p; false when unreadable or rejected. */
 static __always_inline bool roof_cblas_trans(__u64 p, __u32 bit, __u32 *flags)
 {
 	__s64 t;
 
-	if (!roof_int(p, &t))
-		return false;
-	if (t != 111)
-		*flags |= bit;
-	return true;
+	return roof_int(p, &t) && roof_cblas_trans_ok(t, bit, flags);
+}
+
+static __always_inline __s64 roof_max1(__s64 x)
+{
+	return x > 1 ? x : 1;
+}
+
+/* xerbla's checks of a GEMM's leading dimensions (op(A) M x K, op(B) K x N, C M x N; fl's layout
+ * and transposes): false when BLAS rejects the call and computes nothing. */
+static __always_inline bool roof_gemm_lds_ok(__u32 fl, __s64 m, __s64 n, __s64 k, __s64 lda, __s64 ldb, __s64 ldc)
+{
+	bool row = fl & ROOF_ROW_MAJOR, ta = fl & ROOF_TRANS_A, tb = fl & ROOF_TRANS_B;
+
+	/* the stored rows of A: column-major M (K transposed), row-major K (M transposed); B alike */
+	return lda >= roof_max1(row == ta ? m : k) && ldb >= roof_max1(row == tb ? k : n) && ldc >= roof_max1(row ? n : m);
+}
+
+/* The same of a GEMV (A M x N) and its increments. */
+static __always_inline bool roof_gemv_ok(__u32 fl, __s64 m, __s64 n, __s64 lda, __s64 incx, __s64 incy)
+{
+	return lda >= roof_max1(fl & ROOF_ROW_MAJOR ? n : m) && incx != 0 && incy != 0;
+}
+
+/* A call BLAS rejects (its arguments as xerbla checks them; a dimension < 0 is an unreadable
+ * one's, as a 0 or an absurd one is): counted, of the unreadable ones; 0 for roof_call_work. */
+static __always_inline int roof_invalid(void)
+{
+	pcpu_inc(&roof_stats, ROOF_STAT_INVALID);
+	return 0;
 }
 
 /* cblas_?gemm_batch: group_count groups behind pointers (a[1..5] the transposes and M, N, K
- * arrays, a[11] beta's, a[14] the count, a[15] the sizes); the shape is the first group's, the
- * work the whole batch's. */
-static __always_inline bool roof_batch(__u64 *a, __u32 elem, struct roof_open *o)
+ * arrays, a[8], a[10], a[13] the leading dimensions', a[11] beta's, a[14] the count, a[15] the
+ * sizes); the shape is the first group's, the work the whole batch's.  1; 0 when unreadable or
+ * rejected. */
+static __always_inline int roof_batch(__u64 *a, __u32 elem, struct roof_open *o)
 {
 	__s64 groups = (__s32)a[14];
 	__u64 fsum = 0, bsum = 0;
+	__u32 layout = o->key.flags;	/* and ROOF_BATCH */
 
 	if (groups <= 0 || groups > ROOF_MAX_GROUPS)
-		return false;
+		return 0;
+	/* each group's transposes and leading dimensions in the slots of arguments read by then (the
+	 * layout, alpha's, A's, B's, C's, the count): no more stack */
+	__s64 *v = (__s64 *)a;
+
 	for (__u32 g = 0; g < ROOF_MAX_GROUPS; g++) {
 		__s64 m, n, k, size;
-		__u32 fl = 0;
+		__u32 fl = layout;
 		__u64 f, b;
 
 		if (g >= groups)
 			break;
-		if (!roof_cblas_trans(a[1] + 4 * g, ROOF_TRANS_A, &fl) || !roof_cblas_trans(a[2] + 4 * g, ROOF_TRANS_B, &fl) ||
-		    !roof_int(a[3] + 4 * g, &m) || !roof_int(a[4] + 4 * g, &n) || !roof_int(a[5] + 4 * g, &k) ||
-		    !roof_int(a[15] + 4 * g, &size) || !roof_beta(a[11] + elem * g, elem, &fl))
-			return false;
+		if (!roof_int(a[1] + 4 * g, &v[0]) || !roof_int(a[2] + 4 * g, &v[6]) || !roof_int(a[3] + 4 * g, &m) ||
+		    !roof_int(a[4] + 4 * g, &n) || !roof_int(a[5] + 4 * g, &k) || !roof_int(a[15] + 4 * g, &size) ||
+		    !roof_int(a[8] + 4 * g, &v[7]) || !roof_int(a[10] + 4 * g, &v[9]) || !roof_int(a[13] + 4 * g, &v[12]) ||
+		    !roof_beta(a[11] + elem * g, elem, &fl))
+			return 0;
+		if (!roof_cblas_trans_ok(v[0], ROOF_TRANS_A, &fl) || !roof_cblas_trans_ok(v[6], ROOF_TRANS_B, &fl) ||
+		    !roof_gemm_lds_ok(fl, m, n, k, v[7], v[9], v[12]))
+			return roof_invalid();
 		if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(size))
-			return false;
+			return 0;
 		roof_gemm(m, n, k, elem, fl, &f, &b);
-		if (roof_wraps(f, size) || fsum + f * size < fsum)
-			return false;	/* absurd: the sums would wrap */
+		if (roof_wraps(f, size) || fsum + f * size < fsum || roof_wraps(b, size) || bsum + b * size < bsum)
+			return 0;	/* absurd: the sums would wrap */
 		fsum += f * size;
 		bsum += b * size;
 		if (g == 0) {
-			o->key.flags |= fl;
+			o->key.flags = fl;
 			o->key.m = m;
 			o->key.n = n;
 			o->key.k = k;
@@ -209,7 +305,7 @@ static __always_inline bool roof_batch(__u64 *a, __u32 elem, struct roof_open *o
 	}
 	o->flops = fsum;
 	o->bytes = bsum;
-	return true;
+	return 1;
 }
 
 #include "roof_ggml.bpf.h"
@@ -230,44 +326,69 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 		return roof_ggml_work(a[0], a[1], o, a);
 	case SIG_GGML_REPACK_MUL_MAT:
 		return roof_ggml_work(a[1], a[2], o, a);
-	case SIG_CBLAS_GEMM:	/* 101 RowMajor, 111 NoTrans */
-	case SIG_CBLAS_GEMM_STRIDED:
-		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0) |
-		      ((__u32)a[2] != 111 ? ROOF_TRANS_B : 0);
+	case SIG_CBLAS_GEMM:	/* integer arguments: layout, ta, tb, M, N, K, A, lda, B, ldb, C, ldc */
+	case SIG_CBLAS_GEMM_STRIDED:	/* ... A, lda, stridea, B, ldb, strideb, C, ldc, stridec, batch */
 		m = (__s32)a[3], n = (__s32)a[4], k = (__s32)a[5];
+		if (!roof_cblas_layout_ok((__s32)a[0], &fl) || !roof_cblas_trans_ok((__s32)a[1], ROOF_TRANS_A, &fl) ||
+		    !roof_cblas_trans_ok((__s32)a[2], ROOF_TRANS_B, &fl))
+			return roof_invalid();
 		if (sig == SIG_CBLAS_GEMM_STRIDED) {
 			fl |= ROOF_BATCH;
 			batch = (__s32)a[15];	/* alpha and beta are in vector registers, not counted here */
+			if (!roof_gemm_lds_ok(fl, m, n, k, (__s32)a[7], (__s32)a[10], (__s32)a[13]))
+				return roof_invalid();
+		} else if (!roof_gemm_lds_ok(fl, m, n, k, (__s32)a[7], (__s32)a[9], (__s32)a[11])) {
+			return roof_invalid();
 		}
 		break;
 	case SIG_CBLAS_GEMM_BATCH:
-		o->key.flags = ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ROOF_BATCH;
+		o->key.flags = ROOF_BATCH;
+		if (!roof_cblas_layout_ok((__s32)a[0], &o->key.flags))
+			return roof_invalid();
 		return roof_batch(a, elem, o);
-	case SIG_DNNL_GEMM:
-		fl |= ROOF_ROW_MAJOR | ((char)a[0] != 'N' && (char)a[0] != 'n' ? ROOF_TRANS_A : 0) |
-		      ((char)a[1] != 'N' && (char)a[1] != 'n' ? ROOF_TRANS_B : 0);
+	case SIG_DNNL_GEMM:	/* row-major: ta, tb, M, N, K, A, lda, B, ldb, C, ldc (64-bit), 'N' or 'T' */
+		fl |= ROOF_ROW_MAJOR;
 		m = (__s64)a[2], n = (__s64)a[3], k = (__s64)a[4];
+		if (!roof_dnnl_trans((char)a[0], ROOF_TRANS_A, &fl) || !roof_dnnl_trans((char)a[1], ROOF_TRANS_B, &fl) ||
+		    !roof_gemm_lds_ok(fl, m, n, k, (__s64)a[6], (__s64)a[8], (__s64)a[10]))
+			return roof_invalid();
 		break;
-	case SIG_F77_GEMM:
-		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl) || !roof_f77_trans(a[1], ROOF_TRANS_B, &fl) ||
-		    !roof_int(a[2], &m) || !roof_int(a[3], &n) || !roof_int(a[4], &k) || !roof_beta(a[10], elem, &fl))
-			return false;
+	case SIG_F77_GEMM: {	/* ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc: all behind pointers */
+		__s64 *ld = (__s64 *)a;	/* lda, ldb, ldc over their pointers (a[7], a[9], a[12]): no more stack */
+		__u32 bad = 0;
+
+		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl, &bad) || !roof_f77_trans(a[1], ROOF_TRANS_B, &fl, &bad) ||
+		    !roof_int(a[2], &m) || !roof_int(a[3], &n) || !roof_int(a[4], &k) || !roof_beta(a[10], elem, &fl) ||
+		    !roof_int(a[7], &ld[7]) || !roof_int(a[9], &ld[9]) || !roof_int(a[12], &ld[12]))
+			return 0;
+		if (bad || !roof_gemm_lds_ok(fl, m, n, k, ld[7], ld[9], ld[12]))
+			return roof_invalid();
 		break;
-	case SIG_CBLAS_GEMV:
-		fl |= ((__u32)a[0] == 101 ? ROOF_ROW_MAJOR : 0) | ((__u32)a[1] != 111 ? ROOF_TRANS_A : 0);
+	}
+	case SIG_CBLAS_GEMV:	/* layout, trans, M, N, A, lda, X, incX, Y, incY */
 		m = (__s32)a[2], n = (__s32)a[3], k = 1;
+		if (!roof_cblas_layout_ok((__s32)a[0], &fl) || !roof_cblas_trans_ok((__s32)a[1], ROOF_TRANS_A, &fl) ||
+		    !roof_gemv_ok(fl, m, n, (__s32)a[5], (__s32)a[7], (__s32)a[9]))
+			return roof_invalid();
 		break;
-	case SIG_F77_GEMV:
-		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl) || !roof_int(a[1], &m) || !roof_int(a[2], &n) ||
-		    !roof_beta(a[8], elem, &fl))
-			return false;
+	case SIG_F77_GEMV: {	/* trans, m, n, alpha, a, lda, x, incx, beta, y, incy */
+		__s64 *ld = (__s64 *)a;	/* lda, incx, incy over their pointers (a[5], a[7], a[10]) */
+		__u32 bad = 0;
+
+		if (!roof_f77_trans(a[0], ROOF_TRANS_A, &fl, &bad) || !roof_int(a[1], &m) || !roof_int(a[2], &n) ||
+		    !roof_beta(a[8], elem, &fl) || !roof_int(a[5], &ld[5]) || !roof_int(a[7], &ld[7]) ||
+		    !roof_int(a[10], &ld[10]))
+			return 0;
+		if (bad || !roof_gemv_ok(fl, m, n, ld[5], ld[7], ld[10]))
+			return roof_invalid();
 		k = 1;
 		break;
+	}
 	default:
-		return false;
+		return 0;
 	}
 	if (!roof_dim_ok(m) || !roof_dim_ok(n) || !roof_dim_ok(k) || !roof_dim_ok(batch))
-		return false;
+		return 0;
 	o->key.flags = fl;
 	o->key.m = (__u32)m;
 	o->key.n = (__u32)n;
@@ -283,7 +404,7 @@ static __always_inline int roof_call_work(struct pt_regs *ctx, __u32 sig, __u32 
 	o->key.k = (__u32)k;
 	roof_gemm(m, n, k, elem, fl, &o->flops, &o->bytes);
 	if (batch > 1) {
-		if (roof_wraps(o->flops, batch))
+		if (roof_wraps(o->flops, batch) || roof_wraps(o->bytes, batch))
 			return false;
 		o->flops *= batch;
 		o->bytes *= batch;
@@ -411,6 +532,8 @@ static __always_inline void roof_procs_add(const struct roof_open *o, __u64 now)
 		__sync_fetch_and_add(&s->wall_ns, now - o->entry_ns);
 		__sync_fetch_and_add(&s->flops, o->flops);
 		__sync_fetch_and_add(&s->bytes, o->bytes);
+	} else {
+		pcpu_inc(&roof_stats, ROOF_STAT_PROCS_FULL);
 	}
 }
 

@@ -740,7 +740,8 @@ static __always_inline void row_flush(struct ustack *st, __u32 k, __u32 tid)
 }
 
 /* A thread exits: frames still open never returned; its rows go to the funcs
- * hash and its slot is given back. */
+ * hash and its slot is given back.  The last of its process takes the process'
+ * --roofline totals with it. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 {
@@ -748,6 +749,8 @@ int BPF_PROG(tmabpf_uthrexit, struct task_struct *task)
 	__u64 now = cfg_trace ? bpf_ktime_get_ns() : 0;
 	struct ustack *st;
 
+	if (cfg_roof_windows)
+		roof_procs_exit(task);
 	if (!found)
 		return 0;
 	slot = *found;

@@ -215,6 +215,8 @@ struct percall_rec {
 	__u64 unfolded_ns;	/* the other threads on a CPU now: their time since their switch-in, whose
 				 * counts pc may lack (a bound: a sample or probe hit may have folded some) */
 	struct roof_sums roof;	/* --roofline: the process' known GEMM/GEMV calls returned so far (roof_procs) */
+	__u32 roof_unknown;	/* ... unknown: roof_procs was full (roof zero) */
+	__u32 pad;
 	struct percall_thread th[PERCALL_MAX_THREADS];
 	struct percall_fn fns[PERCALL_MAX_FUNCS];	/* by slot (PERCALL_DIRECT_FUNCS) */
 };

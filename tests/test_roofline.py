@@ -215,6 +215,116 @@ def test_bad_dimensions_are_unreadable_calls(tmp_path):
     assert len(said) == 1 and "3 calls" in said[0], r.stderr
 
 
+def test_calls_blas_rejects_are_not_counted(tmp_path):
+    """8 calls OpenBLAS rejects (its xerbla prints one 'illegal value' line each: the peer) - a
+    leading dimension below its minimum, a layout, a CBLAS or Fortran transpose, an increment of 0 -
+    are unreadable and invalid calls, said in one line (the old code counted them as full work);
+    the 4 legal calls at the edges (row-major at its smallest leading dimensions, lower-case 't' and
+    'c', a negative increment) are counted exactly."""
+    rl, own, r = roofline_run(tmp_path, "illegal")
+    assert r.stdout.count("had an illegal value") == own["illegal"] == 8, r.stdout
+    got = per_function(rl)
+    for f in ("cblas_sgemm", "cblas_sgemv", "sgemm_", "sgemv_"):
+        assert dict(got[f]) == {k: v for k, v in own[f].items() if own[f]["calls"]}, (f, dict(got[f]), own[f])
+    assert Counter({shape_key(s): s["calls"] for s in rl["shapes"]}) == Counter(own["shapes"])
+    assert rl["calls"] == 12 and rl["invalid_calls"] == 8 and rl["unreadable_calls"] == 8, rl
+    said = [l for l in r.stderr.splitlines() if "BLAS rejects" in l]
+    assert len(said) == 1 and "8 calls" in said[0] and "8 of them" in said[0], r.stderr
+
+
+DNNL_SRC = r"""
+#include <stdio.h>
+#include <oneapi/dnnl/dnnl.h>
+static float a[4096], b[4096], c[4096];
+int main(void)
+{
+	int bad = 0, good = 0;
+	/* row-major 16x8x4: lda >= K (NN) */
+	struct { char ta, tb; long lda, ldb, ldc; } v[] = {
+		{ 'N', 'N', 4, 8, 8 }, { 'T', 'T', 16, 4, 8 }, { 'n', 't', 4, 4, 8 },
+		{ 'N', 'N', 3, 8, 8 }, { 'N', 'N', 4, 7, 8 }, { 'N', 'N', 4, 8, 7 }, { 'C', 'N', 16, 8, 8 }, { 'T', 'N', 15, 8, 8 },
+	};
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		dnnl_status_t s = dnnl_sgemm(v[i].ta, v[i].tb, 16, 8, 4, 1, a, v[i].lda, b, v[i].ldb, 0, c, v[i].ldc);
+		if (s == dnnl_success) good++; else bad++;
+	}
+	printf("{\"good\": %d, \"bad\": %d}\n", good, bad);
+	return 0;
+}
+"""
+
+
+def test_dnnl_sgemm_calls_onednn_rejects_are_not_counted(tmp_path):
+    """dnnl_sgemm (row-major, 16 x 8 x 4) with 3 legal and 5 illegal transposes and leading
+    dimensions: oneDNN's own status (dnnl_invalid_arguments) is the peer: 5 invalid calls, the 3
+    others' shapes counted."""
+    if not os.path.exists("/usr/include/oneapi/dnnl/dnnl.h"):
+        pytest.skip("libdnnl-dev not installed")
+    src, exe = tmp_path / "dn.c", tmp_path / "dn"
+    src.write_text(DNNL_SRC)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src), "-ldnnl"], check=True)
+    out = tmp_path / "dn.json"
+    r = run_tmabpf(["--roofline", "--batch", "--json", str(out), "--", str(exe)], timeout=120,
+                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    own = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
+    rl = load_json(out)["roofline"]
+    assert own == {"good": 3, "bad": 5}
+    assert sorted((s["trans_a"], s["trans_b"], s["calls"]) for s in rl["shapes"]) == \
+        [(False, False, 1), (False, True, 1), (True, True, 1)], rl["shapes"]
+    assert rl["invalid_calls"] == own["bad"] and rl["unreadable_calls"] == own["bad"], rl
+
+
+WRAP_SRC = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+/* ggml 0.25.1's tensor and params, as bpf/roof_ggml.bpf.h reads them (src at 152) */
+struct ggml_tensor { int type; void *buffer; int64_t ne[4]; size_t nb[4]; int op; int32_t op_params[16]; int32_t flags;
+	struct ggml_tensor *src[10]; struct ggml_tensor *view_src; size_t view_offs; void *data; char name[64]; void *extra;
+	char padding[8]; };
+_Static_assert(__builtin_offsetof(struct ggml_tensor, src) == 152, "src");
+struct ggml_compute_params { int ith, nth; size_t wsize; void *wdata; void *threadpool; _Bool use_ref; };
+const char *ggml_version(void) { return "0.25.1"; }
+__attribute__((noinline, noipa)) void ggml_compute_forward_mul_mat(const struct ggml_compute_params *p, struct ggml_tensor *dst)
+{ __asm__ volatile("" : : "r"(p), "r"(dst) : "memory"); }
+__attribute__((noinline, noipa)) void cblas_dgemm_batch(int layout, const int *ta, const int *tb, const int *m, const int *n,
+	const int *k, const double *alpha, const double **a, const int *lda, const double **b, const int *ldb,
+	const double *beta, double **c, const int *ldc, int groups, const int *size)
+{ __asm__ volatile("" : : "r"(ta), "r"(m), "r"(size) : "memory"); }
+int main(void)
+{
+	struct ggml_compute_params p = { 0, 1 };
+	struct ggml_tensor dst = { 0 }, w = { 0 }, act = { 0 };
+	/* weight and result f64 [2^20, 2^20, 2^10, 2^10]: 2^63 B each, activations f32 [2^20]: the sum is 2^64 + 2^22 */
+	w.type = 28; w.ne[0] = 1 << 20; w.ne[1] = 1 << 20; w.ne[2] = 1 << 10; w.ne[3] = 1 << 10;
+	dst.type = 28; memcpy(dst.ne, w.ne, sizeof(w.ne));
+	act.type = 0; act.ne[0] = 1 << 20; act.ne[1] = 1; act.ne[2] = 1; act.ne[3] = 1;
+	dst.src[0] = &w; dst.src[1] = &act;
+	ggml_compute_forward_mul_mat(&p, &dst);
+	/* one group of 2^20 dgemm 2^20 x 2^20 x 1, beta 1: FLOPs 2^61, bytes 8 (2^20 + 2^20 + 2 2^40) 2^20 = 2^64 + 2^44 */
+	int ta = 111, tb = 111, m = 1 << 20, n = 1 << 20, k = 1, size = 1 << 20, ld = 1 << 20;
+	double alpha = 1, beta = 1;
+	cblas_dgemm_batch(101, &ta, &tb, &m, &n, &k, &alpha, 0, &ld, 0, &ld, &beta, 0, &ld, 1, &size);
+	return 0;
+}
+"""
+
+
+def test_work_whose_byte_sums_would_wrap_is_unreadable(tmp_path):
+    """A ggml node of 2^63 + 2^63 + 2^22 bytes and a dgemm batch of 2^64 + 2^44 bytes (FLOPs below
+    2^64 both): each sum would wrap a u64 (the old code reported 4 MiB and 16 TiB): both are
+    unreadable calls, no shape."""
+    src, exe = tmp_path / "wrap.c", tmp_path / "wrap"
+    src.write_text(WRAP_SRC)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
+    out = tmp_path / "wrap.json"
+    r = run_tmabpf(["--roofline", "--uprobe", f"{exe}:main", "--batch", "--json", str(out), "--", str(exe)], timeout=120)
+    assert r.returncode == 0, r.stderr
+    rl = load_json(out)["roofline"]
+    assert rl["calls"] == 2 and rl["unreadable_calls"] == 2 and rl["shapes"] == [], rl
+
+
 def test_without_roofs_work_is_still_reported(tmp_path):
     rl, own, r = roofline_run(tmp_path, "gemm", 1, extra=("--roofs", str(tmp_path / "none.json")))
     assert rl["roofs"] is None and "tmabpf roofs" in rl["roofs_missing"]
@@ -241,6 +351,73 @@ def test_function_without_known_signature_is_named_once(tmp_path):
     said = [l for l in r.stderr.splitlines() if "without a known GEMM/GEMV signature" in l]
     assert len(said) == 1 and "sgemm_kernel_" in said[0], r.stderr
     assert sum(per_function(rl)[f]["calls"] for f in own if f != "shapes") == 20
+
+
+W32 = (2 * 32 ** 3, 4 * 3 * 32 * 32)  # gemmwork_window's sgemm: FLOPs and compulsory bytes (beta 0)
+
+
+def windows_run(tmp_path, kids, how, extra=()):
+    """gemmwork windows KIDS HOW under --per-call gemmwork_window: the report, the text and stderr."""
+    out = tmp_path / f"w_{how}.json"
+    r = run_tmabpf(["--roofline", "--per-call", f"{GEMMWORK}:gemmwork_window", "--batch", "--width", "200", "--json",
+                    str(out), *extra, "--", GEMMWORK, "windows", str(kids), how], timeout=300,
+                   env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    rep = load_json(out)
+    return rep, sorted(rep["iterations"], key=lambda it: it["start_ns"]), r
+
+
+def test_per_token_windows_after_many_exited_processes_are_exact(tmp_path):
+    """1100 processes (more than roof_procs' 1024) call a GEMM each and exit before the 5 windows: an
+    exited process' totals go with it, so each window's work is its 3 GEMMs exactly (the old code
+    kept every process' entry and showed the windows as 0 work)."""
+    rep, its, r = windows_run(tmp_path, 1100, "exited")
+    rl = rep["roofline"]
+    assert [(it["roofline"]["calls"], it["roofline"]["flops"], it["roofline"]["bytes"]) for it in its] == \
+        [(3, 3 * W32[0], 3 * W32[1])] * 5, its
+    assert rl["procs_full_calls"] == 0 and rl["calls"] == 1100 + 15, rl["calls"]
+
+
+def test_per_token_windows_past_roof_procs_are_unknown_not_zero(tmp_path):
+    """1100 live processes hold 1024 totals when the windows run: the 76 others' GEMMs and the
+    marker's 15 are counted as procs_full_calls (exactly), said in one line, and the windows' work
+    is unknown (null), not 0; no per-token figure is made of them."""
+    rep, its, r = windows_run(tmp_path, 1100, "alive")
+    rl = rep["roofline"]
+    assert len(its) == 5 and all(it["roofline"] is None for it in its), its
+    assert rl["procs_full_calls"] == 1100 - 1024 + 15, rl["procs_full_calls"]
+    assert rl["per_token"] is None, rl["per_token"]
+    said = [l for l in r.stderr.splitlines() if "per-token windows have unknown work" in l]
+    assert len(said) == 1 and "91 calls" in said[0] and "1024" in said[0], r.stderr
+    assert "per token window" not in r.stdout, r.stdout
+
+
+def test_per_token_is_the_windows_work_only(tmp_path):
+    """per_token is the windows' own work over their count (the marker's process between its
+    snapshots), not the run's rows (50 children's GEMMs outside any window, in other processes)
+    over the windows; tokens/s is the windows' count over their wall time."""
+    rep, its, r = windows_run(tmp_path, 50, "exited")
+    rl = rep["roofline"]
+    pt = rl["per_token"]
+    assert sum(s["flops"] for s in rl["shapes"]) == 15 * W32[0] + 50 * 2 * 8 ** 3  # the rows have the children
+    assert pt["flops"] == 3 * W32[0] and pt["bytes"] == 3 * W32[1], pt
+    assert pt["tokens"] == 5 and pt["unknown_tokens"] == 0
+    assert pt["tokens_per_s"] == pytest.approx(5e9 / sum(it["wall_ns"] for it in its), rel=1e-9)
+    assert re.search(r"^per token \(5, --per-call\): 197 KFLOP, 36\.9 KB;", r.stdout, re.M), r.stdout
+
+
+def test_zero_call_windows_are_left_out_of_the_spread(tmp_path):
+    """Windows 1 and 3 call no GEMM: the spread (min / median / max) is of the 3 others' work, and
+    the line says 2 were left out (the old code's minimum was 0)."""
+    rep, its, r = windows_run(tmp_path, 0, "idle")
+    assert [it["roofline"]["calls"] for it in its] == [3, 0, 3, 0, 3], its
+    text = re.sub(r"\n  ", " ", r.stdout)
+    m = re.search(r"^per token window \(min / median / max\): FLOP (\S+) / (\S+) / (\S+); B (\S+) / (\S+) / "
+                  r"(\S+?)(?:[;( ]|$)", text, re.M)
+    assert m, r.stdout
+    assert [si(x) for x in m.group(1, 2, 3)] == pytest.approx([3 * W32[0]] * 3, rel=0.01), m.groups()
+    assert [si(x) for x in m.group(4, 5, 6)] == pytest.approx([3 * W32[1]] * 3, rel=0.01), m.groups()
+    assert "(2 without known calls left out)" in text, r.stdout
 
 
 def test_svg_chart_points_are_the_json_shapes_and_it_renders(tmp_path, roofs):
@@ -333,7 +510,7 @@ def test_per_token_bytes_are_the_decoders_weights(tmp_path, roofs):
 
 def si(x):
     """units_si's text ("21.0M", "411M", "512") as a number."""
-    m = re.fullmatch(r"([0-9.]+)([kMGTP]?)", x)
+    m = re.fullmatch(r"([0-9.]+)([kMGTP]?)", x.replace("K", "k"))
     assert m, x
     return float(m.group(1)) * 1000 ** " kMGTP".index(m.group(2) or " ")
 

@@ -17,12 +17,23 @@
  *                          shapes, transposes, beta) and cblas_sgemm_batch_strided (1-4 GEMMs)
  *                          in turn, each batch's work summed and keyed by its first group's shape;
  *                          exit 3 when the BLAS has none (OpenBLAS)
+ *   gemmwork windows K HOW   K children (forked, OPENBLAS_NUM_THREADS=1) each call one 8 x 8 x 8
+ *                          sgemm, then 5 windows (--per-call gemmwork_window) of 3 sgemm of 32 x
+ *                          32 x 32 each; HOW: exited (each 64 children reaped before the next), alive
+ *                          (the children wait until the windows are over), idle (windows 1 and 3
+ *                          call none); the counts are the parent's
+ *   gemmwork illegal       8 calls BLAS rejects (xerbla: a leading dimension, layout, transpose or
+ *                          increment out of range; "illegal" in the JSON) and 4 legal ones at the
+ *                          edge of those ranges (row-major, lower-case Fortran transposes,
+ *                          a negative increment), counted
  */
 #include <dlfcn.h>
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const float *alpha,
 	    const float *a, const int *lda, const float *b, const int *ldb, const float *beta, float *c,
@@ -220,10 +231,91 @@ static void batches(int calls)
 	}
 }
 
+/* a --per-call window: 3 sgemm of 32^3, or none when idle */
+__attribute__((noinline)) void gemmwork_window(int idle)
+{
+	static float a[32 * 32], b[32 * 32], c[32 * 32];
+
+	for (int j = 0; j < 3 && !idle; j++) {
+		cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 32, 32, 32, 1.0f, a, 32, b, 32, 0.0f, c, 32);
+		count(F_CSGEMM, 2ULL * 32 * 32 * 32, 4ULL * 3 * 32 * 32);
+	}
+	__asm__ volatile("" : : "r"(idle) : "memory");
+}
+
+static void windows(int kids, const char *how)
+{
+	int alive = !strcmp(how, "alive"), gate[2], ready[2];
+	float a[64] = { 0 }, b[64] = { 0 }, c[64];
+	char x;
+
+	if (pipe(gate) || pipe(ready))
+		exit(1);
+	for (int i = 0; i < kids; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			exit(1);
+		if (p == 0) {
+			close(gate[1]);
+			cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0f, a, 8, b, 8, 0.0f, c, 8);
+			if (alive && (write(ready[1], "", 1) != 1 || read(gate[0], &x, 1) < 0))	/* EOF: the windows are over */
+				_exit(1);
+			_exit(0);
+		}
+		if (!alive && i % 64 == 63)
+			while (waitpid(-1, NULL, 0) > 0)
+				;
+	}
+	for (int i = 0; alive && i < kids; i++)
+		if (read(ready[0], &x, 1) != 1)
+			exit(1);
+	if (!alive)
+		while (waitpid(-1, NULL, 0) > 0)
+			;
+	for (int i = 0; i < 5; i++)
+		gemmwork_window(!strcmp(how, "idle") && i % 2);
+	close(gate[1]);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+}
+
+/* 8 calls BLAS rejects, 4 legal ones at the edges (16 x 8 x 4, and a 16 x 8 GEMV) */
+static int illegal(void)
+{
+	static float a[256], b[256], c[256], x[16], y[16];
+	int m = 16, n = 8, k = 4, one = 1, sixteen = 16, four = 4;
+	float alpha = 1, beta = 0;
+	unsigned long long fl = 2ULL * 16 * 8 * 4, by = 4ULL * (16 * 4 + 4 * 8 + 16 * 8);
+
+	cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, 1, b, k, 0, c, m);	/* lda < M */
+	cblas_sgemm(100, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* layout */
+	cblas_sgemm(CblasColMajor, 115, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* transpose */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, k, 0, c, n);	/* ldb < N */
+	sgemm_("X", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m);			/* transpose */
+	sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &one);			/* ldc < M */
+	cblas_sgemv(CblasColMajor, CblasNoTrans, m, n, 1, a, m, x, 0, 0, y, 1);			/* incX 0 */
+	sgemv_("N", &m, &n, &alpha, a, &one, x, &one, &beta, y, &one);				/* lda < M */
+	/* legal: row-major at its smallest leading dimensions, both transposed; Fortran 't' and 'c' */
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, n, 0, c, n);
+	count(F_CSGEMM, fl, by);
+	shape_count(F_CSGEMM, m, n, k, 0, 0);
+	cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, m, n, k, 1, a, m, b, k, 0, c, n);
+	count(F_CSGEMM, fl, by);
+	shape_count(F_CSGEMM, m, n, k, 1, 1);
+	sgemm_("t", "c", &m, &n, &k, &alpha, a, &four, b, &n, &beta, c, &sixteen);
+	count(F_SGEMM, fl, by);
+	shape_count(F_SGEMM, m, n, k, 1, 1);
+	cblas_sgemv(CblasRowMajor, CblasTrans, m, n, 1, a, n, x, -1, 0, y, 1);
+	count(F_CSGEMV, 2ULL * 16 * 8, 4ULL * (16 * 8 + 16 + 8));
+	shape_count(F_CSGEMV, m, n, 0, 1, 0);
+	return 8;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "mixed";
-	int n = argc > 2 ? atoi(argv[2]) : 0;
+	int n = argc > 2 ? atoi(argv[2]) : 0, nillegal = 0;
 
 	if (!strcmp(mode, "mixed")) {
 		mixed(n ? n : 400);
@@ -258,6 +350,10 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(mode, "batch")) {
 		batches(n ? n : 100);
+	} else if (!strcmp(mode, "windows") && argc > 3) {
+		windows(n, argv[3]);
+	} else if (!strcmp(mode, "illegal")) {
+		nillegal = illegal();
 	} else if (!strcmp(mode, "bad")) {
 		float a[4] = { 0 }, c[4];
 		int zero = 0, neg = -3, one = 1;
@@ -267,7 +363,7 @@ int main(int argc, char **argv)
 		sgemm_("N", "N", &neg, &one, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 		sgemv_("N", &zero, &one, &alpha, a, &one, a, &one, &beta, c, &one);
 	} else {
-		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad|batch [N]\n");
+		fprintf(stderr, "usage: gemmwork mixed|gemv-big|gemm|tiny|bad|illegal|batch [N] | windows K exited|alive|idle\n");
 		return 2;
 	}
 	printf("{");
@@ -277,6 +373,6 @@ int main(int argc, char **argv)
 	printf(", \"shapes\": {");
 	for (int i = 0; i < nshapes; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", shapes[i].key, shapes[i].calls);
-	printf("}}\n");
+	printf("}, \"illegal\": %d}\n", nillegal);
 	return 0;
 }

@@ -212,10 +212,13 @@ static int iteration_of(struct percall *p, const struct percall_rec *a, const st
 	counters_add(it.pc, b->pc, p->nr_events);
 	counters_sub(it.pc, a->pc, p->nr_events);
 	it.pc_unfolded_ns = a->unfolded_ns + b->unfolded_ns;
-	it.work = (struct iter_work){ .calls = sub0(b->roof.calls, a->roof.calls),
-				      .wall_ns = sub0(b->roof.wall_ns, a->roof.wall_ns),
-				      .flops = sub0(b->roof.flops, a->roof.flops),
-				      .bytes = sub0(b->roof.bytes, a->roof.bytes) };
+	if (a->roof_unknown || b->roof_unknown)
+		it.work = (struct iter_work){ .unknown = true };
+	else
+		it.work = (struct iter_work){ .calls = sub0(b->roof.calls, a->roof.calls),
+					      .wall_ns = sub0(b->roof.wall_ns, a->roof.wall_ns),
+					      .flops = sub0(b->roof.flops, a->roof.flops),
+					      .bytes = sub0(b->roof.bytes, a->roof.bytes) };
 	if (iterations_add(&p->res, &it)) {
 		free(it.th);
 		free(it.fns);

@@ -370,6 +370,8 @@ int roofline_read(struct roofline_prog *p, struct roofline_result *r)
 	r->abandoned = stat_sum(sfd, ROOF_STAT_ABANDONED);
 	r->shapes_full = stat_sum(sfd, ROOF_STAT_SHAPES_FULL);
 	r->ggml_workers = stat_sum(sfd, ROOF_STAT_GGML_WORKERS);
+	r->procs_full = stat_sum(sfd, ROOF_STAT_PROCS_FULL);
+	r->invalid = stat_sum(sfd, ROOF_STAT_INVALID);
 	r->bpf_run_ns = r->bpf_run_cnt = 0;
 	prog_run_stats_add(p->skel->progs.tmabpf_roofline, (unsigned long long *)&r->bpf_run_ns,
 			   (unsigned long long *)&r->bpf_run_cnt);

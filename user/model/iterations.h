@@ -71,9 +71,11 @@ struct iteration {
 	struct counter_val pc[TMABPF_MAX_EVENTS];
 	unsigned long long pc_unfolded_ns;
 	/* --roofline: the process' known GEMM/GEMV calls that returned in the window (every thread),
-	 * their time, FLOPs and compulsory bytes (bpf/roof_work.bpf.h) */
+	 * their time, FLOPs and compulsory bytes (bpf/roof_work.bpf.h); unknown (all 0) when the
+	 * process had no totals at either edge (roof_procs full) */
 	struct iter_work {
 		unsigned long long calls, wall_ns, flops, bytes;
+		bool unknown;
 	} work;
 	/* --sample: the process' samples in the window, every thread, and their top leaf functions
 	 * (sampled: false when --sample is off) */

@@ -128,34 +128,49 @@ static double dram_read(const struct roofline_result *r)
 	return r->have_roofs && dram->valid ? dram->median : 0;
 }
 
+/* Is pid a marker's process (one of it's windows')? */
+static bool window_pid(const struct iterations *it, uint32_t pid)
+{
+	for (size_t k = 0; k < it->n; k++)
+		if (it->v[k].pid == pid)
+			return true;
+	return false;
+}
+
 int roofline_per_token(const struct roofline_result *r, const struct iterations *it, struct roofline_token *t)
 {
-	double dram;
-	struct iter_stats st;
-	double flops = 0, bytes = 0;
+	double dram, flops = 0, bytes = 0, wall = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!r || !it || !it->n)
 		return -ENOENT;
-	for (size_t i = 0; i < r->nrows; i++) {
-		flops += (double)r->rows[i].flops;
-		bytes += (double)r->rows[i].bytes;
+	/* the windows' own work: the marker's processes' calls between its snapshots */
+	for (size_t k = 0; k < it->n; k++) {
+		const struct iteration *w = &it->v[k];
+
+		if (w->work.unknown) {
+			t->unknown++;
+			continue;
+		}
+		t->tokens++;
+		flops += (double)w->work.flops;
+		bytes += (double)w->work.bytes;
+		wall += (double)w->wall_ns;
 	}
-	if (!(bytes > 0))
+	if (!t->tokens || !(bytes > 0))
 		return -ENOENT;
-	iterations_stats(it, &st);
-	t->tokens = it->n;
-	t->flops = flops / (double)it->n;
-	t->bytes = bytes / (double)it->n;
-	t->tokens_per_s = st.per_s;
+	t->flops = flops / (double)t->tokens;
+	t->bytes = bytes / (double)t->tokens;
+	t->tokens_per_s = wall > 0 ? (double)t->tokens * 1e9 / wall : 0;
+	/* the weights by type: the marker's processes' rows (the windows carry no types) */
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct roofline_row *w = &r->rows[i];
 
-		if (!(w->flags & ROOF_GGML) || ROOF_GGML_TYPE(w->flags) >= ROOF_GGML_NTYPES)
+		if (!(w->flags & ROOF_GGML) || ROOF_GGML_TYPE(w->flags) >= ROOF_GGML_NTYPES || !window_pid(it, w->pid))
 			continue;
 		t->ggml = true;
-		t->weight_bytes += (double)w->weight_bytes / (double)it->n;
-		t->type_weight_bytes[ROOF_GGML_TYPE(w->flags)] += (double)w->weight_bytes / (double)it->n;
+		t->weight_bytes += (double)w->weight_bytes / (double)t->tokens;
+		t->type_weight_bytes[ROOF_GGML_TYPE(w->flags)] += (double)w->weight_bytes / (double)t->tokens;
 	}
 	dram = dram_read(r);
 	if (dram > 0) {
@@ -194,12 +209,17 @@ void roofline_windows(const struct roofline_result *r, const struct iterations *
 {
 	double flops = 0, bytes = 0, wall = 0;
 
+	size_t n = 0;
+
 	for (size_t k = from; k < it->n; k++) {
+		if (it->v[k].work.unknown)
+			continue;
 		flops += (double)it->v[k].work.flops;
 		bytes += (double)it->v[k].work.bytes;
 		wall += (double)it->v[k].wall_ns;
+		n++;
 	}
-	window_of(r, it->n > from ? (double)(it->n - from) : 0, flops, bytes, wall, w);
+	window_of(r, (double)n, flops, bytes, wall, w);
 }
 
 static void spread_of(double *v, size_t n, struct roofline_spread *s)
@@ -211,26 +231,37 @@ static void spread_of(double *v, size_t n, struct roofline_spread *s)
 }
 
 int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
-			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share)
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share,
+			    size_t *skipped)
 {
 	double *v;
-	size_t n = it ? it->n : 0;
+	size_t all = it ? it->n : 0, n = 0;
 
-	if (!n)
+	*skipped = 0;
+	if (!all)
 		return -ENOENT;
-	if (!(v = malloc(3 * n * sizeof(*v))))
+	if (!(v = malloc(3 * all * sizeof(*v))))
 		return -ENOMEM;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < all; k++) {
 		struct roofline_window w;
 
+		if (!it->v[k].work.calls) {	/* no known call returned in it, or its work unknown */
+			(*skipped)++;
+			continue;
+		}
 		roofline_window(r, &it->v[k], &w);
-		v[k] = w.flops;
-		v[n + k] = w.bytes;
-		v[2 * n + k] = w.share;
+		v[n] = w.flops;
+		v[all + n] = w.bytes;
+		v[2 * all + n] = w.share;
+		n++;
+	}
+	if (!n) {
+		free(v);
+		return -ENOENT;
 	}
 	spread_of(v, n, flops);
-	spread_of(v + n, n, bytes);
-	spread_of(v + 2 * n, n, share);
+	spread_of(v + all, n, bytes);
+	spread_of(v + 2 * all, n, share);
 	free(v);
 	return 0;
 }

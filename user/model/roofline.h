@@ -51,6 +51,8 @@ struct roofline_result {
 	size_t nrows;
 	uint64_t calls, unreadable, nested, abandoned, shapes_full;
 	uint64_t ggml_workers;		/* ggml nodes' entries on threads other than the first: not counted again */
+	uint64_t procs_full;		/* --per-call: calls not added to their process' totals (roof_procs full) */
+	uint64_t invalid;		/* of the unreadable: arguments BLAS rejects (xerbla), computing nothing */
 	uint64_t bpf_run_ns, bpf_run_cnt;	/* the program's kernel run-time stats (when on) */
 	bool have_roofs;
 	struct roofs roofs;		/* valid when have_roofs */
@@ -60,16 +62,19 @@ struct roofline_result {
 	uint64_t hist_calls[ROOFLINE_HIST_BUCKETS], hist_wall_ns[ROOFLINE_HIST_BUCKETS];
 };
 
-/* With --per-call: the run's GEMM/GEMV work per iteration (token), and the tokens/s the DRAM
- * bandwidth allows at that many bytes per token. */
+/* With --per-call: the GEMM/GEMV work per iteration (token), its windows' (iteration.work: the
+ * marker's process' calls between its snapshots), and the tokens/s the DRAM bandwidth allows at that
+ * many bytes per token. */
 struct roofline_token {
-	size_t tokens;			/* iterations */
-	double flops, bytes;		/* per token: the run's sums / tokens */
+	size_t tokens;			/* iterations of known work */
+	size_t unknown;			/* iterations of unknown work (roof_procs full): left out */
+	double flops, bytes;		/* per token: the windows' sums / tokens */
 	double tokens_per_s;		/* reached: iterations per second of iteration time */
 	double bound_tokens_per_s;	/* DRAM read bandwidth / bytes per token; 0 without roofs */
 	double share;			/* tokens_per_s / bound_tokens_per_s */
 	bool ggml;			/* ggml nodes among the rows: the weight bytes below are theirs */
-	double weight_bytes;		/* per token: the ggml nodes' weight bytes */
+	double weight_bytes;		/* per token: the ggml nodes' weight bytes (the marker's processes' rows
+					 * over the tokens: the windows have no types) */
 	double type_weight_bytes[ROOF_GGML_NTYPES];	/* the same by weight type (ggml_type) */
 };
 
@@ -105,17 +110,19 @@ struct roofline_window {
 };
 
 void roofline_window(const struct roofline_result *r, const struct iteration *it, struct roofline_window *w);
-/* The windows it->v[from, it->n) as one: their work and wall times summed. */
+/* The windows it->v[from, it->n) of known work as one: their work and wall times summed. */
 void roofline_windows(const struct roofline_result *r, const struct iterations *it, size_t from,
 		      struct roofline_window *w);
 
 struct roofline_spread {
 	double min, median, max;
 };
-/* Over the windows: the spread of their FLOPs, bytes, and share of the bound (0s without roofs).
- * 0, -ENOENT without windows, -ENOMEM. */
+/* Over the windows with known calls: the spread of their FLOPs, bytes, and share of the bound (0s
+ * without roofs); *skipped: the windows left out (no known call returned in them, or their work
+ * unknown).  0, -ENOENT without such windows, -ENOMEM. */
 int roofline_windows_spread(const struct roofline_result *r, const struct iterations *it,
-			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share);
+			    struct roofline_spread *flops, struct roofline_spread *bytes, struct roofline_spread *share,
+			    size_t *skipped);
 
 /* Derive every row's rates, level, roof, share and verdict (r->have_roofs says whether the roofs
  * are there), sort the rows by time and fill the histogram. */

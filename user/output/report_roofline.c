@@ -98,6 +98,7 @@ static void per_token_json(const struct report *r, struct json *j)
 	}
 	json_obj_begin(j, "per_token");
 	json_u64(j, "tokens", t.tokens);
+	json_u64(j, "unknown_tokens", t.unknown);
 	json_double(j, "flops", t.flops);
 	json_double(j, "bytes", t.bytes);
 	json_double(j, "tokens_per_s", t.tokens_per_s);
@@ -124,7 +125,7 @@ void report_roofline_window_json(const struct report *r, const struct iteration 
 {
 	struct roofline_window w;
 
-	if (!r->roofline) {
+	if (!r->roofline || it->work.unknown) {	/* unknown: the warning says why */
 		json_null(j, "roofline");
 		return;
 	}
@@ -217,10 +218,12 @@ void report_roofline_json(const struct report *r, struct json *j)
 	roofs_json(rl, j);
 	json_u64(j, "calls", rl->calls);
 	json_u64(j, "unreadable_calls", rl->unreadable);
+	json_u64(j, "invalid_calls", rl->invalid);
 	json_u64(j, "nested_calls", rl->nested);
 	json_u64(j, "abandoned_calls", rl->abandoned);
 	json_u64(j, "shapes_full_calls", rl->shapes_full);
 	json_u64(j, "ggml_worker_calls", rl->ggml_workers);
+	json_u64(j, "procs_full_calls", rl->procs_full);
 	json_u64(j, "bpf_run_ns", rl->bpf_run_ns);
 	json_u64(j, "bpf_run_count", rl->bpf_run_cnt);
 	json_arr_begin(j, "shapes");
@@ -246,7 +249,8 @@ void report_roofline_json(const struct report *r, struct json *j)
 static void per_token_text(const struct report *r, FILE *f, int width)
 {
 	struct roofline_token t;
-	char fl[16], by[16], bound[128];
+	char fl[16], by[16], bound[200];
+	size_t at;
 
 	if (roofline_per_token(r->roofline, r->iters, &t))
 		return;
@@ -257,6 +261,9 @@ static void per_token_text(const struct report *r, FILE *f, int width)
 			 t.bound_tokens_per_s);
 	else
 		snprintf(bound, sizeof(bound), " (no roofs: no bandwidth bound)");
+	at = strlen(bound);
+	if (t.unknown)
+		snprintf(bound + at, sizeof(bound) - at, "; %zu of unknown work left out", t.unknown);
 	if (t.ggml) {
 		char wb[16];
 
@@ -307,9 +314,10 @@ static void measured_text(const struct report *r, FILE *f, int width)
 static void windows_text(const struct report *r, FILE *f, int width)
 {
 	struct roofline_spread fl, by, sh;
-	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "";
+	char f0[16], f1[16], f2[16], b0[16], b1[16], b2[16], share[96] = "", left[96] = "";
+	size_t skipped;
 
-	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh))
+	if (roofline_windows_spread(r->roofline, r->iters, &fl, &by, &sh, &skipped))
 		return;
 	units_si(f0, sizeof(f0), fl.min, "");
 	units_si(f1, sizeof(f1), fl.median, "");
@@ -320,8 +328,10 @@ static void windows_text(const struct report *r, FILE *f, int width)
 	if (sh.max > 0)
 		snprintf(share, sizeof(share), "; share of its bandwidth bound %.1f / %.1f / %.1f %%", 100 * sh.min,
 			 100 * sh.median, 100 * sh.max);
-	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s", f0, f1, f2,
-		   b0, b1, b2, share);
+	if (skipped)
+		snprintf(left, sizeof(left), " (%zu without known calls left out)", skipped);
+	text_wrapf(f, width, 2, "per token window (min / median / max): FLOP %s / %s / %s; B %s / %s / %s%s%s", f0, f1,
+		   f2, b0, b1, b2, share, left);
 }
 
 int report_roofline_live(const struct report *r, int last, char *line, size_t len)

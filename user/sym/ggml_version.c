@@ -36,7 +36,7 @@ int ggml_version_decode(uint16_t e_machine, uint64_t vaddr, const unsigned char 
 	}
 	if (e_machine == EM_AARCH64) {
 		uint32_t adrp, add;
-		int64_t page;
+		uint64_t page;	/* in 4 KiB pages, two's complement: the shift of a negative signed one is UB */
 
 		if (len >= 4 && (le32(code) == 0xd503245f || le32(code) == 0xd503233f))	/* bti c, paciasp */
 			at = 4;
@@ -48,10 +48,10 @@ int ggml_version_decode(uint16_t e_machine, uint64_t vaddr, const unsigned char 
 		if ((adrp & 0x9f00001f) != 0x90000000 || (add & 0xffc003ff) != 0x91000000 ||
 		    le32(code + at + 8) != 0xd65f03c0)
 			return -ENOEXEC;
-		page = (int64_t)(((adrp >> 5) & 0x7ffff) << 2 | ((adrp >> 29) & 3));
+		page = (uint64_t)(((adrp >> 5) & 0x7ffff) << 2 | ((adrp >> 29) & 3));
 		if (page & (1 << 20))
-			page -= 1 << 21;
-		*str_vaddr = ((vaddr + at) & ~0xfffULL) + (uint64_t)(page << 12) + ((add >> 10) & 0xfff);
+			page -= 1 << 21;	/* wraps: a negative page count */
+		*str_vaddr = ((vaddr + at) & ~0xfffULL) + (page << 12) + ((add >> 10) & 0xfff);
 		return 0;
 	}
 	return -ENOEXEC;
@@ -62,8 +62,9 @@ static int read_own(const char *path, char *ver, size_t verlen, char *why, size_
 {
 	unsigned char code[16];
 	struct elfsyms es;
-	const struct elfsym *sym = NULL;
+	const struct elfsym *sym = NULL, **m = NULL;
 	uint64_t str, off;
+	int nm;
 	char err[256];
 	ssize_t n;
 	int fd, r;
@@ -72,9 +73,11 @@ static int read_own(const char *path, char *ver, size_t verlen, char *why, size_
 		err_set(why, whylen, "%s", err);
 		return r;
 	}
-	for (size_t i = 0; !sym && i < es.nr_syms; i++)
-		if (!strcmp(es.syms[i].name, "ggml_version") && !(es.syms[i].flags & ELFSYMS_F_NO_OFFSET))
-			sym = &es.syms[i];
+	/* the name or one of its aliases at the same address (the primary name may be another) */
+	nm = elfsyms_match_all(&es, "ggml_version", &m);
+	for (int i = 0; !sym && i < nm; i++)
+		if (!(m[i]->flags & ELFSYMS_F_NO_OFFSET))
+			sym = m[i];
 	r = -ENOENT;
 	if (!sym)
 		goto out;
@@ -105,6 +108,7 @@ static int read_own(const char *path, char *ver, size_t verlen, char *why, size_
 	}
 	close(fd);
 out:
+	free(m);
 	elfsyms_free(&es);
 	return r;
 }
