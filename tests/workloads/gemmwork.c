@@ -22,8 +22,8 @@
  *                          32 x 32 each; HOW: exited (each 64 children reaped before the next), alive
  *                          (the children wait until the windows are over), idle (windows 1 and 3
  *                          call none); the counts are the parent's
- *   gemmwork illegal       8 calls BLAS rejects (xerbla: a leading dimension, layout, transpose or
- *                          increment out of range; "illegal" in the JSON) and 4 legal ones at the
+ *   gemmwork illegal       8 calls BLAS rejects (xerbla: a layout or transpose out of range;
+ *                          "illegal" in the JSON) and 4 legal ones at the
  *                          edge of those ranges (row-major, lower-case Fortran transposes,
  *                          a negative increment), counted
  */
@@ -288,14 +288,16 @@ static int illegal(void)
 	float alpha = 1, beta = 0;
 	unsigned long long fl = 2ULL * 16 * 8 * 4, by = 4ULL * (16 * 4 + 4 * 8 + 16 * 8);
 
-	cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, 1, b, k, 0, c, m);	/* lda < M */
+	/* only what the registers (and Fortran's pointers already read) hold is checked: the leading
+	 * dimensions and increments are on the stack, not read (docs/roofline.md) */
+	cblas_sgemm(CblasColMajor, CblasNoTrans, 110, m, n, k, 1, a, m, b, k, 0, c, m);		/* transpose B */
 	cblas_sgemm(100, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* layout */
 	cblas_sgemm(CblasColMajor, 115, CblasNoTrans, m, n, k, 1, a, m, b, k, 0, c, m);		/* transpose */
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, k, 0, c, n);	/* ldb < N */
+	cblas_sgemv(CblasColMajor, 110, m, n, 1, a, m, x, 1, 0, y, 1);				/* transpose */
 	sgemm_("X", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m);			/* transpose */
-	sgemm_("N", "N", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &one);			/* ldc < M */
-	cblas_sgemv(CblasColMajor, CblasNoTrans, m, n, 1, a, m, x, 0, 0, y, 1);			/* incX 0 */
-	sgemv_("N", &m, &n, &alpha, a, &one, x, &one, &beta, y, &one);				/* lda < M */
+	sgemm_("N", "Z", &m, &n, &k, &alpha, a, &m, b, &k, &beta, c, &m);			/* transpose B */
+	cblas_sgemv(CblasRowMajor, 116, m, n, 1, a, n, x, 1, 0, y, 1);				/* transpose */
+	sgemv_("Y", &m, &n, &alpha, a, &m, x, &one, &beta, y, &one);				/* transpose */
 	/* legal: row-major at its smallest leading dimensions, both transposed; Fortran 't' and 'c' */
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1, a, k, b, n, 0, c, n);
 	count(F_CSGEMM, fl, by);
