@@ -233,6 +233,60 @@ def test_calls_blas_rejects_are_not_counted(tmp_path):
     assert len(said) == 1 and "8 calls" in said[0] and "8 of them" in said[0], r.stderr
 
 
+SLOTS_SRC = r"""
+#include <pthread.h>
+#include <stdio.h>
+static pthread_barrier_t bar;
+__attribute__((noinline, used)) void cblas_sgemm(int layout, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	__asm__ volatile("" : : "r"(A), "r"(B), "r"(C) : "memory");
+	for (volatile int i = 0; i < 20000; i++)
+		;
+}
+static void *run(void *arg)
+{
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < 100; i++)
+		cblas_sgemm(101, 111, 111, 16, 16, 16, 1, 0, 16, 0, 16, 0, 0, 16);
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+	pthread_barrier_init(&bar, NULL, 4);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, run, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+"""
+
+
+def test_known_calls_without_a_call_stack_slot_are_said(tmp_path):
+    """A probed known entry keeps its roofline work in the thread's --uprobe slot: 4 threads of
+    100 calls with 2 slots (--max-stacks 2) leave some calls without one; the slots-taken line says
+    their roofline work is missing too (it said only 'without deltas').  With enough slots the
+    400 calls are all in the shapes and nothing is said."""
+    src, exe = tmp_path / "slots.c", tmp_path / "slots"
+    src.write_text(SLOTS_SRC)
+    subprocess.run(["cc", "-O1", "-pthread", "-o", str(exe), str(src)], check=True)
+    for stacks in (2, 1024):
+        out = tmp_path / f"s{stacks}.json"
+        r = run_tmabpf(["--roofline", "--max-stacks", str(stacks), "--uprobe", f"{exe}:cblas_sgemm", "--batch",
+                        "--quiet", "--json", str(out), "--", str(exe)], timeout=120)
+        assert r.returncode == 0, r.stderr
+        rep = load_json(out)
+        summed = sum(s["calls"] for s in rep["roofline"]["shapes"])
+        said = [w for w in rep["warnings"] if "call-stack slots taken" in w]
+        if stacks == 2:	# the 4 threads are in their calls at once (a barrier, 100 calls of ~20 us each)
+            assert summed < 400 and len(said) == 1 and "without their roofline work" in said[0], \
+                (summed, rep["warnings"])
+        else:
+            assert summed == 400 and not said, (summed, said)
+
+
 DNNL_SRC = r"""
 #include <stdio.h>
 #include <oneapi/dnnl/dnnl.h>

@@ -466,9 +466,15 @@ void uprobe_run_finish(struct uprobe_run *u, const struct self_stats *self, bool
 	}
 	if (u->itt)
 		itt_run_finish(u->itt, u->rows, u->nrows);
-	if (self->stat[STAT_STACKS_FULL])
-		warn_add("uprobes: all %d call-stack slots taken: %llu calls counted without deltas (raise --max-stacks)",
-			 u->prog.max_stacks, self->stat[STAT_STACKS_FULL]);
+	if (self->stat[STAT_STACKS_FULL]) {
+		bool roof = false;	/* a probed known GEMM/GEMV: its work is kept in the slot too */
+
+		for (int i = 0; i < u->set.nr_funcs && !roof; i++)
+			roof = u->set.funcs[i].roof_cookie != 0;
+		warn_add("uprobes: all %d call-stack slots taken: %llu calls counted without deltas%s (raise --max-stacks)",
+			 u->prog.max_stacks, self->stat[STAT_STACKS_FULL],
+			 roof ? " and, of the known GEMM/GEMV entries, without their roofline work" : "");
+	}
 	if (self->stat[STAT_FUNCS_FULL])
 		warn_add("uprobes: (function, thread) rows full: %llu calls lost (raise --max-funcs)",
 			 self->stat[STAT_FUNCS_FULL]);
