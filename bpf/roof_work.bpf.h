@@ -29,6 +29,7 @@
  */
 #ifndef TMABPF_ROOF_WORK_BPF_H
 #define TMABPF_ROOF_WORK_BPF_H
+#include <bpf/bpf_core_read.h>
 #include "maps.bpf.h"
 #include "roof_shapes.h"
 #include "uprobes.h"
@@ -427,6 +428,29 @@ static __always_inline int roof_open_work(struct pt_regs *ctx, struct roof_open 
  */
 /* not inlined: its locals stay off the uprobe entry's own frame, whose call chain through
  * percall_emit the verifier bounds at 512 bytes (arm64's build went over: 576, with --per-call) */
+/*
+ * Is the frame of a call the roofline program opened at stack pointer sp still on the stack, its
+ * return not yet run?  A call entered deeper is nested in it then; else the call was left without
+ * returning (a longjmp, an exception) and the new one is not nested.  x86-64: the kernel put its
+ * return trampoline (the first slot of the mm's XOL area) where the return address was, at sp,
+ * when the return was asked for; a longjmp out of the frame and the deeper calls after it write
+ * over it.  arm64 keeps the return address in a register: taken as live (nested), as is anything
+ * not readable.  Only met at a call entered below an open one.
+ */
+static __always_inline bool roof_frame_live(__u64 sp)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 ra = 0, tramp = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+
+	if (!tramp || bpf_probe_read_user(&ra, sizeof(ra), (void *)sp))
+		return true;
+	return ra == tramp;
+#else
+	return true;
+#endif
+}
+
 static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, __u64 rc, __u64 sp,
 				 struct ustack *st)
 {
@@ -443,11 +467,11 @@ static __noinline int roof_enter(struct pt_regs *ctx, struct task_struct *task, 
 	if (!o)
 		return 1;
 	if (o->entry_ns) {
-		if (sp < o->sp) {	/* deeper than the open call: nested, its return is not needed */
+		if (sp < o->sp && roof_frame_live(o->sp)) {	/* deeper than the open call: nested */
 			pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
 			return 1;
 		}
-		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* at or above it: that one never returned */
+		pcpu_inc(&roof_stats, ROOF_STAT_ABANDONED);	/* its frame is gone: that one never returned */
 		o->entry_ns = 0;
 	}
 	opened = !roof_open_work(ctx, o, rc, task->tgid, sp);
@@ -476,7 +500,9 @@ static __always_inline __u64 roof_storage_sp(struct task_struct *task)
 static __noinline int roof_enter_slot(struct pt_regs *ctx, struct ustack *st, __u64 rc, __u64 sp)
 {
 	pcpu_inc(&roof_stats, ROOF_STAT_CALLS);
-	if (st->roof.entry_ns || (st->roof_other_sp && sp < st->roof_other_sp)) {
+	if (st->roof_other_sp && !(sp < st->roof_other_sp && roof_frame_live(st->roof_other_sp)))
+		st->roof_other_sp = 0;	/* the roofline program's call left without returning */
+	if (st->roof.entry_ns || st->roof_other_sp) {
 		pcpu_inc(&roof_stats, ROOF_STAT_NESTED);
 		return 1;
 	}

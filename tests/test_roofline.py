@@ -287,6 +287,57 @@ def test_known_calls_without_a_call_stack_slot_are_said(tmp_path):
             assert summed == 400 and not said, (summed, said)
 
 
+LONGJMP_SRC = r"""
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+static jmp_buf jb;
+__attribute__((noinline, used)) void cblas_sgemm(int layout, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	__asm__ volatile("" : : "r"(A), "r"(B), "r"(C) : "memory");
+	if (M == 7)
+		longjmp(jb, 1);	/* an error handler that leaves by longjmp (R's xerbla) */
+}
+__attribute__((noinline)) void deep(int d)
+{
+	volatile char pad[8];
+	pad[0] = (char)d;
+	if (d)
+		deep(d - 1);
+	else
+		cblas_sgemm(101, 111, 111, 64, 64, 64, 1, 0, 64, 0, 64, 0, 0, 64);
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}
+int main(int argc, char **argv)
+{
+	if (atoi(argv[1]) && !setjmp(jb))
+		cblas_sgemm(101, 111, 111, 7, 7, 7, 1, 0, 7, 0, 7, 0, 0, 7);
+	for (int i = 0; i < 1000; i++)
+		deep(4);
+	return 0;
+}
+"""
+
+
+def test_call_left_by_longjmp_does_not_swallow_later_calls(tmp_path):
+    """A known call left by longjmp never returns; the 1000 calls made later from deeper in the
+    stack are not nested in it (its frame, where the kernel's return trampoline was, has been
+    written over): all 1000 summed and the left one counted abandoned.  The old code counted all
+    1000 as nested and summed none (review finding)."""
+    src, exe = tmp_path / "lj.c", tmp_path / "lj"
+    src.write_text(LONGJMP_SRC)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
+    for lj in (0, 1):
+        out = tmp_path / f"lj{lj}.json"
+        r = run_tmabpf(["--roofline", "--uprobe", f"{exe}:main", "--batch", "--quiet", "--json", str(out), "--",
+                        str(exe), str(lj)], timeout=120)	# --uprobe: the executable's own entries are known
+        assert r.returncode == 0, r.stderr
+        rl = load_json(out)["roofline"]
+        assert [(s["m"], s["calls"]) for s in rl["shapes"]] == [(64, 1000)], rl
+        assert rl["calls"] == 1000 + lj and rl.get("abandoned_calls", 0) == lj and not rl.get("nested_calls"), rl
+
+
 DNNL_SRC = r"""
 #include <stdio.h>
 #include <oneapi/dnnl/dnnl.h>
