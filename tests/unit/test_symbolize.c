@@ -398,6 +398,38 @@ static void test_symbol_limit(void)
 	symbolizer_free(s);
 }
 
+/* symbolizer_set_async: a file's table is read on the symbolizer's thread, never in the lookup.
+ * The first lookup in a file is left "module+0xOFF" (counted), a later one is named; a symbolizer
+ * freed while a file is being read frees it (ASan: no leak, no use after free). */
+static void test_symbolizer_async(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	struct symbolizer_stats st;
+	struct sym_info si;
+	char err[256];
+	int tries = 0;
+
+	check(symbolizer_set_async(s, err, sizeof(err)) == 0, "async: the reading thread starts");
+	check(symbolizer_add_pid(s, getpid()) == 0, "async: maps of this process");
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	symbolizer_get_stats(s, &st);
+	check(!si.name && !strcmp(si.module, "libc.so.6") && st.deferred == 1 && st.table_bytes == 0,
+	      "async: the first lookup in libc does not read it: %s, %llu deferred", symbolizer_label(s, &si),
+	      st.deferred);
+	do {
+		usleep(10000);
+		symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	} while (!si.name && ++tries < 500);
+	symbolizer_get_stats(s, &st);
+	check(si.name && strstr(si.name, "getpid") && st.table_bytes > 100000 && st.deferred == (unsigned long long)tries + 1,
+	      "async: named once read on the thread (%s after %d lookups; %zu bytes)", si.name ? si.name : "-",
+	      tries + 1, st.table_bytes);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)elf_version, false, &si);
+	check(!si.name && !strncmp(si.module, "libelf", 6), "async: another file's first lookup is left unnamed too (%s)",
+	      symbolizer_label(s, &si));
+	symbolizer_free(s);	/* libelf's read under way or queued: freed by the thread, or here */
+}
+
 /* Build a one-function library: 0, or -1 when cc fails. */
 static int build_lib(const char *dir, const char *name, const char *fn)
 {
@@ -491,5 +523,7 @@ int main(void)
 	test_symbolizer();
 	test_symbolizer_mprotect_after_read();
 	test_symbolizer_file_made_executable();
+	test_symbolizer_async();	/* last: its thread's stack, cached once it ends, could neighbour the
+					 * anonymous memory test_symbolizer names */
 	return check_exit();
 }

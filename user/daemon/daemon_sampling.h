@@ -12,7 +12,10 @@
  * series (daemon_agg.c): to the process's series when it holds a slot, else
  * to its cgroup's "[other]".  The leaf function of each row is named
  * (symbolize.c) and summed into at most top_functions (series, module,
- * symbol) slots, the rest into one "[other]" row (daemon_slots.h).
+ * symbol) slots, the rest into one "[other]" row (daemon_slots.h).  Files' symbol tables are
+ * read on the symbolizer's own thread (symbolizer_set_async), never in the refresh: a file's rows
+ * are named module+0xOFF until its table is read, in a refresh or so (a user's hostile library
+ * held one refresh for 0.55 s, a big C++ library's table 0.1-0.3 s).
  *
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
@@ -67,7 +70,8 @@ struct dsamp {
 	unsigned long long sym_rebuilds;
 	unsigned long long sym_forgotten;	/* exited processes the symbolizer forgot (sym_bound) */
 	size_t sym_kept_exited;			/* exited ones it kept at the last time (named lately) */
-	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */
+	struct symbolizer_stats sym_past;	/* dropped/unnamed/deferred of the symbolizers rebuilt away */
+	bool sym_sync_said;			/* no thread to read symbols on: said once */
 	double hz;			/* in force now */
 	struct daemon_sampler iface;
 	const struct agg *agg;		/* routing (set at each drain) */
