@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "model/folded.h"
@@ -427,7 +428,16 @@ static void test_symbolizer_async(void)
 	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)elf_version, false, &si);
 	check(!si.name && !strncmp(si.module, "libelf", 6), "async: another file's first lookup is left unnamed too (%s)",
 	      symbolizer_label(s, &si));
-	symbolizer_free(s);	/* libelf's read under way or queued: freed by the thread, or here */
+	symbolizer_wait_budget(s, 5000000000ULL);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)elf_version, false, &si);
+	check(si.name && !strcmp(si.name, "elf_version"), "async: within a wait budget the lookup waits for the read: %s",
+	      symbolizer_label(s, &si));
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)symbolize_me, false, &si);
+	check(si.name && !strcmp(si.name, "symbolize_me"), "async: and a new file's first lookup is named at once: %s",
+	      symbolizer_label(s, &si));
+	symbolizer_wait_budget(s, 0);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)crc32, false, &si);
+	symbolizer_free(s);	/* libz's read under way or queued: freed by the thread, or here */
 }
 
 /* Build a one-function library: 0, or -1 when cc fails. */

@@ -679,6 +679,8 @@ void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long l
 		return;
 	s->agg = a;
 	s->drains++;
+	if (s->usym)	/* a file's first read waits this long at most, the rest is left to its thread */
+		symbolizer_wait_budget(s->usym, DSAMP_SYM_WAIT_NS);
 	expire(s, now);
 	if (drain_rows(s, now))
 		warn_add("sampling: reading the sample rows failed: %s", strerror(errno));

@@ -13,9 +13,10 @@
  * to its cgroup's "[other]".  The leaf function of each row is named
  * (symbolize.c) and summed into at most top_functions (series, module,
  * symbol) slots, the rest into one "[other]" row (daemon_slots.h).  Files' symbol tables are
- * read on the symbolizer's own thread (symbolizer_set_async), never in the refresh: a file's rows
- * are named module+0xOFF until its table is read, in a refresh or so (a user's hostile library
- * held one refresh for 0.55 s, a big C++ library's table 0.1-0.3 s).
+ * read on the symbolizer's own thread (symbolizer_set_async), never in the refresh, which waits
+ * for them DSAMP_SYM_WAIT_NS at most (most files take milliseconds: named at once): a slower file's
+ * rows are named module+0xOFF until its table is read (a user's hostile library held one refresh
+ * for 3.75 s, a big C++ library's table takes 0.1-0.3 s).
  *
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
@@ -52,6 +53,7 @@
 #define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
 #define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
 #define DSAMP_SYM_LIMIT (16u << 20)	/* files' symbol tables held at once (least recently used dropped) */
+#define DSAMP_SYM_WAIT_NS 100000000ULL	/* a drain's wait for files' symbols being read, in all */
 
 struct json;
 

@@ -83,6 +83,7 @@ struct symbolizer {
 	size_t reload_bytes;		/* ... and the bytes loaded again in it */
 	struct symbolizer_stats stats;
 	struct symload_queue *queue;	/* symbolizer_set_async: files read there, not in the lookups */
+	unsigned long long wait_left_ns;	/* symbolizer_wait_budget: what the lookups may still wait */
 };
 
 
@@ -254,6 +255,11 @@ int symbolizer_set_async(struct symbolizer *s, char *err, size_t errlen)
 	return 0;
 }
 
+void symbolizer_wait_budget(struct symbolizer *s, unsigned long long ns)
+{
+	s->wait_left_ns = ns;
+}
+
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	*out = s->stats;
@@ -347,6 +353,24 @@ static void module_install(struct symbolizer *s, struct sym_module *m, struct sy
 	keep_under_limit(s, m);
 }
 
+/* m's read from the queue when it has ended, waiting for it what is left of the budget. */
+static bool module_take(struct symbolizer *s, struct sym_module *m)
+{
+	unsigned long long t0 = mono_ns(), spent;
+	bool read = symload_queue_take(s->queue, m->job, s->wait_left_ns);
+
+	spent = mono_ns() - t0;
+	s->wait_left_ns = spent < s->wait_left_ns ? s->wait_left_ns - spent : 0;
+	if (!read) {
+		s->stats.deferred++;
+		return false;
+	}
+	module_install(s, m, m->job);
+	symload_free(m->job);
+	m->job = NULL;
+	return true;
+}
+
 /* Load a module's symbols once: its own, and its debug file's when it has no .symtab; on the
  * symbolizer's queue when it has one (until read, its addresses stay module+0xOFF, counted). */
 static void module_load(struct symbolizer *s, struct sym_module *m)
@@ -356,13 +380,7 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 	if (m->loaded)
 		return;
 	if (m->job) {
-		if (!symload_queue_take(s->queue, m->job)) {
-			s->stats.deferred++;
-			return;
-		}
-		module_install(s, m, m->job);
-		symload_free(m->job);
-		m->job = NULL;
+		module_take(s, m);
 		return;
 	}
 	if (m->dropped_bytes) {
@@ -407,7 +425,7 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 	if (s->queue) {
 		symload_queue_add(s->queue, j);
 		m->job = j;
-		s->stats.deferred++;
+		module_take(s, m);
 		return;
 	}
 	symload_identify(j);

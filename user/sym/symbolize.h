@@ -95,10 +95,15 @@ void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
  * Read the files' symbol tables on a thread of the symbolizer's own (symload.c) rather than in the
  * lookup that first needs them: for a loop that must not wait on a file (the daemon's refresh; a
  * user's library can take seconds to read).  A file met for the first time, or a dropped table met
- * again, is named "module+0xOFF" until its table is read, counted in deferred; the lookups after that
- * name it.  0, or -EAGAIN with err saying why (no thread: the lookups read the files, as without it).
+ * again, is named "module+0xOFF" until its table is read (past symbolizer_wait_budget), counted in
+ * deferred; the lookups after that name it.  0, or -EAGAIN with err saying why (no thread: the
+ * lookups read the files, as without it).
  */
 int symbolizer_set_async(struct symbolizer *s, char *err, size_t errlen);
+/* The lookups from now on may wait up to ns in all for files being read on that thread (most files
+ * take milliseconds: named at once; a slow one costs the budget once, then is left to the thread).
+ * 0, the default: they never wait.  The daemon sets it at each refresh. */
+void symbolizer_wait_budget(struct symbolizer *s, unsigned long long ns);
 
 struct symbolizer_stats {
 	size_t table_bytes;		/* symbol tables in memory now (elfsyms_bytes) */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib/warn.h"
 #include "sym/debugfile.h"
@@ -122,6 +123,7 @@ void symload_read(struct symload *j)
 struct symload_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t read;		/* a read ended */
 	struct symload *jobs;		/* added, not taken back: in the order added */
 	bool stop;
 	int refs;			/* the owner's and the thread's: the last one frees the queue */
@@ -134,6 +136,7 @@ static void queue_unref(struct symload_queue *q)
 	pthread_mutex_unlock(&q->lock);
 	if (last) {
 		pthread_cond_destroy(&q->wake);
+		pthread_cond_destroy(&q->read);
 		pthread_mutex_destroy(&q->lock);
 		free(q);
 	}
@@ -178,6 +181,7 @@ static void *reader(void *arg)
 			break;
 		}
 		j->state = READ;
+		pthread_cond_broadcast(&q->read);
 	}
 	queue_unref(q);
 	return NULL;
@@ -186,6 +190,7 @@ static void *reader(void *arg)
 struct symload_queue *symload_queue_start(char *err, size_t errlen)
 {
 	struct symload_queue *q = calloc(1, sizeof(*q));
+	pthread_condattr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 	int r;
@@ -196,6 +201,10 @@ struct symload_queue *symload_queue_start(char *err, size_t errlen)
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->read, &attr);
+	pthread_condattr_destroy(&attr);
 	q->refs = 2;
 	/* signals (SIGINT, SIGTERM, SIGHUP) are the main thread's to take */
 	sigfillset(&all);
@@ -205,6 +214,7 @@ struct symload_queue *symload_queue_start(char *err, size_t errlen)
 	if (r) {
 		err_set(err, errlen, "no thread to read symbols on: %s", strerror(r));
 		pthread_cond_destroy(&q->wake);
+		pthread_cond_destroy(&q->read);
 		pthread_mutex_destroy(&q->lock);
 		free(q);
 		return NULL;
@@ -227,11 +237,19 @@ void symload_queue_add(struct symload_queue *q, struct symload *j)
 	pthread_mutex_unlock(&q->lock);
 }
 
-bool symload_queue_take(struct symload_queue *q, struct symload *j)
+bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned long long wait_ns)
 {
+	struct timespec until;
+	unsigned long long ns;
 	bool read;
 
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	ns = (unsigned long long)until.tv_nsec + wait_ns;
+	until.tv_sec += (time_t)(ns / 1000000000ULL);
+	until.tv_nsec = (long)(ns % 1000000000ULL);
 	pthread_mutex_lock(&q->lock);
+	while (wait_ns && j->state != READ && pthread_cond_timedwait(&q->read, &q->lock, &until) != ETIMEDOUT)
+		;
 	read = j->state == READ;
 	if (read)
 		unlink_job(q, j);

@@ -55,8 +55,9 @@ struct symload_queue;
 struct symload_queue *symload_queue_start(char *err, size_t errlen);
 /* The queue holds j until it is taken back. */
 void symload_queue_add(struct symload_queue *q, struct symload *j);
-/* true when j is read: it is the caller's again (to free); false while it waits or is being read. */
-bool symload_queue_take(struct symload_queue *q, struct symload *j);
+/* true when j is read: it is the caller's again (to free); false while it waits or is being read
+ * after waiting up to wait_ns for it. */
+bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned long long wait_ns);
 /* Reads not taken back are freed (the one under way when it ends) and the thread ends; never waits
  * for a read under way.  q is gone after the call. */
 void symload_queue_stop(struct symload_queue *q);
