@@ -118,33 +118,26 @@ void symload_read(struct symload *j)
 	j->fd = -1;
 }
 
-/* ---- the queue: one thread, reads in the order added ---- */
+/* ---- the queues: one thread for the process, reads in the order added ---- */
+
+/* One reader for every queue, so that one file at a time is read (and held in memory while read),
+ * however many symbolizers there are (the daemon's is rebuilt now and then). */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		/* a read added */
+	pthread_cond_t read;		/* a read ended */
+	struct symload *jobs;		/* added, not taken back, in the order added */
+	int started;			/* 0, or the errno of pthread_create */
+} R = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 struct symload_queue {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	pthread_cond_t read;		/* a read ended */
-	struct symload *jobs;		/* added, not taken back: in the order added */
-	bool stop;
-	int refs;			/* the owner's and the thread's: the last one frees the queue */
+	int unused;			/* a handle: its reads are those whose owner it is */
 };
 
-static void queue_unref(struct symload_queue *q)
+static void unlink_job(struct symload *j)
 {
-	bool last = --q->refs == 0;
-
-	pthread_mutex_unlock(&q->lock);
-	if (last) {
-		pthread_cond_destroy(&q->wake);
-		pthread_cond_destroy(&q->read);
-		pthread_mutex_destroy(&q->lock);
-		free(q);
-	}
-}
-
-static void unlink_job(struct symload_queue *q, struct symload *j)
-{
-	for (struct symload **p = &q->jobs; *p; p = &(*p)->next)
+	for (struct symload **p = &R.jobs; *p; p = &(*p)->next)
 		if (*p == j) {
 			*p = j->next;
 			j->next = NULL;
@@ -154,72 +147,65 @@ static void unlink_job(struct symload_queue *q, struct symload *j)
 
 static void *reader(void *arg)
 {
-	struct symload_queue *q = arg;
-
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&R.lock);
 	for (;;) {
-		struct symload *j = q->jobs;
+		struct symload *j = R.jobs;
 
 		while (j && j->state != QUEUED)
 			j = j->next;
-		if (q->stop)
-			break;
 		if (!j) {
-			pthread_cond_wait(&q->wake, &q->lock);
+			pthread_cond_wait(&R.wake, &R.lock);
 			continue;
 		}
 		j->state = READING;
-		pthread_mutex_unlock(&q->lock);
+		pthread_mutex_unlock(&R.lock);
 		symload_identify(j);
 		symload_read(j);
-		pthread_mutex_lock(&q->lock);
-		if (q->stop) {	/* its owner has gone: nobody takes it back */
-			unlink_job(q, j);
-			pthread_mutex_unlock(&q->lock);
+		pthread_mutex_lock(&R.lock);
+		if (!j->owner) {	/* its queue has stopped: nobody takes it back */
+			unlink_job(j);
+			pthread_mutex_unlock(&R.lock);
 			symload_free(j);
-			pthread_mutex_lock(&q->lock);
-			break;
+			pthread_mutex_lock(&R.lock);
+			continue;
 		}
 		j->state = READ;
-		pthread_cond_broadcast(&q->read);
+		pthread_cond_broadcast(&R.read);
 	}
-	queue_unref(q);
 	return NULL;
+}
+
+static void reader_start(void)
+{
+	pthread_condattr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+
+	pthread_cond_init(&R.wake, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&R.read, &attr);
+	pthread_condattr_destroy(&attr);
+	/* signals (SIGINT, SIGTERM, SIGHUP) are the main thread's to take */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	R.started = pthread_create(&t, NULL, reader, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!R.started)
+		pthread_detach(t);
 }
 
 struct symload_queue *symload_queue_start(char *err, size_t errlen)
 {
-	struct symload_queue *q = calloc(1, sizeof(*q));
-	pthread_condattr_t attr;
-	sigset_t all, old;
-	pthread_t t;
-	int r;
+	struct symload_queue *q;
 
-	if (!q) {
+	pthread_once(&R.once, reader_start);
+	if (R.started) {
+		err_set(err, errlen, "no thread to read symbols on: %s", strerror(R.started));
+		return NULL;
+	}
+	if (!(q = calloc(1, sizeof(*q))))
 		err_set(err, errlen, "out of memory");
-		return NULL;
-	}
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->wake, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->read, &attr);
-	pthread_condattr_destroy(&attr);
-	q->refs = 2;
-	/* signals (SIGINT, SIGTERM, SIGHUP) are the main thread's to take */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&t, NULL, reader, q);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r) {
-		err_set(err, errlen, "no thread to read symbols on: %s", strerror(r));
-		pthread_cond_destroy(&q->wake);
-		pthread_cond_destroy(&q->read);
-		pthread_mutex_destroy(&q->lock);
-		free(q);
-		return NULL;
-	}
-	pthread_detach(t);
 	return q;
 }
 
@@ -227,14 +213,15 @@ void symload_queue_add(struct symload_queue *q, struct symload *j)
 {
 	struct symload **p;
 
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&R.lock);
 	j->state = QUEUED;
+	j->owner = q;
 	j->next = NULL;
-	for (p = &q->jobs; *p; p = &(*p)->next)
+	for (p = &R.jobs; *p; p = &(*p)->next)
 		;
 	*p = j;
-	pthread_cond_signal(&q->wake);
-	pthread_mutex_unlock(&q->lock);
+	pthread_cond_signal(&R.wake);
+	pthread_mutex_unlock(&R.lock);
 }
 
 bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned long long wait_ns)
@@ -247,36 +234,37 @@ bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned lon
 	ns = (unsigned long long)until.tv_nsec + wait_ns;
 	until.tv_sec += (time_t)(ns / 1000000000ULL);
 	until.tv_nsec = (long)(ns % 1000000000ULL);
-	pthread_mutex_lock(&q->lock);
-	while (wait_ns && j->state != READ && pthread_cond_timedwait(&q->read, &q->lock, &until) != ETIMEDOUT)
+	pthread_mutex_lock(&R.lock);
+	while (wait_ns && j->state != READ && pthread_cond_timedwait(&R.read, &R.lock, &until) != ETIMEDOUT)
 		;
-	read = j->state == READ;
+	read = j->state == READ && j->owner == q;
 	if (read)
-		unlink_job(q, j);
-	pthread_mutex_unlock(&q->lock);
+		unlink_job(j);
+	pthread_mutex_unlock(&R.lock);
 	return read;
 }
 
 void symload_queue_stop(struct symload_queue *q)
 {
-	struct symload *gone = NULL, *j, *next;
+	struct symload *gone = NULL, *j, *next, **p;
 
-	pthread_mutex_lock(&q->lock);
-	q->stop = true;
-	for (j = q->jobs, q->jobs = NULL; j; j = next) {
-		next = j->next;
-		if (j->state == READING) {	/* the thread frees it when read */
-			j->next = q->jobs;
-			q->jobs = j;
+	pthread_mutex_lock(&R.lock);
+	for (p = &R.jobs; (j = *p);) {
+		if (j->owner != q) {
+			p = &j->next;
+		} else if (j->state == READING) {
+			j->owner = NULL;	/* the thread frees it when read */
+			p = &j->next;
 		} else {
+			*p = j->next;
 			j->next = gone;
 			gone = j;
 		}
 	}
-	pthread_cond_signal(&q->wake);
-	queue_unref(q);
+	pthread_mutex_unlock(&R.lock);
 	for (j = gone; j; j = next) {	/* big tables take a while to free: not under the lock */
 		next = j->next;
 		symload_free(j);
 	}
+	free(q);
 }

@@ -8,7 +8,8 @@
  * A read touches nothing but its own struct symload (the fd it was given, the tables it reads), says
  * nothing (warn.c is not thread-safe: the caller says what went wrong from elf_err/debug_err once
  * it holds the result), and holds each file to ELF_READ_MEMORY_MAX (elf_read.h) as a read in place
- * does.  The queue's one thread reads one file at a time, in the order added.
+ * does.  One thread serves every queue of the process: one file is read at a time (and held in
+ * memory while read), in the order added, however many symbolizers there are.
  */
 #ifndef TMABPF_SYMLOAD_H
 #define TMABPF_SYMLOAD_H
@@ -37,6 +38,7 @@ struct symload {
 	/* the queue's */
 	struct symload *next;
 	int state;
+	struct symload_queue *owner;
 };
 
 /* A read of fd (owned from now on: closed by the read or by symload_free) of the file mapped at
@@ -49,17 +51,18 @@ void symload_identify(struct symload *j);
 /* Its tables: its own, then its debug file's when it has no .symtab; the fd closed. */
 void symload_read(struct symload *j);
 
-/* A thread that runs symload_identify and symload_read on each read added, in order. */
+/* Reads for the process' reading thread, which runs symload_identify and symload_read on each read
+ * added, in order. */
 struct symload_queue;
-/* The thread started: the queue, or NULL with err saying why. */
+/* A queue (the thread started with the first): NULL with err saying why. */
 struct symload_queue *symload_queue_start(char *err, size_t errlen);
 /* The queue holds j until it is taken back. */
 void symload_queue_add(struct symload_queue *q, struct symload *j);
 /* true when j is read: it is the caller's again (to free); false while it waits or is being read
  * after waiting up to wait_ns for it. */
 bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned long long wait_ns);
-/* Reads not taken back are freed (the one under way when it ends) and the thread ends; never waits
- * for a read under way.  q is gone after the call. */
+/* Its reads not taken back are freed (the one under way when it ends); never waits for a read under
+ * way.  q is gone after the call. */
 void symload_queue_stop(struct symload_queue *q);
 
 #endif
