@@ -41,6 +41,7 @@ struct sym_module {
 	bool owns;		/* elf/debug are this module's (else shared by build-id) */
 	char build_id[SYMLOAD_BUILD_ID_LEN];
 	struct symload *job;	/* its tables being read on the symbolizer's queue (symbolizer_set_async) */
+	bool job_waited;	/* ... waited for once already (a slow file costs the budget once) */
 	size_t bytes;		/* elfsyms_bytes of elf and debug, when owned */
 	unsigned long long last_use;	/* symbolizer.uses when last named from */
 	size_t dropped_bytes;	/* its tables' bytes when they were dropped for the bound; 0: never dropped */
@@ -353,11 +354,15 @@ static void module_install(struct symbolizer *s, struct sym_module *m, struct sy
 	keep_under_limit(s, m);
 }
 
-/* m's read from the queue when it has ended, waiting for it what is left of the budget. */
+/* m's read from the queue when it has ended, waiting for it what is left of the budget the first
+ * time. */
 static bool module_take(struct symbolizer *s, struct sym_module *m)
 {
-	unsigned long long t0 = mono_ns(), spent;
-	bool read = symload_queue_take(s->queue, m->job, s->wait_left_ns);
+	unsigned long long t0 = mono_ns(), spent, wait = m->job_waited ? 0 : s->wait_left_ns;
+	bool read;
+
+	m->job_waited |= wait > 0;
+	read = symload_queue_take(s->queue, m->job, wait);
 
 	spent = mono_ns() - t0;
 	s->wait_left_ns = spent < s->wait_left_ns ? s->wait_left_ns - spent : 0;
@@ -425,6 +430,7 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 	if (s->queue) {
 		symload_queue_add(s->queue, j);
 		m->job = j;
+		m->job_waited = false;
 		module_take(s, m);
 		return;
 	}
