@@ -1,16 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """The daemon's own cost in /metrics: its BPF maps' kernel memory against bpftool's account of
 the maps it holds, its whole memory (resident + maps) within 64 MiB, its user-space CPU per
-interval against its own process_cpu_seconds_total."""
+interval against its own process_cpu_seconds_total; its refreshes on time while an unprivileged
+user's library takes seconds to read."""
 import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
 
-from daemon_util import Daemon, select
+from daemon_util import Daemon, parse_exposition, select
+from test_daemon_pprof import fetch, go_pprof, parse_raw
+from test_hostile import AS_NOBODY, NOBODY, SPINNER, nobody_dir  # noqa: F401 (a fixture)
+from test_hostile_libraries import asm_library
 
 MEMORY_BUDGET = 64 * 1024 * 1024
 
@@ -56,3 +61,86 @@ def test_memory_and_cpu_exported():
     used = value(m2, "process_cpu_seconds_total") - value(m1, "process_cpu_seconds_total")
     assert 0 < ratio * 0.5 <= used + 0.5 * 0.05
     assert ratio < 0.5
+
+
+def spinner(lib, user=()):
+    """lib's tmabpf_spin() spinning in a process (as user: AS_NOBODY), once the library is mapped."""
+    p = subprocess.Popen([*user, sys.executable, "-c", SPINNER, lib])
+    deadline = time.monotonic() + 10
+    while True:
+        with open(f"/proc/{p.pid}/maps") as f:
+            if lib in f.read():
+                return p
+        assert time.monotonic() < deadline and p.poll() is None, f"{lib} never mapped"
+        time.sleep(0.02)
+
+
+def leaf_series(m, module):
+    """{symbol: sampled seconds} of the function series whose leaf is in module."""
+    return {l["symbol"]: v for l, v in select(m, "tmabpf_function_sampled_seconds_total", module=module)}
+
+
+def test_slow_library_of_a_user_does_not_hold_up_the_refreshes(nobody_dir, tmp_path):
+    """nobody's process maps nobody's library, stripped, whose .gnu_debuglink names a 2 GiB sparse
+    file beside it (no disk used): the symbolizer reads that file whole for its CRC before it gives it
+    up.  The first read of the library's symbols was in the refresh that named its first sample: that
+    refresh took 3.75 s (the refresh age reached 3.96 s at 250 ms).  Now files are read on the
+    symbolizer's own thread: for 10 s every scrape's refresh age stays under 2 intervals + 0.5 s and
+    every scrape is answered within 1 s; nobody's library is named later from its .dynsym (or said
+    in one line); the test's own library is named in the function series and in a pprof profile."""
+    interval = 0.25
+    slow = asm_library(nobody_dir, "libslow.so", "tmabpf_spin")
+    debug = os.path.join(nobody_dir, "libslow.debug")
+    with open(debug, "wb") as f:
+        f.write(b"x")
+    # no build id: not the test's library's tables (the same code) shared by build id
+    subprocess.run(["objcopy", "--strip-unneeded", "--remove-section=.note.gnu.build-id",
+                    f"--add-gnu-debuglink={debug}", slow], check=True)
+    os.truncate(debug, 2 << 30)	# the CRC read: ~2 s of reading zeros and summing them
+    for path in (slow, debug):
+        os.chown(path, NOBODY, NOBODY)
+    legit = asm_library(str(tmp_path), "liblegit.so", "tmabpf_spin")
+    with Daemon("-I", str(int(interval * 1000)), "--sample-hz", "99", "--min-sample-hz", "99") as d:
+        d.metrics_after(2)
+        procs = [spinner(legit), spinner(slow, AS_NOBODY)]
+        ages, scrapes, durations = [], [], []
+        try:
+            t_end = time.monotonic() + 10
+            while time.monotonic() < t_end:
+                t0 = time.monotonic()
+                status, _, body = d.request(timeout=5)
+                scrapes.append(time.monotonic() - t0)
+                assert status == 200, status
+                m = parse_exposition(body)
+                ages.append(select(m, "tmabpf_refresh_age_seconds")[0][1])
+                durations.append(select(m, "tmabpf_refresh_duration_seconds")[0][1])
+                time.sleep(0.1)
+            deadline = time.monotonic() + 20
+            while True:	# nobody's library named, or given up in one line
+                m = d.metrics()
+                said = [l for l in d.lines if "libslow" in l]
+                if "tmabpf_spin" in leaf_series(m, "libslow.so") or said or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            status, raw, _ = fetch(d, "/debug/pprof/profile?seconds=2")
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+        assert d.stop() == 0
+    print(f"{len(ages)} scrapes in 10 s: refresh age at most {max(ages):.2f} s, refresh duration at most "
+          f"{max(durations):.2f} s, slowest scrape {max(scrapes):.3f} s; nobody's library: "
+          f"{leaf_series(m, 'libslow.so')} {said}; symbols deferred "
+          f"{select(m, 'tmabpf_sampler_symbols_deferred_total')}")
+    assert max(ages) < 2 * interval + 0.5, f"a refresh waited {max(ages):.2f} s (durations {max(durations):.2f} s)"
+    assert max(scrapes) < 1, f"a scrape took {max(scrapes):.2f} s"
+    assert "tmabpf_spin" in leaf_series(m, "libslow.so") or len(said) == 1, (leaf_series(m, "libslow.so"), said)
+    assert "tmabpf_spin" in leaf_series(m, "liblegit.so"), leaf_series(m, "liblegit.so")
+    assert select(m, "tmabpf_sampler_symbols_deferred_total")[0][1] >= 1
+    assert status == 200
+    prof = tmp_path / "profile.pb.gz"
+    prof.write_bytes(raw)
+    locs, samples = parse_raw(go_pprof(["-raw", str(prof)], tmp_path))
+    legit_pid = str(procs[0].pid)
+    leaves = {locs[s["locs"][0]] for s in samples if s["labels"].get("pid") == legit_pid and s["locs"]}
+    assert "tmabpf_spin" in leaves, leaves

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lib/clock.h"
 #include "model/folded.h"
 #include "sym/kallsyms.h"
 #include "sym/perfmap.h"
@@ -479,6 +480,65 @@ static void test_reload_checks_the_file(void)
 	}
 }
 
+/* symbolizer_set_async: a file's table is read on the reading thread, never in the lookup.  A
+ * stripped library whose .gnu_debuglink names a 1 GiB sparse file takes a second or so to read
+ * (the debug file is read whole for its CRC): its first lookup returns at once, unnamed and
+ * counted, as does libc's queued behind it; within a wait budget the lookup waits and names both;
+ * a symbolizer freed while a file is queued or being read frees it (ASan: no leak). */
+static void test_symbolizer_async(void)
+{
+	char dir[] = "/tmp/tmabpf-async-XXXXXX", cmd[2048], lib[600];
+	struct symbolizer *s;
+	struct symbolizer_stats st;
+	struct sym_info si;
+	unsigned long long t0, took;
+	char err[256] = "";
+	void *h, *fn;
+
+	if (!mkdtemp(dir) || build_lib(dir, "slow", "tmabpf_slow")) {
+		skip("async", "cc could not build the test library");
+		return;
+	}
+	snprintf(lib, sizeof(lib), "%s/slow.so", dir);
+	snprintf(cmd, sizeof(cmd), "printf x > %s/slow.debug && objcopy --strip-unneeded --remove-section=.note.gnu.build-id "
+		 "--add-gnu-debuglink=%s/slow.debug %s && truncate -s 1G %s/slow.debug", dir, dir, lib, dir);
+	if (system(cmd) || !(h = dlopen(lib, RTLD_NOW)) || !(fn = dlsym(h, "tmabpf_slow"))) {
+		check(0, "async: a slow library %s", lib);
+		return;
+	}
+	s = symbolizer_new();
+	check(symbolizer_set_async(s, err, sizeof(err)) == 0, "async: the reading thread starts (%s)", err);
+	check(symbolizer_add_pid(s, getpid()) == 0, "async: maps of this process");
+	t0 = mono_ns();
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)fn, false, &si);
+	took = mono_ns() - t0;
+	symbolizer_get_stats(s, &st);
+	check(!si.name && !strcmp(si.module, "slow.so") && st.deferred == 1 && took < 200000000ULL,
+	      "async: the slow library's first lookup does not read it: %s, %llu deferred, %.3f s",
+	      symbolizer_label(s, &si), st.deferred, took / 1e9);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	symbolizer_get_stats(s, &st);
+	check(!si.name && !strcmp(si.module, "libc.so.6") && st.deferred == 2 && st.table_bytes == 0,
+	      "async: libc queued behind it, unnamed: %s, %llu deferred", symbolizer_label(s, &si), st.deferred);
+	symbolizer_wait_budget(s, 30000000000ULL);
+	t0 = mono_ns();
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)getpid, false, &si);
+	took = mono_ns() - t0;
+	check(si.name && strstr(si.name, "getpid"), "async: within a wait budget the lookup waits for the reads: %s "
+	      "after %.3f s", symbolizer_label(s, &si), took / 1e9);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)fn, false, &si);
+	symbolizer_get_stats(s, &st);
+	check(si.name && !strcmp(si.name, "tmabpf_slow") && st.deferred == 2 && st.table_bytes > 100000,
+	      "async: the slow library named from its .dynsym once read: %s (%zu bytes of tables)",
+	      symbolizer_label(s, &si), st.table_bytes);
+	symbolizer_wait_budget(s, 0);
+	symbolizer_user(s, getpid(), (uint64_t)(uintptr_t)elf_version, false, &si);
+	symbolizer_free(s);	/* libelf's read queued or under way: freed here, or by the thread */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		check(0, "async: removing %s", dir);
+}
+
 int main(void)
 {
 	test_symbol_limit();
@@ -491,5 +551,7 @@ int main(void)
 	test_symbolizer();
 	test_symbolizer_mprotect_after_read();
 	test_symbolizer_file_made_executable();
+	test_symbolizer_async();	/* last: its thread's stack, cached once it ends, could neighbour the
+					 * anonymous memory test_symbolizer names */
 	return check_exit();
 }

@@ -61,10 +61,17 @@ static void on_notice(void *ctx, const struct sample_key *key)
 static int sym_rebuild(struct dsamp *s, unsigned long long now)
 {
 	struct symbolizer *n = symbolizer_new();
+	char err[256];
 
 	if (!n)
 		return -ENOMEM;
 	symbolizer_set_limit(n, DSAMP_SYM_LIMIT);
+	/* a user's library can take seconds to read: never in the refresh */
+	if (symbolizer_set_async(n, err, sizeof(err)) && !s->sym_sync_said) {
+		warn_add("sampling: %s: files' symbols are read in the refresh, which a big or hostile library "
+			 "can hold up for seconds", err);
+		s->sym_sync_said = true;
+	}
 	if (s->usym) {
 		struct symbolizer_stats st;
 
@@ -72,6 +79,7 @@ static int sym_rebuild(struct dsamp *s, unsigned long long now)
 		s->sym_past.dropped += st.dropped;
 		s->sym_past.unnamed += st.unnamed;
 		s->sym_past.reloads_refused += st.reloads_refused;
+		s->sym_past.deferred += st.deferred;
 	}
 	symbolizer_free(s->usym);
 	s->usym = n;
@@ -625,6 +633,8 @@ void daemon_sampling_drain(struct dsamp *s, const struct agg *a, unsigned long l
 		return;
 	s->agg = a;
 	s->drains++;
+	if (s->usym)	/* a file's first read waits this long at most, the rest is left to its thread */
+		symbolizer_wait_budget(s->usym, DSAMP_SYM_WAIT_NS);
 	expire(s, now);
 	if (drain_rows(s, now))
 		warn_add("sampling: reading the sample rows failed: %s", strerror(errno));

@@ -12,7 +12,11 @@
  * series (daemon_agg.c): to the process's series when it holds a slot, else
  * to its cgroup's "[other]".  The leaf function of each row is named
  * (symbolize.c) and summed into at most top_functions (series, module,
- * symbol) slots, the rest into one "[other]" row (daemon_slots.h).
+ * symbol) slots, the rest into one "[other]" row (daemon_slots.h).  Files' symbol tables are
+ * read on the symbolizer's own thread (symbolizer_set_async), never in the refresh, which waits
+ * for them DSAMP_SYM_WAIT_NS at most (most files take milliseconds: named at once): a slower file's
+ * rows are named module+0xOFF until its table is read (a user's hostile library held one refresh
+ * for 3.75 s, a big C++ library's table takes 0.1-0.3 s).
  *
  * Bounded: the rows map is drained, stored stacks not used in the last
  * interval are deleted once the store is half full, the user-space
@@ -49,6 +53,7 @@
 #define DSAMP_RSS_REBUILD (48.0 * 1024 * 1024)	/* ... or when the daemon's RSS is over this */
 #define DSAMP_RSS_MIN_AGE_S 60			/* ... and the symbolizer is older than this */
 #define DSAMP_SYM_LIMIT (16u << 20)	/* files' symbol tables held at once (least recently used dropped) */
+#define DSAMP_SYM_WAIT_NS 100000000ULL	/* a drain's wait for files' symbols being read, in all */
 
 struct json;
 
@@ -67,7 +72,8 @@ struct dsamp {
 	unsigned long long sym_rebuilds;
 	unsigned long long sym_forgotten;	/* exited processes the symbolizer forgot (sym_bound) */
 	size_t sym_kept_exited;			/* exited ones it kept at the last time (named lately) */
-	struct symbolizer_stats sym_past;	/* dropped/unnamed of the symbolizers rebuilt away */
+	struct symbolizer_stats sym_past;	/* dropped/unnamed/deferred of the symbolizers rebuilt away */
+	bool sym_sync_said;			/* no thread to read symbols on: said once */
 	double hz;			/* in force now */
 	struct daemon_sampler iface;
 	const struct agg *agg;		/* routing (set at each drain) */

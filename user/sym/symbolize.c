@@ -15,13 +15,13 @@
 #include "lib/clock.h"
 #include "lib/path.h"
 #include "lib/warn.h"
-#include "sym/debugfile.h"
 #include "sym/elf_read.h"
 #include "sym/elfsyms.h"
 #include "sym/kallsyms.h"
 #include "sym/perfmap.h"
 #include "sym/procmaps.h"
 #include "sym/symbolize.h"
+#include "sym/symload.h"
 
 #define MAX_MODULE_FDS 512	/* files kept open for processes that may exit; beyond: opened by path */
 #define REREAD_NS 100000000LL	/* re-read a process' maps after a miss at most every 100 ms */
@@ -39,7 +39,9 @@ struct sym_module {
 	struct elfsyms *elf;	/* the file's own symbols and segments; NULL when unreadable */
 	struct elfsyms *debug;	/* its separate debug file's, NULL when none */
 	bool owns;		/* elf/debug are this module's (else shared by build-id) */
-	char build_id[129];
+	char build_id[SYMLOAD_BUILD_ID_LEN];
+	struct symload *job;	/* its tables being read on the symbolizer's queue (symbolizer_set_async) */
+	bool job_waited;	/* ... waited for once already (a slow file costs the budget once) */
 	size_t bytes;		/* elfsyms_bytes of elf and debug, when owned */
 	unsigned long long last_use;	/* symbolizer.uses when last named from */
 	size_t dropped_bytes;	/* its tables' bytes when they were dropped for the bound; 0: never dropped */
@@ -81,6 +83,8 @@ struct symbolizer {
 	unsigned long long reload_since_ns;	/* the window of reloads after a drop ... */
 	size_t reload_bytes;		/* ... and the bytes loaded again in it */
 	struct symbolizer_stats stats;
+	struct symload_queue *queue;	/* symbolizer_set_async: files read there, not in the lookups */
+	unsigned long long wait_left_ns;	/* symbolizer_wait_budget: what the lookups may still wait */
 };
 
 
@@ -178,6 +182,8 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	if (s->queue)
+		symload_queue_stop(s->queue);	/* frees the reads not taken back (modules' jobs) */
 	for (size_t i = 0; i < s->nr_procs; i++)
 		proc_free(s->procs[i]);
 	free(s->procs);
@@ -238,35 +244,21 @@ static int module_get(struct symbolizer *s, int pid, const struct procmaps_entry
 	return (int)s->nr_mods++;
 }
 
-/* first: the file's first load (a table dropped for the bound and loaded again says nothing new) */
-static struct elfsyms *elf_load(const char *path, const char *shown, bool first)
-{
-	struct elfsyms *e = calloc(1, sizeof(*e));
-	size_t n = strlen(path);
-	char err[512] = "";
-	int r;
-
-	if (e && !(r = elfsyms_load(path, e, err, sizeof(err)))) {
-		if (e->nr_long_names && first)
-			warn_add("symbols of %s: %zu names longer than %u KiB (no real function's is) dropped", shown,
-				 e->nr_long_names, ELFSYMS_NAME_MAX >> 10);
-		return e;
-	}
-	if (!e)
-		return NULL;
-	if (r == -EAGAIN)
-		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
-			 "stay unnamed", shown);
-	if (r == -E2BIG)	/* a module is loaded once, whichever processes map it: said once */
-		warn_add("symbols of %s: %s; its frames stay unnamed", shown,
-			 strncmp(err, path, n) || strncmp(err + n, ": ", 2) ? err : err + n + 2);
-	free(e);
-	return NULL;
-}
-
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes)
 {
 	s->limit = bytes;
+}
+
+int symbolizer_set_async(struct symbolizer *s, char *err, size_t errlen)
+{
+	if (!s->queue && !(s->queue = symload_queue_start(err, errlen)))
+		return -EAGAIN;
+	return 0;
+}
+
+void symbolizer_wait_budget(struct symbolizer *s, unsigned long long ns)
+{
+	s->wait_left_ns = ns;
 }
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
@@ -305,30 +297,107 @@ static void keep_under_limit(struct symbolizer *s, const struct sym_module *keep
 	}
 }
 
-/* The file at path is the one first loaded for m: the same build id (which holds under
- * overlayfs, where the maps' device and inode are not stat's), or with none, the same size and
- * modification time.  A dropped table is reloaded by path, where another file may be now (the
- * library replaced on disk, or the pid reused). */
-static bool same_file(const struct sym_module *m, const char *path, const char *build_id)
+/* A module's file not read: why, once (a module is read once, whichever processes map it); why:
+ * elfsyms_load's message (the limit it met, the file's owner and the option that raises it). */
+static void load_warning(int r, const char *shown, const char *why)
 {
-	char now[sizeof(m->build_id)];
-	struct stat st;
-
-	if (build_id[0])
-		return debugfile_build_id(path, now, sizeof(now)) == 0 && !strcmp(now, build_id);
-	return stat(path, &st) == 0 && st.st_size == m->size &&
-	       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == m->mtime_ns;
+	if (r == -EAGAIN)
+		warn_add("symbols of %s: file changed while reading (its owner rewrote or truncated it); its frames "
+			 "stay unnamed", shown);
+	if (r == -E2BIG)
+		warn_add("symbols of %s: %s; its frames stay unnamed", shown, why);
 }
 
-/* Load a module's symbols once: its own, and its debug file's when it has no .symtab. */
+/* Names past ELFSYMS_NAME_MAX dropped from e: said on the file's first read (a table dropped for
+ * the bound and read again says nothing new). */
+static void long_names_warning(const struct elfsyms *e, const char *shown, bool first)
+{
+	if (e && e->nr_long_names && first)
+		warn_add("symbols of %s: %zu names longer than %u KiB (no real function's is) dropped", shown,
+			 e->nr_long_names, ELFSYMS_NAME_MAX >> 10);
+}
+
+/* Another module's tables from the same file under another (device, inode), e.g. another container
+ * layer: shared by build id. */
+static bool share_tables(struct symbolizer *s, struct sym_module *m)
+{
+	if (!m->build_id[0])
+		return false;
+	for (size_t i = 0; i < s->nr_mods; i++) {
+		struct sym_module *o = s->mods[i];
+
+		if (o != m && o->loaded && o->owns && o->elf && !strcmp(o->build_id, m->build_id)) {
+			m->elf = o->elf;
+			m->debug = o->debug;
+			m->owns = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What j read becomes m's tables. */
+static void module_install(struct symbolizer *s, struct sym_module *m, struct symload *j)
+{
+	m->loaded = true;
+	if (j->refused) {
+		s->stats.reloads_refused++;	/* another file there now: its frames stay module+0xOFF */
+		return;
+	}
+	if (!j->reload) {
+		m->size = j->size;
+		m->mtime_ns = j->mtime_ns;
+	}
+	memcpy(m->build_id, j->build_id, sizeof(m->build_id));
+	if (share_tables(s, m))
+		return;
+	load_warning(j->elf_err, m->path, j->elf_why);
+	load_warning(j->debug_err, j->debug_path, j->debug_why);
+	long_names_warning(j->elf, m->path, !j->reload);
+	long_names_warning(j->debug, j->debug_path, !j->reload);
+	m->elf = j->elf;
+	m->debug = j->debug;
+	j->elf = j->debug = NULL;
+	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
+	s->stats.table_bytes += m->bytes;
+	m->last_use = ++s->uses;
+	keep_under_limit(s, m);
+}
+
+/* m's read from the queue when it has ended, waiting for it what is left of the budget the first
+ * time. */
+static bool module_take(struct symbolizer *s, struct sym_module *m)
+{
+	unsigned long long t0 = mono_ns(), spent, wait = m->job_waited ? 0 : s->wait_left_ns;
+	bool read;
+
+	m->job_waited |= wait > 0;
+	read = symload_queue_take(s->queue, m->job, wait);
+
+	spent = mono_ns() - t0;
+	s->wait_left_ns = spent < s->wait_left_ns ? s->wait_left_ns - spent : 0;
+	if (!read) {
+		s->stats.deferred++;
+		return false;
+	}
+	module_install(s, m, m->job);
+	symload_free(m->job);
+	m->job = NULL;
+	return true;
+}
+
+/* Load a module's symbols once: its own, and its debug file's when it has no .symtab; on the
+ * symbolizer's queue when it has one (until read, its addresses stay module+0xOFF, counted). */
 static void module_load(struct symbolizer *s, struct sym_module *m)
 {
-	char path[4096 + 64], dbg[4096 + 512];
-	struct stat st;
-	int dfd;
+	struct symload *j;
 
 	if (m->loaded)
 		return;
+	if (m->job) {
+		module_take(s, m);
+		return;
+	}
 	if (m->dropped_bytes) {
 		unsigned long long now = mono_ns();
 
@@ -342,7 +411,6 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		}
 		s->reload_bytes += m->dropped_bytes;
 	}
-	m->loaded = true;
 	if (m->fd < 0) {
 		/* not kept open (or dropped since): the same inode again, through the mapping or its path */
 		m->fd = procmaps_open_mapped(m->pid, &m->map);
@@ -351,50 +419,41 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 		else if (m->fd == -ESTALE)
 			warn_add("symbols of %s: another file is at its path now (replaced, or a link planted), not the "
 				 "one mapped: its frames stay unnamed", m->path);
-		if (m->fd < 0)
+		if (m->fd < 0) {
+			m->loaded = true;
 			return;
+		}
 		s->open_fds++;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", m->fd);
-	if (m->dropped_bytes && !same_file(m, path, m->build_id)) {
-		s->stats.reloads_refused++;	/* another file there now: its frames stay module+0xOFF */
-		goto done;
+	j = symload_new(m->fd, m->path, m->root);	/* the fd is the read's now */
+	m->fd = -1;
+	s->open_fds--;
+	if (!j) {
+		m->loaded = true;
+		return;
 	}
-	if (!m->dropped_bytes && stat(path, &st) == 0) {
-		m->size = st.st_size;
-		m->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	if ((j->reload = m->dropped_bytes != 0)) {
+		memcpy(j->build_id, m->build_id, sizeof(j->build_id));
+		j->size = m->size;
+		j->mtime_ns = m->mtime_ns;
 	}
-	/* the same file under another (device, inode), e.g. another container layer */
-	if (debugfile_build_id(path, m->build_id, sizeof(m->build_id)) == 0) {
-		for (size_t i = 0; i < s->nr_mods; i++) {
-			struct sym_module *o = s->mods[i];
-
-			if (o != m && o->loaded && o->owns && o->elf && !strcmp(o->build_id, m->build_id)) {
-				m->elf = o->elf;
-				m->debug = o->debug;
-				m->owns = false;
-				goto done;
-			}
-		}
+	if (s->queue) {
+		symload_queue_add(s->queue, j);
+		m->job = j;
+		m->job_waited = false;
+		module_take(s, m);
+		return;
 	}
-	m->elf = elf_load(path, m->path, !m->dropped_bytes);
-	if (m->elf && !m->elf->has_symtab && (dfd = debugfile_find(path, m->path, m->root, dbg, sizeof(dbg))) >= 0) {
-		char dpath[64];
-
-		snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
-		m->debug = elf_load(dpath, dbg, !m->dropped_bytes);
-		close(dfd);
+	symload_identify(j);
+	memcpy(m->build_id, j->build_id, sizeof(m->build_id));
+	if (!j->refused && share_tables(s, m)) {	/* not read again */
+		m->loaded = true;
+		symload_free(j);
+		return;
 	}
-	m->bytes = (m->elf ? elfsyms_bytes(m->elf) : 0) + (m->debug ? elfsyms_bytes(m->debug) : 0);
-	s->stats.table_bytes += m->bytes;
-	m->last_use = ++s->uses;
-	keep_under_limit(s, m);
-done:
-	if (m->fd >= 0) {
-		close(m->fd);	/* symbols are in memory now */
-		m->fd = -1;
-		s->open_fds--;
-	}
+	symload_read(j);
+	module_install(s, m, j);
+	symload_free(j);
 }
 
 /* ---- processes -------------------------------------------------------- */

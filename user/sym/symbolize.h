@@ -91,6 +91,20 @@ void symbolizer_free(struct symbolizer *s);
 #define SYMBOLIZER_RELOAD_S 10
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
 
+/*
+ * Read the files' symbol tables on a thread of the symbolizer's own (symload.c) rather than in the
+ * lookup that first needs them: for a loop that must not wait on a file (the daemon's refresh; a
+ * user's library can take seconds to read).  A file met for the first time, or a dropped table met
+ * again, is named "module+0xOFF" until its table is read (past symbolizer_wait_budget), counted in
+ * deferred; the lookups after that name it.  0, or -EAGAIN with err saying why (no thread: the
+ * lookups read the files, as without it).
+ */
+int symbolizer_set_async(struct symbolizer *s, char *err, size_t errlen);
+/* The lookups from now on may wait up to ns in all for files being read on that thread (most files
+ * take milliseconds: named at once; a slow one costs the budget once, then is left to the thread).
+ * 0, the default: they never wait.  The daemon sets it at each refresh. */
+void symbolizer_wait_budget(struct symbolizer *s, unsigned long long ns);
+
 struct symbolizer_stats {
 	size_t table_bytes;		/* symbol tables in memory now (elfsyms_bytes) */
 	unsigned long long dropped;	/* tables dropped for the bound */
@@ -98,6 +112,8 @@ struct symbolizer_stats {
 	unsigned long long reloads_refused;	/* dropped tables not reloaded: another file is at the path
 						 * now (build id, or size and time, differ); their frames stay
 						 * "module+0xOFF" */
+	unsigned long long deferred;	/* addresses left "module+0xOFF" while their file's table was read
+					 * on the symbolizer's thread (symbolizer_set_async) */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 /* Processes and files it holds now (each process' maps; each file's record, its table when loaded). */
