@@ -6,6 +6,7 @@ opened the path, following links: the root-only file's names reached the report,
 opened).  Each attack runs as nobody against root tmabpf."""
 import gzip
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -490,3 +491,62 @@ def test_daemon_beside_all_hostile_libraries(nobody_dir):
         if hwm - rss < DAEMON_GROWTH_MAX >> 10:
             break
     assert min(growth) < DAEMON_GROWTH_MAX >> 20, f"the daemon's RSS grew by {growth} MiB"
+
+
+# ---- a build id claimed by another user's file ----
+
+SAME_BUILD_ID = "0x" + "5eedc0de" * 5
+
+
+def spin_library(path, spin, owner, mode):
+    """A library whose one function spin loops forever, with SAME_BUILD_ID: two of them with names
+    of one length have the same layout, and claim to be the same file."""
+    src = path + ".s"
+    with open(src, "w") as f:
+        f.write(f".text\n.globl {spin}\n.type {spin},@function\n{spin}:\n1: jmp 1b\n.size {spin},.-{spin}\n")
+    subprocess.run(["gcc", "-shared", "-nostdlib", "-o", path, src, f"-Wl,--build-id={SAME_BUILD_ID}"],
+                   check=True, capture_output=True)
+    os.unlink(src)
+    os.chown(path, owner, owner)
+    os.chmod(path, mode)
+    return path
+
+
+def test_build_id_of_a_root_only_library_gives_nothing_away(nobody_dir):
+    """nobody's library claims the build id of a root-only (0600) library that a root process
+    spins in.  The symbolizer shared one table between files of one build id (meant for the same
+    file in two container layers): nobody's frames were named from the root-only file
+    (secret_spin_root) or root's from nobody's (nobody_spin_fake), whichever was read first.  A
+    table is now shared only between files of one owner, or from root's files that every user may
+    read: each process' frames get its own file's name."""
+    root_dir = tempfile.mkdtemp(prefix="tmabpf-secret-")
+    os.chmod(root_dir, 0o700)
+    secret = spin_library(os.path.join(root_dir, "libsecret.so"), "secret_spin_root", 0, 0o600)
+    fake = spin_library(os.path.join(nobody_dir, "libfake.so"), "nobody_spin_fake", NOBODY, 0o644)
+    code = "import ctypes, sys; getattr(ctypes.CDLL(sys.argv[1]), sys.argv[2])()"
+    procs = [subprocess.Popen([sys.executable, "-c", code, secret, "secret_spin_root"]),
+             subprocess.Popen(AS_NOBODY + [sys.executable, "-c", code, fake, "nobody_spin_fake"])]
+    out = os.path.join(nobody_dir, "..", os.path.basename(root_dir) + ".json")
+    try:
+        deadline = time.time() + 10
+        for p, lib in zip(procs, (secret, fake)):
+            while lib not in open(f"/proc/{p.pid}/maps").read():
+                assert time.time() < deadline and p.poll() is None, "a spinner never mapped its library"
+                time.sleep(0.02)
+        rc, err, _, _ = run_measured(["--quiet", "--sample=199", "-p", f"{procs[0].pid},{procs[1].pid}", "-d", "2",
+                                      "--json", out])
+        assert rc == 0, err
+        rep = load_json(out)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        shutil.rmtree(root_dir, ignore_errors=True)
+        if os.path.exists(out):
+            os.unlink(out)
+    names = {}
+    for r in rep["samples"]:
+        if r["tid"] is None:
+            names.setdefault(r["pid"], set()).add(r["symbol"])
+    assert "secret_spin_root" in names[procs[0].pid] and "nobody_spin_fake" not in names[procs[0].pid], names
+    assert "nobody_spin_fake" in names[procs[1].pid] and "secret_spin_root" not in names[procs[1].pid], names

@@ -39,6 +39,8 @@ struct sym_module {
 	struct elfsyms *elf;	/* the file's own symbols and segments; NULL when unreadable */
 	struct elfsyms *debug;	/* its separate debug file's, NULL when none */
 	bool owns;		/* elf/debug are this module's (else shared by build-id) */
+	uid_t uid;		/* its file's owner, and whether every user may read it (share_tables) */
+	bool public;
 	char build_id[SYMLOAD_BUILD_ID_LEN];
 	struct symload *job;	/* its tables being read on the symbolizer's queue (symbolizer_set_async) */
 	bool job_waited;	/* ... waited for once already (a slow file costs the budget once) */
@@ -326,7 +328,11 @@ static bool share_tables(struct symbolizer *s, struct sym_module *m)
 	for (size_t i = 0; i < s->nr_mods; i++) {
 		struct sym_module *o = s->mods[i];
 
-		if (o != m && o->loaded && o->owns && o->elf && !strcmp(o->build_id, m->build_id)) {
+		/* a build id is only a claim: one user's file gets nothing of another user's (a root-only
+		 * file's names, or names a user chose for root's frames), but every user's file may take
+		 * those of a file of root's that every user may read */
+		if (o != m && o->loaded && o->owns && o->elf && !strcmp(o->build_id, m->build_id) &&
+		    (o->uid == m->uid || (o->uid == 0 && o->public))) {
 			m->elf = o->elf;
 			m->debug = o->debug;
 			m->owns = false;
@@ -349,6 +355,8 @@ static void module_install(struct symbolizer *s, struct sym_module *m, struct sy
 		m->mtime_ns = j->mtime_ns;
 	}
 	memcpy(m->build_id, j->build_id, sizeof(m->build_id));
+	m->uid = j->uid;
+	m->public = j->public;
 	if (share_tables(s, m))
 		return;
 	load_warning(j->elf_err, m->path, j->elf_why);
@@ -446,6 +454,8 @@ static void module_load(struct symbolizer *s, struct sym_module *m)
 	}
 	symload_identify(j);
 	memcpy(m->build_id, j->build_id, sizeof(m->build_id));
+	m->uid = j->uid;
+	m->public = j->public;
 	if (!j->refused && share_tables(s, m)) {	/* not read again */
 		m->loaded = true;
 		symload_free(j);

@@ -78,9 +78,13 @@ void symload_identify(struct symload *j)
 		j->refused = true;
 		return;
 	}
-	if (!j->reload && fstat(j->fd, &st) == 0) {
-		j->size = st.st_size;
-		j->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	if (fstat(j->fd, &st) == 0) {
+		j->uid = st.st_uid;
+		j->public = st.st_mode & S_IROTH;
+		if (!j->reload) {
+			j->size = st.st_size;
+			j->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		}
 	}
 	if (debugfile_build_id(path, j->build_id, sizeof(j->build_id)))
 		j->build_id[0] = '\0';

@@ -14,6 +14,7 @@
 #ifndef TMABPF_SYMLOAD_H
 #define TMABPF_SYMLOAD_H
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include "sym/elfsyms.h"
 
@@ -36,6 +37,8 @@ struct symload {
 	char elf_why[512], debug_why[512];	/* and its message, the file's path left out */
 	char debug_path[4096 + 512];	/* the debug file found, "" when none */
 	bool refused;			/* reload: another file is there now, nothing read */
+	uid_t uid;			/* the file's owner ... */
+	bool public;			/* ... and whether every user may read it (S_IROTH) */
 	/* the queue's */
 	struct symload *next;
 	int state;
