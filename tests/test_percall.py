@@ -99,7 +99,10 @@ def test_sampled_top_functions_per_token(tmp_path):
         want = "work_even" if k % 2 == 0 else "work_odd"
         top = it["top_functions"]
         assert top and top[0]["function"] == want and top[0]["module"] == "perstep", (k, top)
-        assert top[0]["samples"] >= 0.9 * it["samples"], (k, top)
+        # of the window's samples in user mode: an interrupt, or the marker's own BPF program at the
+        # step's edge, takes 1 or 2 of a 10 ms window's ~10 on a busy host (75 % in one run)
+        elsewhere = sum(f["samples"] for f in top if f["module"].startswith("["))
+        assert top[0]["samples"] >= 0.9 * (it["samples"] - elsewhere), (k, top)
         expect = it["oncpu_ns"] / period
         assert abs(it["samples"] - expect) <= 2 + 0.05 * expect, (k, it["samples"], expect)
         assert it["samples"] == sum(f["samples"] for f in top) or len(top) == 5
