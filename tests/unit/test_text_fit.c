@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "lib/cxx_name.h"
 #include "lib/text_fit.h"
 #include "lib/text_table.h"
 #include "lib/units.h"
@@ -43,17 +44,40 @@ static char *table(int width, struct text_hidden *hid)
 	return buf;
 }
 
+/* A 2000-byte name (an "é" across bytes 1021-1022, "_TAILEND_a" its end) in a table at width, its
+ * column elided by shorten (NULL: text_elide_middle); the printed text, to be freed. */
+static char *long_name_table(int width, int (*shorten)(const char *, int, char *, size_t))
+{
+	const struct text_col cols[] = { { .name = "FUNCTION", .prio = 1, .left = true, .min = 12, .shorten = shorten },
+					 { .name = "N", .prio = 1 } };
+	char name[2001], *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct text_table t;
+
+	memset(name, 'a', 2000);
+	name[2000] = 0;
+	memcpy(name + 1021, "\xc3\xa9", 2);
+	memcpy(name + 1990, "_TAILEND_", 9);
+	text_table_init(&t, cols, 2);
+	text_table_add(&t, (const char *[]){ name, "7" });
+	text_table_print(&t, f, width, NULL);
+	fclose(f);
+	text_table_free(&t);
+	return buf;
+}
+
 static int widest(const char *text)
 {
 	int w = 0;
 
 	for (const char *l = text; *l;) {
 		size_t n = strcspn(l, "\n");
-		char line[1024];
+		char *line = strndup(l, n);
 
-		snprintf(line, sizeof(line), "%.*s", (int)n, l);
 		if (text_columns(line) > w)
 			w = text_columns(line);
+		free(line);
 		l += n + (l[n] == '\n');
 	}
 	return w;
@@ -127,6 +151,20 @@ int main(void)
 		fclose(f);
 		check(!strcmp(buf, "short\n  a line much wider\n      than twenty\n"),
 		      "text_wrap_lines: a wide line wrapped, indented 4 past its own indent: [%s]", buf);
+	}
+	for (int i = 0; i < 2; i++) {
+		int (*shorten)(const char *, int, char *, size_t) = i ? cxx_name_shorten : NULL;
+		char *whole = long_name_table(10000, shorten), *cut = long_name_table(1500, shorten);
+		char *row = strchr(cut, '\n') + 1;
+
+		check(strstr(whole, "\xc3\xa9") && strstr(whole, "_TAILEND_a 7\n") && widest(whole) == 2001,
+		      "%s: a 2000-byte name printed whole at width 10000 (widest line %d)", i ? "cxx_name" : "elide",
+		      widest(whole));
+		check(strstr(row, "\xe2\x80\xa6") && strstr(row, "_TAILEND_a 7\n") && widest(cut) == 1500,
+		      "%s: at width 1500 shortened behind one \"\u2026\" to its tail, 1500 columns (widest %d)",
+		      i ? "cxx_name" : "elide", widest(cut));
+		free(whole);
+		free(cut);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");

@@ -2,10 +2,10 @@
 /* Long C++ names shortened in the middle.  See cxx_name.h. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
-
-#define BUF 1024
+#include "lib/text_fit.h"
 
 int cxx_name_columns(const char *name)
 {
@@ -122,10 +122,13 @@ static size_t first_scope_end(const char *s, size_t limit)
 
 int cxx_name_shorten(const char *name, int width, char *out, size_t outlen)
 {
-	char s[BUF + 64];
+	/* each splice puts at most 3 bytes ("…") where it took at least 1: 3 bytes a byte bound it */
+	char *s = malloc(3 * strlen(name) + 64);
 	size_t po, pc, to, tc;
 
-	snprintf(s, BUF, "%s", name);
+	if (!s)
+		return text_elide_middle(name, width, out, outlen);
+	strcpy(s, name);
 	if (width < 1)
 		width = 1;
 	if (cxx_name_columns(s) <= width)
@@ -168,5 +171,6 @@ int cxx_name_shorten(const char *name, int width, char *out, size_t outlen)
 	}
 done:
 	snprintf(out, outlen, "%s", s);
+	free(s);
 	return cxx_name_columns(out);
 }

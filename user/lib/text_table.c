@@ -97,15 +97,21 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 
 static void print_cells(const struct text_table *t, const char *const *cells, bool header, FILE *f)
 {
-	char fit[1024];
-
 	for (int c = 0, first = 1; c < t->ncols; c++) {
+		/* the fitted cell is the cell, or fewer of its bytes around a 3-byte "…" (a C++ name's
+		 * splices at most triple it: cxx_name.c): sized from the cell, never cut */
+		size_t cap = 3 * strlen(cells[c]) + 64;
+		char *fit;
 		int n, pad, last;
 
 		if (!t->width[c])
 			continue;
-		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, sizeof(fit)) :
-						   text_elide_middle(cells[c], t->width[c], fit, sizeof(fit));
+		if (!(fit = malloc(cap))) {
+			fprintf(f, "%*s(out of memory)", gap(t, c, first), "");
+			return;
+		}
+		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, cap) :
+						   text_elide_middle(cells[c], t->width[c], fit, cap);
 		pad = t->width[c] - n;
 		last = c + 1;
 		while (last < t->ncols && !t->width[last])
@@ -113,6 +119,7 @@ static void print_cells(const struct text_table *t, const char *const *cells, bo
 		fprintf(f, "%*s%*s%s", gap(t, c, first), "", t->col[c].left ? 0 : pad, "", fit);
 		if (t->col[c].left && last < t->ncols)	/* no trailing blanks */
 			fprintf(f, "%*s", pad, "");
+		free(fit);
 		first = 0;
 	}
 }
