@@ -5,8 +5,11 @@
  * after a comma; tables (lib/text_table.h) that drop columns by priority and say so once; times in
  * ns/us/ms/s.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "check.h"
 #include "lib/cxx_name.h"
 #include "lib/text_fit.h"
@@ -65,6 +68,41 @@ static char *long_name_table(int width, int (*shorten)(const char *, int, char *
 	fclose(f);
 	text_table_free(&t);
 	return buf;
+}
+
+/* How a child that makes a table of ncols columns and adds 40 rows ends (its wait status); what it
+ * said on stderr into said. */
+static int table_of(int ncols, char *said, size_t len)
+{
+	static struct text_col cols[TEXT_TABLE_MAX_COLS + 1];
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct text_table t;
+		const char *cells[TEXT_TABLE_MAX_COLS + 1] = { 0 };
+
+		if (!freopen("/tmp/test_text_fit.stderr", "w", stderr))
+			_exit(3);
+		for (int i = 0; i <= TEXT_TABLE_MAX_COLS; i++)
+			cols[i].name = "C";
+		text_table_init(&t, cols, ncols);
+		for (int i = 0; i < 40; i++)
+			text_table_add(&t, cells);
+		text_table_free(&t);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	{
+		FILE *f = fopen("/tmp/test_text_fit.stderr", "r");
+		size_t n = f ? fread(said, 1, len - 1, f) : 0;
+
+		said[n] = 0;
+		if (f)
+			fclose(f);
+		unlink("/tmp/test_text_fit.stderr");
+	}
+	return st;
 }
 
 static int widest(const char *text)
@@ -165,6 +203,20 @@ int main(void)
 		      i ? "cxx_name" : "elide", widest(cut));
 		free(whole);
 		free(cut);
+	}
+	for (int i = 0; i < 3; i++) {
+		char said[512], want[64];
+		int n = (int[]){ 0, TEXT_TABLE_MAX_COLS + 1, -1 }[i], st = table_of(n, said, sizeof(said));
+
+		snprintf(want, sizeof(want), "tmabpf: bug: a text table of %d columns", n);
+		check(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT && strstr(said, want),
+		      "a table of %d columns stopped loudly in one line (status %#x): [%s]", n, st, said);
+	}
+	{
+		char said[512];
+		int st = table_of(TEXT_TABLE_MAX_COLS, said, sizeof(said));
+
+		check(WIFEXITED(st) && !WEXITSTATUS(st) && !*said, "a table of %d columns is made", TEXT_TABLE_MAX_COLS);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");

@@ -7,8 +7,16 @@
 
 void text_table_init(struct text_table *t, const struct text_col *cols, int ncols)
 {
+	/* a table of no column, or of more than it holds, is the caller's bug: said and stopped, never
+	 * a column silently dropped (or a zero-byte realloc that frees the rows) */
+	if (ncols < 1 || ncols > TEXT_TABLE_MAX_COLS) {
+		fprintf(stderr, "tmabpf: bug: a text table of %d columns (1 to %d): please report it\n", ncols,
+			TEXT_TABLE_MAX_COLS);
+		fflush(stderr);
+		abort();
+	}
 	memset(t, 0, sizeof(*t));
-	t->ncols = ncols < TEXT_TABLE_MAX_COLS ? ncols : TEXT_TABLE_MAX_COLS;
+	t->ncols = ncols;
 	memcpy(t->col, cols, (size_t)t->ncols * sizeof(*cols));
 }
 

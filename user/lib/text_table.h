@@ -42,6 +42,7 @@ struct text_hidden {
 	int n;
 };
 
+/* ncols from 1 to TEXT_TABLE_MAX_COLS; any other is a bug: said on stderr, then abort(). */
 void text_table_init(struct text_table *t, const struct text_col *cols, int ncols);
 /* A row of ncols cells (copied); -1 when out of memory. */
 int text_table_add(struct text_table *t, const char *const *cells);
