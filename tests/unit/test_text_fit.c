@@ -163,10 +163,11 @@ int main(void)
 		      !hid.n, "at 22: the name elided in the middle, above its minimum, before a column goes: [%s]", w);
 		w = table(16, &hid);
 		check(!strcmp(w, "NAME        B  C\ngroun\xe2\x80\xa6spin 56  7\nx           2  3\n") && hid.n == 1 &&
-		      !strcmp(hid.names, "A"), "at 16: A goes first (priority 3): [%s] %s", w, hid.names);
+		      !strcmp(hid.names[0], "A"), "at 16: A goes first (priority 3): [%s] %s", w, hid.names[0]);
 		w = table(11, &hid);
 		check(!strcmp(w, "NAME      C\ngrou\xe2\x80\xa6pin  7\nx         3\n") && hid.n == 2 &&
-		      !strcmp(hid.names, "A B"), "at 11: then B; the name at its minimum; A said once: [%s] %s", w, hid.names);
+		      !strcmp(hid.names[0], "A") && !strcmp(hid.names[1], "B"),
+		      "at 11: then B; the name at its minimum; A said once: [%s]", w);
 		{
 			static const struct text_col ev[] = { { .name = "CPU_CLK_UNHALTED.THREAD", .prio = 1 } };
 			struct text_table te;
@@ -217,6 +218,31 @@ int main(void)
 		int st = table_of(TEXT_TABLE_MAX_COLS, said, sizeof(said));
 
 		check(WIFEXITED(st) && !WEXITSTATUS(st) && !*said, "a table of %d columns is made", TEXT_TABLE_MAX_COLS);
+	}
+	{
+		struct text_hidden hid = {};
+		char name[64], *buf, want[64], tail[96];
+		size_t len;
+		FILE *f;
+
+		for (int i = 0; i < 24; i++) {
+			snprintf(name, sizeof(name), "C%02d_%047d", i, 0);
+			text_hidden_add(&hid, name);
+			text_hidden_add(&hid, name);
+		}
+		text_hidden_add(&hid, "ms on CPU");
+		text_hidden_add(&hid, "CPU");
+		text_hidden_add(&hid, "on");
+		text_hidden_add(&hid, "ms on CPU");
+		f = open_memstream(&buf, &len);
+		text_hidden_print(&hid, f, 10000);
+		fclose(f);
+		snprintf(tail, sizeof(tail), "C23_%047d ms on CPU CPU on;", 0);
+		snprintf(want, sizeof(want), "  (27 columns hidden: C00_");
+		check(!strncmp(buf, want, strlen(want)) && strstr(buf, tail) && !hid.n && !hid.names,
+		      "24 hidden columns of 51 bytes and 3 named with spaces each counted once, compared whole: [%.60s]",
+		      buf);
+		free(buf);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");

@@ -187,24 +187,45 @@ void text_table_free(struct text_table *t)
 
 void text_hidden_add(struct text_hidden *h, const char *name)
 {
-	size_t len = strlen(h->names), nl = strlen(name);
-
-	if (!nl)
+	if (!*name)
 		return;
-	for (const char *p = h->names; (p = strstr(p, name)); p += nl)
-		if ((p == h->names || p[-1] == ' ') && (p[nl] == ' ' || !p[nl]))
+	for (int i = 0; i < h->n; i++)
+		if (!strcmp(h->names[i], name))
 			return;
-	if (len + nl + 2 > sizeof(h->names))
+	if (h->n == h->cap) {
+		int cap = h->cap ? h->cap * 2 : 16;
+		char **p = realloc(h->names, (size_t)cap * sizeof(*p));
+
+		if (!p) {
+			fprintf(stderr, "tmabpf: out of memory: a hidden column's name (%s) left out of the note\n", name);
+			return;
+		}
+		h->names = p;
+		h->cap = cap;
+	}
+	if (!(h->names[h->n] = strdup(name))) {
+		fprintf(stderr, "tmabpf: out of memory: a hidden column's name (%s) left out of the note\n", name);
 		return;
-	snprintf(h->names + len, sizeof(h->names) - len, "%s%s", len ? " " : "", name);
+	}
 	h->n++;
 }
 
 void text_hidden_print(struct text_hidden *h, FILE *f, int width)
 {
-	if (h->n)
+	char *list = NULL;
+	size_t len = 0;
+	FILE *m = h->n ? open_memstream(&list, &len) : NULL;
+
+	for (int i = 0; m && i < h->n; i++)
+		fprintf(m, "%s%s", i ? " " : "", h->names[i]);
+	if (h->n && (!m || fclose(m)))
+		fprintf(stderr, "tmabpf: out of memory: the note of %d hidden columns left out\n", h->n);
+	else if (h->n)
 		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", h->n, h->n > 1 ? "s" : "",
-			   h->names);
-	h->names[0] = 0;
-	h->n = 0;
+			   list);
+	free(list);
+	for (int i = 0; i < h->n; i++)
+		free(h->names[i]);
+	free(h->names);
+	*h = (struct text_hidden){ 0 };
 }

@@ -36,10 +36,11 @@ struct text_table {
 	size_t nrows, cap;
 };
 
-/* The hidden columns' names of one report (or one interval), each once. */
+/* The hidden columns' names of one report (or one interval), each once, every one counted
+ * (text_hidden_print frees them). */
 struct text_hidden {
-	char names[1024];
-	int n;
+	char **names;	/* n whole names, compared whole */
+	int n, cap;
 };
 
 /* ncols from 1 to TEXT_TABLE_MAX_COLS; any other is a bug: said on stderr, then abort(). */
