@@ -244,6 +244,29 @@ int main(void)
 		      buf);
 		free(buf);
 	}
+	{
+		static const struct text_col cols[] = { { .name = "COMM", .prio = 1, .left = true, .min = 8 },
+							{ .name = "MS", .prio = 1 } };
+		struct text_table t;
+		char buf[256], out[64];
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		int n;
+
+		text_table_init(&t, cols, 2);
+		text_table_add(&t, (const char *[]){ "\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", "1.0" });
+		text_table_add(&t, (const char *[]){ "cafe\xcc\x81", "2.0" });
+		text_table_print(&t, f, 40, NULL);
+		fclose(f);
+		text_table_free(&t);
+		check(!strcmp(buf, "COMM          MS\n\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c 1.0\n"
+				   "cafe\xcc\x81         2.0\n"),
+		      "six CJK characters take 12 columns, a combining accent none: the columns line up: [%s]", buf);
+		n = text_elide_middle("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
+		check(n == 5 && !strcmp(out, "\xe6\x8e\xa8\xe2\x80\xa6\xe4\xbd\x9c"),
+		      "CJK elided to 6 columns: whole characters around the \"\u2026\", %d columns: [%s]", n, out);
+		n = cxx_name_shorten("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
+		check(n <= 6 && n == text_columns(out), "a CJK name shortened by cxx_name_shorten within 6 columns: %d [%s]", n, out);
+	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");
 	return check_exit();
