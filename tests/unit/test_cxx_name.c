@@ -3,6 +3,7 @@
 #include <string.h>
 #include "check.h"
 #include "lib/cxx_name.h"
+#include "lib/text_fit.h"
 
 #define E CXX_ELLIPSIS
 
@@ -11,7 +12,7 @@ static void expect(const char *name, int width, const char *want)
 	char out[512];
 	int cols = cxx_name_shorten(name, width, out, sizeof(out));
 
-	check(!strcmp(out, want) && cols <= width && cols == cxx_name_columns(out), "%d cols: '%s' -> '%s' (want '%s')",
+	check(!strcmp(out, want) && cols <= width && cols == text_columns(out), "%d cols: '%s' -> '%s' (want '%s')",
 	      width, name, out, want);
 }
 

@@ -5,9 +5,13 @@
  * after a comma; tables (lib/text_table.h) that drop columns by priority and say so once; times in
  * ns/us/ms/s.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "check.h"
+#include "lib/cxx_name.h"
 #include "lib/text_fit.h"
 #include "lib/text_table.h"
 #include "lib/units.h"
@@ -43,17 +47,75 @@ static char *table(int width, struct text_hidden *hid)
 	return buf;
 }
 
+/* A 2000-byte name (an "é" across bytes 1021-1022, "_TAILEND_a" its end) in a table at width, its
+ * column elided by shorten (NULL: text_elide_middle); the printed text, to be freed. */
+static char *long_name_table(int width, int (*shorten)(const char *, int, char *, size_t))
+{
+	const struct text_col cols[] = { { .name = "FUNCTION", .prio = 1, .left = true, .min = 12, .shorten = shorten },
+					 { .name = "N", .prio = 1 } };
+	char name[2001], *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct text_table t;
+
+	memset(name, 'a', 2000);
+	name[2000] = 0;
+	memcpy(name + 1021, "\xc3\xa9", 2);
+	memcpy(name + 1990, "_TAILEND_", 9);
+	text_table_init(&t, cols, 2);
+	text_table_add(&t, (const char *[]){ name, "7" });
+	text_table_print(&t, f, width, NULL);
+	fclose(f);
+	text_table_free(&t);
+	return buf;
+}
+
+/* How a child that makes a table of ncols columns and adds 40 rows ends (its wait status); what it
+ * said on stderr into said. */
+static int table_of(int ncols, char *said, size_t len)
+{
+	static struct text_col cols[TEXT_TABLE_MAX_COLS + 1];
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct text_table t;
+		const char *cells[TEXT_TABLE_MAX_COLS + 1] = { 0 };
+
+		if (!freopen("/tmp/test_text_fit.stderr", "w", stderr))
+			_exit(3);
+		for (int i = 0; i <= TEXT_TABLE_MAX_COLS; i++)
+			cols[i].name = "C";
+		text_table_init(&t, cols, ncols);
+		for (int i = 0; i < 40; i++)
+			text_table_add(&t, cells);
+		text_table_free(&t);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	{
+		FILE *f = fopen("/tmp/test_text_fit.stderr", "r");
+		size_t n = f ? fread(said, 1, len - 1, f) : 0;
+
+		said[n] = 0;
+		if (f)
+			fclose(f);
+		unlink("/tmp/test_text_fit.stderr");
+	}
+	return st;
+}
+
 static int widest(const char *text)
 {
 	int w = 0;
 
 	for (const char *l = text; *l;) {
 		size_t n = strcspn(l, "\n");
-		char line[1024];
+		char *line = strndup(l, n);
 
-		snprintf(line, sizeof(line), "%.*s", (int)n, l);
 		if (text_columns(line) > w)
 			w = text_columns(line);
+		free(line);
 		l += n + (l[n] == '\n');
 	}
 	return w;
@@ -101,10 +163,11 @@ int main(void)
 		      !hid.n, "at 22: the name elided in the middle, above its minimum, before a column goes: [%s]", w);
 		w = table(16, &hid);
 		check(!strcmp(w, "NAME        B  C\ngroun\xe2\x80\xa6spin 56  7\nx           2  3\n") && hid.n == 1 &&
-		      !strcmp(hid.names, "A"), "at 16: A goes first (priority 3): [%s] %s", w, hid.names);
+		      !strcmp(hid.names[0], "A"), "at 16: A goes first (priority 3): [%s] %s", w, hid.names[0]);
 		w = table(11, &hid);
 		check(!strcmp(w, "NAME      C\ngrou\xe2\x80\xa6pin  7\nx         3\n") && hid.n == 2 &&
-		      !strcmp(hid.names, "A B"), "at 11: then B; the name at its minimum; A said once: [%s] %s", w, hid.names);
+		      !strcmp(hid.names[0], "A") && !strcmp(hid.names[1], "B"),
+		      "at 11: then B; the name at its minimum; A said once: [%s]", w);
 		{
 			static const struct text_col ev[] = { { .name = "CPU_CLK_UNHALTED.THREAD", .prio = 1 } };
 			struct text_table te;
@@ -127,6 +190,82 @@ int main(void)
 		fclose(f);
 		check(!strcmp(buf, "short\n  a line much wider\n      than twenty\n"),
 		      "text_wrap_lines: a wide line wrapped, indented 4 past its own indent: [%s]", buf);
+	}
+	for (int i = 0; i < 2; i++) {
+		int (*shorten)(const char *, int, char *, size_t) = i ? cxx_name_shorten : NULL;
+		char *whole = long_name_table(10000, shorten), *cut = long_name_table(1500, shorten);
+		char *row = strchr(cut, '\n') + 1;
+
+		check(strstr(whole, "\xc3\xa9") && strstr(whole, "_TAILEND_a 7\n") && widest(whole) == 2001,
+		      "%s: a 2000-byte name printed whole at width 10000 (widest line %d)", i ? "cxx_name" : "elide",
+		      widest(whole));
+		check(strstr(row, "\xe2\x80\xa6") && strstr(row, "_TAILEND_a 7\n") && widest(cut) == 1500,
+		      "%s: at width 1500 shortened behind one \"\u2026\" to its tail, 1500 columns (widest %d)",
+		      i ? "cxx_name" : "elide", widest(cut));
+		free(whole);
+		free(cut);
+	}
+	for (int i = 0; i < 3; i++) {
+		char said[512], want[64];
+		int n = (int[]){ 0, TEXT_TABLE_MAX_COLS + 1, -1 }[i], st = table_of(n, said, sizeof(said));
+
+		snprintf(want, sizeof(want), "tmabpf: bug: a text table of %d columns", n);
+		check(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT && strstr(said, want),
+		      "a table of %d columns stopped loudly in one line (status %#x): [%s]", n, st, said);
+	}
+	{
+		char said[512];
+		int st = table_of(TEXT_TABLE_MAX_COLS, said, sizeof(said));
+
+		check(WIFEXITED(st) && !WEXITSTATUS(st) && !*said, "a table of %d columns is made", TEXT_TABLE_MAX_COLS);
+	}
+	{
+		struct text_hidden hid = {};
+		char name[64], *buf, want[64], tail[96];
+		size_t len;
+		FILE *f;
+
+		for (int i = 0; i < 24; i++) {
+			snprintf(name, sizeof(name), "C%02d_%047d", i, 0);
+			text_hidden_add(&hid, name);
+			text_hidden_add(&hid, name);
+		}
+		text_hidden_add(&hid, "ms on CPU");
+		text_hidden_add(&hid, "CPU");
+		text_hidden_add(&hid, "on");
+		text_hidden_add(&hid, "ms on CPU");
+		f = open_memstream(&buf, &len);
+		text_hidden_print(&hid, f, 10000);
+		fclose(f);
+		snprintf(tail, sizeof(tail), "C23_%047d ms on CPU CPU on;", 0);
+		snprintf(want, sizeof(want), "  (27 columns hidden: C00_");
+		check(!strncmp(buf, want, strlen(want)) && strstr(buf, tail) && !hid.n && !hid.names,
+		      "24 hidden columns of 51 bytes and 3 named with spaces each counted once, compared whole: [%.60s]",
+		      buf);
+		free(buf);
+	}
+	{
+		static const struct text_col cols[] = { { .name = "COMM", .prio = 1, .left = true, .min = 8 },
+							{ .name = "MS", .prio = 1 } };
+		struct text_table t;
+		char buf[256], out[64];
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		int n;
+
+		text_table_init(&t, cols, 2);
+		text_table_add(&t, (const char *[]){ "\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", "1.0" });
+		text_table_add(&t, (const char *[]){ "cafe\xcc\x81", "2.0" });
+		text_table_print(&t, f, 40, NULL);
+		fclose(f);
+		text_table_free(&t);
+		check(!strcmp(buf, "COMM          MS\n\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c 1.0\n"
+				   "cafe\xcc\x81         2.0\n"),
+		      "six CJK characters take 12 columns, a combining accent none: the columns line up: [%s]", buf);
+		n = text_elide_middle("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
+		check(n == 5 && !strcmp(out, "\xe6\x8e\xa8\xe2\x80\xa6\xe4\xbd\x9c"),
+		      "CJK elided to 6 columns: whole characters around the \"\u2026\", %d columns: [%s]", n, out);
+		n = cxx_name_shorten("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
+		check(n <= 6 && n == text_columns(out), "a CJK name shortened by cxx_name_shorten within 6 columns: %d [%s]", n, out);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");

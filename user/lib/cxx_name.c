@@ -2,19 +2,10 @@
 /* Long C++ names shortened in the middle.  See cxx_name.h. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lib/cxx_name.h"
-
-#define BUF 1024
-
-int cxx_name_columns(const char *name)
-{
-	int n = 0;
-
-	for (; *name; name++)
-		n += ((unsigned char)*name & 0xc0) != 0x80;
-	return n;
-}
+#include "lib/text_fit.h"
 
 /* Replace s[from, to) with rep. */
 static void splice(char *s, size_t from, size_t to, const char *rep)
@@ -122,22 +113,25 @@ static size_t first_scope_end(const char *s, size_t limit)
 
 int cxx_name_shorten(const char *name, int width, char *out, size_t outlen)
 {
-	char s[BUF + 64];
+	/* each splice puts at most 3 bytes ("…") where it took at least 1: 3 bytes a byte bound it */
+	char *s = malloc(3 * strlen(name) + 64);
 	size_t po, pc, to, tc;
 
-	snprintf(s, BUF, "%s", name);
+	if (!s)
+		return text_elide_middle(name, width, out, outlen);
+	strcpy(s, name);
 	if (width < 1)
 		width = 1;
-	if (cxx_name_columns(s) <= width)
+	if (text_columns(s) <= width)
 		goto done;
 	/* the return type */
 	if (params(s, &po, &pc) && (to = return_type_end(s, po)))
 		splice(s, 0, to, "");
 	/* the parameter list */
-	if (cxx_name_columns(s) > width && params(s, &po, &pc) && pc > po + 1)
+	if (text_columns(s) > width && params(s, &po, &pc) && pc > po + 1)
 		splice(s, po + 1, pc, CXX_ELLIPSIS);
 	/* template argument lists, outer scopes first; the function's own is the last one */
-	while (cxx_name_columns(s) > width) {
+	while (text_columns(s) > width) {
 		size_t limit = params(s, &po, &pc) ? po : strlen(s);
 
 		if (!next_template(s, limit, &to, &tc))
@@ -145,7 +139,7 @@ int cxx_name_shorten(const char *name, int width, char *out, size_t outlen)
 		splice(s, to + 1, tc, CXX_ELLIPSIS);
 	}
 	/* leading scopes: "a::b::c::f" -> "…::c::f" -> "…::f" */
-	while (cxx_name_columns(s) > width) {
+	while (text_columns(s) > width) {
 		size_t limit = params(s, &po, &pc) ? po : strlen(s), skip = 0, end;
 
 		if (!strncmp(s, CXX_ELLIPSIS "::", sizeof(CXX_ELLIPSIS) + 1))
@@ -156,17 +150,11 @@ int cxx_name_shorten(const char *name, int width, char *out, size_t outlen)
 		splice(s, 0, skip + end, CXX_ELLIPSIS "::");
 	}
 	/* the tail behind one "…" */
-	if (cxx_name_columns(s) > width) {
-		size_t len = strlen(s), from = len;
-		int cols = 0;
-
-		while (from > 0 && cols < width - 1) {
-			from--;
-			cols += ((unsigned char)s[from] & 0xc0) != 0x80;
-		}
-		splice(s, 0, from, CXX_ELLIPSIS);
+	if (text_columns(s) > width) {
+		splice(s, 0, (size_t)(text_tail(s, width - 1) - s), CXX_ELLIPSIS);
 	}
 done:
 	snprintf(out, outlen, "%s", s);
-	return cxx_name_columns(out);
+	free(s);
+	return text_columns(out);
 }

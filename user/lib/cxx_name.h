@@ -14,9 +14,8 @@
 
 #define CXX_ELLIPSIS "\xe2\x80\xa6"	/* U+2026, one column */
 
-/* Columns name takes (UTF-8: continuation bytes take none). */
-int cxx_name_columns(const char *name);
-/* name shortened to at most width columns, into out (outlen bytes); returns its columns. */
+/* name shortened to at most width columns (text_columns, text_fit.h), into out (outlen bytes);
+ * returns its columns. */
 int cxx_name_shorten(const char *name, int width, char *out, size_t outlen);
 
 #endif

@@ -2,18 +2,15 @@
 /* Text that fits a width: names elided in the middle, prose wrapped (text_fit.h). */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <wchar.h>
 #include "lib/text_fit.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"	/* U+2026, one column */
-
-static bool continuation(char c)
-{
-	return ((unsigned char)c & 0xc0) == 0x80;
-}
 
 int text_width(FILE *f, int opt)
 {
@@ -26,24 +23,94 @@ int text_width(FILE *f, int opt)
 	return 80;
 }
 
+/* The C.UTF-8 LC_CTYPE that wcwidth reads, made once; NULL (said once) when glibc has none. */
+static locale_t utf8_ctype(void)
+{
+	static locale_t loc;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		if (!loc)
+			fprintf(stderr, "tmabpf: no C.UTF-8 locale (%m): wide characters counted as one column each; "
+					"install libc-bin's C.UTF-8\n");
+	}
+	return loc;
+}
+
+/* The code point of the UTF-8 character at s and its bytes in *len; -1 (one byte) when malformed. */
+static long utf8_decode(const char *s, size_t *len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int n = u[0] < 0x80 ? 1 : u[0] >= 0xc2 && u[0] < 0xe0 ? 2 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3 :
+			 u[0] >= 0xf0 && u[0] < 0xf5 ? 4 : 0;
+	long cp = n == 1 ? u[0] : n == 2 ? u[0] & 0x1f : n == 3 ? u[0] & 0x0f : u[0] & 0x07;
+
+	for (int i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			n = 0;
+		else
+			cp = cp << 6 | (u[i] & 0x3f);
+		if (!n)
+			break;
+	}
+	*len = n ? (size_t)n : 1;
+	return n ? cp : -1;
+}
+
+int text_char(const char *s, size_t *len)
+{
+	long cp = utf8_decode(s, len);
+	locale_t loc = cp > 0x7e ? utf8_ctype() : (locale_t)0, old;
+	int w;
+
+	if (cp < 0x7f)
+		return 1;	/* ASCII, or a stray byte (shown as one replacement column) */
+	if (!loc)
+		return 1;
+	old = uselocale(loc);
+	w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w < 0 ? 1 : w;
+}
+
 int text_columns(const char *s)
 {
 	int n = 0;
 
-	for (; *s; s++)
-		n += !continuation(*s);
+	for (size_t len; *s; s += len)
+		n += text_char(s, &len);
 	return n;
 }
 
-/* Bytes of the first cols columns of s. */
+/* Bytes of the longest head of s within cols columns. */
 static size_t head_bytes(const char *s, int cols)
 {
-	size_t i = 0;
+	size_t i = 0, len;
 
-	for (int c = 0; s[i] && c <= cols; i++)
-		if (!continuation(s[i]) && c++ == cols)
+	for (int c = 0; s[i]; i += len) {
+		int w = text_char(s + i, &len);
+
+		if (c + w > cols)
 			break;
+		c += w;
+	}
 	return i;
+}
+
+const char *text_tail(const char *s, int cols)
+{
+	int left = text_columns(s);
+	size_t len;
+
+	while (*s && left > cols) {
+		left -= text_char(s, &len);
+		s += len;
+	}
+	while (*s && !text_char(s, &len))	/* never a combining mark without its base */
+		s += len;
+	return s;
 }
 
 int text_elide_middle(const char *s, int width, char *out, size_t outlen)
@@ -69,7 +136,7 @@ int text_elide_middle(const char *s, int width, char *out, size_t outlen)
 	head = (width - 1 + 1) / 2;	/* the head gets the odd column: "sgemm_ker…_HASWELL" */
 	tail = width - 1 - head;
 	hb = head_bytes(s, head);
-	t = s + head_bytes(s, cols - tail);
+	t = text_tail(s, tail);
 	tb = strlen(t);
 	snprintf(out, outlen, "%.*s%s%.*s", (int)hb, s, ELLIPSIS, (int)tb, t);
 	return text_columns(out);
@@ -81,8 +148,8 @@ static int field_columns(const char *s)
 	const char *e = strstr(s, "  ");
 	int n = 0;
 
-	for (; *s && (!e || s < e); s++)
-		n += !continuation(*s);
+	for (size_t len; *s && (!e || s < e); s += len)
+		n += text_char(s, &len);
 	return n;
 }
 
@@ -91,8 +158,8 @@ static int comma_cut(const char *word, int room)
 {
 	int cut = 0, cols = 0;
 
-	for (int i = 0; word[i] && cols <= room; i++) {
-		cols += !continuation(word[i]);
+	for (size_t i = 0, len; word[i] && cols <= room; i += len) {
+		cols += text_char(word + i, &len);
 		if (word[i] == ',' && cols <= room)
 			cut = i + 1;
 	}

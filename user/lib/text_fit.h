@@ -15,6 +15,11 @@
 int text_width(FILE *f, int opt);
 /* Columns s takes. */
 int text_columns(const char *s);
+/* The display columns of the UTF-8 character at s (wcwidth under C.UTF-8: a wide character 2, a
+ * combining mark 0), its bytes in *len. */
+int text_char(const char *s, size_t *len);
+/* The longest tail of s within cols columns (never starting at a combining mark). */
+const char *text_tail(const char *s, int cols);
 /* s in at most width columns into out (outlen bytes): whole when it fits, else its head and tail
  * around one "…"; returns the columns written. */
 int text_elide_middle(const char *s, int width, char *out, size_t outlen);

@@ -7,8 +7,16 @@
 
 void text_table_init(struct text_table *t, const struct text_col *cols, int ncols)
 {
+	/* a table of no column, or of more than it holds, is the caller's bug: said and stopped, never
+	 * a column silently dropped (or a zero-byte realloc that frees the rows) */
+	if (ncols < 1 || ncols > TEXT_TABLE_MAX_COLS) {
+		fprintf(stderr, "tmabpf: bug: a text table of %d columns (1 to %d): please report it\n", ncols,
+			TEXT_TABLE_MAX_COLS);
+		fflush(stderr);
+		abort();
+	}
 	memset(t, 0, sizeof(*t));
-	t->ncols = ncols < TEXT_TABLE_MAX_COLS ? ncols : TEXT_TABLE_MAX_COLS;
+	t->ncols = ncols;
 	memcpy(t->col, cols, (size_t)t->ncols * sizeof(*cols));
 }
 
@@ -97,15 +105,21 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 
 static void print_cells(const struct text_table *t, const char *const *cells, bool header, FILE *f)
 {
-	char fit[1024];
-
 	for (int c = 0, first = 1; c < t->ncols; c++) {
+		/* the fitted cell is the cell, or fewer of its bytes around a 3-byte "…" (a C++ name's
+		 * splices at most triple it: cxx_name.c): sized from the cell, never cut */
+		size_t cap = 3 * strlen(cells[c]) + 64;
+		char *fit;
 		int n, pad, last;
 
 		if (!t->width[c])
 			continue;
-		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, sizeof(fit)) :
-						   text_elide_middle(cells[c], t->width[c], fit, sizeof(fit));
+		if (!(fit = malloc(cap))) {
+			fprintf(f, "%*s(out of memory)", gap(t, c, first), "");
+			return;
+		}
+		n = !header && t->col[c].shorten ? t->col[c].shorten(cells[c], t->width[c], fit, cap) :
+						   text_elide_middle(cells[c], t->width[c], fit, cap);
 		pad = t->width[c] - n;
 		last = c + 1;
 		while (last < t->ncols && !t->width[last])
@@ -113,6 +127,7 @@ static void print_cells(const struct text_table *t, const char *const *cells, bo
 		fprintf(f, "%*s%*s%s", gap(t, c, first), "", t->col[c].left ? 0 : pad, "", fit);
 		if (t->col[c].left && last < t->ncols)	/* no trailing blanks */
 			fprintf(f, "%*s", pad, "");
+		free(fit);
 		first = 0;
 	}
 }
@@ -172,24 +187,45 @@ void text_table_free(struct text_table *t)
 
 void text_hidden_add(struct text_hidden *h, const char *name)
 {
-	size_t len = strlen(h->names), nl = strlen(name);
-
-	if (!nl)
+	if (!*name)
 		return;
-	for (const char *p = h->names; (p = strstr(p, name)); p += nl)
-		if ((p == h->names || p[-1] == ' ') && (p[nl] == ' ' || !p[nl]))
+	for (int i = 0; i < h->n; i++)
+		if (!strcmp(h->names[i], name))
 			return;
-	if (len + nl + 2 > sizeof(h->names))
+	if (h->n == h->cap) {
+		int cap = h->cap ? h->cap * 2 : 16;
+		char **p = realloc(h->names, (size_t)cap * sizeof(*p));
+
+		if (!p) {
+			fprintf(stderr, "tmabpf: out of memory: a hidden column's name (%s) left out of the note\n", name);
+			return;
+		}
+		h->names = p;
+		h->cap = cap;
+	}
+	if (!(h->names[h->n] = strdup(name))) {
+		fprintf(stderr, "tmabpf: out of memory: a hidden column's name (%s) left out of the note\n", name);
 		return;
-	snprintf(h->names + len, sizeof(h->names) - len, "%s%s", len ? " " : "", name);
+	}
 	h->n++;
 }
 
 void text_hidden_print(struct text_hidden *h, FILE *f, int width)
 {
-	if (h->n)
+	char *list = NULL;
+	size_t len = 0;
+	FILE *m = h->n ? open_memstream(&list, &len) : NULL;
+
+	for (int i = 0; m && i < h->n; i++)
+		fprintf(m, "%s%s", i ? " " : "", h->names[i]);
+	if (h->n && (!m || fclose(m)))
+		fprintf(stderr, "tmabpf: out of memory: the note of %d hidden columns left out\n", h->n);
+	else if (h->n)
 		text_wrapf(f, width, 3, "  (%d column%s hidden: %s; widen or --width)", h->n, h->n > 1 ? "s" : "",
-			   h->names);
-	h->names[0] = 0;
-	h->n = 0;
+			   list);
+	free(list);
+	for (int i = 0; i < h->n; i++)
+		free(h->names[i]);
+	free(h->names);
+	*h = (struct text_hidden){ 0 };
 }

@@ -36,12 +36,14 @@ struct text_table {
 	size_t nrows, cap;
 };
 
-/* The hidden columns' names of one report (or one interval), each once. */
+/* The hidden columns' names of one report (or one interval), each once, every one counted
+ * (text_hidden_print frees them). */
 struct text_hidden {
-	char names[1024];
-	int n;
+	char **names;	/* n whole names, compared whole */
+	int n, cap;
 };
 
+/* ncols from 1 to TEXT_TABLE_MAX_COLS; any other is a bug: said on stderr, then abort(). */
 void text_table_init(struct text_table *t, const struct text_col *cols, int ncols);
 /* A row of ncols cells (copied); -1 when out of memory. */
 int text_table_add(struct text_table *t, const char *const *cells);

@@ -29,7 +29,7 @@ int view_stretch_width(const struct vm_table *t, int c, bool compact, int spare)
 		return base;
 	for (size_t i = 0; i < t->nrows; i++) {
 		const char *s = t->rows[i].s[t->col[c].arg];
-		int n = s ? cxx_name_columns(s) : 0;
+		int n = s ? text_columns(s) : 0;
 
 		if (n > longest)
 			longest = n;
@@ -49,7 +49,7 @@ void view_fit_text(const struct vm_col *col, const char *text, int width, char *
 		cols = text_elide_middle(text, width, fit, sizeof(fit));
 	} else {
 		snprintf(fit, sizeof(fit), "%s", text);	/* a number is never cut: wider, not wrong */
-		cols = cxx_name_columns(fit);
+		cols = text_columns(fit);
 	}
 	pad = width > cols ? width - cols : 0;
 	n = strlen(fit);
