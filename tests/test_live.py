@@ -174,7 +174,9 @@ def child_tmabpf(t):
 
 
 def test_live_view_keys(tmp_path, term):
-    gt, _ = start_workload(tmp_path, "spin:150", "sleep:200", "pinned-pair:100", "fault:500", repeat=80)
+    # ~50 s of work (killed at the end): every step below needs it alive, and in one full suite the
+    # steps took longer than 80 repeats' 17.5 s and the function drill-down met the final report
+    gt, _ = start_workload(tmp_path, "spin:150", "sleep:200", "pinned-pair:100", "fault:500", repeat=240)
     tm_out = str(tmp_path / "tm.json")
     t = term(width=160, height=45)
     t.run(f"{TMABPF} -p {gt.pid} --uprobe ':gt_*' --json {tm_out} -I 500")
@@ -294,6 +296,37 @@ def test_live_view_keys(tmp_path, term):
     assert spin_tid in {x["tid"] for x in load_json(tm_out)["threads"] if x["comm"] == "gt-spin"}
     gt.kill()
     gt.wait(timeout=30)
+
+
+def test_function_details_stay_open_between_its_calls(tmp_path, term):
+    """The details of a function called now and then (gt_fault_pages, once a cycle of the
+    workload) said "the row is no longer in the table" in every interval it was not called in,
+    since the functions table leaves those out (the full suite's test_live_view_keys timed out on
+    it once): its row is now kept, at 0, while its details are open."""
+    gt, _ = start_workload(tmp_path, "spin:150", "sleep:200", "fault:500", repeat=200)
+    t = term(width=160, height=45)
+    try:
+        t.run(f"{TMABPF} -p {gt.pid} --uprobe ':gt_*' -I 300")
+        t.wait(lambda s: "gt-spin" in s, "the workload's threads", timeout=30)
+        t.keys("f")
+        t.wait(lambda s: "sort: ONCPU_MS" in s, "functions view")
+        t.keys("/")
+        t.keys("gt_fault", literal=True)
+        t.keys("Enter")
+        t.wait(lambda s: [r["FUNCTION"] for r in table(s)] == ["gt_fault_pages"], "gt_fault_pages called", timeout=30)
+        t.keys("Home", "Enter")
+        t.wait(lambda s: "function gt_fault_pages" in s, "its details")
+        seen = []
+        for _ in range(30):	# 3 s: 10 intervals, most without a call
+            s = t.screen()
+            seen.append("function gt_fault_pages" in s and "no longer in the table" not in s)
+            time.sleep(0.1)
+        assert all(seen), (seen, s)
+        t.keys("q")
+        t.wait(lambda s: Tmux.at_prompt(s), "the shell prompt")
+    finally:
+        gt.kill()
+        gt.wait(timeout=30)
 
 
 def state_bar(on, runq, blocked, width=10):

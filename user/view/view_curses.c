@@ -531,6 +531,11 @@ void view_curses_draw(struct view_curses *c)
 		if (token_rows > 2)
 			put(c, LINES - 2, 0, l3);
 	}
+	/* a function's details stay open when it is not called in a period (its row is kept, at 0) */
+	c->v->pinned = c->drill && c->kind == VM_FUNCS;
+	c->v->pin_pid = c->sel_pid;
+	c->v->pin_tid = c->sel_tid;
+	c->v->pin_id = c->sel_id;
 	if (c->drill)
 		draw_drill(c);
 	else

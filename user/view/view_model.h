@@ -164,6 +164,12 @@ struct view {
 	unsigned long long prev_bpf_ns, prev_bpf_cnt, prev_switch_ns, prev_switch_cnt;
 	unsigned long long prev_self_ns;	/* own user+system time */
 	bool updated;			/* at least one update */
+	/* the live view's open details of a function row (pid, tid, id): kept in the functions table
+	 * in a period it was not called in, at 0, where other such rows are left out */
+	bool pinned;
+	unsigned int pin_pid;
+	long long pin_tid;
+	int pin_id;
 };
 
 void view_init(struct view *v, int top);

@@ -363,8 +363,9 @@ static void func_row(struct view *v, struct vm_table *t, const struct func_sum *
 	double period = v->hdr.period_s * 1e9;
 	struct vm_row *row;
 
-	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns)
-		return;	/* not called in this period */
+	if (!f->s.calls && !f->s.oncpu_ns && !f->s.wall_ns &&
+	    !(v->pinned && f->pid == v->pin_pid && f->tid == v->pin_tid && (int)f->fn == v->pin_id))
+		return;	/* not called in this period (unless its details are open) */
 	/* an ITT span (--itt) is a row like a probed function's, of its own kind */
 	row = add_row(v, t, f->pid, f->tid, f->fn, r->uset && f->fn < r->uset->nr_funcs && r->uset->funcs[f->fn].itt ? 'i' : 'u',
 		      data, sym, f->s.c);
