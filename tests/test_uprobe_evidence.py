@@ -198,6 +198,63 @@ def test_bare_name_probed_before_dlopen(tmp_path):
     assert [(f["symbol"], f["calls"]) for f in rows] == [("tmabpf_ahead_fn", 100)], rows
 
 
+LATE_MAIN = r"""#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	/* argv[1]: a library of the same directory mapped first ("" for none); argv[2]: the probed one */
+	void *a = argv[1][0] ? dlopen(argv[1], RTLD_NOW) : (void *)1, *h = dlopen(argv[2], RTLD_NOW);
+	int (*f)(int) = a && h ? (int (*)(int))dlsym(h, "tmabpf_late_fn") : 0;
+	int s = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	for (int i = 0; i < 100; i++)	/* microseconds after the mapping: before any attach */
+		s += f(i);
+	sleep(1);
+	for (int i = 0; i < 100; i++)
+		s += f(i);
+	return s == 2 * 5050 ? 0 : 2;
+}
+"""
+
+
+def test_mapped_before_attach_is_said(tmp_path):
+    """A bare name nothing maps at the start, in a directory the target never named: probed when the
+    target maps a file from that directory ('ahead': another library first) or the file itself
+    ('direct'), milliseconds later.  The process called it 100 times at once, before the attach: it is
+    named, with how long before, on stderr and in the JSON, and the 100 calls made after are counted."""
+    libdir = tmp_path / "late"
+    libdir.mkdir()
+    (tmp_path / "l.c").write_text("int tmabpf_late_fn(int x) { return x + 1; }\n")
+    (tmp_path / "a.c").write_text("int tmabpf_anchor_fn(int x) { return x; }\n")
+    (tmp_path / "m.c").write_text(LATE_MAIN)
+    for name, src in (("libtmabpflate.so", "l.c"), ("libtmabpfanchor.so", "a.c")):
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O0", "-o", str(libdir / name), str(tmp_path / src)], check=True)
+    prog = str(tmp_path / "latemain")
+    subprocess.run(["gcc", "-o", prog, str(tmp_path / "m.c"), "-ldl"], check=True)
+    late_lib = str(libdir / "libtmabpflate.so")
+    for what, first in (("ahead", str(libdir / "libtmabpfanchor.so")), ("direct", "")):
+        out = str(tmp_path / f"{what}.json")
+        r = run_tmabpf(["--json", out, "--uprobe", "libtmabpflate.so:tmabpf_late_*", "--", prog, first, late_lib])
+        assert r.returncode == 0, (what, r.stderr)
+        rep = load_json(out)
+        pid = rep["processes"][0]["pid"] if rep.get("processes") else None
+        late = rep["uprobes"]["mapped_before_attach"]
+        assert len(late) == 1 and late[0]["module"] == late_lib and late[0]["ms"] > 0, (what, late, r.stderr)
+        assert pid is None or late[0]["pid"] == pid, (what, late, pid)
+        said = (rf"pid {late[0]['pid']} mapped {re.escape(late_lib)} [\d.]+ ms before its probes were attached: its "
+                r"calls in between are not counted" if what == "ahead" else
+                rf"pid {late[0]['pid']} mapped {re.escape(late_lib)}: 1 functions of '\S+' attached [\d.]+ ms after "
+                r"it mapped it \(calls before are not counted\)")
+        assert re.search(said, joined(r.stderr)), (what, r.stderr)
+        calls = [f["calls"] for f in rep["functions"] if f["tid"] is None and f["symbol"] == "tmabpf_late_fn"]
+        assert calls and 100 <= calls[0] <= 200, (what, calls, r.stderr)
+
+
 def test_hot_probe_guard(tmp_path):
     code = "import os, time\nt = time.time()\nwhile time.time() - t < 2.5: os.getpid()\n"
     out = str(tmp_path / "g.json")

@@ -96,9 +96,12 @@ int uprobe_run_resolve(struct uprobe_run *u, const char *const *specs, int nspec
 				continue;
 			}
 		}
-		if (r)
+		if (r) {
+			uprobe_set_forget_symbols(&u->set);
 			return r;
+		}
 	}
+	uprobe_set_forget_symbols(&u->set);
 	u->dirs_searched = u->dirs.n;
 	return 0;
 }
@@ -234,6 +237,7 @@ static unsigned long long *calls_per_func(const struct uprobe_run *u)
 static void attach_named(struct uprobe_run *u, int pid, const char *path, unsigned long long mapped_ns)
 {
 	int lib = -1, nfuncs = 0, n = 0, funcs = u->set.nr_funcs;
+	unsigned long long now;
 	char err[1024], names[512] = "", late[64] = "";
 	size_t o = 0;
 
@@ -254,14 +258,16 @@ static void attach_named(struct uprobe_run *u, int pid, const char *path, unsign
 	}
 	if (lib < 0 || u->set.nr_funcs == funcs)
 		return;
+	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err))) {
+		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
+		return;
+	}
+	now = mono_ns();
+	uprobe_late_attached(&u->late, &u->set, lib, now, pid);	/* pid's lateness is said here */
 	if (mapped_ns)
 		snprintf(late, sizeof(late), " %.1f ms after it mapped it (calls before are not counted)",
-			 (mono_ns() - mapped_ns) / 1e6);
-	if (uprobes_reattach_lib(&u->prog, &u->set, lib, err, sizeof(err)))
-		warn_add("uprobe: attaching %s after pid %d mapped it: %s", path, pid, err);
-	else
-		note_print("uprobe: pid %d mapped %s: %d functions of %s attached%s", pid, path, nfuncs,
-			names, late);
+			 (now - mapped_ns) / 1e6);
+	note_print("uprobe: pid %d mapped %s: %d functions of %s attached%s", pid, path, nfuncs, names, late);
 }
 
 /* A target mapped a file from a directory (or with a run path) not known before: the deferred names'
@@ -293,6 +299,8 @@ static void attach_ahead(struct uprobe_run *u, int pid, const char *path, unsign
 		if (todo[l] && uprobes_reattach_lib(&u->prog, &u->set, l, err, sizeof(err))) {
 			warn_add("uprobe: attaching %s: %s", u->set.libs[l].module, err);
 			failed[l] = true;
+		} else if (todo[l]) {
+			uprobe_late_attached(&u->late, &u->set, l, mono_ns(), -1);
 		}
 	if (mapped_ns)
 		snprintf(after, sizeof(after), " (%.1f ms after)", (mono_ns() - mapped_ns) / 1e6);
@@ -300,8 +308,9 @@ static void attach_ahead(struct uprobe_run *u, int pid, const char *path, unsign
 		struct uprobe_deferred *df = &u->set.deferred[d];
 
 		if (first[d] && !failed[lib1[d]])
-			note_print("uprobe: pid %d mapped %s%s: %d functions of '%s:%s' attached in %s%s "
-				"before any process maps it", pid, path, after, added[d], df->lib, df->glob, first[d],
+			note_print("uprobe: pid %d mapped %s%s: %d functions of '%s:%s' attached in %s%s, "
+				"found in its directory (a process that maps it from now on is counted from its "
+				"first call)", pid, path, after, added[d], df->lib, df->glob, first[d],
 				nlibs[d] > 1 ? " and more files of that name" : "");
 		free(first[d]);
 	}
@@ -313,6 +322,7 @@ static void attach_mapped(struct uprobe_run *u, int pid, const char *path, unsig
 		return;
 	attach_named(u, pid, path, mapped_ns);
 	attach_ahead(u, pid, path, mapped_ns);
+	uprobe_set_forget_symbols(&u->set);
 }
 
 static void on_mapped(void *ctx, int pid, const char *path)
@@ -326,6 +336,7 @@ static void on_mmap_event(void *ctx, const struct mmap_event *ev)
 
 	if (ev->path[0] != '/' || ev->path[1] == '/')
 		return;	/* not a file: [vdso], anonymous executable memory ("//anon") */
+	uprobe_late_mapped(&u->late, &u->set, ev);
 	if (maps_watch_add(&u->watch, ev->pid, ev->path) == 1)
 		attach_mapped(u, ev->pid, ev->path, ev->time_ns);
 }

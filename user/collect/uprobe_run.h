@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include "collect/mmap_events.h"
 #include "collect/probe_calib.h"
+#include "collect/uprobe_late.h"
 #include "collect/uprobes_loader.h"
 #include "model/results.h"
 #include "sym/libdirs.h"
@@ -48,6 +49,7 @@ struct uprobe_run {
 	struct maps_watch watch;	/* files the targets map (deferred specs, zero evidence) */
 	unsigned long long watch_ts;	/* last read of /proc/PID/maps; 0: not yet */
 	struct mmap_events mev;		/* the kernel's mapping records for the targets (uprobe_run_watch_start) */
+	struct uprobe_late late;	/* mappings of deferred files made before their probes attached */
 	struct libdirs dirs;		/* where the targets load libraries from (deferred bare names) */
 	size_t dirs_searched;		/* dirs[0..dirs_searched) searched for the deferred names */
 	struct probe_calib calib;	/* per-call trap cost, measured once a probe is hot */

@@ -104,6 +104,15 @@ void report_functions_json(const struct report *r, struct json *j)
 		if (r->uset->funcs[i].never_called)
 			json_str(j, NULL, r->uset->funcs[i].symbol);
 	json_arr_end(j);
+	json_arr_begin(j, "mapped_before_attach");
+	for (int i = 0; i < r->uset->nr_late; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "pid", (uint64_t)r->uset->late[i].pid);
+		json_str(j, "module", r->uset->libs[r->uset->late[i].lib].module);
+		json_double(j, "ms", r->uset->late[i].ms);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_arr_begin(j, "deferred");
 	for (int i = 0; i < r->uset->nr_deferred; i++) {
 		json_obj_begin(j, NULL);

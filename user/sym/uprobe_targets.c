@@ -280,7 +280,7 @@ static int add_one(struct uprobe_set *s, const char *lib, const char *glob, int 
 {
 	char path[64];
 	struct libresolve_result res;
-	struct elfsyms syms;
+	struct elfsyms *syms;
 	struct stat st;
 	int r, fd;
 
@@ -289,8 +289,17 @@ static int add_one(struct uprobe_set *s, const char *lib, const char *glob, int 
 		return r;
 	if ((fd = lib_open(&res, &st, err, errlen)) < 0)
 		return fd;
+	if (s->last_syms && s->last_dev == (unsigned long long)st.st_dev && s->last_ino == (unsigned long long)st.st_ino &&
+	    s->last_size == (unsigned long long)st.st_size &&
+	    s->last_mtime_ns == (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec)
+		return add_opened(s, fd, &st, &res, s->last_syms, glob, err, errlen);
+	uprobe_set_forget_symbols(s);
+	if (!(syms = calloc(1, sizeof(*syms)))) {
+		close(fd);
+		return -ENOMEM;
+	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	r = elfsyms_load(path, &syms, err, errlen);
+	r = elfsyms_load(path, syms, err, errlen);
 	if (r) {
 		char why[1024];
 		size_t n = strlen(path);
@@ -301,11 +310,24 @@ static int add_one(struct uprobe_set *s, const char *lib, const char *glob, int 
 			err_set(err, errlen, "%s%s", res.realpath, why);
 		}
 		close(fd);
+		free(syms);
 		return r;
 	}
-	r = add_opened(s, fd, &st, &res, &syms, glob, err, errlen);
-	elfsyms_free(&syms);
-	return r;
+	s->last_syms = syms;
+	s->last_dev = st.st_dev;
+	s->last_ino = st.st_ino;
+	s->last_size = st.st_size;
+	s->last_mtime_ns = (unsigned long long)st.st_mtim.tv_sec * 1000000000ULL + st.st_mtim.tv_nsec;
+	return add_opened(s, fd, &st, &res, syms, glob, err, errlen);
+}
+
+void uprobe_set_forget_symbols(struct uprobe_set *s)
+{
+	if (s->last_syms) {
+		elfsyms_free(s->last_syms);
+		free(s->last_syms);
+	}
+	s->last_syms = NULL;
 }
 
 bool uprobe_lib_is_glob(const char *lib)
@@ -511,6 +533,7 @@ int uprobe_set_add_deferred(struct uprobe_set *s, int d, const char *path, int p
 
 void uprobe_set_free(struct uprobe_set *s)
 {
+	uprobe_set_forget_symbols(s);
 	for (int i = 0; i < s->nr_funcs; i++)
 		free(s->funcs[i].symbol);
 	for (int i = 0; i < s->nr_libs; i++) {

@@ -49,6 +49,15 @@ struct uprobe_deferred {
 	bool marker;			/* a --per-call spec: its functions are markers */
 };
 
+/* A process that mapped a library's file before its probes were attached (collect/uprobe_late.h):
+ * its calls in between were not counted. */
+struct uprobe_mapped_late {
+	int pid, lib;
+	double ms;			/* how long before the attach it mapped the file */
+};
+
+#define UPROBE_MAX_LATE 64
+
 struct uprobe_set {
 	int nr_libs;
 	struct uprobe_lib libs[UPROBE_MAX_LIBS];
@@ -56,6 +65,12 @@ struct uprobe_set {
 	struct uprobe_func *funcs;	/* index = function id = BPF cookie */
 	int nr_deferred;
 	struct uprobe_deferred deferred[UPROBE_MAX_LIBS];
+	int nr_late;
+	struct uprobe_mapped_late late[UPROBE_MAX_LATE];
+	/* the symbols last read, kept for the next spec naming the same file (same device, inode,
+	 * size and modification time) until uprobe_set_forget_symbols */
+	struct elfsyms *last_syms;
+	unsigned long long last_dev, last_ino, last_size, last_mtime_ns;
 	enum probe_at probe_at;		/* --probe-at */
 	struct itt_names *itt;		/* --itt: the spans' names (sym/itt_names.h); NULL when off */
 };
@@ -73,6 +88,8 @@ int uprobe_set_add_spec(struct uprobe_set *s, const char *spec, int pid, const c
  * (syms): the functions matching glob appended, or -ESRCH with near matches in err. */
 int uprobe_set_add_matching(struct uprobe_set *s, const struct libresolve_result *res, const struct elfsyms *syms,
 			    const char *glob, char *err, size_t errlen);
+/* Free the symbols kept for the next spec (a batch of specs is resolved). */
+void uprobe_set_forget_symbols(struct uprobe_set *s);
 void uprobe_set_free(struct uprobe_set *s);
 /* LIB (a spec's library part) is a glob ("libggml-cpu-*.so", "/opt/x/lib*.so"): it matches the
  * files a target maps by their names (without a directory) or the files on disk (with one), each
