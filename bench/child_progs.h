@@ -3,6 +3,7 @@
 #ifndef TMABPF_BENCH_CHILD_PROGS_H
 #define TMABPF_BENCH_CHILD_PROGS_H
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,18 @@
  * in /proc/PID/fdinfo, so that other tmabpf instances on the host do not
  * count.  A link and its
  * program both name the program's id: only program fds are counted. */
+/* The file at /proc/PID/exe path is this program (or cannot be read). */
+static inline bool same_exe(const char *path)
+{
+	char a[4096], b[4096];
+	ssize_t n = readlink(path, a, sizeof(a) - 1), m = readlink("/proc/self/exe", b, sizeof(b) - 1);
+
+	if (n <= 0 || m <= 0)
+		return true;
+	a[n] = b[m] = 0;
+	return !strcmp(a, b);
+}
+
 static inline void child_prog_stats(pid_t child, const char *const *names, unsigned long long *ns,
 				    unsigned long long *cnt)
 {
@@ -21,6 +34,11 @@ static inline void child_prog_stats(pid_t child, const char *const *names, unsig
 	DIR *d;
 
 	*ns = *cnt = 0;
+	/* a child forked but not yet exec'd holds copies of this process's own program fds (the bench's
+	 * baselines): counted, they made a peer that had not attached look as if it had fired */
+	snprintf(path, sizeof(path), "/proc/%d/exe", child);
+	if (same_exe(path))
+		return;
 	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", child);
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
