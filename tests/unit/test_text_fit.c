@@ -105,6 +105,25 @@ static int table_of(int ncols, char *said, size_t len)
 	return st;
 }
 
+/* text_wrap of "see " and a 2000-byte word ("HEAD_", an "é" across bytes 1022-1023 of the word, "_TAILEND_"
+ * its end) and " done" at width, indent 2; the text, to be freed. */
+static char *long_word_wrapped(int width)
+{
+	char s[2011], *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	memcpy(s, "see ", 4);
+	memset(s + 4, 'a', 2000);
+	memcpy(s + 4, "HEAD_", 5);
+	memcpy(s + 4 + 1022, "\xc3\xa9", 2);
+	memcpy(s + 4 + 1990, "_TAILEND_", 9);
+	strcpy(s + 2004, " done");
+	text_wrap(f, width, 2, s);
+	fclose(f);
+	return buf;
+}
+
 static int widest(const char *text)
 {
 	int w = 0;
@@ -266,6 +285,25 @@ int main(void)
 		      "CJK elided to 6 columns: whole characters around the \"\u2026\", %d columns: [%s]", n, out);
 		n = cxx_name_shorten("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
 		check(n <= 6 && n == text_columns(out), "a CJK name shortened by cxx_name_shorten within 6 columns: %d [%s]", n, out);
+	}
+	{
+		char word[2001], *whole = long_word_wrapped(3000), *cut = long_word_wrapped(80), *l2, *tail;
+
+		snprintf(word, sizeof(word), "%s", whole + 4);
+		word[strcspn(word, " ")] = 0;
+		check(strlen(word) == 2000 && !strncmp(word, "HEAD_", 5) && strstr(word, "\xc3\xa9") &&
+		      strstr(word, "_TAILEND_a") && !strncmp(whole, "see ", 4) &&
+		      !strcmp(whole + 4 + strlen(word), " done\n"),
+		      "text_wrap: a 2000-byte word (1999 columns) on a line of 3000 columns whole, é and tail kept "
+		      "(%zu bytes)", strlen(word));
+		l2 = cut + strcspn(cut, "\n") + 1;
+		tail = strstr(cut, "_TAILEND_a");
+		check(widest(cut) == 80 && !strncmp(cut, "see\n  HEAD_", 11) && strstr(l2, "\xe2\x80\xa6") && tail &&
+		      !strcmp(tail, "_TAILEND_a\n  done\n"),
+		      "text_wrap: the 2000-byte word at 80 columns elided in the middle to its own line of 80, "
+		      "its head and its true tail around one \"\u2026\" (widest %d): [%.20s...]", widest(cut), l2);
+		free(whole);
+		free(cut);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");
