@@ -233,18 +233,24 @@ def on_terminal(args, cols):
     return p.returncode, out.decode().replace("\r\n", "\n")
 
 
-def test_narrow_tables_never_wider(tmp_path):
-    """When only the always-shown columns are left (tmabpf diff's BUDGETS BROKEN: KIND ROW METRIC DELTA
-    BUDGET) and they are still wider: at --width 40 (the narrowest) no line is wider (display columns),
-    the row names and the last column cut in the middle, the deltas whole; on a 32-column terminal,
-    narrower than the table with its text cut to 6 columns, one note says the --width it needs in
-    place of the table and the rest of the output carries on."""
+def two_reports(tmp_path):
+    """Two reports of groundtruth's gt_spin, the second 60 % slower."""
     reps = []
     for name, ms in (("base", 200), ("slow", 320)):
         reps.append(str(tmp_path / f"{name}.json"))
         r = run_tmabpf(["--quiet", "--json", reps[-1], "--uprobe", ":gt_spin", "--", GROUNDTRUTH, "--out", os.devnull,
                         f"spin:{ms}"])
         assert r.returncode == 0, r.stderr
+    return reps
+
+
+def test_narrow_tables_never_wider(tmp_path):
+    """When only the always-shown columns are left (tmabpf diff's BUDGETS BROKEN: KIND ROW METRIC DELTA
+    BUDGET) and they are still wider: at --width 40 (the narrowest) no line is wider (display columns),
+    the row names and the last column cut in the middle, the deltas whole; on a 32-column terminal,
+    narrower than the table with its text cut to 6 columns, one note says the --width it needs in
+    place of the table and the rest of the output carries on."""
+    reps = two_reports(tmp_path)
     args = ["diff", *reps, "--fail-on", "function.wall_ns>+20%"]
     r = run_tmabpf(args + ["--width", "40"])
     assert r.returncode == 1, (r.stdout, r.stderr)
@@ -260,6 +266,26 @@ def test_narrow_tables_never_wider(tmp_path):
     assert not too_wide(out, 32), too_wide(out, 32)
     assert re.search(r"^BUDGETS BROKEN:\n  \(table left out: it needs\n   --width 40\)\n1 budget broken$", out,
                      re.M), out
+
+
+def test_long_word_in_prose_whole_or_elided(tmp_path):
+    """A word longer than a line in wrapped prose (tmabpf diff's first line names its reports: a path of
+    1300 bytes, longer than text_wrap's old 1023-byte copy): whole on its line at --width 10000, elided
+    in the middle to its true head and tail ("/base.json") within 80 columns; never cut."""
+    reps = two_reports(tmp_path)
+    deep = tmp_path.joinpath(*["d" * 99 + str(i) for i in range(13)])
+    deep.mkdir(parents=True)
+    base = str(deep / "base.json")
+    os.link(reps[0], base)
+    assert len(base) > 1300, len(base)
+    whole = run_tmabpf(["diff", base, reps[1], "--width", "10000"])
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stdout.splitlines()[0] == f"tmabpf diff: {base} -> {reps[1]}", whole.stdout[:2000]
+    cut = run_tmabpf(["diff", base, reps[1]])
+    assert cut.returncode == 0, cut.stderr
+    assert not too_wide(cut.stdout, 80), too_wide(cut.stdout, 80)
+    shown = cut.stdout.splitlines()[1].strip()
+    assert columns(shown) == 78 and elided_from(shown, {base}) and shown.endswith("/base.json"), cut.stdout[:400]
 
 
 def test_check_fits():
