@@ -6,8 +6,13 @@ longer than the width; a table that drops columns says which ("(N columns hidden
 perf stat's units, checked against the JSON of the same run (task-clock "296.8 ms" is the report's
 nanoseconds, CPUS - perf's "CPUs utilized" - is task-clock over the run's wall time)."""
 import json
+import fcntl
 import os
 import re
+import struct
+import subprocess
+import termios
+import unicodedata
 
 import pytest
 
@@ -30,8 +35,15 @@ RUNS = {
 HIDDEN = re.compile(r"^  \((\d+) columns? hidden: (.*?); widen or --width\)$", re.M)
 
 
+def columns(line):
+    """The display columns of line, as wcwidth counts them (text_char): a wide character 2, a
+    combining mark 0."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in line)
+
+
 def too_wide(text, width):
-    return [(len(l), l) for l in text.splitlines() if len(l) > width]
+    return [(columns(l), l) for l in text.splitlines() if columns(l) > width]
 
 
 @pytest.mark.parametrize("what", list(RUNS))
@@ -199,6 +211,81 @@ def test_diff_fits(tmp_path):
             assert not hidden, r.stdout
         else:  # BASE goes first, then NEW
             assert hidden and all(h[1].split() in (["BASE"], ["BASE", "NEW"]) for h in hidden), r.stdout
+
+
+def on_terminal(args, cols):
+    """tmabpf's standard output on a pseudo-terminal cols columns wide (no --width: the terminal's)."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
+    p = subprocess.Popen([TMABPF] + args, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the other side closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.wait(timeout=60)
+    return p.returncode, out.decode().replace("\r\n", "\n")
+
+
+def two_reports(tmp_path):
+    """Two reports of groundtruth's gt_spin, the second 60 % slower."""
+    reps = []
+    for name, ms in (("base", 200), ("slow", 320)):
+        reps.append(str(tmp_path / f"{name}.json"))
+        r = run_tmabpf(["--quiet", "--json", reps[-1], "--uprobe", ":gt_spin", "--", GROUNDTRUTH, "--out", os.devnull,
+                        f"spin:{ms}"])
+        assert r.returncode == 0, r.stderr
+    return reps
+
+
+def test_narrow_tables_never_wider(tmp_path):
+    """When only the always-shown columns are left (tmabpf diff's BUDGETS BROKEN: KIND ROW METRIC DELTA
+    BUDGET) and they are still wider: at --width 40 (the narrowest) no line is wider (display columns),
+    the row names and the last column cut in the middle, the deltas whole; on a 32-column terminal,
+    narrower than the table with its text cut to 6 columns, one note says the --width it needs in
+    place of the table and the rest of the output carries on."""
+    reps = two_reports(tmp_path)
+    args = ["diff", *reps, "--fail-on", "function.wall_ns>+20%"]
+    r = run_tmabpf(args + ["--width", "40"])
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert not too_wide(r.stdout, 40), too_wide(r.stdout, 40)
+    lines = r.stdout.split("BUDGETS BROKEN:\n", 1)[1].splitlines()
+    assert lines[0].split() == ["KIND", "ROW", "METRIC", "DELTA", "BUDGET"] and columns(lines[0]) <= 40, lines
+    row = lines[1].split()
+    assert row[0] == "function" and elided_from(row[1], {"groundtruth/groundtruth:gt_spin"}), lines
+    assert re.fullmatch(r"\+\d+\.\d\d%", row[3]) and elided_from(row[4], {"function.wall_ns>+20%"}), lines
+    assert lines[2] == "1 budget broken", lines
+    rc, out = on_terminal(args, 32)
+    assert rc == 1, out
+    assert not too_wide(out, 32), too_wide(out, 32)
+    assert re.search(r"^BUDGETS BROKEN:\n  \(table left out: it needs\n   --width 40\)\n1 budget broken$", out,
+                     re.M), out
+
+
+def test_long_word_in_prose_whole_or_elided(tmp_path):
+    """A word longer than a line in wrapped prose (tmabpf diff's first line names its reports: a path of
+    1300 bytes, longer than text_wrap's old 1023-byte copy): whole on its line at --width 10000, elided
+    in the middle to its true head and tail ("/base.json") within 80 columns; never cut."""
+    reps = two_reports(tmp_path)
+    deep = tmp_path.joinpath(*["d" * 99 + str(i) for i in range(13)])
+    deep.mkdir(parents=True)
+    base = str(deep / "base.json")
+    os.link(reps[0], base)
+    assert len(base) > 1300, len(base)
+    whole = run_tmabpf(["diff", base, reps[1], "--width", "10000"])
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stdout.splitlines()[0] == f"tmabpf diff: {base} -> {reps[1]}", whole.stdout[:2000]
+    cut = run_tmabpf(["diff", base, reps[1]])
+    assert cut.returncode == 0, cut.stderr
+    assert not too_wide(cut.stdout, 80), too_wide(cut.stdout, 80)
+    shown = cut.stdout.splitlines()[1].strip()
+    assert columns(shown) == 78 and elided_from(shown, {base}) and shown.endswith("/base.json"), cut.stdout[:400]
 
 
 def test_check_fits():

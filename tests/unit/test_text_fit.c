@@ -105,6 +105,49 @@ static int table_of(int ncols, char *said, size_t len)
 	return st;
 }
 
+/* text_wrap of "see " and a 2000-byte word ("HEAD_", an "é" across bytes 1022-1023 of the word, "_TAILEND_"
+ * its end) and " done" at width, indent 2; the text, to be freed. */
+static char *long_word_wrapped(int width)
+{
+	char s[2011], *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	memcpy(s, "see ", 4);
+	memset(s + 4, 'a', 2000);
+	memcpy(s + 4, "HEAD_", 5);
+	memcpy(s + 4 + 1022, "\xc3\xa9", 2);
+	memcpy(s + 4 + 1990, "_TAILEND_", 9);
+	strcpy(s + 2004, " done");
+	text_wrap(f, width, 2, s);
+	fclose(f);
+	return buf;
+}
+
+/* A table of rows like the BUDGETS BROKEN one (KIND ROW METRIC DELTA BUDGET, all shown always) at width. */
+static char *budget_table(int width)
+{
+	static const struct text_col cols[] = {
+		{ .name = "KIND", .prio = 1, .left = true }, { .name = "ROW", .prio = 1, .left = true, .min = 28 },
+		{ .name = "METRIC", .prio = 1, .left = true }, { .name = "DELTA", .prio = 1 },
+		{ .name = "BUDGET", .prio = 1, .left = true, .gap = 2 },
+	};
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct text_table t;
+
+	text_table_init(&t, cols, 5);
+	text_table_add(&t, (const char *[]){ "function", "groundtruth/groundtruth:gt_spin", "wall_ns", "+60.12%",
+					     "function.wall_ns>+20%" });
+	text_table_add(&t, (const char *[]){ "thread", "groundtruth/gt-spin", "oncpu_ns", "+58.02%",
+					     "thread.oncpu_ns>+20%" });
+	text_table_print(&t, f, width, NULL);
+	text_table_free(&t);
+	fclose(f);
+	return buf;
+}
+
 static int widest(const char *text)
 {
 	int w = 0;
@@ -266,6 +309,45 @@ int main(void)
 		      "CJK elided to 6 columns: whole characters around the \"\u2026\", %d columns: [%s]", n, out);
 		n = cxx_name_shorten("\xe6\x8e\xa8\xe7\x90\x86\xe7\xba\xbf\xe7\xa8\x8b\xe5\xb7\xa5\xe4\xbd\x9c", 6, out, sizeof(out));
 		check(n <= 6 && n == text_columns(out), "a CJK name shortened by cxx_name_shorten within 6 columns: %d [%s]", n, out);
+	}
+	{
+		char word[2001], *whole = long_word_wrapped(3000), *cut = long_word_wrapped(80), *l2, *tail;
+
+		snprintf(word, sizeof(word), "%s", whole + 4);
+		word[strcspn(word, " ")] = 0;
+		check(strlen(word) == 2000 && !strncmp(word, "HEAD_", 5) && strstr(word, "\xc3\xa9") &&
+		      strstr(word, "_TAILEND_a") && !strncmp(whole, "see ", 4) &&
+		      !strcmp(whole + 4 + strlen(word), " done\n"),
+		      "text_wrap: a 2000-byte word (1999 columns) on a line of 3000 columns whole, é and tail kept "
+		      "(%zu bytes)", strlen(word));
+		l2 = cut + strcspn(cut, "\n") + 1;
+		tail = strstr(cut, "_TAILEND_a");
+		check(widest(cut) == 80 && !strncmp(cut, "see\n  HEAD_", 11) && strstr(l2, "\xe2\x80\xa6") && tail &&
+		      !strcmp(tail, "_TAILEND_a\n  done\n"),
+		      "text_wrap: the 2000-byte word at 80 columns elided in the middle to its own line of 80, "
+		      "its head and its true tail around one \"\u2026\" (widest %d): [%.20s...]", widest(cut), l2);
+		free(whole);
+		free(cut);
+	}
+	{
+		char *t80 = budget_table(80), *t60 = budget_table(60), *t40 = budget_table(40), *t30 = budget_table(30);
+
+		check(widest(t80) == 80 && strstr(t80, "groundtruth/groundtruth:gt_spin wall_ns  +60.12%  function.wall_ns>+20%\n"),
+		      "a table of always-shown columns at 80: whole, 80 columns: [%s]", t80);
+		check(widest(t60) == 60 && strstr(t60, "groun\xe2\x80\xa6_spin wall_ns  +60.12%  function.wall_ns>+20%\n"),
+		      "at 60: ROW elided in the middle, 60 columns: [%s]", t60);
+		check(widest(t40) == 40 && !strcmp(t40, "KIND     ROW    METRIC     DELTA  BUDGET\n"
+					    "function gro\xe2\x80\xa6in wall_ns  +60.12%  fun\xe2\x80\xa6" "0%\n"
+					    "thread   gro\xe2\x80\xa6in oncpu_ns +58.02%  thr\xe2\x80\xa6" "0%\n"),
+		      "at 40, only always-shown columns: no row wider than 40 (widest %d), the names and the last "
+		      "column (BUDGET) cut with a \"\u2026\", the numbers whole: [%s]", widest(t40), t40);
+		check(widest(t30) <= 30 && !strcmp(t30, "  (table left out: it needs\n   --width 40)\n"),
+		      "at 30, below what the table needs with its text cut to 6 columns: one note of the --width "
+		      "it needs, no table (widest %d): [%s]", widest(t30), t30);
+		free(t80);
+		free(t60);
+		free(t40);
+		free(t30);
 	}
 	check(!strcmp(ns(512), "512 ns") && !strcmp(ns(12345), "12.35 us") && !strcmp(ns(684897627), "684.9 ms") &&
 	      !strcmp(ns(1.21e9), "1.21 s") && !strcmp(ns(0), "0 ns"), "units_ns: 512 ns, 12.35 us, 684.9 ms, 1.21 s");

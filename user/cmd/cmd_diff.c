@@ -153,7 +153,8 @@ static int print_changes(struct change *ch, size_t n, int top, int width)
 	if (!rc) {
 		text_table_print(&t, stdout, width, &hid);
 		if (top > 0 && n > (size_t)top)
-			printf("(%zu more changes; --top 0 shows all)\n", n - top);
+			text_wrapf(stdout, width, 1, "(%zu more change%s; --top 0 shows all)", n - top,
+				   n - top > 1 ? "s" : "");
 		text_hidden_print(&hid, stdout, width);
 	} else {
 		err_print("out of memory comparing the reports");

@@ -75,13 +75,19 @@ int text_char(const char *s, size_t *len)
 	return w < 0 ? 1 : w;
 }
 
+/* Columns of the n bytes at s (whole characters). */
+static int span_columns(const char *s, size_t n)
+{
+	int cols = 0;
+
+	for (size_t i = 0, len; i < n && s[i]; i += len)
+		cols += text_char(s + i, &len);
+	return cols;
+}
+
 int text_columns(const char *s)
 {
-	int n = 0;
-
-	for (size_t len; *s; s += len)
-		n += text_char(s, &len);
-	return n;
+	return span_columns(s, strlen(s));
 }
 
 /* Bytes of the longest head of s within cols columns. */
@@ -146,24 +152,42 @@ int text_elide_middle(const char *s, int width, char *out, size_t outlen)
 static int field_columns(const char *s)
 {
 	const char *e = strstr(s, "  ");
-	int n = 0;
 
-	for (size_t len; *s && (!e || s < e); s += len)
-		n += text_char(s, &len);
-	return n;
+	return span_columns(s, e ? (size_t)(e - s) : strlen(s));
 }
 
-/* Bytes of the longest head of word that ends in a comma and fits room columns; 0 when none does. */
-static int comma_cut(const char *word, int room)
+/* Bytes of the longest head of the n-byte word that ends in a comma and fits room columns; 0 when none
+ * does. */
+static int comma_cut(const char *word, size_t n, int room)
 {
 	int cut = 0, cols = 0;
 
-	for (size_t i = 0, len; word[i] && cols <= room; i += len) {
+	for (size_t i = 0, len; i < n && cols <= room; i += len) {
 		cols += text_char(word + i, &len);
 		if (word[i] == ',' && cols <= room)
 			cut = i + 1;
 	}
 	return cut;
+}
+
+/* The n-byte word (wider than width) elided in the middle to width columns on f, however long it is;
+ * returns the columns written. */
+static int put_elided(FILE *f, const char *word, size_t n, int width)
+{
+	char *buf = malloc(2 * n + 5);	/* the word, then its elision: at most its bytes and a "…" */
+	int w;
+
+	if (!buf) {
+		fprintf(stderr, "tmabpf: out of memory: a word of %zu bytes shown as \"%s\"\n", n, ELLIPSIS);
+		fputs(ELLIPSIS, f);
+		return 1;
+	}
+	memcpy(buf, word, n);
+	buf[n] = 0;
+	w = text_elide_middle(buf, width, buf + n + 1, n + 4);
+	fputs(buf + n + 1, f);
+	free(buf);
+	return w;
 }
 
 void text_wrap(FILE *f, int width, int indent, const char *s)
@@ -174,30 +198,28 @@ void text_wrap(FILE *f, int width, int indent, const char *s)
 		width = indent + 8;
 	while (*s) {
 		size_t sp = strspn(s, " "), n = strcspn(s + sp, " ");
-		char word[1024], fit[1024];
-		int w, fw;
+		const char *word = s + sp;	/* n bytes, however many */
+		int w = span_columns(word, n), fw;
 
-		snprintf(word, sizeof(word), "%.*s", (int)n, s + sp);
-		w = text_columns(word);
-		if (w > width - indent && strchr(word, ',')) {	/* wider than any line: broken after a comma */
-			int k = comma_cut(word, width - at - (at > start ? (int)sp : 0));
+		if (w > width - indent && memchr(word, ',', n)) {	/* wider than any line: broken after a comma */
+			int k = comma_cut(word, n, width - at - (at > start ? (int)sp : 0));
 
 			if (k > 0) {
 				fprintf(f, "%*s%.*s", at > start ? (int)sp : 0, "", k, word);
-				at += (at > start ? (int)sp : 0) + text_columns(word) - text_columns(word + k);
-				s += sp + (size_t)k;
+				at += (at > start ? (int)sp : 0) + span_columns(word, (size_t)k);
+				s = word + k;
 				continue;
 			}
 			if (at > start) {
 				fprintf(f, "\n%*s", indent, "");
 				at = start = indent;
-				s += sp;
+				s = word;
 				continue;
 			}
 		}
 		/* a new line before a word that does not fit, or before a field ("a: b c", two spaces before it)
 		 * that fits a line of its own but not what is left of this one */
-		fw = sp >= 2 || at == 0 ? field_columns(s + sp) : w;
+		fw = sp >= 2 || at == 0 ? field_columns(word) : w;
 		if (at > start && (at + (int)sp + w > width || (sp >= 2 && at + (int)sp + fw > width &&
 								  indent + fw <= width))) {
 			fprintf(f, "\n%*s", indent, "");
@@ -206,13 +228,12 @@ void text_wrap(FILE *f, int width, int indent, const char *s)
 		}
 		fprintf(f, "%*s", (int)sp, "");
 		at += (int)sp;
-		if (w > width - at)	/* wider than a whole line */
-			w = text_elide_middle(word, width - at, fit, sizeof(fit));
+		if (w > width - at)	/* wider than a whole line: its head and its tail around one "…" */
+			w = put_elided(f, word, n, width - at);
 		else
-			snprintf(fit, sizeof(fit), "%s", word);
-		fputs(fit, f);
+			fwrite(word, 1, n, f);
 		at += w;
-		s += strspn(s, " ") + n;
+		s = word + n;
 	}
 	fputc('\n', f);
 }

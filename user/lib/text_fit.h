@@ -25,7 +25,8 @@ const char *text_tail(const char *s, int cols);
 int text_elide_middle(const char *s, int width, char *out, size_t outlen);
 /* s (one paragraph, no newline) written to f in lines of at most width columns, broken at spaces,
  * a field (what follows two spaces) kept on one line when it fits one; lines after the first
- * indented by indent spaces; a word wider than a line is elided in the middle. */
+ * indented by indent spaces; a word wider than a line (whatever its length) is elided in the middle to
+ * a line of its own, its true head and tail around one "…"; one that fits is written whole. */
 void text_wrap(FILE *f, int width, int indent, const char *s);
 /* Each line of text (lines end at '\n') that is wider than width wrapped as text_wrap does, its
  * continuation indented 4 past the line's own indent; the others written as they are. */

@@ -46,7 +46,7 @@ static int gap(const struct text_table *t, int c, bool first)
 	return first ? 0 : t->col[c].gap > 0 ? t->col[c].gap : 1;
 }
 
-/* The columns the shown ones take, name columns at their floor. */
+/* The columns the shown ones take, each at its floor. */
 static int taken(const struct text_table *t, const bool *shown, const int *floor)
 {
 	int n = 0;
@@ -59,9 +59,21 @@ static int taken(const struct text_table *t, const bool *shown, const int *floor
 	return n;
 }
 
-void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
+/* Column c shrunk by up to -*spare columns (*spare < 0), not below cut; *spare grows by what it gave. */
+static void shrink(struct text_table *t, int c, int cut, int *spare)
 {
-	int want[TEXT_TABLE_MAX_COLS], floor[TEXT_TABLE_MAX_COLS], spare;
+	int less = t->width[c] - cut < -*spare ? t->width[c] - cut : -*spare;
+
+	if (less > 0) {
+		t->width[c] -= less;
+		*spare += less;
+	}
+}
+
+bool text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
+{
+	int want[TEXT_TABLE_MAX_COLS], floor[TEXT_TABLE_MAX_COLS], cut[TEXT_TABLE_MAX_COLS], spare;
+	int dropped[TEXT_TABLE_MAX_COLS], ndropped = 0;	/* in the order they went */
 	bool shown[TEXT_TABLE_MAX_COLS];
 
 	for (int c = 0; c < t->ncols; c++) {
@@ -74,6 +86,7 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 			want[c] = w > want[c] ? w : want[c];
 		}
 		floor[c] = t->col[c].min > 0 && t->col[c].min < want[c] ? t->col[c].min : want[c];
+		cut[c] = t->col[c].left && floor[c] > TEXT_TABLE_CUT_MIN ? TEXT_TABLE_CUT_MIN : floor[c];
 		shown[c] = true;
 	}
 	while (taken(t, shown, floor) > width) {	/* the highest priority goes, the rightmost first */
@@ -85,22 +98,40 @@ void text_table_fit(struct text_table *t, int width, struct text_hidden *hid)
 		if (drop < 0)
 			break;
 		shown[drop] = false;
-		if (hid)
-			text_hidden_add(hid, t->col[drop].name);
+		dropped[ndropped++] = drop;
 	}
-	/* what is left goes to the name columns, the first first; short of it, they shrink below their floor */
+	/* what is left goes to the name columns, the first first */
 	spare = width - taken(t, shown, floor);
 	for (int c = 0; c < t->ncols; c++) {
 		t->width[c] = shown[c] ? floor[c] : 0;
-		if (shown[c] && t->col[c].min > 0) {
+		if (shown[c] && t->col[c].min > 0 && spare > 0) {
 			int more = want[c] - floor[c] < spare ? want[c] - floor[c] : spare;
 
-			if (spare < 0)
-				more = floor[c] + spare > 1 ? spare : 1 - floor[c];
 			t->width[c] += more;
 			spare -= more;
 		}
 	}
+	/* short of it, only always-shown columns left: the name columns are cut below their floor (the
+	 * first first), then the other text columns (the rightmost first), each down to TEXT_TABLE_CUT_MIN */
+	for (int c = 0; c < t->ncols && spare < 0; c++)
+		if (shown[c] && t->col[c].min > 0)
+			shrink(t, c, cut[c], &spare);
+	for (int c = t->ncols - 1; c >= 0 && spare < 0; c--)
+		if (shown[c] && t->col[c].left && t->col[c].min <= 0)
+			shrink(t, c, cut[c], &spare);
+	t->needs = spare < 0 ? taken(t, shown, cut) : 0;
+	if (t->needs)	/* left out whole: no column of it shown, none said hidden */
+		memset(t->width, 0, sizeof(t->width));
+	for (int i = 0; hid && !t->needs && i < ndropped; i++)
+		text_hidden_add(hid, t->col[dropped[i]].name);
+	return !t->needs;
+}
+
+void text_table_print_needs(const struct text_table *t, FILE *f, int width)
+{
+	if (t->needs)
+		text_wrapf(f, width, 3, "  (table left out: it needs --width %d)",
+			   t->needs > TEXT_WIDTH_MIN ? t->needs : TEXT_WIDTH_MIN);
 }
 
 static void print_cells(const struct text_table *t, const char *const *cells, bool header, FILE *f)
@@ -171,7 +202,10 @@ void text_table_print_row(const struct text_table *t, size_t i, FILE *f)
 
 void text_table_print(struct text_table *t, FILE *f, int width, struct text_hidden *hid)
 {
-	text_table_fit(t, width, hid);
+	if (!text_table_fit(t, width, hid)) {
+		text_table_print_needs(t, f, width);
+		return;
+	}
 	text_table_print_header(t, f);
 	for (size_t i = 0; i < t->nrows; i++)
 		text_table_print_row(t, i, f);

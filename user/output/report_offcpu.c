@@ -104,12 +104,13 @@ void report_offcpu_text(const struct report *r, FILE *f, int top, int width, str
 			break;
 	}
 	/* the stack on the line when the table leaves it room, else on lines of its own */
-	text_table_fit(&t, width - 2 - OFFCPU_STACK_MIN, NULL);
-	below = text_table_width(&t) + 2 + OFFCPU_STACK_MIN > width;
-	if (below)
-		text_table_fit(&t, width, hid);
-	else
-		text_table_fit(&t, width - 2 - OFFCPU_STACK_MIN, hid);
+	below = !text_table_fit(&t, width - 2 - OFFCPU_STACK_MIN, NULL) ||
+		text_table_width(&t) + 2 + OFFCPU_STACK_MIN > width;
+	if (!text_table_fit(&t, below ? width : width - 2 - OFFCPU_STACK_MIN, hid)) {
+		text_table_print_needs(&t, f, width);
+		text_table_free(&t);
+		return;
+	}
 	used = text_table_width(&t);
 	text_table_print_cells(&t, TEXT_TABLE_HEADER, f);
 	fputs(below ? "\n    STACK\n" : "  STACK\n", f);
