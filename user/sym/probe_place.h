@@ -32,9 +32,11 @@
  * instructions per probed call): the kernel steps bti c, paciasp, nop, stp
  * and mov out of line (3,622-3,826) and simulates b and adrp (3,147-3,160),
  * so moving past bti c would save 17 % only where b, adrp (or another
- * branch, adr, ldr literal) follows; Debian's arm64 libraries are built
- * without branch protection (0 of 17,409 functions in 40 of them start with
- * bti c or paciasp).  Never past paciasp: LR is signed by then, and the
+ * branch, adr, ldr literal) follows: 46 of the 303 bti c functions of
+ * tmabpf's own C built with -mbranch-protection=standard (4 % of its 1,181
+ * functions; 845 start with paciasp); Debian 12's arm64 files are built
+ * without it (2 of 44,988 functions in 492 files start with bti c, none with
+ * paciasp).  Never past paciasp: LR is signed by then, and the
  * return probe's unsigned trampoline address fails autiasp (the process
  * got SIGSEGV at the first return).  Not added.
  */
