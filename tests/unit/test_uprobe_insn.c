@@ -44,5 +44,37 @@ int main(void)
 #else
 	skip("uprobe_insn: x86 decoding", "not an x86-64 build");
 #endif
+	/* arm64, as kernel 6.12 decides: the emulated-PMU guest measured b and adrp simulated (3,147 and
+	 * 3,160 instructions a probed call), stp, mov, nop, bti c and paciasp stepped (3,622-3,826), and
+	 * the encodings below are from aarch64-linux-gnu-objdump */
+	static const struct { const char *what; unsigned int insn; enum uprobe_insn_class cls; const char *why; } a64[] = {
+		{ "stp x29, x30, [sp, #-16]!", 0xa9bf7bfd, UINSN_SSTEP, NULL },
+		{ "mov x29, sp", 0x910003fd, UINSN_SSTEP, NULL },
+		{ "bti c", 0xd503245f, UINSN_SSTEP, "bti c" },
+		{ "paciasp", 0xd503233f, UINSN_SSTEP, "paciasp" },
+		{ "nop", 0xd503201f, UINSN_SSTEP, "nop" },
+		{ "b .+8", 0x14000002, UINSN_EMULATED, "b" },
+		{ "bl .+8", 0x94000002, UINSN_EMULATED, "bl" },
+		{ "adrp x1, 0x400000", 0x90000001, UINSN_EMULATED, "adrp" },
+		{ "adr x0, .+8", 0x10000040, UINSN_EMULATED, "adr" },
+		{ "cbz x0, .+8", 0xb4000040, UINSN_EMULATED, "cbz" },
+		{ "tbnz w0, #3, .+8", 0x37180040, UINSN_EMULATED, "tbz" },
+		{ "b.ne .+8", 0x54000041, UINSN_EMULATED, "b.cond" },
+		{ "ret", 0xd65f03c0, UINSN_EMULATED, "ret" },
+		{ "br x16", 0xd61f0200, UINSN_EMULATED, "br" },
+		{ "ldr x0, literal", 0x58000040, UINSN_EMULATED, "literal" },
+		{ "ldxr x0, [x1]", 0xc85f7c20, UINSN_REFUSED, "exclusive" },
+		{ "svc #0", 0xd4000001, UINSN_REFUSED, "exception" },
+		{ "ldr q0, literal", 0x9c000040, UINSN_REFUSED, "literal" },
+	};
+	for (size_t k = 0; k < sizeof(a64) / sizeof(a64[0]); k++) {
+		unsigned char w[4] = { a64[k].insn & 0xff, a64[k].insn >> 8 & 0xff, a64[k].insn >> 16 & 0xff,
+				       a64[k].insn >> 24 };
+		struct uprobe_insn u;
+
+		uprobe_insn_classify_arm64(w, 4, &u);
+		check(u.cls == a64[k].cls && (!a64[k].why || strstr(u.why, a64[k].why)), "arm64 %s: %s (%s)", a64[k].what,
+		      uprobe_insn_class_name(u.cls), u.why);
+	}
 	return check_exit();
 }

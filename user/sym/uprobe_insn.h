@@ -33,8 +33,10 @@ struct uprobe_insn {
 	char why[64];		/* "EVEX-encoded (opcode 0x6e)", "lock prefix", "push %rbp" ... */
 };
 
-/* Classify the instruction in b[0..n) (x86-64; other architectures: single-stepped). */
+/* Classify the instruction in b[0..n) for this host (x86-64, arm64; others: single-stepped). */
 void uprobe_insn_classify(const unsigned char *b, size_t n, struct uprobe_insn *out);
+/* The arm64 decision on any host (for its tests): b[0..4) little-endian. */
+void uprobe_insn_classify_arm64(const unsigned char *b, size_t n, struct uprobe_insn *out);
 
 /* Short name of a class: "emulated", "single-stepped", "unprobeable". */
 const char *uprobe_insn_class_name(enum uprobe_insn_class c);
