@@ -29,6 +29,20 @@ struct symload *symload_new(int fd, const char *shown, const char *root)
 	return j;
 }
 
+struct symload *symload_new_perfmap(int fd, struct perfmap *m)
+{
+	struct symload *j = symload_new(fd, m->path, "");
+
+	if (j) {
+		j->perfmap = true;
+		j->pm = *m;
+		memset(m, 0, sizeof(*m));
+	} else {
+		perfmap_free(m);
+	}
+	return j;
+}
+
 static void tables_free(struct elfsyms *e)
 {
 	if (e)
@@ -44,6 +58,7 @@ void symload_free(struct symload *j)
 		close(j->fd);
 	tables_free(j->elf);
 	tables_free(j->debug);
+	perfmap_free(&j->pm);
 	free(j->shown);
 	free(j);
 }
@@ -73,6 +88,8 @@ void symload_identify(struct symload *j)
 	char path[64];
 	struct stat st;
 
+	if (j->perfmap)
+		return;
 	fd_path(j, path, sizeof(path));
 	if (j->reload && !same_file(j, path)) {
 		j->refused = true;
@@ -111,6 +128,11 @@ void symload_read(struct symload *j)
 	char path[64];
 	int dfd;
 
+	if (j->perfmap) {
+		j->pm_err = perfmap_read(&j->pm, j->fd, j->pm_why, sizeof(j->pm_why));	/* closes it */
+		j->fd = -1;
+		return;
+	}
 	if (!j->refused) {
 		fd_path(j, path, sizeof(path));
 		j->elf = tables_read(path, &j->elf_err, j->elf_why, sizeof(j->elf_why));
@@ -251,6 +273,19 @@ bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned lon
 		unlink_job(j);
 	pthread_mutex_unlock(&R.lock);
 	return read;
+}
+
+void symload_queue_drop(struct symload_queue *q, struct symload *j)
+{
+	pthread_mutex_lock(&R.lock);
+	if (j->state == READING) {
+		j->owner = NULL;	/* the thread frees it when read */
+		j = NULL;
+	} else {
+		unlink_job(j);
+	}
+	pthread_mutex_unlock(&R.lock);
+	symload_free(j);
 }
 
 void symload_queue_stop(struct symload_queue *q)
