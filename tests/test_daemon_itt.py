@@ -395,3 +395,39 @@ def test_huge_files_do_not_hold_up_the_refreshes(nobody_dir):
     assert max(ages) < 2 * interval + 0.5, f"a refresh waited {max(ages):.2f} s"
     assert all(len(l) == 1 and "only its first 2 GiB" in l[0] for l in said.values()), said
     assert f"pid {procs[-1].pid} has not loaded the ITT collector" in d.stderr(), d.stderr()
+
+
+FIFO_SWAPPER = """
+import mmap, os, sys, time
+path = sys.argv[1]
+fd = os.open(path, os.O_RDONLY)
+m = mmap.mmap(fd, 4096, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)  # a mapping record naming path
+os.rename(path, path + ".old")                              # the mapped file stays, another path names it
+os.mkfifo(path)                                             # a FIFO at its path, no writer ever
+print("swapped", flush=True)
+time.sleep(60)
+"""
+
+
+def test_fifo_swapped_in_at_a_mapped_path(nobody_dir):
+    """nobody maps its own file, then at once renames it and makes a FIFO at its path.  The watcher
+    opened the path for reading to search it: the open of a FIFO with no writer never returned, and
+    the daemon's loop stopped (no refresh again).  Now a path is opened as a user's file (O_PATH,
+    then a regular file only): the refreshes go on."""
+    path = os.path.join(nobody_dir, "libfifo.so")
+    with open(path, "wb") as f:
+        f.write(b"\0" * 4096)
+    os.chown(path, NOBODY, NOBODY)
+    with Daemon("-I", "200", "--itt", "--max-overhead", "100") as d:
+        p = subprocess.Popen(AS_NOBODY + [sys.executable, "-c", FIFO_SWAPPER, path], stdout=subprocess.PIPE, text=True)
+        try:
+            assert p.stdout.readline().strip() == "swapped"
+            before = select(d.metrics(), "tmabpf_refreshes_total")[0][1]
+            time.sleep(3)
+            after = select(d.metrics(), "tmabpf_refreshes_total")[0][1]
+        finally:
+            p.kill()
+            p.wait()
+        assert d.stop(timeout=10) == 0, d.stderr()
+    print(f"refreshes {before} -> {after} in 3 s")
+    assert after >= before + 5, f"{after - before} refreshes in 3 s at 200 ms"
