@@ -81,12 +81,13 @@ def leaf_series(m, module):
 
 
 def test_slow_library_of_a_user_does_not_hold_up_the_refreshes(nobody_dir, tmp_path):
-    """nobody's process maps nobody's library, stripped, whose .gnu_debuglink names a 2 GiB sparse
-    file beside it (no disk used): the symbolizer reads that file whole for its CRC before it gives it
-    up.  The first read of the library's symbols was in the refresh that named its first sample: that
-    refresh took 3.75 s (the refresh age reached 3.96 s at 250 ms).  Now files are read on the
-    symbolizer's own thread: for 10 s every scrape's refresh age stays under 2 intervals + 0.5 s and
-    every scrape is answered within 1 s; nobody's library is named later from its .dynsym (or said
+    """nobody's process maps nobody's library, stripped, whose .gnu_debuglink names a 1 GiB sparse
+    file beside it (no disk used; the most of another user's file read for its CRC,
+    DEBUGFILE_CRC_MAX): the symbolizer reads that file whole for its CRC before it gives it up.
+    The first read of the library's symbols was in the refresh that named its first sample (with a
+    2 GiB file): that refresh took 3.75 s (the refresh age reached 3.96 s at 250 ms).  Now files are
+    read on the symbolizer's own thread: for 10 s every scrape's refresh age stays under 2 intervals
+    + 0.5 s and every scrape is answered within 1 s; nobody's library is named later from its .dynsym (or said
     in one line); the test's own library is named in the function series and in a pprof profile."""
     interval = 0.25
     slow = asm_library(nobody_dir, "libslow.so", "tmabpf_spin")
@@ -96,7 +97,7 @@ def test_slow_library_of_a_user_does_not_hold_up_the_refreshes(nobody_dir, tmp_p
     # no build id: not the test's library's tables (the same code) shared by build id
     subprocess.run(["objcopy", "--strip-unneeded", "--remove-section=.note.gnu.build-id",
                     f"--add-gnu-debuglink={debug}", slow], check=True)
-    os.truncate(debug, 2 << 30)	# the CRC read: ~2 s of reading zeros and summing them
+    os.truncate(debug, 1 << 30)	# the CRC read: ~2 s of reading zeros and summing them
     for path in (slow, debug):
         os.chown(path, NOBODY, NOBODY)
     legit = asm_library(str(tmp_path), "liblegit.so", "tmabpf_spin")

@@ -312,6 +312,8 @@ static void load_warning(int r, const char *shown, const char *why)
 			 "stay unnamed", shown);
 	if (r == -E2BIG)
 		warn_add("symbols of %s: %s; its frames stay unnamed", shown, why);
+	if (r == -EFBIG)
+		warn_add("debug file %s %s", shown, why);
 }
 
 /* Names past ELFSYMS_NAME_MAX dropped from e: said on the file's first read (a table dropped for

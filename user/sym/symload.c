@@ -136,8 +136,14 @@ void symload_read(struct symload *j)
 	if (!j->refused) {
 		fd_path(j, path, sizeof(path));
 		j->elf = tables_read(path, &j->elf_err, j->elf_why, sizeof(j->elf_why));
-		if (j->elf && !j->elf->has_symtab &&
-		    (dfd = debugfile_find(path, j->shown, j->root, j->debug_path, sizeof(j->debug_path))) >= 0) {
+		dfd = j->elf && !j->elf->has_symtab ?
+		      debugfile_find(path, j->shown, j->root, j->debug_path, sizeof(j->debug_path)) : -ENOENT;
+		if (dfd == -EFBIG) {
+			j->debug_err = dfd;
+			snprintf(j->debug_why, sizeof(j->debug_why), "(of %s): over %llu GiB, another user's file, with no "
+				 "build id to check it by: not read whole for its CRC (the library's own symbols name "
+				 "its frames)", j->shown, DEBUGFILE_CRC_MAX >> 30);
+		} else if (dfd >= 0) {
 			char dpath[64];
 
 			snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
