@@ -221,6 +221,52 @@ def test_debuglink_to_a_root_only_file(nobody_dir):
         subprocess.run(["rm", "-rf", secret_dir])
 
 
+def rchar_of_run(args):
+    """tmabpf args run to its end: (returncode, stderr, the bytes it read by its last /proc/PID/io)."""
+    p = subprocess.Popen([TMABPF] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    read = 0
+    while p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/io") as f:
+                read = next(int(l.split()[1]) for l in f if l.startswith("rchar:"))
+        except (OSError, StopIteration):
+            pass
+        time.sleep(0.02)
+    return p.returncode, p.stderr.read(), read
+
+
+def test_debuglink_to_a_huge_file_is_not_read_for_its_crc(nobody_dir):
+    """nobody's stripped library has no build id, and its .gnu_debuglink names a 2 GiB sparse file
+    beside it: root tmabpf --sample -p read that file whole for its CRC (seconds of reading zeros,
+    for nothing).  Now another user's debug file over 1 GiB (DEBUGFILE_CRC_MAX) is not read for its
+    CRC: one line names it, the function is named from the library's own .dynsym, and tmabpf reads
+    well under the file's size."""
+    lib = asm_library(nobody_dir, "libcrc.so", "tmabpf_spin", build_id=False)
+    debug = os.path.join(nobody_dir, "libcrc.debug")
+    with open(debug, "wb") as f:
+        f.write(b"x")
+    subprocess.run(["strip", "--strip-all", lib], check=True)
+    subprocess.run(["objcopy", f"--add-gnu-debuglink={debug}", lib], check=True)
+    os.truncate(debug, 2 << 30)
+    for path in (lib, debug):
+        os.chown(path, NOBODY, NOBODY)
+    out = os.path.join(nobody_dir, "out.json")
+    spin = start_spinner(lib)
+    try:
+        rc, err, read = rchar_of_run(["--quiet", "--sample=199", "-p", str(spin.pid), "-d", "1", "--json", out])
+    finally:
+        spin.kill()
+        spin.wait()
+    assert rc == 0, err
+    rep = load_json(out)
+    said = [w for w in rep["warnings"] if "libcrc.debug" in w]
+    rows = [s for s in rep["samples"] if s["module"] == "libcrc.so"]
+    print(f"tmabpf read {read >> 20} MiB; said: {said}")
+    assert len(said) == 1 and "CRC" in said[0] and said[0].startswith(f"debug file {debug} "), rep["warnings"]
+    assert rows and all(s["symbol"] == "tmabpf_spin" for s in rows), rows[:3]
+    assert read < 1 << 30, f"tmabpf read {read >> 20} MiB"
+
+
 NOTE_MAX = 16 << 20	# ELF_READ_SECTION_MAX: the most of one section handed to libelf
 NAME_MAX = 64 << 10	# ELFSYMS_NAME_MAX: a longer name is dropped
 

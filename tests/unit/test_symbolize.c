@@ -539,6 +539,75 @@ static void test_symbolizer_async(void)
 		check(0, "async: removing %s", dir);
 }
 
+/* The JIT code's perf map with name for it (then filler regions elsewhere, ~0.1 s to read), appended
+ * when append: the later line wins. */
+static bool write_perfmap(const char *path, const void *jit, const char *name, bool append)
+{
+	FILE *f = fopen(path, append ? "a" : "w");
+
+	if (!f)
+		return false;
+	fprintf(f, "%lx 40 %s\n", (unsigned long)(uintptr_t)jit + 0x100, name);
+	for (int i = 0; !append && i < 300000; i++)
+		fprintf(f, "%lx 30 filler_%07d_named_like_a_javascript_fn\n", 0x100000000000UL + i * 0x40UL, i);
+	return fclose(f) == 0;
+}
+
+/* symbolizer_set_async: a perf map is read on the reading thread too (a user's 60 MiB map took the
+ * daemon's refresh 0.5 s, each time it changed).  Its first lookup is unnamed, counted; within a
+ * wait budget it waits and names; a change is read again there while the map before names the
+ * lookups; a symbolizer freed with a read queued or under way frees it (ASan: no leak). */
+static void test_symbolizer_async_perfmap(void)
+{
+	unsigned char *jit = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t at = (uint64_t)(uintptr_t)jit + 0x110;
+	struct symbolizer *s = symbolizer_new();
+	struct symbolizer_stats st;
+	struct sym_info si;
+	unsigned long long t0, took;
+	char path[64], err[256] = "";
+	bool v2 = false;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	if (jit == MAP_FAILED || !write_perfmap(path, jit, "jit_fn_v1", false)) {
+		check(0, "async perf map: cannot write %s", path);
+		return;
+	}
+	check(symbolizer_set_async(s, err, sizeof(err)) == 0, "async perf map: the reading thread starts (%s)", err);
+	check(symbolizer_add_pid(s, getpid()) == 0, "async perf map: maps of this process");
+	t0 = mono_ns();
+	symbolizer_user(s, getpid(), at, false, &si);
+	took = mono_ns() - t0;
+	symbolizer_get_stats(s, &st);
+	check(!si.name && si.kind == SYM_JIT_ANON && si.unmapped && st.deferred == 1 && took < 50000000ULL,
+	      "async perf map: its first lookup does not read it: %s, %llu deferred, %.3f s", symbolizer_label(s, &si),
+	      st.deferred, took / 1e9);
+	symbolizer_wait_budget(s, 30000000000ULL);
+	symbolizer_user(s, getpid(), at, false, &si);
+	check(si.kind == SYM_JIT && si.name && !strcmp(si.name, "jit_fn_v1") && si.offset == 0x10,
+	      "async perf map: within a wait budget the lookup waits for the read: %s", symbolizer_label(s, &si));
+	if (!write_perfmap(path, jit, "jit_fn_v2", true))
+		check(0, "async perf map: cannot append to %s", path);
+	symbolizer_user(s, getpid(), at, false, &si);
+	check(si.name && !strcmp(si.name, "jit_fn_v1"), "async perf map: while its change is read, the map before "
+	      "names it: %s", symbolizer_label(s, &si));
+	for (int i = 0; i < 1000 && !v2; i++) {
+		usleep(10000);
+		symbolizer_user(s, getpid(), at, false, &si);
+		v2 = si.name && !strcmp(si.name, "jit_fn_v2");
+	}
+	symbolizer_get_stats(s, &st);
+	check(v2 && st.deferred == 1, "async perf map: the change named once read: %s, %llu deferred",
+	      symbolizer_label(s, &si), st.deferred);
+	if (!write_perfmap(path, jit, "jit_fn_v3", true))
+		check(0, "async perf map: cannot append to %s", path);
+	symbolizer_wait_budget(s, 0);
+	symbolizer_user(s, getpid(), at, false, &si);
+	symbolizer_free(s);	/* the map's read queued or under way: freed here, or by the thread */
+	unlink(path);
+	munmap(jit, 4096);
+}
+
 int main(void)
 {
 	test_symbol_limit();
@@ -553,5 +622,6 @@ int main(void)
 	test_symbolizer_file_made_executable();
 	test_symbolizer_async();	/* last: its thread's stack, cached once it ends, could neighbour the
 					 * anonymous memory test_symbolizer names */
+	test_symbolizer_async_perfmap();
 	return check_exit();
 }

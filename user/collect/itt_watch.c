@@ -13,8 +13,10 @@
 #include <unistd.h>
 #include "collect/itt_run.h"
 #include "collect/itt_watch.h"
+#include "lib/clock.h"
 #include "lib/warn.h"
 #include "sym/procmaps.h"
+#include "sym/user_file.h"
 
 #define CARRIES ((void *)1)
 #define LACKS ((void *)2)
@@ -25,50 +27,86 @@ static uint64_t file_key(unsigned int maj, unsigned int min, uint64_t ino)
 	return (uint64_t)makedev(maj, min) << 40 ^ ino;
 }
 
-/* A file is searched for ITT's names this far at most: a user's huge sparse file would hold root's
- * daemon reading zeros for minutes (1 TiB: ~3 min of a CPU); the largest real libraries are ~2 GiB. */
-#define ITT_SCAN_MAX (2ULL << 30)
+/* A file waiting to be searched for ITT's names, or being searched (fd open). */
+struct itt_scan {
+	uint64_t key, ino;
+	char *path;		/* as the mapping names it */
+	int *pids;		/* the processes that mapped it meanwhile, the first's root opens it */
+	size_t npids;
+	int fd;			/* -1 until its search starts */
+	unsigned long long off;	/* searched so far */
+	bool has_var, has_fn, done;
+	size_t keep;		/* the last bytes searched (a name across two reads) */
+	char tail[32];
+};
+
+static const char itt_var[] = "INTEL_LIBITTNOTIFY64", itt_fn[] = "__itt_api_init";
+#define OVERLAP (sizeof(itt_var) > sizeof(itt_fn) ? sizeof(itt_var) : sizeof(itt_fn))
+_Static_assert(OVERLAP <= sizeof(((struct itt_scan *)0)->tail), "itt_scan's tail holds a name");
+
+static void scan_free(struct itt_scan *sc)
+{
+	if (sc->fd >= 0)
+		close(sc->fd);
+	free(sc->pids);
+	free(sc->path);
+	free(sc);
+}
+
+/* Open the mapped file itself, never another one at that path (ours, or one swapped in, or
+ * anything but a regular file: a FIFO there blocked the open): through the root of the first
+ * process that mapped it (a container's), else ours. */
+static bool scan_open(struct itt_scan *sc)
+{
+	char in_root[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", sc->pids[0], sc->path);
+	if ((sc->fd = user_file_open(in_root, 0, &st)) < 0 && (sc->fd = user_file_open(sc->path, 0, &st)) < 0)
+		return false;
+	if ((uint64_t)st.st_ino != sc->ino) {
+		close(sc->fd);
+		sc->fd = -1;
+		return false;
+	}
+	return true;
+}
+
+/* Search on until CLOCK_MONOTONIC's until (read, not mapped: a file its owner truncates meanwhile
+ * ends the read, never SIGBUS in root); done once both names are found, at the end, or at
+ * ITT_SCAN_MAX. */
+static void scan_some(struct itt_scan *sc, unsigned long long until)
+{
+	char buf[65536 + OVERLAP];
+
+	while (!sc->done && mono_ns() < until) {
+		size_t len;
+		ssize_t n;
+
+		memcpy(buf, sc->tail, sc->keep);
+		if ((n = pread(sc->fd, buf + sc->keep, sizeof(buf) - sc->keep, (off_t)sc->off)) <= 0) {
+			sc->done = true;
+			break;
+		}
+		sc->off += (size_t)n;
+		len = sc->keep + (size_t)n;
+		sc->has_var = sc->has_var || memmem(buf, len, itt_var, sizeof(itt_var) - 1);
+		sc->has_fn = sc->has_fn || memmem(buf, len, itt_fn, sizeof(itt_fn) - 1);
+		sc->keep = len < OVERLAP ? len : OVERLAP;
+		memcpy(sc->tail, buf + len - sc->keep, sc->keep);
+		sc->done = (sc->has_var && sc->has_fn) || sc->off >= ITT_SCAN_MAX;
+	}
+}
 
 /* CARRIES when the file names both the variable ITT's static part reads and the function it looks
  * up in a collector (tmabpf, which names the variable, and the collector, which has the function, do
- * not), else LACKS; NULL when it cannot be read. */
-static void *file_carries_itt(int pid, const char *path, uint64_t ino)
+ * not), else LACKS. */
+static void *scan_kind(const struct itt_scan *sc)
 {
-	static const char var[] = "INTEL_LIBITTNOTIFY64", fn[] = "__itt_api_init";
-	enum { OVERLAP = sizeof(var) > sizeof(fn) ? sizeof(var) : sizeof(fn) };
-	char in_root[PATH_MAX + 32], buf[65536 + OVERLAP];
-	bool has_var = false, has_fn = false;
-	size_t keep = 0;
-	struct stat st;
-	off_t off = 0;
-	ssize_t n;
-	int fd;
-
-	/* the path as the process sees it (a container's root), else ours */
-	snprintf(in_root, sizeof(in_root), "/proc/%d/root%s", pid, path);
-	if ((fd = open(in_root, O_RDONLY | O_CLOEXEC)) < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
-	/* the mapped file itself, never another one at that path (ours, or one swapped in) */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != ino) {
-		close(fd);
-		return NULL;
-	}
-	/* read, not mapped: a file its owner truncates meanwhile ends the read, never SIGBUS in root */
-	while ((!has_var || !has_fn) && (unsigned long long)off < ITT_SCAN_MAX &&
-	       (n = pread(fd, buf + keep, sizeof(buf) - keep, off)) > 0) {
-		size_t len = keep + (size_t)n;
-
-		off += n;
-		has_var = has_var || memmem(buf, len, var, sizeof(var) - 1);
-		has_fn = has_fn || memmem(buf, len, fn, sizeof(fn) - 1);
-		keep = len < OVERLAP ? len : OVERLAP;	/* a name across two reads */
-		memmove(buf, buf + len - keep, keep);
-	}
-	close(fd);
-	if ((!has_var || !has_fn) && (unsigned long long)off >= ITT_SCAN_MAX)
+	if ((!sc->has_var || !sc->has_fn) && sc->off >= ITT_SCAN_MAX)
 		warn_add("--itt: %s (mapped by pid %d) is larger than %llu GiB: only its first %llu GiB were searched "
-			 "for ITT's names", path, pid, ITT_SCAN_MAX >> 30, ITT_SCAN_MAX >> 30);
-	return has_var && has_fn ? CARRIES : LACKS;
+			 "for ITT's names", sc->path, sc->pids[0], ITT_SCAN_MAX >> 30, ITT_SCAN_MAX >> 30);
+	return sc->has_var && sc->has_fn ? CARRIES : LACKS;
 }
 
 /* The file's kind (CARRIES or LACKS) remembered under key as used now; at ITT_WATCH_FILES, the
@@ -88,7 +126,78 @@ static void remember(struct itt_watch *w, uint64_t key, void *kind)
 	u64map_put(m, key, (void *)(++w->uses << 2 | (uintptr_t)kind));
 }
 
-/* Process pid mapped file (dev, ino) at path: a file carrying ITT makes it checked, once. */
+/* Process pid mapped a file of kind: one carrying ITT makes it checked, once. */
+static void on_kind(struct itt_watch *w, int pid, void *kind)
+{
+	if (kind != CARRIES || u64map_get(&w->pids, (uint64_t)pid) || u64map_put(&w->pids, (uint64_t)pid, CARRIES))
+		return;
+	itt_run_check_pids(w->r, &pid, 1);
+}
+
+/* pid waits for the file of key to be searched: added to its search, or to a new one at the end. */
+static void scan_add(struct itt_watch *w, int pid, uint64_t key, uint64_t ino, const char *path)
+{
+	struct itt_scan *sc = u64map_get(&w->pending, key);
+	int *pids;
+
+	if (!sc && w->nscans >= ITT_WATCH_SCANS) {
+		if (!w->full_said)
+			warn_add("--itt: %d mapped files wait to be searched for ITT's names already: those mapped now "
+				 "are searched at their next mapping", ITT_WATCH_SCANS);
+		w->full_said = true;
+		return;
+	}
+	if (!sc) {
+		if (!(sc = calloc(1, sizeof(*sc))) || !(sc->path = strdup(path)) ||
+		    u64map_put(&w->pending, key, sc)) {
+			if (sc)
+				free(sc->path);
+			free(sc);
+			return;
+		}
+		sc->key = key;
+		sc->ino = ino;
+		sc->fd = -1;
+		w->scans[w->nscans++] = sc;
+	}
+	for (size_t i = 0; i < sc->npids; i++)
+		if (sc->pids[i] == pid)
+			return;
+	if (!(pids = realloc(sc->pids, (sc->npids + 1) * sizeof(*pids))))
+		return;
+	sc->pids = pids;
+	sc->pids[sc->npids++] = pid;
+}
+
+/* The files waiting, searched in the order mapped, for ITT_SCAN_POLL_NS at most: a user's huge
+ * file held the loop for seconds. */
+static void scan_step(struct itt_watch *w)
+{
+	unsigned long long until = mono_ns() + ITT_SCAN_POLL_NS;
+
+	while (w->nscans && mono_ns() < until) {
+		struct itt_scan *sc = w->scans[0];
+
+		/* not opened: not readable now (the process gone), not known, asked again at its next
+		 * mapping (no pid: out of memory when it was added) */
+		if (sc->fd >= 0 || (sc->npids && scan_open(sc))) {
+			void *kind;
+
+			scan_some(sc, until);
+			if (!sc->done)
+				return;
+			kind = scan_kind(sc);
+			remember(w, sc->key, kind);
+			for (size_t i = 0; i < sc->npids; i++)
+				on_kind(w, sc->pids[i], kind);
+		}
+		u64map_del(&w->pending, sc->key);
+		memmove(w->scans, w->scans + 1, --w->nscans * sizeof(*w->scans));
+		scan_free(sc);
+	}
+}
+
+/* Process pid mapped file (dev, ino) at path: known, or searched for ITT's names (scan_step). */
 static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int min, uint64_t ino, const char *path)
 {
 	uint64_t key = file_key(maj, min, ino);
@@ -96,14 +205,12 @@ static void on_file(struct itt_watch *w, int pid, unsigned int maj, unsigned int
 
 	if (!path || path[0] != '/' || u64map_get(&w->pids, (uint64_t)pid))
 		return;
-	if (v)
-		v = KIND(v);
-	else if (!(v = file_carries_itt(pid, path, ino)))
-		return;	/* not readable now (the process gone): not known, asked again at its next mapping */
-	remember(w, key, v);
-	if (v != CARRIES || u64map_put(&w->pids, (uint64_t)pid, CARRIES))
+	if (!v) {
+		scan_add(w, pid, key, ino, path);
 		return;
-	itt_run_check_pids(w->r, &pid, 1);
+	}
+	remember(w, key, KIND(v));
+	on_kind(w, pid, KIND(v));
 }
 
 static void on_mapping(void *ctx, const struct mmap_event *ev)
@@ -151,10 +258,21 @@ void itt_watch_poll(struct itt_watch *w)
 {
 	if (mmap_events_on(&w->mev))
 		mmap_events_drain(&w->mev, on_mapping, w);
+	if (w->mev.lost && !w->lost_said) {
+		warn_add("--itt: %llu mapping records lost (a ring of %d pages was full): a process that mapped a "
+			 "library with ITT's names then is not told how to start its collector", w->mev.lost,
+			 MMAP_EVENTS_RING_PAGES);
+		w->lost_said = true;
+	}
+	scan_step(w);
 }
 
 void itt_watch_stop(struct itt_watch *w)
 {
+	for (size_t i = 0; i < w->nscans; i++)
+		scan_free(w->scans[i]);
+	w->nscans = 0;
+	u64map_free(&w->pending);
 	mmap_events_close(&w->mev);
 	u64map_free(&w->files);
 	u64map_free(&w->pids);

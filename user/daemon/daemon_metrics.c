@@ -361,8 +361,8 @@ static void sampler_families(FILE *f, const struct dsamp *s, const struct agg *a
 		    "Addresses left module+0xOFF because their file's dropped table waited to be loaded again.");
 	prom_sample(f, "tmabpf_sampler_symbol_unnamed_total", NULL, s->sym_past.unnamed + st.unnamed);
 	prom_family(f, "tmabpf_sampler_symbols_deferred_total", "counter",
-		    "Addresses left module+0xOFF while their file's symbols were read off the refresh (on a thread "
-		    "of their own): named in the refreshes after.");
+		    "Addresses left module+0xOFF (JIT code: its mapping) while their file's symbols (their process' "
+		    "perf map) were read off the refresh (on a thread of their own): named in the refreshes after.");
 	prom_sample(f, "tmabpf_sampler_symbols_deferred_total", NULL, s->sym_past.deferred + st.deferred);
 	prom_family(f, "tmabpf_sampler_symbol_reloads_refused_total", "counter",
 		    "Dropped symbol tables not loaded again because another file is at the path now (its build "

@@ -12,8 +12,8 @@
  * series (daemon_agg.c): to the process's series when it holds a slot, else
  * to its cgroup's "[other]".  The leaf function of each row is named
  * (symbolize.c) and summed into at most top_functions (series, module,
- * symbol) slots, the rest into one "[other]" row (daemon_slots.h).  Files' symbol tables are
- * read on the symbolizer's own thread (symbolizer_set_async), never in the refresh, which waits
+ * symbol) slots, the rest into one "[other]" row (daemon_slots.h).  Files' symbol tables (and perf
+ * maps) are read on the symbolizer's own thread (symbolizer_set_async), never in the refresh, which waits
  * for them DSAMP_SYM_WAIT_NS at most (most files take milliseconds: named at once): a slower file's
  * rows are named module+0xOFF until its table is read (a user's hostile library held one refresh
  * for 3.75 s, a big C++ library's table takes 0.1-0.3 s).

@@ -86,9 +86,11 @@ static bool crc_matches(int fd, GElf_Word want)
 
 /* The candidate's fd when it is a regular file that the stripped file's owner could read too (theirs,
  * or readable by all: a user's library never gets root's 0600 file's names through a link it
- * plants), and it matches (build id, else .gnu_debuglink's CRC); else -1. */
-static int candidate(const char *path, const struct elf_ids *ids, bool by_crc)
+ * plants), and it matches (build id when the stripped file has one, else .gnu_debuglink's CRC);
+ * else -1, *too_big set when it was another user's file past DEBUGFILE_CRC_MAX to read for its CRC. */
+static int candidate(const char *path, const struct elf_ids *ids, bool *too_big)
 {
+	bool by_crc = !ids->build_id_len;
 	char self[64];
 	struct stat st;
 	int fd = user_file_open(path, 0, &st);
@@ -96,6 +98,11 @@ static int candidate(const char *path, const struct elf_ids *ids, bool by_crc)
 	if (fd < 0)
 		return -1;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (by_crc && (unsigned long long)st.st_size > DEBUGFILE_CRC_MAX && elf_read_others_file(&st)) {
+		*too_big = true;
+		close(fd);
+		return -1;
+	}
 	if ((st.st_uid != ids->owner && !(st.st_mode & S_IROTH)) ||
 	    !(by_crc ? crc_matches(fd, ids->crc) : same_build_id(self, ids))) {
 		close(fd);
@@ -107,6 +114,7 @@ static int candidate(const char *path, const struct elf_ids *ids, bool by_crc)
 static int by_build_id(const struct elf_ids *ids, const char *root, char *out, size_t outlen)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
+	bool unused = false;
 	int fd;
 
 	if (ids->build_id_len < 2)
@@ -119,7 +127,7 @@ static int by_build_id(const struct elf_ids *ids, const char *root, char *out, s
 		if (pass && !*root)
 			break;
 		snprintf(out, outlen, "%s%s/.build-id/%.2s/%s.debug", r, debugfile_dir(), hex, hex + 2);
-		if ((fd = candidate(out, ids, false)) >= 0)
+		if ((fd = candidate(out, ids, &unused)) >= 0)
 			return fd;
 	}
 	return -ENOENT;
@@ -130,6 +138,7 @@ static int by_debuglink(const struct elf_ids *ids, const char *target_path, cons
 {
 	const char *slash = strrchr(target_path, '/');
 	int dirlen = slash ? (int)(slash - target_path) : 0, fd;
+	bool big = false;	/* out names a candidate too big to read for its CRC */
 
 	if (!ids->link[0] || !slash)
 		return -ENOENT;
@@ -143,13 +152,19 @@ static int by_debuglink(const struct elf_ids *ids, const char *target_path, cons
 		snprintf(cand[1], sizeof(cand[1]), "%s%.*s/.debug/%s", r, dirlen, target_path, ids->link);
 		snprintf(cand[2], sizeof(cand[2]), "%s%s%.*s/%s", r, debugfile_dir(), dirlen, target_path, ids->link);
 		for (int i = 0; i < 3; i++) {
-			if ((fd = candidate(cand[i], ids, true)) < 0)
+			bool too_big = false;
+
+			if ((fd = candidate(cand[i], ids, &too_big)) < 0) {
+				if (too_big && !big)
+					snprintf(out, outlen, "%s", cand[i]);
+				big |= too_big;
 				continue;
+			}
 			snprintf(out, outlen, "%s", cand[i]);
 			return fd;
 		}
 	}
-	return -ENOENT;
+	return big ? -EFBIG : -ENOENT;
 }
 
 int debugfile_find(const char *open_path, const char *target_path, const char *root, char *out, size_t outlen)

@@ -58,9 +58,7 @@ void elf_read_unkeep(uint64_t kept)
 	pool_give(kept);
 }
 
-/* A file another user may write: owned by neither root, tmabpf's user nor the user who ran sudo
- * tmabpf (SUDO_UID: its own libraries), or writable by all. */
-static bool others_file(const struct stat *st)
+bool elf_read_others_file(const struct stat *st)
 {
 	const char *sudo = getenv("SUDO_UID");
 
@@ -135,7 +133,7 @@ int elf_read_open(struct elf_read *e, const char *path, char *err, size_t errlen
 		elf_read_close(e);
 		return ret;
 	}
-	e->charged->other = others_file(&e->st);
+	e->charged->other = elf_read_others_file(&e->st);
 	e->charged->uid = e->st.st_uid;
 	if ((ret = headers_bounded(e->fd))) {
 		err_set(err, errlen, "%s: more than %u section or program headers (a damaged or hostile file)",

@@ -63,6 +63,9 @@ struct elf_read {
  * option that raises it. */
 #define ELF_READ_OTHERS_MAX (20ull << 20)
 void elf_read_set_others_max(uint64_t bytes);
+/* A file another user may write: owned by neither root, tmabpf's user nor the user who ran sudo
+ * tmabpf (SUDO_UID: its own libraries), or writable by all. */
+bool elf_read_others_file(const struct stat *st);
 uint64_t elf_read_others_max(void);
 
 /* The most bytes of one section handed to libelf (which reads a section whole on first use):

@@ -112,10 +112,9 @@ static bool owner_ok(uid_t owner, const uid_t *uids, size_t nr)
 	return false;
 }
 
-int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen)
+int perfmap_open(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen)
 {
 	struct stat st;
-	FILE *f;
 	int fd, r;
 
 	memset(m, 0, sizeof(*m));
@@ -147,21 +146,33 @@ int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t 
 	}
 	m->file_size = st.st_size;
 	m->mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-	f = fdopen(fd, "re");
-	if (!f) {
-		r = -errno;
+	if (!(m->path = strdup(path))) {
+		err_set(err, errlen, "%s: out of memory", path);
+		r = -ENOMEM;
 		goto fail;
 	}
-	m->path = strdup(path);
-	r = m->path ? perfmap_parse(m, f) : -ENOMEM;
-	fclose(f);
-	if (r) {
-		err_set(err, errlen, "%s: out of memory", path);
-		perfmap_free(m);
-	}
-	return r;
+	return fd;
 fail:
 	close(fd);
+	return r;
+}
+
+int perfmap_read(struct perfmap *m, int fd, char *err, size_t errlen)
+{
+	FILE *f = fdopen(fd, "re");
+	int r;
+
+	if (!f) {
+		r = -errno;
+		close(fd);
+	} else {
+		r = perfmap_parse(m, f);
+		fclose(f);
+	}
+	if (r) {
+		err_set(err, errlen, "%s: %s", m->path, strerror(-r));
+		perfmap_free(m);
+	}
 	return r;
 }
 

@@ -43,13 +43,17 @@ struct perfmap {
 };
 
 /*
- * Load path when it is a regular file owned by root or by one of the nr
- * uids (the process' real, effective, saved and file-system uids), within
- * PERFMAP_MAX_BYTES.  -ENOENT when the file does not exist; other negative
- * errnos with one line in err (-EINVAL not a regular file, -ELOOP a symbolic
- * link, -EPERM another user's file or several hard links, -EFBIG too big).
+ * Open path for perfmap_read when it is a regular file owned by root or by one of the nr uids (the
+ * process' real, effective, saved and file-system uids), within PERFMAP_MAX_BYTES: the fd, m's
+ * path, size and time set.  Quick (never blocks: a FIFO is not opened for reading), so that the
+ * read, which takes ~0.5 s for a 60 MiB map, can be done elsewhere (symload.c's thread).
+ * -ENOENT when the file does not exist; other negative errnos with one line in err (-EINVAL not
+ * a regular file, -ELOOP a symbolic link, -EPERM another user's file or several hard links,
+ * -EFBIG too big).
  */
-int perfmap_load(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen);
+int perfmap_open(struct perfmap *m, const char *path, const uid_t *uids, size_t nr, char *err, size_t errlen);
+/* Read the file perfmap_open gave fd of (closed): 0, or -errno with one line in err (m freed). */
+int perfmap_read(struct perfmap *m, int fd, char *err, size_t errlen);
 /* Parse at most PERFMAP_MAX_BYTES of f (0, or -ENOMEM). */
 int perfmap_parse(struct perfmap *m, FILE *f);
 /* The region holding addr (the latest written when several do), or NULL. */

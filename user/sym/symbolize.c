@@ -61,6 +61,8 @@ struct sym_proc {
 	int pm_state;		/* perf map: 0 not tried, 1 loaded, -1 none (looked for again after 100 ms) */
 	long long pm_checked_ns;
 	struct perfmap pm;
+	struct symload *pm_job;	/* it being read on the symbolizer's queue (pm, if loaded, the one before) */
+	bool pm_job_waited;	/* ... waited for once already, or not to be waited for */
 	bool pm_warned;		/* a perf map refused (FIFO, another user's, too big): said once */
 	uid_t uids[4];		/* real, effective, saved, fs: a perf map must be theirs (or root's) */
 	size_t nr_uids;
@@ -171,8 +173,10 @@ static void module_free(struct sym_module *m)
 	free(m);
 }
 
-static void proc_free(struct sym_proc *p)
+static void proc_free(struct symbolizer *s, struct sym_proc *p)
 {
+	if (p->pm_job)
+		symload_queue_drop(s->queue, p->pm_job);
 	procmaps_free(&p->maps);
 	free(p->mod);
 	perfmap_free(&p->pm);
@@ -184,11 +188,11 @@ void symbolizer_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->nr_procs; i++)
+		proc_free(s, s->procs[i]);	/* their perf maps' reads dropped */
+	free(s->procs);
 	if (s->queue)
 		symload_queue_stop(s->queue);	/* frees the reads not taken back (modules' jobs) */
-	for (size_t i = 0; i < s->nr_procs; i++)
-		proc_free(s->procs[i]);
-	free(s->procs);
 	for (size_t i = 0; i < s->nr_mods; i++)
 		module_free(s->mods[i]);
 	free(s->mods);
@@ -308,6 +312,8 @@ static void load_warning(int r, const char *shown, const char *why)
 			 "stay unnamed", shown);
 	if (r == -E2BIG)
 		warn_add("symbols of %s: %s; its frames stay unnamed", shown, why);
+	if (r == -EFBIG)
+		warn_add("debug file %s %s", shown, why);
 }
 
 /* Names past ELFSYMS_NAME_MAX dropped from e: said on the file's first read (a table dropped for
@@ -372,19 +378,24 @@ static void module_install(struct symbolizer *s, struct sym_module *m, struct sy
 	keep_under_limit(s, m);
 }
 
-/* m's read from the queue when it has ended, waiting for it what is left of the budget the first
- * time. */
-static bool module_take(struct symbolizer *s, struct sym_module *m)
+/* j back from the queue when its read has ended, waiting for it what is left of the budget the first
+ * time (*waited). */
+static bool job_take(struct symbolizer *s, struct symload *j, bool *waited)
 {
-	unsigned long long t0 = mono_ns(), spent, wait = m->job_waited ? 0 : s->wait_left_ns;
+	unsigned long long t0 = mono_ns(), spent, wait = *waited ? 0 : s->wait_left_ns;
 	bool read;
 
-	m->job_waited |= wait > 0;
-	read = symload_queue_take(s->queue, m->job, wait);
-
+	*waited |= wait > 0;
+	read = symload_queue_take(s->queue, j, wait);
 	spent = mono_ns() - t0;
 	s->wait_left_ns = spent < s->wait_left_ns ? s->wait_left_ns - spent : 0;
-	if (!read) {
+	return read;
+}
+
+/* m's read from the queue when it has ended (job_take). */
+static bool module_take(struct symbolizer *s, struct sym_module *m)
+{
+	if (!job_take(s, m->job, &m->job_waited)) {
 		s->stats.deferred++;
 		return false;
 	}
@@ -627,7 +638,7 @@ size_t symbolizer_forget_exited(struct symbolizer *s, bool (*keep)(void *ctx, in
 		struct sym_proc *p = s->procs[i];
 
 		if (kill(p->pid, 0) && errno == ESRCH && !keep(ctx, p->pid))
-			proc_free(p);
+			proc_free(s, p);
 		else
 			s->procs[n++] = p;	/* in pid order still */
 	}
@@ -651,7 +662,8 @@ int symbolizer_add_pid(struct symbolizer *s, int pid)
 	struct sym_proc *p = proc_find(s, pid, NULL);
 
 	if (p) {
-		/* exec: new maps, and possibly a new perf map */
+		/* exec: new maps, and possibly a new perf map (a read under way is taken, then checked for
+		 * changes as any) */
 		perfmap_free(&p->pm);
 		p->pm_state = 0;
 		proc_exe(p);
@@ -720,38 +732,78 @@ int symbolizer_add_mapping(struct symbolizer *s, int pid, uint64_t start, uint64
 
 /* ---- perf maps -------------------------------------------------------- */
 
-static const struct perfmap_sym *jit_lookup(struct sym_proc *p, uint64_t addr)
+/* What a read of p's perf map gave (r: 0, or perfmap_open's or perfmap_read's -errno with err)
+ * becomes p's, in place of the one before; a refusal or a truncation said once. */
+static void perfmap_install(struct sym_proc *p, int r, struct perfmap *m, const char *err)
 {
-	char path[128];
-
-	if (p->pm_state == 1 && perfmap_changed(&p->pm)) {
-		perfmap_free(&p->pm);
-		p->pm_state = 0;
+	perfmap_free(&p->pm);
+	p->pm_state = r ? -1 : 1;
+	if (!r) {
+		p->pm = *m;
+		memset(m, 0, sizeof(*m));
 	}
-	if (p->pm_state == -1 && mono_ns() - p->pm_checked_ns > REREAD_NS)
-		p->pm_state = 0;	/* JIT engines create the file when they first compile */
-	if (p->pm_state == 0) {
-		char err[512];
-		int r;
-
-		p->pm_checked_ns = mono_ns();
-		/* the process' own /tmp first (containers), then ours (after it exited) */
-		snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
-		r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
-		if (r == -ENOENT || r == -ESRCH) {
-			snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->pid);
-			r = perfmap_load(&p->pm, path, p->uids, p->nr_uids, err, sizeof(err));
-		}
-		p->pm_state = r ? -1 : 1;
-		if (r && r != -ENOENT && r != -ESRCH && !p->pm_warned) {
-			warn_add("perf map of pid %d ignored: %s", p->pid, err);
-			p->pm_warned = true;
-		} else if (!r && p->pm.truncated && !p->pm_warned) {
-			warn_add("perf map %s: only its first %u regions (or %lld MiB) are used", path, PERFMAP_MAX_SYMS,
-				 PERFMAP_MAX_BYTES >> 20);
-			p->pm_warned = true;
-		}
+	if (r && r != -ENOENT && r != -ESRCH && !p->pm_warned) {
+		warn_add("perf map of pid %d ignored: %s", p->pid, err);
+		p->pm_warned = true;
+	} else if (!r && p->pm.truncated && !p->pm_warned) {
+		warn_add("perf map %s: only its first %u regions (or %lld MiB) are used", p->pm.path, PERFMAP_MAX_SYMS,
+			 PERFMAP_MAX_BYTES >> 20);
+		p->pm_warned = true;
 	}
+}
+
+/* p's read from the queue when it has ended (job_take). */
+static void perfmap_take(struct symbolizer *s, struct sym_proc *p)
+{
+	struct symload *j = p->pm_job;
+
+	if (!job_take(s, j, &p->pm_job_waited))
+		return;
+	p->pm_job = NULL;
+	perfmap_install(p, j->pm_err, &j->pm, j->pm_why);
+	symload_free(j);
+}
+
+/* Read p's perf map: opened here (quick), read on the symbolizer's queue when it has one (the map
+ * before, if any, names the lookups until then), else here. */
+static void perfmap_start(struct symbolizer *s, struct sym_proc *p)
+{
+	struct perfmap m;
+	char path[128], err[512];
+	int fd;
+
+	p->pm_checked_ns = mono_ns();
+	/* the process' own /tmp first (containers), then ours (after it exited) */
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", p->pid, p->pid);
+	fd = perfmap_open(&m, path, p->uids, p->nr_uids, err, sizeof(err));
+	if (fd == -ENOENT || fd == -ESRCH) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->pid);
+		fd = perfmap_open(&m, path, p->uids, p->nr_uids, err, sizeof(err));
+	}
+	if (fd < 0 || !s->queue) {
+		perfmap_install(p, fd < 0 ? fd : perfmap_read(&m, fd, err, sizeof(err)), &m, err);
+		return;
+	}
+	if (!(p->pm_job = symload_new_perfmap(fd, &m))) {
+		perfmap_install(p, -ENOMEM, &m, "out of memory");
+		return;
+	}
+	symload_queue_add(s->queue, p->pm_job);
+	p->pm_job_waited = p->pm_state == 1;	/* the map before names the lookups meanwhile */
+	perfmap_take(s, p);
+}
+
+/* The perf map's region holding addr: the map read again when it has changed, looked for again every
+ * REREAD_NS while there is none (JIT engines create the file when they first compile). */
+static const struct perfmap_sym *jit_lookup(struct symbolizer *s, struct sym_proc *p, uint64_t addr)
+{
+	if (p->pm_job)
+		perfmap_take(s, p);
+	else if (p->pm_state == 0 || (p->pm_state == 1 && perfmap_changed(&p->pm)) ||
+		 (p->pm_state == -1 && mono_ns() - p->pm_checked_ns > REREAD_NS))
+		perfmap_start(s, p);
+	if (p->pm_job && p->pm_state != 1)
+		s->stats.deferred++;	/* named once read: until then, as with no perf map */
 	return p->pm_state == 1 ? perfmap_lookup(&p->pm, addr) : NULL;
 }
 
@@ -927,7 +979,7 @@ void symbolizer_user(struct symbolizer *s, int pid, uint64_t addr, bool caller, 
 		return;
 	}
 	/* anonymous executable memory, or memory unmapped since: JIT code */
-	if ((j = jit_lookup(p, look))) {
+	if ((j = jit_lookup(s, p, look))) {
 		out->unmapped = false;
 		out->module = p->pm_module;
 		out->name = symbolizer_intern(s, j->name);

@@ -92,11 +92,14 @@ void symbolizer_free(struct symbolizer *s);
 void symbolizer_set_limit(struct symbolizer *s, size_t bytes);
 
 /*
- * Read the files' symbol tables on a thread of the symbolizer's own (symload.c) rather than in the
- * lookup that first needs them: for a loop that must not wait on a file (the daemon's refresh; a
- * user's library can take seconds to read).  A file met for the first time, or a dropped table met
+ * Read the files' symbol tables and the processes' perf maps on a thread of the symbolizer's own
+ * (symload.c) rather than in the lookup that first needs them: for a loop that must not wait on a
+ * file (the daemon's refresh; a user's library can take seconds to read, a user's 60 MiB perf map
+ * half a second each time it changes).  A file met for the first time, or a dropped table met
  * again, is named "module+0xOFF" until its table is read (past symbolizer_wait_budget), counted in
- * deferred; the lookups after that name it.  0, or -EAGAIN with err saying why (no thread: the
+ * deferred; the lookups after that name it.  Likewise JIT code before its process' perf map is
+ * read (its mapping, as with no perf map); a perf map that changed is read again there while the
+ * one before names the lookups (both in memory meanwhile).  0, or -EAGAIN with err saying why (no thread: the
  * lookups read the files, as without it).
  */
 int symbolizer_set_async(struct symbolizer *s, char *err, size_t errlen);
@@ -112,8 +115,9 @@ struct symbolizer_stats {
 	unsigned long long reloads_refused;	/* dropped tables not reloaded: another file is at the path
 						 * now (build id, or size and time, differ); their frames stay
 						 * "module+0xOFF" */
-	unsigned long long deferred;	/* addresses left "module+0xOFF" while their file's table was read
-					 * on the symbolizer's thread (symbolizer_set_async) */
+	unsigned long long deferred;	/* addresses left "module+0xOFF" (JIT code: its mapping) while their
+					 * file's table (its perf map) was read on the symbolizer's thread
+					 * (symbolizer_set_async) */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 /* Processes and files it holds now (each process' maps; each file's record, its table when loaded). */

@@ -29,6 +29,20 @@ struct symload *symload_new(int fd, const char *shown, const char *root)
 	return j;
 }
 
+struct symload *symload_new_perfmap(int fd, struct perfmap *m)
+{
+	struct symload *j = symload_new(fd, m->path, "");
+
+	if (j) {
+		j->perfmap = true;
+		j->pm = *m;
+		memset(m, 0, sizeof(*m));
+	} else {
+		perfmap_free(m);
+	}
+	return j;
+}
+
 static void tables_free(struct elfsyms *e)
 {
 	if (e)
@@ -44,6 +58,7 @@ void symload_free(struct symload *j)
 		close(j->fd);
 	tables_free(j->elf);
 	tables_free(j->debug);
+	perfmap_free(&j->pm);
 	free(j->shown);
 	free(j);
 }
@@ -73,6 +88,8 @@ void symload_identify(struct symload *j)
 	char path[64];
 	struct stat st;
 
+	if (j->perfmap)
+		return;
 	fd_path(j, path, sizeof(path));
 	if (j->reload && !same_file(j, path)) {
 		j->refused = true;
@@ -111,11 +128,22 @@ void symload_read(struct symload *j)
 	char path[64];
 	int dfd;
 
+	if (j->perfmap) {
+		j->pm_err = perfmap_read(&j->pm, j->fd, j->pm_why, sizeof(j->pm_why));	/* closes it */
+		j->fd = -1;
+		return;
+	}
 	if (!j->refused) {
 		fd_path(j, path, sizeof(path));
 		j->elf = tables_read(path, &j->elf_err, j->elf_why, sizeof(j->elf_why));
-		if (j->elf && !j->elf->has_symtab &&
-		    (dfd = debugfile_find(path, j->shown, j->root, j->debug_path, sizeof(j->debug_path))) >= 0) {
+		dfd = j->elf && !j->elf->has_symtab ?
+		      debugfile_find(path, j->shown, j->root, j->debug_path, sizeof(j->debug_path)) : -ENOENT;
+		if (dfd == -EFBIG) {
+			j->debug_err = dfd;
+			snprintf(j->debug_why, sizeof(j->debug_why), "(of %s): over %llu GiB, another user's file, with no "
+				 "build id to check it by: not read whole for its CRC (the library's own symbols name "
+				 "its frames)", j->shown, DEBUGFILE_CRC_MAX >> 30);
+		} else if (dfd >= 0) {
 			char dpath[64];
 
 			snprintf(dpath, sizeof(dpath), "/proc/self/fd/%d", dfd);
@@ -251,6 +279,19 @@ bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned lon
 		unlink_job(j);
 	pthread_mutex_unlock(&R.lock);
 	return read;
+}
+
+void symload_queue_drop(struct symload_queue *q, struct symload *j)
+{
+	pthread_mutex_lock(&R.lock);
+	if (j->state == READING) {
+		j->owner = NULL;	/* the thread frees it when read */
+		j = NULL;
+	} else {
+		unlink_job(j);
+	}
+	pthread_mutex_unlock(&R.lock);
+	symload_free(j);
 }
 
 void symload_queue_stop(struct symload_queue *q)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * symload: one mapped file's symbol tables read (its own, its separate debug file's, its build id),
- * either where the caller stands or on a thread of their own (a symload_queue), so that a loop that
- * must not wait (the daemon's refresh) never reads a file: a user's library can take seconds to
- * read (a big C++ library, a hostile one built to be slow).
+ * or one process' perf map (perfmap.c), either where the caller stands or on a thread of their own
+ * (a symload_queue), so that a loop that must not wait (the daemon's refresh) never reads a file: a
+ * user's library can take seconds to read (a big C++ library, a hostile one built to be slow), a
+ * user's 60 MiB perf map half a second, again each time it changes.
  *
  * A read touches nothing but its own struct symload (the fd it was given, the tables it reads), says
  * nothing (warn.c is not thread-safe: the caller says what went wrong from elf_err/debug_err once
@@ -17,6 +18,7 @@
 #include <sys/types.h>
 #include <stddef.h>
 #include "sym/elfsyms.h"
+#include "sym/perfmap.h"
 
 #define SYMLOAD_BUILD_ID_LEN 129
 
@@ -39,6 +41,11 @@ struct symload {
 	bool refused;			/* reload: another file is there now, nothing read */
 	uid_t uid;			/* the file's owner ... */
 	bool public;			/* ... and whether every user may read it (S_IROTH) */
+	/* or a perf map (symload_new_perfmap): read into pm (the caller takes it, zeroing it) */
+	bool perfmap;
+	struct perfmap pm;
+	int pm_err;			/* perfmap_read's -errno, with pm_why */
+	char pm_why[512];
 	/* the queue's */
 	struct symload *next;
 	int state;
@@ -48,11 +55,15 @@ struct symload {
 /* A read of fd (owned from now on: closed by the read or by symload_free) of the file mapped at
  * shown, its debug file looked for under root; NULL when out of memory (fd closed). */
 struct symload *symload_new(int fd, const char *shown, const char *root);
+/* A read of the perf map whose fd (owned from now on) perfmap_open gave with *m (taken: zeroed);
+ * NULL when out of memory (fd closed, *m freed). */
+struct symload *symload_new_perfmap(int fd, struct perfmap *m);
 void symload_free(struct symload *j);
 /* Who the file is: a reload's check (refused when another file is there now), else its size and
- * modification time; then its build id. */
+ * modification time; then its build id (a perf map: nothing, perfmap_open did it). */
 void symload_identify(struct symload *j);
-/* Its tables: its own, then its debug file's when it has no .symtab; the fd closed. */
+/* Its tables: its own, then its debug file's when it has no .symtab (a perf map: the map); the fd
+ * closed. */
 void symload_read(struct symload *j);
 
 /* Reads for the process' reading thread, which runs symload_identify and symload_read on each read
@@ -65,6 +76,8 @@ void symload_queue_add(struct symload_queue *q, struct symload *j);
 /* true when j is read: it is the caller's again (to free); false while it waits or is being read
  * after waiting up to wait_ns for it. */
 bool symload_queue_take(struct symload_queue *q, struct symload *j, unsigned long long wait_ns);
+/* j, added to q, is no longer wanted: freed now, or when its read under way ends; never waits. */
+void symload_queue_drop(struct symload_queue *q, struct symload *j);
 /* Its reads not taken back are freed (the one under way when it ends); never waits for a read under
  * way.  q is gone after the call. */
 void symload_queue_stop(struct symload_queue *q);
