@@ -341,11 +341,17 @@ static void on_mmap_event(void *ctx, const struct mmap_event *ev)
 		attach_mapped(u, ev->pid, ev->path, ev->time_ns);
 }
 
-/* After the detach: the evidence only, nothing attaches. */
+/* After the detach: the evidence only, nothing attaches.  Records a run's last poll left in the rings
+ * (once every deferred spec has a file the poll is no longer short) still say who mapped a file
+ * before its probes were attached. */
 static void on_mmap_event_late(void *ctx, const struct mmap_event *ev)
 {
-	if (ev->path[0] == '/' && ev->path[1] != '/')
-		maps_watch_add(&((struct uprobe_run *)ctx)->watch, ev->pid, ev->path);
+	struct uprobe_run *u = ctx;
+
+	if (ev->path[0] != '/' || ev->path[1] == '/')
+		return;
+	uprobe_late_mapped(&u->late, &u->set, ev);
+	maps_watch_add(&u->watch, ev->pid, ev->path);
 }
 
 static bool deferred_pending(const struct uprobe_set *s)
